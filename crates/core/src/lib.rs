@@ -1,0 +1,12 @@
+//! ttft-core: everything TTFT Meter computes, with no web dependency and no clock.
+//!
+//! Time is always an argument (`now_ms: f64`, milliseconds on the page's
+//! `performance.now()` clock); nothing here reads a clock. See docs/DESIGN.md.
+#![warn(missing_docs)]
+
+pub mod dialect;
+pub mod diagnosis;
+pub mod request;
+pub mod sse;
+pub mod stats;
+pub mod timeline;

@@ -1,0 +1,1 @@
+//! Request building: base URL normalization, bodies and headers per protocol.

@@ -1,0 +1,1 @@
+//! Incremental WHATWG server-sent-events parser: bytes in, split anywhere; events out.

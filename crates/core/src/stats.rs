@@ -1,0 +1,1 @@
+//! Statistics over runs: percentiles with a stated method, tails, fits.

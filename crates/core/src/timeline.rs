@@ -1,0 +1,1 @@
+//! The run timeline: the instants of one run and the metrics of DESIGN.md §2.

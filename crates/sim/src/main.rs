@@ -1,0 +1,2 @@
+//! ttft-sim: a simulated LLM provider with deterministic timing.
+fn main() {}
