@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Installs what TTFT Meter's build and tests need, and only what is missing, on Debian 12
+# with rustup/cargo, node/npm and apt. Everything comes from package registries: crates.io,
+# npm and Debian. Trunk never downloads wasm-bindgen or wasm-opt itself (Trunk.toml has
+# offline = true): this script provides both.
+#
+# Source it (`. scripts/setup.sh`) to also get PATH set for trunk, wasm-bindgen and wasm-opt.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+TRUNK_VERSION=0.21.14 # the newest trunk that builds with rustc 1.95
+export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+
+say() { printf '[setup] %s\n' "$*" >&2; }
+
+# 1. Debian's Chromium and ChromeDriver, for wasm-bindgen-test and Playwright.
+missing_debs=()
+[ -x /usr/bin/chromium ] || missing_debs+=(chromium)
+[ -x /usr/bin/chromedriver ] || missing_debs+=(chromium-driver)
+if [ ${#missing_debs[@]} -gt 0 ]; then
+  sudo_cmd=()
+  [ "$(id -u)" = 0 ] || sudo_cmd=(sudo)
+  say "installing ${missing_debs[*]} from Debian"
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing_debs[@]}" >/dev/null
+fi
+
+# 2. The wasm target.
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  say "adding the wasm32-unknown-unknown target"
+  rustup target add wasm32-unknown-unknown
+fi
+
+# 3. Trunk, pinned.
+if [ "$(trunk --version 2>/dev/null || true)" != "trunk $TRUNK_VERSION" ]; then
+  say "installing trunk $TRUNK_VERSION from crates.io (6 to 15 minutes, once)"
+  cargo install --locked trunk --version "$TRUNK_VERSION"
+fi
+
+# 4. wasm-bindgen-cli at exactly Cargo.lock's wasm-bindgen version. Installed without
+#    --locked: its own lockfile pins a crate version that crates.io no longer serves.
+wasm_bindgen_version=$(awk '$0 == "name = \"wasm-bindgen\"" { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
+if [ -z "$wasm_bindgen_version" ]; then
+  say "cannot read wasm-bindgen's version from Cargo.lock"; exit 1
+fi
+installed_wasm_bindgen=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
+if [ "$installed_wasm_bindgen" != "$wasm_bindgen_version" ]; then
+  say "Cargo.lock has wasm-bindgen $wasm_bindgen_version but the installed wasm-bindgen-cli is '${installed_wasm_bindgen:-none}': installing $wasm_bindgen_version"
+  cargo install wasm-bindgen-cli --version "$wasm_bindgen_version" --force
+fi
+if ! grep -qx "wasm_bindgen = \"$wasm_bindgen_version\"" Trunk.toml; then
+  say "Trunk.toml names another wasm-bindgen than Cargo.lock ($wasm_bindgen_version): fixing Trunk.toml"
+  sed -i "s/^wasm_bindgen = \".*\"/wasm_bindgen = \"$wasm_bindgen_version\"/" Trunk.toml
+fi
+
+# 5. npm tools from the lockfile: binaryen (wasm-opt) and playwright-core.
+if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ] \
+  || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  say "installing npm packages from package-lock.json"
+  npm ci --no-audit --no-fund --loglevel=error >/dev/null
+fi
+wasm_opt_version=$(wasm-opt --version | awk '{print $3}')
+wanted_wasm_opt=$(awk -F'"' '/^wasm_opt = / { sub(/version_/, "", $2); print $2 }' Trunk.toml)
+if [ "$wasm_opt_version" != "$wanted_wasm_opt" ]; then
+  say "wasm-opt on PATH is version $wasm_opt_version, Trunk.toml wants $wanted_wasm_opt (npm binaryen); is Debian's binaryen shadowing it?"
+  exit 1
+fi
+
+# 6. Crates, since Trunk runs cargo offline.
+cargo fetch --quiet

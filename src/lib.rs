@@ -1,0 +1,9 @@
+//! TTFT Meter's web app: browser glue and views. Measurement logic lives in `ttft-core`;
+//! this crate reads clocks, talks to the network, storage and the DOM, and shows what
+//! ttft-core computed.
+
+pub mod app;
+pub mod clock;
+pub mod net;
+pub mod run;
+pub mod storage;
