@@ -303,12 +303,10 @@ impl SseParser {
             // as an integer in base ten, and set the event stream's reconnection time to that
             // integer. Otherwise, ignore the field." An empty value or one too large for u64 is
             // ignored too.
-            "retry" => {
-                if !value.is_empty() && value.bytes().all(|byte| byte.is_ascii_digit()) {
-                    if let Ok(retry_ms) = value.parse::<u64>() {
-                        self.retry_ms = Some(retry_ms);
-                        self.block.retry_ms = Some(retry_ms);
-                    }
+            "retry" if !value.is_empty() && value.bytes().all(|byte| byte.is_ascii_digit()) => {
+                if let Ok(retry_ms) = value.parse::<u64>() {
+                    self.retry_ms = Some(retry_ms);
+                    self.block.retry_ms = Some(retry_ms);
                 }
             }
             // "Otherwise: The field is ignored."
