@@ -40,7 +40,8 @@ fn shared_transcripts_match_oracle_with_their_dialect() {
 #[test]
 fn extra_transcripts_match_oracle_with_their_dialect() {
     let fixtures = load_fixtures(EXTRA_DIR);
-    assert!(fixtures.len() >= 7);
+    assert_eq!(fixtures.len(), 7);
+    assert!(fixtures.iter().all(|fixture| fixture.replay_reads.is_some()));
     assert_matches_oracle(&fixtures, false);
 }
 
@@ -179,5 +180,18 @@ fn error_kinds_of_shared_transcripts() {
             .unwrap();
         assert_eq!(error.kind.as_deref(), Some(kind), "{name}");
         assert!(!error.message.is_empty(), "{name}");
+    }
+}
+
+#[test]
+fn outcomes_of_extra_transcripts() {
+    for fixture in load_fixtures(EXTRA_DIR) {
+        let summary = run_reads(Some(fixture.dialect()), [fixture.bytes.as_slice()]);
+        let expected = match fixture.name.as_str() {
+            // vLLM sends `[DONE]` after its error: the marker does not make it a success.
+            "openrouter_error_midstream.sse" | "vllm_error_then_done.sse" => Outcome::StreamError,
+            _ => Outcome::Completed,
+        };
+        assert_eq!(summary.outcome, expected, "{}", fixture.name);
     }
 }
