@@ -41,7 +41,9 @@ fn shared_transcripts_match_oracle_with_their_dialect() {
 fn extra_transcripts_match_oracle_with_their_dialect() {
     let fixtures = load_fixtures(EXTRA_DIR);
     assert_eq!(fixtures.len(), 7);
-    assert!(fixtures.iter().all(|fixture| fixture.replay_reads.is_some()));
+    assert!(fixtures
+        .iter()
+        .all(|fixture| fixture.replay_reads.is_some()));
     assert_matches_oracle(&fixtures, false);
 }
 
