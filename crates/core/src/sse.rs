@@ -189,7 +189,8 @@ impl SseParser {
     /// WHATWG: "Once the end of the file is reached, any pending data must be discarded. (If
     /// the file ends in the middle of an event, before the final empty line, the incomplete
     /// event is not dispatched.)" A partial line and a partial UTF-8 sequence are dropped too.
-    /// The parser is then ready for a new stream (counters are kept).
+    /// The parser can then read a new response (as after an `EventSource` reconnection: the
+    /// last event ID, reconnection time and counters are kept, a leading BOM is stripped again).
     pub fn finish(&mut self) {
         // A TextDecoder flush would turn the partial sequence into U+FFFD, but it could only
         // extend the unterminated last line, which is discarded anyway.
@@ -197,6 +198,7 @@ impl SseParser {
         self.line.clear();
         self.block = Block::default();
         self.after_cr = false;
+        self.bom_checked = false;
     }
 
     /// Number of events dispatched so far.
@@ -527,10 +529,16 @@ mod tests {
     }
 
     #[test]
-    fn finish_resets_a_partial_block() {
+    fn finish_resets_a_partial_block_and_the_bom_check() {
         let mut parser = SseParser::new();
-        assert!(parser.feed(b"event: x\ndata: partial").is_empty());
+        assert_eq!(
+            datas(&parser.feed(b"id: 4\ndata: a\n\nevent: x\ndata: partial\xE4")),
+            ["a"]
+        );
         parser.finish();
-        assert_eq!(datas(&parser.feed(b"data: new\n\n")), ["new"]);
+        let events = parser.feed(b"\xEF\xBB\xBFdata: new\n\n");
+        assert_eq!(datas(&events), ["new"]);
+        assert_eq!(events[0].event, None);
+        assert_eq!(events[0].last_event_id.as_deref(), Some("4"));
     }
 }

@@ -56,6 +56,17 @@ enum Family {
 ///    field or a `thinking` part first) → [`Dialect::Chat`]. Until then leading whitespace in
 ///    `content` is held back, so it is reported with the next content event.
 ///
+/// **Rules common to every dialect** (stream-formats.md §4, §7, §8):
+/// - reasoning and answer text are what each event *adds*; role-only chunks, `ping`,
+///   `message_start`, `content_block_start` skeletons, `signature_delta`, usage-only chunks
+///   and lifecycle events add nothing;
+/// - chat: only choice 0 is reported (matched by its `index` field); per delta exactly one of
+///   `reasoning_content` / `reasoning` / `reasoning_details` is taken; `null` is absent;
+/// - errors: a non-null top-level `error`, JSON `type == "error"`, SSE `event: error`,
+///   chat `finish_reason: "error"`, Responses `response.failed`; the first error is kept;
+/// - usage: chat keeps the last non-null object, Anthropic overwrites key by key, Responses
+///   takes the terminal event's; nothing is ever summed.
+///
 /// Events before detection are checked for errors only. [`Dialect::ChatThinkMissingOpen`] is
 /// never auto-detected: nothing at the start of such a stream tells it apart from plain chat
 /// (stream-formats.md §3.10); pass it explicitly for those models.

@@ -235,9 +235,17 @@ impl StreamReader {
     /// The body ended: discards an unterminated last event (WHATWG), releases text held back
     /// while deciding a partial think tag, and returns the summary.
     pub fn finish(&mut self) -> StreamSummary {
+        self.finish_into(&mut Vec::new())
+    }
+
+    /// Like [`StreamReader::finish`], also appending the text released at the end (a held
+    /// partial think tag, rare) to `out` as a [`DecodedEvent`] whose index is the event the
+    /// text arrived with, so a timeline built from decoded events misses nothing.
+    pub fn finish_into(&mut self, out: &mut Vec<DecodedEvent>) -> StreamSummary {
         self.parser.finish();
         if let Some(released) = self.decoder.finish() {
             self.progress.record(&released);
+            out.push(released);
         }
         self.summary()
     }
