@@ -1,0 +1,222 @@
+//! The dialect-independent part of decoding: JSON parsing, auto-detection, the generic error
+//! shapes and the merged totals.
+
+use serde_json::Value;
+
+use super::chat::ChatDecoder;
+use super::json::{event_kind, generic_error};
+use super::{anthropic, responses, DecodedEvent, Dialect, StreamError, Usage};
+use crate::sse::SseEvent;
+
+/// One SSE event as the family decoders see it.
+pub(crate) struct EventInput<'a> {
+    /// The SSE `event:` name, if the block had one.
+    pub(crate) name: Option<&'a str>,
+    /// The raw data (`[DONE]` is not JSON).
+    pub(crate) data: &'a str,
+    /// The data parsed as JSON, when it is JSON.
+    pub(crate) json: Option<&'a Value>,
+}
+
+impl EventInput<'_> {
+    /// JSON `type`, else the SSE event name.
+    pub(crate) fn kind(&self) -> Option<&str> {
+        event_kind(self.json, self.name)
+    }
+}
+
+/// What the stream has said so far, merged across events.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Totals {
+    pub(crate) usage: Option<Usage>,
+    pub(crate) finish_reason: Option<String>,
+    pub(crate) error: Option<StreamError>,
+    pub(crate) terminal_marker_seen: bool,
+}
+
+#[derive(Debug, Clone)]
+enum Family {
+    /// Auto-detection has not recognized the protocol yet.
+    Undetected,
+    Chat(ChatDecoder),
+    Anthropic,
+    Responses,
+}
+
+/// Decodes dispatched SSE events of one stream in a given or auto-detected [`Dialect`].
+///
+/// **Auto-detection** (when no dialect is given), on the first event that tells:
+/// 1. JSON `type` (else SSE event name) `message_start`, `message_delta`, `message_stop`,
+///    `content_block_start|delta|stop` or `ping` → [`Dialect::Anthropic`];
+///    a `type` starting with `response.` → [`Dialect::Responses`];
+/// 2. data `[DONE]`, or JSON with a `choices` key or an `object` starting with
+///    `chat.completion` → the Chat family. Within it, the first non-whitespace `content` of
+///    choice 0 decides: `<think>` → [`Dialect::ChatThink`], `<thought>` →
+///    [`Dialect::ChatGeminiThought`], anything else (or reasoning arriving in a side-channel
+///    field or a `thinking` part first) → [`Dialect::Chat`]. Until then leading whitespace in
+///    `content` is held back, so it is reported with the next content event.
+///
+/// **Rules common to every dialect** (stream-formats.md §4, §7, §8):
+/// - reasoning and answer text are what each event *adds*; role-only chunks, `ping`,
+///   `message_start`, `content_block_start` skeletons, `signature_delta`, usage-only chunks
+///   and lifecycle events add nothing;
+/// - chat: only choice 0 is reported (matched by its `index` field); per delta exactly one of
+///   `reasoning_content` / `reasoning` / `reasoning_details` is taken; `null` is absent;
+/// - errors: a non-null top-level `error`, JSON `type == "error"`, SSE `event: error`,
+///   chat `finish_reason: "error"`, Responses `response.failed`; the first error is kept;
+/// - usage: chat keeps the last non-null object, Anthropic overwrites key by key, Responses
+///   takes the terminal event's; nothing is ever summed.
+///
+/// Events before detection are checked for errors only. [`Dialect::ChatThinkMissingOpen`] is
+/// never auto-detected: nothing at the start of such a stream tells it apart from plain chat
+/// (stream-formats.md §3.10); pass it explicitly for those models.
+#[derive(Debug, Clone)]
+pub struct Decoder {
+    requested: Option<Dialect>,
+    family: Family,
+    totals: Totals,
+    event_count: usize,
+    malformed_event_count: usize,
+}
+
+impl Decoder {
+    /// A decoder for `dialect`, or auto-detecting when `None`.
+    pub fn new(dialect: Option<Dialect>) -> Self {
+        let family = match dialect {
+            None => Family::Undetected,
+            Some(Dialect::Anthropic) => Family::Anthropic,
+            Some(Dialect::Responses) => Family::Responses,
+            Some(chat) => Family::Chat(ChatDecoder::new(Some(chat))),
+        };
+        Self {
+            requested: dialect,
+            family,
+            totals: Totals::default(),
+            event_count: 0,
+            malformed_event_count: 0,
+        }
+    }
+
+    /// Decodes the next dispatched event (events must be passed in order, all of them, so that
+    /// indices match the stream).
+    pub fn decode(&mut self, event: &SseEvent) -> DecodedEvent {
+        let index = self.event_count;
+        self.event_count += 1;
+        let is_done = event.data.starts_with("[DONE]");
+        let json: Option<Value> = if is_done {
+            None
+        } else {
+            serde_json::from_str(&event.data).ok()
+        };
+        if json.is_none() && !is_done {
+            self.malformed_event_count += 1;
+        }
+        let input = EventInput {
+            name: event.event.as_deref(),
+            data: &event.data,
+            json: json.as_ref(),
+        };
+        let mut out = DecodedEvent {
+            index,
+            error: generic_error(input.name, input.data, input.json),
+            ..DecodedEvent::default()
+        };
+        self.detect(&input);
+        match &mut self.family {
+            Family::Undetected => {}
+            Family::Chat(chat) => chat.decode(&input, &mut out, &mut self.totals),
+            Family::Anthropic => anthropic::decode(&input, &mut out, &mut self.totals),
+            Family::Responses => responses::decode(&input, &mut out, &mut self.totals),
+        }
+        self.record(&out);
+        out
+    }
+
+    /// The stream ended: releases content held back while deciding a possible partial tag,
+    /// as an extra [`DecodedEvent`] whose index is the event the held text arrived with.
+    pub fn finish(&mut self) -> Option<DecodedEvent> {
+        match &mut self.family {
+            Family::Chat(chat) => chat.finish(),
+            _ => None,
+        }
+    }
+
+    /// The requested dialect, else the detected one ([`Dialect::Chat`] while undetected).
+    pub fn dialect(&self) -> Dialect {
+        if let Some(dialect) = self.requested {
+            return dialect;
+        }
+        match &self.family {
+            Family::Undetected => Dialect::Chat,
+            Family::Chat(chat) => chat.dialect(),
+            Family::Anthropic => Dialect::Anthropic,
+            Family::Responses => Dialect::Responses,
+        }
+    }
+
+    /// Usage merged so far (chat: last non-null object; Anthropic: key-by-key overwrite;
+    /// Responses: the terminal event's).
+    pub fn usage(&self) -> Option<&Usage> {
+        self.totals.usage.as_ref()
+    }
+
+    /// The last finish / stop reason seen (chat: choice 0's; Anthropic: `stop_reason`;
+    /// Responses: the terminal event's `response.status`).
+    pub fn finish_reason(&self) -> Option<&str> {
+        self.totals.finish_reason.as_deref()
+    }
+
+    /// The first error the stream reported (later ones are usually consequences).
+    pub fn error(&self) -> Option<&StreamError> {
+        self.totals.error.as_ref()
+    }
+
+    /// Whether the protocol's terminal marker has been seen.
+    pub fn terminal_marker_seen(&self) -> bool {
+        self.totals.terminal_marker_seen
+    }
+
+    /// Events decoded so far.
+    pub fn event_count(&self) -> usize {
+        self.event_count
+    }
+
+    /// Events whose data was neither JSON nor `[DONE]` (they contribute nothing but errors).
+    pub fn malformed_event_count(&self) -> usize {
+        self.malformed_event_count
+    }
+
+    fn detect(&mut self, input: &EventInput<'_>) {
+        if !matches!(self.family, Family::Undetected) {
+            return;
+        }
+        let kind = input.kind().unwrap_or_default();
+        let is_chat = input.data.starts_with("[DONE]")
+            || input.json.is_some_and(|json| {
+                json.get("choices").is_some()
+                    || json
+                        .get("object")
+                        .and_then(Value::as_str)
+                        .is_some_and(|object| object.starts_with("chat.completion"))
+            });
+        self.family = if anthropic::is_anthropic_kind(kind) {
+            Family::Anthropic
+        } else if kind.starts_with("response.") {
+            Family::Responses
+        } else if is_chat {
+            Family::Chat(ChatDecoder::new(None))
+        } else {
+            Family::Undetected
+        };
+    }
+
+    fn record(&mut self, out: &DecodedEvent) {
+        if let Some(reason) = &out.finish_reason {
+            self.totals.finish_reason = Some(reason.clone());
+        }
+        if self.totals.error.is_none() {
+            self.totals.error.clone_from(&out.error);
+        }
+        self.totals.terminal_marker_seen |= out.terminal;
+    }
+}

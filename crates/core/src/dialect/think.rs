@@ -1,0 +1,329 @@
+//! Splits chat `content` into reasoning and answer around inline `<think>…</think>` or
+//! `<thought>…</thought>` tags (stream-formats.md §3.8, §3.10), with tags split anywhere
+//! across deltas.
+//!
+//! A possible partial tag at the end of a delta is held back until the next delta decides
+//! it, so the held text is reported with the later event (it is at most a few characters).
+
+/// An inline reasoning tag pair.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TagPair {
+    pub(crate) open: &'static str,
+    pub(crate) close: &'static str,
+}
+
+/// `<think>…</think>`: R1 distills, QwQ, Qwen3 served without a reasoning parser.
+pub(crate) const THINK: TagPair = TagPair {
+    open: "<think>",
+    close: "</think>",
+};
+/// `<thought>…</thought>`: Gemini's OpenAI-compatible endpoint with `include_thoughts`.
+pub(crate) const THOUGHT: TagPair = TagPair {
+    open: "<thought>",
+    close: "</thought>",
+};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum State {
+    /// Nothing decided yet: leading whitespace and a possible partial opening tag are held.
+    /// `inside_by_default`: the stream starts inside the block (`chat+think_missing_open`).
+    Before { inside_by_default: bool },
+    /// Inside the reasoning block; a possible partial closing tag is held.
+    Inside,
+    /// After the block (or no block at all): everything is answer.
+    After,
+}
+
+/// Incremental tag splitter for one choice's `content`.
+#[derive(Debug, Clone)]
+pub(crate) struct TagSplitter {
+    /// Tag pairs accepted at the start (one in an explicit dialect, both when auto-detecting).
+    candidates: &'static [TagPair],
+    /// The pair that opened the block, once known.
+    chosen: Option<TagPair>,
+    state: State,
+    held: String,
+}
+
+/// Text one delta contributed after splitting.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct Split {
+    pub(crate) reasoning: String,
+    pub(crate) answer: String,
+}
+
+impl TagSplitter {
+    /// Looks for an opening tag (after optional whitespace) from `candidates`.
+    pub(crate) fn new(candidates: &'static [TagPair]) -> Self {
+        Self {
+            candidates,
+            chosen: None,
+            state: State::Before {
+                inside_by_default: false,
+            },
+            held: String::new(),
+        }
+    }
+
+    /// Starts inside the block: the template put the opening tag in the prompt. An opening tag
+    /// that still arrives before any text is dropped.
+    pub(crate) fn starting_inside(pair: &'static [TagPair]) -> Self {
+        Self {
+            candidates: pair,
+            chosen: pair.first().copied(),
+            state: State::Before {
+                inside_by_default: true,
+            },
+            held: String::new(),
+        }
+    }
+
+    /// Plain content: no tags are looked for.
+    pub(crate) fn plain() -> Self {
+        Self {
+            candidates: &[],
+            chosen: None,
+            state: State::After,
+            held: String::new(),
+        }
+    }
+
+    /// The pair that opened the reasoning block, if one did.
+    pub(crate) fn chosen(&self) -> Option<TagPair> {
+        self.chosen
+    }
+
+    /// Whether the splitter is still deciding how the content starts.
+    pub(crate) fn undecided(&self) -> bool {
+        matches!(self.state, State::Before { .. })
+    }
+
+    /// Gives up looking for an opening tag (a reasoning side channel proved the server splits
+    /// reasoning itself); held text becomes answer.
+    pub(crate) fn settle_plain(&mut self, out: &mut Split) {
+        if let State::Before {
+            inside_by_default: false,
+        } = self.state
+        {
+            self.state = State::After;
+            out.answer.push_str(&self.held);
+            self.held.clear();
+        }
+    }
+
+    /// Splits the next piece of content.
+    pub(crate) fn push(&mut self, text: &str, out: &mut Split) {
+        match self.state {
+            State::After => out.answer.push_str(text),
+            State::Before { inside_by_default } => {
+                let mut buffer = std::mem::take(&mut self.held);
+                buffer.push_str(text);
+                self.push_before(&buffer, inside_by_default, out);
+            }
+            State::Inside => {
+                let mut buffer = std::mem::take(&mut self.held);
+                buffer.push_str(text);
+                self.push_inside(&buffer, out);
+            }
+        }
+    }
+
+    /// End of content: whatever is held is what it looked like.
+    pub(crate) fn flush(&mut self, out: &mut Split) {
+        let held = std::mem::take(&mut self.held);
+        match self.state {
+            State::Before {
+                inside_by_default: false,
+            }
+            | State::After => out.answer.push_str(&held),
+            State::Before {
+                inside_by_default: true,
+            }
+            | State::Inside => out.reasoning.push_str(&held),
+        }
+    }
+
+    fn push_before(&mut self, buffer: &str, inside_by_default: bool, out: &mut Split) {
+        let trimmed = buffer.trim_start();
+        if trimmed.is_empty() {
+            self.held.push_str(buffer);
+            return;
+        }
+        if let Some(pair) = self
+            .candidates
+            .iter()
+            .find(|pair| trimmed.starts_with(pair.open))
+        {
+            self.chosen = Some(*pair);
+            self.state = State::Inside;
+            self.push_inside(&trimmed[pair.open.len()..], out);
+            return;
+        }
+        if self
+            .candidates
+            .iter()
+            .any(|pair| pair.open.starts_with(trimmed))
+        {
+            self.held.push_str(buffer);
+            return;
+        }
+        if inside_by_default {
+            self.state = State::Inside;
+            self.push_inside(buffer, out);
+        } else {
+            self.state = State::After;
+            out.answer.push_str(buffer);
+        }
+    }
+
+    fn push_inside(&mut self, buffer: &str, out: &mut Split) {
+        let close = self.chosen.map_or(THINK.close, |pair| pair.close);
+        if let Some(start) = buffer.find(close) {
+            out.reasoning.push_str(&buffer[..start]);
+            self.state = State::After;
+            out.answer.push_str(&buffer[start + close.len()..]);
+            return;
+        }
+        let held_len = partial_suffix_len(buffer, close);
+        let (emit, hold) = buffer.split_at(buffer.len() - held_len);
+        out.reasoning.push_str(emit);
+        self.held.push_str(hold);
+    }
+}
+
+/// Length in bytes of the longest suffix of `text` that is a proper prefix of `tag`.
+fn partial_suffix_len(text: &str, tag: &str) -> usize {
+    (1..tag.len().min(text.len() + 1))
+        .rev()
+        .find(|&len| text.is_char_boundary(text.len() - len) && text.ends_with(&tag[..len]))
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split_all(mut splitter: TagSplitter, deltas: &[&str]) -> Vec<Split> {
+        let mut splits: Vec<Split> = deltas
+            .iter()
+            .map(|delta| {
+                let mut split = Split::default();
+                splitter.push(delta, &mut split);
+                split
+            })
+            .collect();
+        let mut last = Split::default();
+        splitter.flush(&mut last);
+        splits.push(last);
+        splits
+    }
+
+    fn joined(splits: &[Split]) -> (String, String) {
+        (
+            splits
+                .iter()
+                .map(|split| split.reasoning.as_str())
+                .collect(),
+            splits.iter().map(|split| split.answer.as_str()).collect(),
+        )
+    }
+
+    #[test]
+    fn tags_split_anywhere_give_the_same_texts() {
+        let content = "\n <think>\nI think.</think>\n\nAnswer <think> stays.";
+        for first in 0..content.len() {
+            for second in first..content.len() {
+                if !content.is_char_boundary(first) || !content.is_char_boundary(second) {
+                    continue;
+                }
+                let deltas = [
+                    &content[..first],
+                    &content[first..second],
+                    &content[second..],
+                ];
+                let splits = split_all(TagSplitter::new(&[THINK]), &deltas);
+                assert_eq!(
+                    joined(&splits),
+                    (
+                        "\nI think.".to_owned(),
+                        "\n\nAnswer <think> stays.".to_owned()
+                    ),
+                    "{deltas:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn partial_tag_is_held_until_decided() {
+        let splits = split_all(
+            TagSplitter::new(&[THINK]),
+            &["<th", "ink>Hm</thi", "nk>Yes"],
+        );
+        assert_eq!(splits[0], Split::default());
+        assert_eq!(
+            splits[1],
+            Split {
+                reasoning: "Hm".into(),
+                answer: String::new()
+            }
+        );
+        assert_eq!(
+            splits[2],
+            Split {
+                reasoning: String::new(),
+                answer: "Yes".into()
+            }
+        );
+    }
+
+    #[test]
+    fn content_without_tag_is_answer_including_held_whitespace() {
+        let splits = split_all(TagSplitter::new(&[THINK, THOUGHT]), &["\n", "<b>Hi"]);
+        assert_eq!(joined(&splits), (String::new(), "\n<b>Hi".to_owned()));
+        assert_eq!(splits[1].answer, "\n<b>Hi");
+    }
+
+    #[test]
+    fn auto_candidates_pick_thought() {
+        let mut splitter = TagSplitter::new(&[THINK, THOUGHT]);
+        let mut split = Split::default();
+        splitter.push("<thought>plan</thought>Go", &mut split);
+        assert_eq!(splitter.chosen(), Some(THOUGHT));
+        assert_eq!(
+            split,
+            Split {
+                reasoning: "plan".into(),
+                answer: "Go".into()
+            }
+        );
+    }
+
+    #[test]
+    fn starting_inside_treats_text_as_reasoning_until_close() {
+        let splits = split_all(
+            TagSplitter::starting_inside(&[THINK]),
+            &["Okay", "</think>", "\n\n4"],
+        );
+        assert_eq!(joined(&splits), ("Okay".to_owned(), "\n\n4".to_owned()));
+        // An opening tag that arrives anyway is dropped.
+        let splits = split_all(
+            TagSplitter::starting_inside(&[THINK]),
+            &["<think>", "Hm</think>A"],
+        );
+        assert_eq!(joined(&splits), ("Hm".to_owned(), "A".to_owned()));
+    }
+
+    #[test]
+    fn unclosed_block_is_all_reasoning_and_partial_close_flushes_as_reasoning() {
+        let splits = split_all(TagSplitter::new(&[THINK]), &["<think>abc</th"]);
+        assert_eq!(joined(&splits), ("abc</th".to_owned(), String::new()));
+    }
+
+    #[test]
+    fn multibyte_text_before_partial_tag() {
+        assert_eq!(partial_suffix_len("é<", "</think>"), 1);
+        assert_eq!(partial_suffix_len("é", "</think>"), 0);
+        assert_eq!(partial_suffix_len("x</think", "</think>"), 7);
+    }
+}
