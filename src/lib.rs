@@ -7,3 +7,4 @@ pub mod clock;
 pub mod net;
 pub mod run;
 pub mod storage;
+pub mod worker;

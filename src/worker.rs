@@ -1,0 +1,260 @@
+//! The page side of the fetch worker (`www/fetch-worker.js`).
+//!
+//! The worker performs the fetch and stamps every read with its own `performance.now()`,
+//! where the bytes arrive, so main-thread work cannot delay arrival times (docs/DESIGN.md
+//! §3). Its clock has another time origin: [`FetchWorker`] converts every stamp to the
+//! page clock as `worker.timeOrigin + t − page.timeOrigin`.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use futures_channel::mpsc::{unbounded, UnboundedReceiver, UnboundedSender};
+use futures_channel::oneshot;
+use js_sys::{Array, ArrayBuffer, Object, Reflect, Uint8Array};
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{MessageEvent, Worker};
+
+use crate::net::HttpRequest;
+
+/// Where the worker script is, relative to the page (works under any sub-path).
+pub const WORKER_SCRIPT_URL: &str = "./fetch-worker.js";
+
+/// One message from the worker about one request; every `*_ms` is on the page clock.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WorkerEvent {
+    /// Just before `fetch()` was called.
+    Started {
+        /// Page-clock time.
+        at_ms: f64,
+    },
+    /// Status and headers are known.
+    Headers {
+        /// Page-clock time.
+        at_ms: f64,
+        /// HTTP status.
+        status: u16,
+        /// `Content-Type`.
+        content_type: String,
+        /// `Retry-After`, when exposed.
+        retry_after: Option<String>,
+    },
+    /// A body read.
+    Chunk {
+        /// Page-clock time the read resolved in the worker.
+        at_ms: f64,
+        /// The bytes of this read.
+        bytes: Vec<u8>,
+    },
+    /// The body ended normally.
+    End {
+        /// Page-clock time.
+        at_ms: f64,
+    },
+    /// The fetch or a read failed (`TypeError`, `AbortError`, ...).
+    Failed {
+        /// Page-clock time.
+        at_ms: f64,
+        /// The error's name.
+        name: String,
+        /// The error's message.
+        message: String,
+    },
+    /// The request's Resource Timing entry (worker clock already converted), if any.
+    Timing {
+        /// Field name to page-clock value (or byte count for sizes).
+        fields: HashMap<String, f64>,
+        /// `nextHopProtocol` (`http/1.1`, `h2`, ...).
+        next_hop_protocol: String,
+    },
+}
+
+type Routes = Rc<RefCell<HashMap<u32, UnboundedSender<WorkerEvent>>>>;
+
+/// A running fetch worker. Create once per page with [`FetchWorker::spawn`].
+pub struct FetchWorker {
+    worker: Worker,
+    routes: Routes,
+    next_request_id: Cell<u32>,
+    _on_message: Closure<dyn FnMut(MessageEvent)>,
+}
+
+fn number(object: &JsValue, field: &str) -> Option<f64> {
+    Reflect::get(object, &field.into()).ok()?.as_f64()
+}
+
+fn text(object: &JsValue, field: &str) -> Option<String> {
+    Reflect::get(object, &field.into()).ok()?.as_string()
+}
+
+fn page_time_origin_ms() -> f64 {
+    web_sys::window()
+        .and_then(|window| window.performance())
+        .map_or(0.0, |performance| performance.time_origin())
+}
+
+/// Resource Timing fields that are instants (converted to the page clock); sizes are not.
+const TIMING_INSTANTS: [&str; 10] = [
+    "startTime",
+    "fetchStart",
+    "domainLookupStart",
+    "domainLookupEnd",
+    "connectStart",
+    "connectEnd",
+    "secureConnectionStart",
+    "requestStart",
+    "responseStart",
+    "responseEnd",
+];
+
+fn decode(message: &JsValue, offset_ms: f64) -> Option<(u32, WorkerEvent)> {
+    let kind = text(message, "type")?;
+    let request_id = number(message, "id")? as u32;
+    let at_ms = number(message, "t")
+        .map(|t| t + offset_ms)
+        .unwrap_or_default();
+    let event = match kind.as_str() {
+        "started" => WorkerEvent::Started { at_ms },
+        "headers" => WorkerEvent::Headers {
+            at_ms,
+            status: number(message, "status")? as u16,
+            content_type: text(message, "contentType").unwrap_or_default(),
+            retry_after: text(message, "retryAfter"),
+        },
+        "chunk" => {
+            let buffer: ArrayBuffer = Reflect::get(message, &"bytes".into())
+                .ok()?
+                .dyn_into()
+                .ok()?;
+            WorkerEvent::Chunk {
+                at_ms,
+                bytes: Uint8Array::new(&buffer).to_vec(),
+            }
+        }
+        "end" => WorkerEvent::End { at_ms },
+        "failed" => WorkerEvent::Failed {
+            at_ms,
+            name: text(message, "name").unwrap_or_default(),
+            message: text(message, "message").unwrap_or_default(),
+        },
+        "timing" => {
+            let entry = Reflect::get(message, &"entry".into()).ok()?;
+            let mut fields = HashMap::new();
+            if entry.is_object() {
+                for key in Object::keys(entry.unchecked_ref::<Object>())
+                    .iter()
+                    .filter_map(|key| key.as_string())
+                {
+                    let Some(value) = number(&entry, &key) else {
+                        continue;
+                    };
+                    // A zero instant means "not exposed" (no Timing-Allow-Origin): keep it 0.
+                    let converted = if TIMING_INSTANTS.contains(&key.as_str()) && value > 0.0 {
+                        value + offset_ms
+                    } else {
+                        value
+                    };
+                    fields.insert(key, converted);
+                }
+            }
+            WorkerEvent::Timing {
+                fields,
+                next_hop_protocol: text(&entry, "nextHopProtocol").unwrap_or_default(),
+            }
+        }
+        _ => return None,
+    };
+    Some((request_id, event))
+}
+
+impl FetchWorker {
+    /// Starts the worker and waits until it reports its clock's time origin.
+    pub async fn spawn(script_url: &str) -> Result<FetchWorker, String> {
+        let worker = Worker::new(script_url).map_err(|error| format!("{error:?}"))?;
+        let routes: Routes = Rc::new(RefCell::new(HashMap::new()));
+        let offset_ms = Rc::new(Cell::new(0.0));
+        let (ready_sender, ready_receiver) = oneshot::channel::<()>();
+        let ready_sender = RefCell::new(Some(ready_sender));
+        let on_message = {
+            let routes = Rc::clone(&routes);
+            let offset_ms = Rc::clone(&offset_ms);
+            Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+                let message = event.data();
+                if text(&message, "type").as_deref() == Some("ready") {
+                    let worker_origin_ms = number(&message, "timeOrigin").unwrap_or_default();
+                    offset_ms.set(worker_origin_ms - page_time_origin_ms());
+                    if let Some(sender) = ready_sender.borrow_mut().take() {
+                        let _ = sender.send(());
+                    }
+                    return;
+                }
+                let Some((request_id, decoded)) = decode(&message, offset_ms.get()) else {
+                    return;
+                };
+                let last = matches!(decoded, WorkerEvent::Timing { .. });
+                if let Some(sender) = routes.borrow().get(&request_id) {
+                    let _ = sender.unbounded_send(decoded);
+                }
+                // The timing entry is the worker's last word about a request.
+                if last {
+                    routes.borrow_mut().remove(&request_id);
+                }
+            })
+        };
+        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        ready_receiver
+            .await
+            .map_err(|_| "the fetch worker did not start".to_string())?;
+        Ok(FetchWorker {
+            worker,
+            routes,
+            next_request_id: Cell::new(1),
+            _on_message: on_message,
+        })
+    }
+
+    /// Sends `request` through the worker; events arrive on the returned receiver.
+    pub fn start(
+        &self,
+        request: &HttpRequest,
+    ) -> Result<(u32, UnboundedReceiver<WorkerEvent>), String> {
+        let request_id = self.next_request_id.get();
+        self.next_request_id.set(request_id.wrapping_add(1));
+        let headers = Array::new();
+        for (name, value) in &request.headers {
+            headers.push(&Array::of2(&name.into(), &value.into()));
+        }
+        let message = Object::new();
+        let set = |field: &str, value: &JsValue| Reflect::set(&message, &field.into(), value);
+        set("type", &"start".into())
+            .and_then(|_| set("id", &request_id.into()))
+            .and_then(|_| set("url", &request.url.as_str().into()))
+            .and_then(|_| set("method", &request.method.into()))
+            .and_then(|_| set("headers", &headers))
+            .and_then(|_| {
+                set(
+                    "body",
+                    &request
+                        .body
+                        .as_deref()
+                        .map_or(JsValue::UNDEFINED, JsValue::from),
+                )
+            })
+            .map_err(|error| format!("{error:?}"))?;
+        let (sender, receiver) = unbounded();
+        self.routes.borrow_mut().insert(request_id, sender);
+        self.worker
+            .post_message(&message)
+            .map_err(|error| format!("{error:?}"))?;
+        Ok((request_id, receiver))
+    }
+
+    /// Aborts a request (Stop, timeout, TTFT-only mode).
+    pub fn abort(&self, request_id: u32) {
+        let message = Object::new();
+        let _ = Reflect::set(&message, &"type".into(), &"abort".into());
+        let _ = Reflect::set(&message, &"id".into(), &request_id.into());
+        let _ = self.worker.post_message(&message);
+    }
+}
