@@ -313,13 +313,16 @@ fn html_title(html: &str) -> Option<String> {
     (!title.is_empty()).then(|| title.to_owned())
 }
 
-/// Whether a word looks like a credential (`sk-…`, or a long run of key characters).
+/// Whether a word looks like a credential (`sk-…`, or 32+ key characters mixing letters
+/// and digits).
 fn looks_like_key(word: &str) -> bool {
     let core = word.trim_matches(|c: char| !c.is_ascii_alphanumeric() && c != '*');
     let lower = core.to_ascii_lowercase();
     lower.starts_with("sk-")
         || lower.starts_with("sk_")
         || (core.len() >= 32
+            && core.chars().any(|c| c.is_ascii_digit())
+            && core.chars().any(|c| c.is_ascii_alphabetic())
             && core
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '*')))
@@ -457,6 +460,7 @@ fn mentions_unknown_model(error: &ProviderError) -> bool {
     let message = error.message.as_deref().unwrap_or("").to_ascii_lowercase();
     code == "model_not_found"
         || kind == "model_not_found"
+        || (kind == "not_found_error" && message.contains("model"))
         || (message.contains("model")
             && (message.contains("does not exist")
                 || message.contains("not found")
