@@ -40,6 +40,8 @@ fn network(url: &str, failure: NetworkFailure) -> FailureContext {
 }
 
 /// Diagnoses and checks the cause and phrases in both languages (message + fix).
+// A test helper outside #[test] fns, where clippy's allow-expect-in-tests does not reach.
+#[allow(clippy::expect_used)]
 fn check(
     context: FailureContext,
     expected: Cause,
