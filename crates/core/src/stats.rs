@@ -8,7 +8,10 @@
 //! numpy's default (`np.percentile(x, q)`, `method="linear"`), R's default `quantile()` type
 //! and what AIPerf reports (it calls numpy). Users compare our p50/p90/p95/p99 with those
 //! tools, so we compute the same number rather than a "nearest rank" variant that would
-//! differ on small samples (5 to 50 runs is the usual size here).
+//! differ on small samples (5 to 50 runs is the usual size here). (AIPerf's
+//! `MetricArray.to_result` calls `np.percentile(arr, [1, 5, 25, 50, 75, 90, 95, 99])` with the
+//! default method; its `std` is `np.std`, the population form: see
+//! [`Summary::population_std_dev`].)
 //!
 //! For sorted samples `x[0] ≤ … ≤ x[n−1]` and a fraction `p` in `[0, 1]`:
 //! `h = (n − 1)·p`, `lo = ⌊h⌋`, `q = x[lo] + (h − lo)·(x[lo+1] − x[lo])`.
@@ -134,6 +137,14 @@ impl Summary {
             p95: at(0.95),
             p99: at(0.99),
         }))
+    }
+
+    /// Population standard deviation (divides by n), what `np.std` and therefore AIPerf's
+    /// `std` column report: `std_dev · √((n − 1)/n)`, 0 for a single sample.
+    pub fn population_std_dev(&self) -> f64 {
+        let n = self.count as f64;
+        self.std_dev
+            .map_or(0.0, |sample| sample * ((n - 1.0) / n).sqrt())
     }
 
     /// Ratio p95 / p50, the tail indicator; `None` when the median is not positive.

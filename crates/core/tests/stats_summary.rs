@@ -57,6 +57,8 @@ fn summary_of_sample() {
     // Squared deviations from 131.5: 2652.25 + 2162.25 + 1722.25 + 1332.25 + 992.25 + 702.25
     // + 462.25 + 132.25 + 2.25 + 72092.25 = 82252.5; / 9 = 9139.1667; sqrt = 95.59899.
     assert_close!(summary.std_dev.unwrap(), (82252.5f64 / 9.0).sqrt());
+    // Population form (AIPerf / np.std): sqrt(82252.5 / 10) = 90.6932.
+    assert_close!(summary.population_std_dev(), (82252.5f64 / 10.0).sqrt());
     assert_close!(summary.p50, 102.5);
     assert_close!(summary.p90, 157.0);
     assert_close!(summary.p95, 278.5);
@@ -67,6 +69,7 @@ fn summary_of_sample() {
 fn single_sample_has_no_std_dev_and_all_percentiles_equal_it() {
     let summary = Summary::from_samples(&[42.0]).unwrap().unwrap();
     assert_eq!(summary.std_dev, None);
+    assert_close!(summary.population_std_dev(), 0.0);
     assert_close!(summary.p50, 42.0);
     assert_close!(summary.p99, 42.0);
 }
