@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::dialect::StreamError;
-use crate::request::{AuthStyle, KeyError, Protocol};
+use crate::request::{AuthStyle, KeyError, Protocol, RequestDescription};
+use crate::timeline::RunTimeline;
 
 /// Language of user-facing text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -20,6 +21,19 @@ pub enum Lang {
     En,
     /// Simplified Chinese.
     Zh,
+}
+
+impl Lang {
+    /// From a BCP 47 tag such as `navigator.language`: any `zh` tag gives Chinese, anything
+    /// else English.
+    pub fn from_language_tag(tag: &str) -> Lang {
+        let primary = tag.trim().split(['-', '_']).next().unwrap_or("");
+        if primary.eq_ignore_ascii_case("zh") {
+            Lang::Zh
+        } else {
+            Lang::En
+        }
+    }
 }
 
 /// How `fetch()` or a body read failed. The browser only gives a `TypeError` for network
@@ -88,6 +102,22 @@ pub struct FailureContext {
 }
 
 impl FailureContext {
+    /// The context of a run: request details from its description, status, network and
+    /// stream failures and elapsed time from its timeline. The app still fills in what
+    /// only the browser knows: `content_type`, `response_body`, `retry_after`,
+    /// `now_unix_s`, `page_is_https`.
+    pub fn from_run(run: &RunTimeline, request: &RequestDescription) -> FailureContext {
+        FailureContext {
+            key_sent: request.key_sent,
+            auth_style: request.auth_style,
+            http_status: run.http_status,
+            network_failure: run.network_failure(),
+            stream_failure: run.stream_failure(),
+            elapsed_ms: run.elapsed_ms(),
+            ..FailureContext::new(request.protocol, &request.url)
+        }
+    }
+
     /// A context with nothing observed yet; fill in the public fields.
     pub fn new(protocol: Protocol, endpoint_url: &str) -> FailureContext {
         FailureContext {

@@ -221,6 +221,9 @@ pub struct RunTimeline {
     pub bytes_received: u64,
     /// Network breakdown from Resource Timing, when the app could read it.
     pub network: Option<NetworkBreakdown>,
+    /// When the run ended for any reason (stream close, abort, failure), ms page clock.
+    /// Unlike `finished` it is also set for aborted and failed runs.
+    pub ended_ms: Option<f64>,
 }
 
 /// `later − earlier` when both exist.
@@ -263,6 +266,7 @@ impl RunTimeline {
             event_count: 0,
             bytes_received: 0,
             network: None,
+            ended_ms: None,
         }
     }
 
@@ -325,6 +329,7 @@ impl RunTimeline {
     /// A chunk could not be parsed (the decoder's error, without model text).
     pub fn on_malformed_chunk(&mut self, now_ms: f64, detail: &str) {
         self.instants.finished.get_or_insert(now_ms);
+        self.ended_ms.get_or_insert(now_ms);
         self.set_outcome(RunOutcome::MalformedChunk {
             detail: detail.to_owned(),
         });
@@ -343,9 +348,17 @@ impl RunTimeline {
     }
 
     /// The body stream closed (reader `done`). Sets `finished` if the terminal marker did
-    /// not, and settles the outcome of a run still streaming.
+    /// not, and settles the outcome of a run still streaming. A close after our own abort
+    /// (TTFT-only mode, Stop, timeout) is not the stream's end and sets nothing.
     pub fn on_stream_end(&mut self, now_ms: f64) {
+        if matches!(
+            self.outcome,
+            RunOutcome::StoppedAfterFirstAnswer | RunOutcome::NetworkFailure { .. }
+        ) {
+            return;
+        }
         self.instants.finished.get_or_insert(now_ms);
+        self.ended_ms.get_or_insert(now_ms);
         let outcome = if self.text_arrivals_ms.is_empty() {
             RunOutcome::EmptyStream
         } else if self.terminal_seen {
@@ -356,14 +369,17 @@ impl RunTimeline {
         self.set_outcome(outcome);
     }
 
-    /// "TTFT only" mode aborted the stream after the first answer token.
-    pub fn on_stopped_after_first_answer(&mut self) {
+    /// "TTFT only" mode aborted the stream after the first answer token. `finished` stays
+    /// unset (the stream did not end by itself), so `e2e_ms` is `None`.
+    pub fn on_stopped_after_first_answer(&mut self, now_ms: f64) {
+        self.ended_ms.get_or_insert(now_ms);
         self.set_outcome(RunOutcome::StoppedAfterFirstAnswer);
     }
 
     /// `fetch()` or a read rejected (network error, timeout, user abort). What was measured
     /// stays; `finished` stays unset, so `e2e_ms` is `None`.
-    pub fn on_network_failure(&mut self, failure: NetworkFailure) {
+    pub fn on_network_failure(&mut self, now_ms: f64, failure: NetworkFailure) {
+        self.ended_ms.get_or_insert(now_ms);
         self.set_outcome(RunOutcome::NetworkFailure { failure });
     }
 
@@ -377,6 +393,19 @@ impl RunTimeline {
     fn set_outcome(&mut self, outcome: RunOutcome) {
         if self.outcome == RunOutcome::Streaming {
             self.outcome = outcome;
+        }
+    }
+
+    /// Time from `request_started` to the end of the run, whatever ended it.
+    pub fn elapsed_ms(&self) -> Option<f64> {
+        Some(self.ended_ms? - self.instants.request_started)
+    }
+
+    /// The network failure that ended the run, if one did.
+    pub fn network_failure(&self) -> Option<NetworkFailure> {
+        match self.outcome {
+            RunOutcome::NetworkFailure { failure } => Some(failure),
+            _ => None,
         }
     }
 

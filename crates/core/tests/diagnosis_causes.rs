@@ -4,8 +4,12 @@ use ttft_core::diagnosis::{
     diagnose, parse_retry_after, Cause, Diagnosis, FailureContext, Lang, NetworkFailure,
     NetworkHint, StreamFailure, MAX_QUOTED_CHARS,
 };
+use ttft_core::dialect::DecodedEvent;
 use ttft_core::dialect::StreamError;
-use ttft_core::request::{AuthStyle, KeyError, Protocol};
+use ttft_core::request::{
+    normalize_base_url, prepare_request, ApiKey, AuthStyle, KeyError, PromptSpec, Protocol,
+};
+use ttft_core::timeline::RunTimeline;
 
 const OPENAI: &str = "https://api.openai.com/v1/chat/completions";
 const ANTHROPIC: &str = "https://api.anthropic.com/v1/messages";
@@ -689,4 +693,78 @@ fn diagnosis_serializes_with_snake_case_kind() {
     let value = serde_json::to_value(&diagnosis).unwrap();
     assert_eq!(value["cause"]["kind"], "wrong_path");
     assert_eq!(value["http_status"], 404);
+}
+
+#[test]
+fn context_from_run_and_request() {
+    let endpoint =
+        normalize_base_url("https://api.anthropic.com", Protocol::AnthropicMessages).unwrap();
+    let key = ApiKey::parse("sk-ant-abcdefghijklmnop").unwrap();
+    let request = prepare_request(
+        &endpoint,
+        &PromptSpec::new("claude", "Hi"),
+        key.as_ref(),
+        None,
+    )
+    .unwrap();
+    let mut run = RunTimeline::new(None, 1000.0);
+    run.on_headers(1100.0, 200);
+    run.on_event(
+        1200.0,
+        &DecodedEvent {
+            answer: "Hel".into(),
+            ..Default::default()
+        },
+    );
+    run.on_event(
+        1300.0,
+        &DecodedEvent {
+            error: Some(StreamError {
+                kind: Some("overloaded_error".into()),
+                message: "Overloaded".into(),
+                raw: serde_json::Value::Null,
+            }),
+            ..Default::default()
+        },
+    );
+    run.on_stream_end(1301.0);
+    let context = FailureContext::from_run(&run, &request.describe());
+    assert_eq!(context.protocol, Protocol::AnthropicMessages);
+    assert_eq!(
+        context.endpoint_url,
+        "https://api.anthropic.com/v1/messages"
+    );
+    assert_eq!(context.auth_style, AuthStyle::XApiKey);
+    assert!(context.key_sent);
+    assert_eq!(context.http_status, Some(200));
+    assert_eq!(context.elapsed_ms, Some(301.0));
+    let diagnosis = diagnose(&context).unwrap();
+    assert_eq!(diagnosis.cause, Cause::Overloaded { status: 200 });
+    assert_eq!(diagnosis.provider_message.as_deref(), Some("Overloaded"));
+
+    let mut timed_out = RunTimeline::new(None, 0.0);
+    timed_out.on_network_failure(90_000.0, NetworkFailure::Timeout);
+    let context = FailureContext::from_run(&timed_out, &request.describe());
+    assert_eq!(
+        diagnose(&context).unwrap().cause,
+        Cause::Timeout {
+            after_ms: Some(90_000.0),
+            headers_received: false
+        }
+    );
+}
+
+#[test]
+fn language_tags() {
+    let cases = [
+        ("zh-CN", Lang::Zh),
+        ("zh", Lang::Zh),
+        ("ZH_tw", Lang::Zh),
+        ("en-US", Lang::En),
+        ("fr", Lang::En),
+        ("", Lang::En),
+    ];
+    for (tag, expected) in cases {
+        assert_eq!(Lang::from_language_tag(tag), expected, "{tag}");
+    }
 }

@@ -348,7 +348,9 @@ fn malformed_abort_and_ttft_only() {
         })
     );
     let mut aborted = play(None, 0.0, &[Event(5.0, "", "a")]);
-    aborted.on_network_failure(NetworkFailure::Aborted);
+    aborted.on_network_failure(7.0, NetworkFailure::Aborted);
+    assert_eq!(aborted.elapsed_ms(), Some(7.0));
+    assert_eq!(aborted.network_failure(), Some(NetworkFailure::Aborted));
     assert_eq!(
         aborted.outcome,
         RunOutcome::NetworkFailure {
@@ -358,9 +360,12 @@ fn malformed_abort_and_ttft_only() {
     assert_eq!(aborted.metrics().e2e_ms, None);
     assert_eq!(aborted.metrics().ttft_ms, Some(5.0));
     let mut ttft_only = play(None, 0.0, &[Event(5.0, "", "a")]);
-    ttft_only.on_stopped_after_first_answer();
+    ttft_only.on_stopped_after_first_answer(5.5);
     ttft_only.on_stream_end(6.0);
     assert_eq!(ttft_only.outcome, RunOutcome::StoppedAfterFirstAnswer);
+    assert_eq!(ttft_only.ended_ms, Some(5.5));
+    assert_eq!(ttft_only.metrics().e2e_ms, None); // the stream did not end by itself
+    assert_eq!(ttft_only.metrics().ttfa_ms, Some(5.0));
 }
 
 #[test]
