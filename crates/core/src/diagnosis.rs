@@ -290,6 +290,13 @@ fn value_text(value: Option<&Value>) -> Option<String> {
 fn parse_error_body(body: &str, content_type: Option<&str>) -> ProviderError {
     let trimmed = body.trim();
     if let Ok(json) = serde_json::from_str::<Value>(trimmed) {
+        if let Value::String(text) = &json {
+            return ProviderError {
+                message: Some(text.clone()).filter(|t| !t.trim().is_empty()),
+                json: true,
+                ..ProviderError::default()
+            };
+        }
         let error = json.get("error");
         let (message, kind, code) = match error {
             Some(Value::Object(_)) => (

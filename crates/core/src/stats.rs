@@ -27,6 +27,12 @@ use serde::{Deserialize, Serialize};
 /// Why a statistic could not be computed from the given samples.
 #[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
 pub enum StatsError {
+    /// A percentile fraction was NaN or infinite.
+    #[error("the percentile fraction must be a finite number between 0 and 1 (got {fraction})")]
+    InvalidFraction {
+        /// The fraction asked for.
+        fraction: f64,
+    },
     /// A sample was NaN or infinite.
     #[error("sample {index} is not a finite number ({value}); measurements must be finite")]
     NotFinite {
@@ -68,9 +74,12 @@ fn percentile_sorted(sorted: &[f64], fraction: f64) -> Option<f64> {
 
 /// Percentile of unsorted samples, Hyndman–Fan type 7 (numpy default).
 ///
-/// `fraction` is in `[0, 1]` (0.95 for p95; values outside are clamped).
-/// `Ok(None)` for empty input.
+/// `fraction` is in `[0, 1]` (0.95 for p95; finite values outside are clamped, NaN is an
+/// error). `Ok(None)` for empty input.
 pub fn percentile(samples: &[f64], fraction: f64) -> Result<Option<f64>, StatsError> {
+    if !fraction.is_finite() {
+        return Err(StatsError::InvalidFraction { fraction });
+    }
     check_finite(samples)?;
     Ok(percentile_sorted(&sorted_copy(samples), fraction))
 }

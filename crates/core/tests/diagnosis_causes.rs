@@ -252,6 +252,7 @@ fn wrong_path_variants() {
         ("text/plain", "404 page not found"),
         ("text/plain", ""),
         ("application/json", r#"{"detail":"Not Found"}"#),
+        ("application/json", r#""Not Found""#),
     ];
     for (content_type, body) in cases {
         let context = FailureContext {

@@ -177,6 +177,26 @@ fn base_url_table() {
             ],
         ),
         (
+            // Azure deployment URL: a deliberate base without a version segment.
+            "https://res.openai.azure.com/openai/deployments/gpt4o?api-version=2024-10-21",
+            Chat,
+            "https://res.openai.azure.com/openai/deployments/gpt4o/chat/completions?api-version=2024-10-21",
+            vec![
+                UrlWarning::NoVersionSegment,
+                UrlWarning::QueryStringKept {
+                    query: "api-version=2024-10-21".into(),
+                },
+            ],
+        ),
+        (
+            "https://api.groq.com/openai",
+            Chat,
+            "https://api.groq.com/openai/v1/chat/completions",
+            vec![UrlWarning::MissingVersionAdded {
+                added: "/openai/v1".into(),
+            }],
+        ),
+        (
             "HTTPS://API.OpenAI.com/v1",
             Chat,
             "https://api.openai.com/v1/chat/completions",

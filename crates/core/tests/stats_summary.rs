@@ -96,6 +96,10 @@ fn nan_and_infinity_are_rejected() {
     let nan = Summary::from_samples(&[1.0, f64::NAN]);
     assert!(matches!(nan, Err(StatsError::NotFinite { index: 1, .. })));
     assert!(percentile(&[f64::INFINITY], 0.5).is_err());
+    assert!(matches!(
+        percentile(&[1.0], f64::NAN),
+        Err(StatsError::InvalidFraction { .. })
+    ));
     assert!(linear_fit(&[(1.0, 1.0), (2.0, f64::NAN), (3.0, 3.0)]).is_err());
     assert!(BimodalityCheck::from_samples(&[f64::NEG_INFINITY; 12]).is_err());
 }
