@@ -9,7 +9,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::dialect::StreamError;
-use crate::request::{AuthStyle, KeyError, Protocol, RequestDescription};
+use crate::request::{
+    host_without_port, is_loopback_host, AuthStyle, KeyError, Protocol, RequestDescription,
+};
 use crate::timeline::RunTimeline;
 
 /// Language of user-facing text.
@@ -440,37 +442,21 @@ fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
     era * 146_097 + day_of_era - 719_468
 }
 
-/// Host (lower case, without port) and scheme of a URL.
+/// Host (lower case, without port) and scheme (lower case) of a URL.
 fn host_and_scheme(url: &str) -> (String, String) {
     let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
     let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    let authority = authority.rsplit('@').next().unwrap_or(authority);
-    let host = if authority.starts_with('[') {
-        authority
-            .split(']')
-            .next()
-            .map(|h| format!("{h}]"))
-            .unwrap_or_default()
-    } else {
-        authority.split(':').next().unwrap_or("").to_owned()
-    };
-    (host.to_ascii_lowercase(), scheme.to_ascii_lowercase())
-}
-
-/// Whether a host is a loopback address.
-fn is_loopback(host: &str) -> bool {
-    host == "localhost"
-        || host.ends_with(".localhost")
-        || host.starts_with("127.")
-        || host == "[::1]"
-        || host == "0.0.0.0"
+    (
+        host_without_port(authority).to_ascii_lowercase(),
+        scheme.to_ascii_lowercase(),
+    )
 }
 
 /// Likely reasons for a network failure to this URL, most likely first.
 fn network_hints(context: &FailureContext) -> Vec<NetworkHint> {
     let (host, scheme) = host_and_scheme(&context.endpoint_url);
     let mut hints = Vec::new();
-    let local = is_loopback(&host);
+    let local = is_loopback_host(&host);
     if context.page_is_https && scheme == "http" && !local {
         hints.push(NetworkHint::MixedContent);
     }

@@ -190,7 +190,7 @@ const KNOWN_PREFIXES: [(&str, &str, &str); 6] = [
 ];
 
 /// Whether a host (without port) is a loopback address.
-fn is_loopback_host(host: &str) -> bool {
+pub(crate) fn is_loopback_host(host: &str) -> bool {
     host == "localhost"
         || host.ends_with(".localhost")
         || host.starts_with("127.")
@@ -199,7 +199,7 @@ fn is_loopback_host(host: &str) -> bool {
 }
 
 /// Host without port (keeps IPv6 brackets).
-fn host_without_port(authority: &str) -> &str {
+pub(crate) fn host_without_port(authority: &str) -> &str {
     let authority = authority.rsplit('@').next().unwrap_or(authority);
     if authority.starts_with('[') {
         return match authority.find(']') {
