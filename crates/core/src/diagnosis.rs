@@ -367,19 +367,28 @@ fn looks_like_key(word: &str) -> bool {
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '*')))
 }
 
+/// The word, or `[redacted]` in place of a key-like core (surrounding punctuation kept).
+fn redact_word(word: &str) -> String {
+    if !looks_like_key(word) {
+        return word.to_owned();
+    }
+    let is_edge = |c: char| !c.is_ascii_alphanumeric() && c != '*';
+    let core_start = word.len() - word.trim_start_matches(is_edge).len();
+    let core_end = word.trim_end_matches(is_edge).len();
+    format!(
+        "{}[redacted]{}",
+        &word[..core_start],
+        &word[core_end.max(core_start)..]
+    )
+}
+
 /// Provider text made safe to show: control characters and runs of whitespace collapsed,
 /// key-like words redacted, truncated to [`MAX_QUOTED_CHARS`].
 fn sanitize_quote(text: &str) -> Option<String> {
     let words: Vec<String> = text
         .split(|c: char| c.is_whitespace() || c.is_control())
         .filter(|w| !w.is_empty())
-        .map(|w| {
-            if looks_like_key(w) {
-                "[redacted]".to_owned()
-            } else {
-                w.to_owned()
-            }
-        })
+        .map(redact_word)
         .collect();
     let joined = words.join(" ");
     if joined.is_empty() {
