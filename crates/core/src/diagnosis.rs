@@ -186,6 +186,9 @@ pub enum Cause {
     },
     /// 403.
     Forbidden,
+    /// The provider answered, but refuses calls from browsers for this account (Anthropic:
+    /// 401 "CORS requests are not allowed for this Organization because of its settings").
+    BrowserAccessRefused,
     /// 404 (or 400) about an unknown model.
     ModelNotFound,
     /// 404 for the path: the base URL or route is wrong.
@@ -535,7 +538,11 @@ fn diagnose_status(context: &FailureContext, status: u16) -> (Cause, ProviderErr
     let body = context.response_body.as_deref().unwrap_or("");
     let error = parse_error_body(body, context.content_type.as_deref());
     let overloaded = error.kind.as_deref() == Some("overloaded_error");
+    let refuses_browsers = format!("{} {body}", error.message.as_deref().unwrap_or(""))
+        .to_ascii_lowercase()
+        .contains("cors requests are not allowed");
     let cause = match status {
+        401 | 403 if refuses_browsers => Cause::BrowserAccessRefused,
         401 => diagnose_401(context, &error, body),
         403 => Cause::Forbidden,
         404 if mentions_unknown_model(&error) => Cause::ModelNotFound,
@@ -767,6 +774,7 @@ impl Cause {
                 Lang::Zh => format!("服务器返回 401，指出密钥请求头不对：密钥以 {} 发送，但该服务器需要 {}。", header_name(*sent), header_name(*expected)),
             },
             Cause::Forbidden => tr(lang, "The server answered 403: the key is valid but not allowed to do this.", "服务器返回 403：密钥有效，但无权执行此操作。"),
+            Cause::BrowserAccessRefused => tr(lang, "The provider refuses requests made directly from a browser for this account or organisation (a setting on their side, not a wrong key).", "服务商拒绝该账户或组织从浏览器直接发起的请求（这是服务商一侧的设置，不是密钥错误）。"),
             Cause::ModelNotFound => tr(lang, "The server does not know this model name (or the key has no access to it).", "服务器不认识这个模型名称（或该密钥无权使用它）。"),
             Cause::WrongPath => tr(lang, "The server answered 404 for the address itself: the base URL or path is wrong.", "服务器对该地址返回 404：基础 URL 或路径不对。"),
             Cause::BadRequest => tr(lang, "The server answered 400: it refused the request body.", "服务器返回 400：它拒绝了请求内容。"),
@@ -840,6 +848,7 @@ impl Cause {
                 (Lang::Zh, AuthStyle::XApiKey) => "请为该接口选择 Anthropic Messages 协议（或 x-api-key 请求头方式）。".to_owned(),
                 (Lang::Zh, AuthStyle::Bearer) => "请为该接口选择 OpenAI 协议（或 Authorization: Bearer 请求头方式）。".to_owned(),
             },
+            Cause::BrowserAccessRefused => tr(lang, "Use a key from an organisation that allows browser access (ask the provider's support), or call through a proxy such as LiteLLM.", "请使用允许浏览器访问的组织的密钥（可联系服务商支持），或通过 LiteLLM 等代理调用。"),
             Cause::Forbidden => tr(lang, "Check the key's permissions and project, whether your account can use this model, and whether the provider serves your region.", "请检查密钥的权限和所属项目、账户是否可以使用该模型，以及服务商是否支持你所在的地区。"),
             Cause::ModelNotFound => tr(lang, "Check the model name's spelling against the provider's model list (the Models button lists what this endpoint serves).", "请对照服务商的模型列表检查模型名称拼写（“模型”按钮会列出该接口提供的模型）。"),
             Cause::WrongPath => tr(lang, "Check the base URL: most servers want it to end in /v1 (https://host/v1); do not paste the full /chat/completions path.", "请检查基础 URL：多数服务器要求以 /v1 结尾（https://host/v1）；不要粘贴完整的 /chat/completions 路径。"),

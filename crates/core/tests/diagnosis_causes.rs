@@ -769,3 +769,24 @@ fn language_tags() {
         assert_eq!(Lang::from_language_tag(tag), expected, "{tag}");
     }
 }
+
+#[test]
+fn anthropic_organisation_refuses_browser_calls() {
+    let context = http(
+        Protocol::AnthropicMessages,
+        ANTHROPIC,
+        401,
+        r#"{"type":"error","error":{"type":"authentication_error","message":"CORS requests are not allowed for this Organization because of its settings. If you believe this in error, contact support at https://support.anthropic.com/."}}"#,
+    );
+    check(
+        context,
+        Cause::BrowserAccessRefused,
+        &[
+            "directly from a browser",
+            "not a wrong key",
+            "CORS requests are not allowed",
+            "proxy",
+        ],
+        &["浏览器直接", "不是密钥错误", "代理"],
+    );
+}
