@@ -544,6 +544,18 @@ fn diagnose_status(context: &FailureContext, status: u16) -> (Cause, ProviderErr
     let cause = match status {
         401 | 403 if refuses_browsers => Cause::BrowserAccessRefused,
         401 => diagnose_401(context, &error, body),
+        // Some Anthropic front ends answer a missing x-api-key with 400 invalid_request_error.
+        400 if context.key_sent
+            && context.auth_style == AuthStyle::Bearer
+            && body
+                .to_ascii_lowercase()
+                .contains("x-api-key header is required") =>
+        {
+            Cause::WrongAuthHeader {
+                sent: AuthStyle::Bearer,
+                expected: AuthStyle::XApiKey,
+            }
+        }
         403 => Cause::Forbidden,
         404 if mentions_unknown_model(&error) => Cause::ModelNotFound,
         404 => Cause::WrongPath,

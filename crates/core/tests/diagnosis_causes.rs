@@ -156,6 +156,24 @@ fn wrong_auth_header_bearer_sent_to_anthropic() {
 }
 
 #[test]
+fn wrong_auth_header_reported_as_400() {
+    let context = http(
+        Protocol::OpenAiChat,
+        ANTHROPIC,
+        400,
+        r#"{"type":"error","error":{"type":"invalid_request_error","message":"x-api-key header is required"}}"#,
+    );
+    let diagnosis = diagnose(&context).unwrap();
+    assert_eq!(
+        diagnosis.cause,
+        Cause::WrongAuthHeader {
+            sent: AuthStyle::Bearer,
+            expected: AuthStyle::XApiKey
+        }
+    );
+}
+
+#[test]
 fn wrong_auth_header_x_api_key_sent_to_openai_style() {
     let context = FailureContext {
         auth_style: AuthStyle::XApiKey,
