@@ -178,15 +178,13 @@ const KNOWN_ROUTES: [(&str, Option<Protocol>); 4] = [
     ("completions", None),
 ];
 
-/// Hosts whose required version prefix is known, for a path that lacks it:
-/// `(host, path typed, correct path)`.
-const KNOWN_PREFIXES: [(&str, &str, &str); 6] = [
-    ("api.openai.com", "", "/v1"),
-    ("api.anthropic.com", "", "/v1"),
+/// Hosts whose API lives under a prefix other than the generic `/v1`, for a path that
+/// lacks a version: `(host, path typed, correct path)`.
+const KNOWN_PREFIXES: [(&str, &str, &str); 4] = [
     ("openrouter.ai", "", "/api/v1"),
     ("openrouter.ai", "/api", "/api/v1"),
     ("api.groq.com", "/openai", "/openai/v1"),
-    ("api.deepseek.com", "", "/v1"),
+    ("generativelanguage.googleapis.com", "", "/v1beta/openai"),
 ];
 
 /// Whether a host (without port) is a loopback address.

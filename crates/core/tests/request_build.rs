@@ -189,6 +189,19 @@ fn base_url_table() {
             ],
         ),
         (
+            "generativelanguage.googleapis.com",
+            Chat,
+            "https://generativelanguage.googleapis.com/v1beta/openai/chat/completions",
+            vec![
+                UrlWarning::MissingScheme {
+                    assumed: "https".into(),
+                },
+                UrlWarning::MissingVersionAdded {
+                    added: "/v1beta/openai".into(),
+                },
+            ],
+        ),
+        (
             "https://api.groq.com/openai",
             Chat,
             "https://api.groq.com/openai/v1/chat/completions",
