@@ -24,8 +24,11 @@
 //!      DeepSeek) serves `/v1/chat/completions`;
 //!    * any other path (`https://host/api`, `https://host/openai/deployments/x`) is taken as
 //!      the user's deliberate base, like the SDKs do, and only the route is appended; a
-//!      warning suggests `/v1` in case the server answers 404. Known hosts whose correct
-//!      prefix we know (OpenRouter `/api` → `/api/v1`) are fixed and warned.
+//!      warning suggests `/v1` in case the server answers 404.
+//!
+//!    Hosts whose API prefix is not the generic `/v1` are fixed and warned: OpenRouter
+//!    (`/` or `/api` → `/api/v1`), Groq (`/openai` → `/openai/v1`), Gemini's OpenAI
+//!    endpoint (`/` → `/v1beta/openai`).
 //! 6. A query string is kept (Azure needs `?api-version=`) and placed after the route, with a
 //!    warning since a pasted browser URL often carries one by mistake; a fragment is dropped.
 //!
