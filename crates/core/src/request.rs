@@ -43,6 +43,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
+use crate::diagnosis::Lang;
+
 /// The wire protocol of the endpoint.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -62,6 +64,15 @@ impl Protocol {
             Protocol::OpenAiChat => "chat/completions",
             Protocol::AnthropicMessages => "messages",
             Protocol::OpenAiResponses => "responses",
+        }
+    }
+
+    /// The protocol's name as shown to users.
+    pub fn label(self) -> &'static str {
+        match self {
+            Protocol::OpenAiChat => "OpenAI Chat Completions",
+            Protocol::AnthropicMessages => "Anthropic Messages",
+            Protocol::OpenAiResponses => "OpenAI Responses",
         }
     }
 
@@ -887,4 +898,121 @@ pub struct RequestDescription {
     pub auth_style: AuthStyle,
     /// Whether a key was sent.
     pub key_sent: bool,
+}
+
+/// Picks the text for a language.
+fn in_lang(lang: Lang, en: String, zh: String) -> String {
+    match lang {
+        Lang::En => en,
+        Lang::Zh => zh,
+    }
+}
+
+impl UrlWarning {
+    /// A one-line explanation for the user.
+    pub fn message(&self, lang: Lang) -> String {
+        let (en, zh) = match self {
+            UrlWarning::SurroundingWhitespace => (
+                "Spaces or line breaks around the URL were removed.".to_owned(),
+                "已去掉 URL 前后的空格或换行。".to_owned(),
+            ),
+            UrlWarning::MissingScheme { assumed } => (
+                format!("No http:// or https:// was typed; {assumed}:// is used."),
+                format!("没有填写 http:// 或 https://，已使用 {assumed}://。"),
+            ),
+            UrlWarning::FullPathPasted { removed } => (
+                format!("The full path was pasted; the base URL is enough (/{removed} is added automatically)."),
+                format!("粘贴了完整路径；只需填写基础 URL（会自动加上 /{removed}）。"),
+            ),
+            UrlWarning::ProtocolPathMismatch { pasted, selected } => (
+                format!("The URL ends in /{pasted}, which belongs to another protocol than the selected one ({}); the selected protocol's path is used. Check the protocol choice.", selected.label()),
+                format!("URL 以 /{pasted} 结尾，这属于另一种协议，而不是所选协议（{}）；已改用所选协议的路径。请检查协议选择。", selected.label()),
+            ),
+            UrlWarning::ModelsUrlPasted => (
+                "A models-list URL was pasted; its base URL is used.".to_owned(),
+                "粘贴的是模型列表 URL，已使用其基础 URL。".to_owned(),
+            ),
+            UrlWarning::DoubledVersion => (
+                "/v1/v1 was written; it was reduced to one /v1.".to_owned(),
+                "URL 中出现了 /v1/v1，已合并为一个 /v1。".to_owned(),
+            ),
+            UrlWarning::MissingVersionAdded { added } => (
+                format!("{added} was added to the host, where this API lives."),
+                format!("已在主机后加上 {added}（该 API 位于此路径下）。"),
+            ),
+            UrlWarning::NoVersionSegment => (
+                "The path has no version such as /v1; it is used as typed. If the server answers 404, try adding /v1.".to_owned(),
+                "路径中没有 /v1 之类的版本号，已按原样使用。如果服务器返回 404，请尝试加上 /v1。".to_owned(),
+            ),
+            UrlWarning::InsecureHttp => (
+                "Plain http to a remote host: the key travels unencrypted, and an https page cannot call it (mixed content).".to_owned(),
+                "对远程主机使用了 http：密钥以明文传输，而且 https 页面无法调用它（混合内容）。".to_owned(),
+            ),
+            UrlWarning::HttpsToLocalServer => (
+                "https to a local server: local servers usually serve plain http.".to_owned(),
+                "对本地服务使用了 https：本地服务通常只提供 http。".to_owned(),
+            ),
+            UrlWarning::QueryStringKept { query } => (
+                format!("The query string ?{query} is kept and sent after the path; remove it unless the server needs it (Azure needs api-version)."),
+                format!("查询字符串 ?{query} 已保留并附在路径之后；除非服务器需要（Azure 需要 api-version），否则请删除。"),
+            ),
+            UrlWarning::FragmentDropped => (
+                "The #fragment was dropped; it is never sent to a server.".to_owned(),
+                "已去掉 # 之后的部分；它不会被发送到服务器。".to_owned(),
+            ),
+        };
+        in_lang(lang, en, zh)
+    }
+}
+
+impl UrlError {
+    /// The error for the user, in a language.
+    pub fn message(&self, lang: Lang) -> String {
+        let zh = match self {
+            UrlError::Empty => "请填写 API 基础 URL，例如 https://api.openai.com/v1。".to_owned(),
+            UrlError::InnerWhitespace => "URL 中含有空格或换行，请删除。".to_owned(),
+            UrlError::UnsupportedScheme { scheme } => {
+                format!("只能调用 http:// 和 https:// 的 URL（填写的是 {scheme}://）。")
+            }
+            UrlError::MissingHost => "URL 中没有主机名。".to_owned(),
+        };
+        in_lang(lang, self.to_string(), zh)
+    }
+}
+
+impl KeyError {
+    /// The error for the user, in a language.
+    pub fn message(&self, lang: Lang) -> String {
+        let zh = match self {
+            KeyError::LineBreak { position } => {
+                format!("API 密钥的第 {position} 个字符处有换行。请重新粘贴为一行。")
+            }
+            KeyError::InnerWhitespace { position } => {
+                format!("API 密钥的第 {position} 个字符处有空格。请删除；密钥中没有空格。")
+            }
+            KeyError::InvalidCharacter { position } => format!(
+                "API 密钥的第 {position} 个字符无法放入 HTTP 请求头（通常是从文档中复制来的弯引号或不可见字符）。"
+            ),
+        };
+        in_lang(lang, self.to_string(), zh)
+    }
+}
+
+impl BodyError {
+    /// The error for the user, in a language.
+    pub fn message(&self, lang: Lang) -> String {
+        let zh = match self {
+            BodyError::MissingModel => "请填写模型名称。".to_owned(),
+            BodyError::ThinkingBudgetTooSmall { budget_tokens } => {
+                format!("Anthropic 要求思考预算至少为 1024 个 token（当前为 {budget_tokens}）。")
+            }
+            BodyError::ThinkingBudgetNotBelowMaxTokens {
+                budget_tokens,
+                max_tokens,
+            } => format!(
+                "Anthropic 要求思考预算（{budget_tokens}）小于 max_tokens（{max_tokens}）。"
+            ),
+        };
+        in_lang(lang, self.to_string(), zh)
+    }
 }

@@ -1,6 +1,7 @@
 //! Base URL normalization, bodies, headers and key handling.
 
 use serde_json::json;
+use ttft_core::diagnosis::Lang;
 use ttft_core::request::{
     anthropic_body, build_headers, normalize_base_url, openai_chat_body, prepare_request,
     responses_body, should_retry_with_max_completion_tokens, should_retry_without_stream_options,
@@ -520,4 +521,63 @@ fn description_never_contains_the_key() {
         // The real headers carry the real key.
         assert!(request.headers.iter().any(|h| h.value.contains(secret)));
     }
+}
+
+#[test]
+fn warnings_and_errors_have_messages_in_both_languages() {
+    let warnings = [
+        UrlWarning::SurroundingWhitespace,
+        UrlWarning::MissingScheme {
+            assumed: "https".into(),
+        },
+        UrlWarning::FullPathPasted {
+            removed: "chat/completions".into(),
+        },
+        UrlWarning::ProtocolPathMismatch {
+            pasted: "messages".into(),
+            selected: Chat,
+        },
+        UrlWarning::ModelsUrlPasted,
+        UrlWarning::DoubledVersion,
+        UrlWarning::MissingVersionAdded {
+            added: "/v1".into(),
+        },
+        UrlWarning::NoVersionSegment,
+        UrlWarning::InsecureHttp,
+        UrlWarning::HttpsToLocalServer,
+        UrlWarning::QueryStringKept {
+            query: "a=b".into(),
+        },
+        UrlWarning::FragmentDropped,
+    ];
+    for warning in &warnings {
+        let en = warning.message(Lang::En);
+        let zh = warning.message(Lang::Zh);
+        assert!(!en.is_empty() && !zh.is_empty() && en != zh, "{warning:?}");
+        assert!(
+            zh.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)),
+            "{zh}"
+        );
+    }
+    let mismatch = &warnings[3];
+    assert!(mismatch
+        .message(Lang::En)
+        .contains("OpenAI Chat Completions"));
+    assert!(mismatch
+        .message(Lang::Zh)
+        .contains("OpenAI Chat Completions"));
+    assert!(UrlWarning::NoVersionSegment
+        .message(Lang::En)
+        .contains("/v1"));
+
+    assert!(UrlError::Empty
+        .message(Lang::En)
+        .contains("https://api.openai.com/v1"));
+    assert!(UrlError::Empty.message(Lang::Zh).contains("基础 URL"));
+    let key = KeyError::LineBreak { position: 7 };
+    assert!(key.message(Lang::En).contains("line break at character 7"));
+    assert!(key.message(Lang::Zh).contains("第 7 个字符处有换行"));
+    let body = BodyError::ThinkingBudgetTooSmall { budget_tokens: 10 };
+    assert!(body.message(Lang::En).contains("at least 1024"));
+    assert!(body.message(Lang::Zh).contains("至少为 1024"));
 }
