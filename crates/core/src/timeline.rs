@@ -27,6 +27,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::diagnosis::{NetworkFailure, StreamFailure};
 use crate::dialect::{DecodedEvent, StreamError, Usage};
+use crate::stats::{StatsError, Summary};
 
 /// How a paint time was obtained (DESIGN.md §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -603,5 +604,72 @@ impl NetworkBreakdown {
             connection,
             timing_visible: true,
         }
+    }
+}
+
+/// Statistics of each metric over several runs. A run lacking a metric (failed, no
+/// reasoning, no paint) is left out of that metric only; each [`Summary`] says its count.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunsSummary {
+    /// Number of runs given.
+    pub runs: usize,
+    /// `ttft_ms` over runs.
+    pub ttft_ms: Option<Summary>,
+    /// `ttfa_ms` over runs.
+    pub ttfa_ms: Option<Summary>,
+    /// `ttfa_visible_ms` over runs.
+    pub ttfa_visible_ms: Option<Summary>,
+    /// `ttfr_ms` over runs.
+    pub ttfr_ms: Option<Summary>,
+    /// `first_chunk_ms` over runs.
+    pub first_chunk_ms: Option<Summary>,
+    /// `setup_ms` over runs.
+    pub setup_ms: Option<Summary>,
+    /// `perceived_ttft_ms` over runs.
+    pub perceived_ttft_ms: Option<Summary>,
+    /// `perceived_ttfa_ms` over runs.
+    pub perceived_ttfa_ms: Option<Summary>,
+    /// `reasoning_ms` over runs.
+    pub reasoning_ms: Option<Summary>,
+    /// `decode_ms` over runs.
+    pub decode_ms: Option<Summary>,
+    /// `e2e_ms` over runs.
+    pub e2e_ms: Option<Summary>,
+    /// Per-run mean `itl_ms` over runs (AIPerf's ITL: one value per request).
+    pub itl_ms: Option<Summary>,
+    /// Every chunk gap of every run pooled (vLLM bench's ITL distribution).
+    pub itl_gaps_pooled_ms: Option<Summary>,
+    /// `output_tps` over runs.
+    pub output_tps: Option<Summary>,
+}
+
+impl RunsSummary {
+    /// Summarizes metrics of several runs; an error if any value is NaN or infinite.
+    pub fn from_runs(runs: &[RunMetrics]) -> Result<RunsSummary, StatsError> {
+        let over = |pick: fn(&RunMetrics) -> Option<f64>| -> Result<Option<Summary>, StatsError> {
+            let values: Vec<f64> = runs.iter().filter_map(pick).collect();
+            Summary::from_samples(&values)
+        };
+        let pooled: Vec<f64> = runs
+            .iter()
+            .flat_map(|run| run.itl_gaps_ms.iter().copied())
+            .collect();
+        Ok(RunsSummary {
+            runs: runs.len(),
+            ttft_ms: over(|m| m.ttft_ms)?,
+            ttfa_ms: over(|m| m.ttfa_ms)?,
+            ttfa_visible_ms: over(|m| m.ttfa_visible_ms)?,
+            ttfr_ms: over(|m| m.ttfr_ms)?,
+            first_chunk_ms: over(|m| m.first_chunk_ms)?,
+            setup_ms: over(|m| m.setup_ms)?,
+            perceived_ttft_ms: over(|m| m.perceived_ttft_ms)?,
+            perceived_ttfa_ms: over(|m| m.perceived_ttfa_ms)?,
+            reasoning_ms: over(|m| m.reasoning_ms)?,
+            decode_ms: over(|m| m.decode_ms)?,
+            e2e_ms: over(|m| m.e2e_ms)?,
+            itl_ms: over(|m| m.itl_ms)?,
+            itl_gaps_pooled_ms: Summary::from_samples(&pooled)?,
+            output_tps: over(|m| m.output_tps)?,
+        })
     }
 }

@@ -4,7 +4,7 @@ use ttft_core::diagnosis::{NetworkFailure, StreamFailure};
 use ttft_core::dialect::{DecodedEvent, StreamError, Usage};
 use ttft_core::timeline::{
     ConnectionKind, NetworkBreakdown, PaintMethod, PaintTarget, PerceivedAnchor, ResourceTiming,
-    RunOutcome, RunTimeline, TokenCountSource,
+    RunOutcome, RunTimeline, RunsSummary, TokenCountSource,
 };
 
 /// What one step of a scripted run does.
@@ -530,4 +530,55 @@ fn network_breakdown_table() {
         assert_eq!(b.connection, connection);
         assert_eq!(b.timing_visible, visible);
     }
+}
+
+#[test]
+fn summary_over_runs() {
+    // Three runs: TTFT 100, 200, 300; the third has no answer paint; gaps pooled.
+    let runs: Vec<_> = [
+        (1100.0, vec![1100.0, 1110.0, 1130.0]),
+        (1200.0, vec![1200.0, 1240.0]),
+        (1300.0, vec![1300.0]),
+    ]
+    .iter()
+    .map(|(first, arrivals)| {
+        let mut run = RunTimeline::new(None, 1000.0);
+        for (index, at) in arrivals.iter().enumerate() {
+            run.on_event(
+                *at,
+                &DecodedEvent {
+                    index,
+                    answer: "x".into(),
+                    ..Default::default()
+                },
+            );
+        }
+        if *first < 1300.0 {
+            run.on_paint(
+                PaintTarget::Answer,
+                first + 16.0,
+                PaintMethod::PresentationTime,
+            );
+        }
+        run.metrics()
+    })
+    .collect();
+    let summary = RunsSummary::from_runs(&runs).unwrap();
+    assert_eq!(summary.runs, 3);
+    let ttft = summary.ttft_ms.unwrap();
+    assert_eq!(
+        (ttft.count, ttft.min, ttft.p50, ttft.max),
+        (3, 100.0, 200.0, 300.0)
+    );
+    let perceived = summary.perceived_ttfa_ms.unwrap();
+    // 116 and 216 only: p50 = 116 + 0.5·100 = 166.
+    assert_eq!((perceived.count, perceived.p50), (2, 166.0));
+    assert_eq!(summary.ttfr_ms, None);
+    // Pooled gaps: 10, 20 (run 1), 40 (run 2) → mean 23.333…, p50 20.
+    let pooled = summary.itl_gaps_pooled_ms.unwrap();
+    assert_eq!((pooled.count, pooled.p50), (3, 20.0));
+    // Per-run means: run 1 (1130 − 1100)/2 = 15, run 2 40/1 = 40; run 3 has none.
+    let itl = summary.itl_ms.unwrap();
+    assert_eq!((itl.count, itl.min, itl.max), (2, 15.0, 40.0));
+    assert!(RunsSummary::from_runs(&[]).unwrap().ttft_ms.is_none());
 }
