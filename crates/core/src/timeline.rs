@@ -120,6 +120,8 @@ pub enum RunOutcome {
     MalformedChunk {
         /// What the parser said (no model text).
         detail: String,
+        /// When the chunk arrived (ms, page clock).
+        at_ms: f64,
     },
     /// The stream ended without any reasoning or answer text.
     EmptyStream,
@@ -327,12 +329,12 @@ impl RunTimeline {
         self.usage = Some(usage.clone());
     }
 
-    /// A chunk could not be parsed (the decoder's error, without model text).
+    /// A chunk could not be parsed (the decoder's error, without model text). The stream
+    /// may go on; `on_stream_end` still records its end.
     pub fn on_malformed_chunk(&mut self, now_ms: f64, detail: &str) {
-        self.instants.finished.get_or_insert(now_ms);
-        self.ended_ms.get_or_insert(now_ms);
         self.set_outcome(RunOutcome::MalformedChunk {
             detail: detail.to_owned(),
+            at_ms: now_ms,
         });
     }
 
@@ -416,7 +418,7 @@ impl RunTimeline {
             RunOutcome::StreamError { error } => Some(StreamFailure::MidStreamError {
                 error: error.clone(),
             }),
-            RunOutcome::MalformedChunk { detail } => Some(StreamFailure::MalformedChunk {
+            RunOutcome::MalformedChunk { detail, .. } => Some(StreamFailure::MalformedChunk {
                 detail: detail.clone(),
             }),
             RunOutcome::EmptyStream => Some(StreamFailure::EmptyStream),
