@@ -4,8 +4,8 @@
 //! `performance.now()` clock); nothing here reads a clock. See docs/DESIGN.md.
 #![warn(missing_docs)]
 
-pub mod diagnosis;
 pub mod dialect;
+pub mod diagnosis;
 pub mod request;
 pub mod sse;
 pub mod stats;
