@@ -1,1 +1,677 @@
 //! The run timeline: the instants of one run and the metrics of DESIGN.md §2.
+//!
+//! Every time is a number of milliseconds on the page's `performance.now()` clock, passed in
+//! by the glue code; nothing here reads a clock. The serialized names (`request_started`,
+//! `ttft_ms`, …) are the names of DESIGN.md §2 and go unchanged into exports.
+//!
+//! Typical use by the app:
+//!
+//! ```
+//! use ttft_core::dialect::DecodedEvent;
+//! use ttft_core::timeline::{PaintMethod, PaintTarget, RunTimeline};
+//!
+//! let mut run = RunTimeline::new(Some(995.0), 1000.0); // click, then fetch() at 1000 ms
+//! run.on_headers(1080.0, 200);
+//! run.on_body_chunk(1090.0, 120);
+//! let answer = DecodedEvent { index: 1, answer: "Hi".into(), ..Default::default() };
+//! run.on_event(1250.0, &answer);
+//! run.on_paint(PaintTarget::Answer, 1266.0, PaintMethod::PresentationTime);
+//! run.on_event(1300.0, &DecodedEvent { index: 2, terminal: true, ..Default::default() });
+//! run.on_stream_end(1301.0);
+//! let metrics = run.metrics();
+//! assert_eq!(metrics.ttft_ms, Some(250.0));
+//! assert_eq!(metrics.perceived_ttfa_ms, Some(271.0)); // 1266 − 995
+//! ```
+
+use serde::{Deserialize, Serialize};
+
+use crate::diagnosis::{NetworkFailure, StreamFailure};
+use crate::dialect::{DecodedEvent, StreamError, Usage};
+use crate::stats::{StatsError, Summary};
+
+/// How a paint time was obtained (DESIGN.md §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PaintMethod {
+    /// Element Timing `presentationTime` (Chromium; when the frame was presented).
+    PresentationTime,
+    /// Element Timing `renderTime` (when rendering finished; a little earlier).
+    RenderTime,
+    /// Fallback: a `requestAnimationFrame` callback that posts a `MessageChannel` message;
+    /// the handler's time tracks the end of the rendering update.
+    RafMessageChannel,
+}
+
+/// A paint instant and how it was measured.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PaintTime {
+    /// When the text was presented (ms, page clock).
+    pub at_ms: f64,
+    /// Which API produced it.
+    pub method: PaintMethod,
+}
+
+/// Which text was painted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PaintTarget {
+    /// The first reasoning text.
+    Reasoning,
+    /// The first visible answer text.
+    Answer,
+}
+
+/// The instants of one run (DESIGN.md §2), ms on the page's `performance.now()` clock.
+/// `None` means the instant did not happen (or was not observable).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Instants {
+    /// The Send click's `event.timeStamp`; absent for scheduled runs.
+    pub clicked: Option<f64>,
+    /// Just before `fetch()` was called.
+    pub request_started: f64,
+    /// The fetch promise resolved (status and headers known).
+    pub headers_received: Option<f64>,
+    /// First body chunk read.
+    pub first_byte: Option<f64>,
+    /// First SSE event of any kind (role chunk, ping, `message_start`…).
+    pub first_event: Option<f64>,
+    /// First event carrying non-empty reasoning text.
+    pub first_reasoning: Option<f64>,
+    /// First event carrying non-empty answer text.
+    pub first_answer: Option<f64>,
+    /// First event carrying answer text that is not only whitespace.
+    pub first_answer_visible: Option<f64>,
+    /// When the first reasoning text was presented on screen.
+    pub reasoning_painted: Option<PaintTime>,
+    /// When the first visible answer text was presented on screen.
+    pub answer_painted: Option<PaintTime>,
+    /// Last arrival of an event carrying text (reasoning or answer).
+    pub last_token: Option<f64>,
+    /// Stream end: the terminal marker or the close, whichever came first.
+    pub finished: Option<f64>,
+}
+
+/// How a run ended (or that it has not yet).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum RunOutcome {
+    /// Still running.
+    Streaming,
+    /// The protocol's terminal marker arrived and text was received.
+    Completed,
+    /// "TTFT only" mode aborted the stream after the first answer token, as planned.
+    StoppedAfterFirstAnswer,
+    /// The server answered with a non-2xx status.
+    HttpError {
+        /// The status.
+        status: u16,
+    },
+    /// `fetch()` or a body read failed, timed out or was aborted.
+    NetworkFailure {
+        /// Which.
+        failure: NetworkFailure,
+    },
+    /// An error event inside the 200 stream.
+    StreamError {
+        /// The provider's error.
+        error: StreamError,
+    },
+    /// A chunk could not be parsed as the protocol's JSON.
+    MalformedChunk {
+        /// What the parser said (no model text).
+        detail: String,
+        /// When the chunk arrived (ms, page clock).
+        at_ms: f64,
+    },
+    /// The stream ended without any reasoning or answer text.
+    EmptyStream,
+    /// The stream closed with text but without the terminal marker.
+    EndedWithoutTerminal,
+}
+
+/// Where `perceived_*` metrics are measured from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PerceivedAnchor {
+    /// The Send click.
+    Clicked,
+    /// `request_started`, for runs without a click (scheduled runs).
+    RequestStarted,
+}
+
+/// Where the token count used for `itl_ms` and `output_tps` came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TokenCountSource {
+    /// The provider's reported `output_tokens` (usage).
+    Usage,
+    /// The number of text-carrying events (chunks); a chunk may hold several tokens.
+    Chunks,
+}
+
+/// The metrics of one run, named as in DESIGN.md §2. `None` whenever an instant they need
+/// is missing: never a made-up zero.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunMetrics {
+    /// min(first_reasoning, first_answer) − request_started.
+    pub ttft_ms: Option<f64>,
+    /// first_answer − request_started.
+    pub ttfa_ms: Option<f64>,
+    /// first_answer_visible − request_started (first non-whitespace answer).
+    pub ttfa_visible_ms: Option<f64>,
+    /// first_reasoning − request_started.
+    pub ttfr_ms: Option<f64>,
+    /// first_event − request_started.
+    pub first_chunk_ms: Option<f64>,
+    /// headers_received − request_started.
+    pub setup_ms: Option<f64>,
+    /// min(reasoning_painted, answer_painted) − clicked (or request_started).
+    pub perceived_ttft_ms: Option<f64>,
+    /// answer_painted − clicked (or request_started).
+    pub perceived_ttfa_ms: Option<f64>,
+    /// What the perceived metrics were measured from.
+    pub perceived_from: PerceivedAnchor,
+    /// reasoning_painted − first_reasoning.
+    pub reasoning_ui_delay_ms: Option<f64>,
+    /// answer_painted − first_answer_visible (the text that was painted).
+    pub answer_ui_delay_ms: Option<f64>,
+    /// first_answer − first_reasoning (time spent thinking before the answer).
+    pub reasoning_ms: Option<f64>,
+    /// last_token − min(first_reasoning, first_answer).
+    pub decode_ms: Option<f64>,
+    /// finished − request_started.
+    pub e2e_ms: Option<f64>,
+    /// Gaps between consecutive text-carrying events (the ITL distribution).
+    pub itl_gaps_ms: Vec<f64>,
+    /// Per-run mean ITL: (last_token − first token) / (n − 1); `None` when n < 2.
+    pub itl_ms: Option<f64>,
+    /// n used for `itl_ms` and `output_tps`.
+    pub output_tokens_counted: Option<u64>,
+    /// Where n came from: usage when the provider reported output tokens, else chunks.
+    pub token_count_source: Option<TokenCountSource>,
+    /// n / (decode_ms / 1000); `None` when decode_ms is 0 or missing.
+    pub output_tps: Option<f64>,
+    /// HTTP status.
+    pub http_status: Option<u16>,
+    /// Prompt tokens, cached ones included (usage).
+    pub prompt_tokens: Option<u64>,
+    /// Prompt tokens read from the cache (usage).
+    pub cached_prompt_tokens: Option<u64>,
+    /// Output tokens (usage).
+    pub output_tokens: Option<u64>,
+    /// Reasoning tokens (usage).
+    pub reasoning_tokens: Option<u64>,
+}
+
+/// Everything recorded about one run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunTimeline {
+    /// The instants.
+    pub instants: Instants,
+    /// Arrival time of every event carrying reasoning or answer text, in order.
+    pub text_arrivals_ms: Vec<f64>,
+    /// HTTP status, once headers arrived.
+    pub http_status: Option<u16>,
+    /// The last usage the decoder reported.
+    pub usage: Option<Usage>,
+    /// How the run ended.
+    pub outcome: RunOutcome,
+    /// Whether the protocol's terminal marker arrived.
+    pub terminal_seen: bool,
+    /// Number of decoded SSE events.
+    pub event_count: usize,
+    /// Body bytes received.
+    pub bytes_received: u64,
+    /// Network breakdown from Resource Timing, when the app could read it.
+    pub network: Option<NetworkBreakdown>,
+    /// When the run ended for any reason (stream close, abort, failure), ms page clock.
+    /// Unlike `finished` it is also set for aborted and failed runs.
+    pub ended_ms: Option<f64>,
+}
+
+/// `later − earlier` when both exist.
+fn span(earlier: Option<f64>, later: Option<f64>) -> Option<f64> {
+    Some(later? - earlier?)
+}
+
+/// The earlier of two optional instants.
+fn earliest(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+impl RunTimeline {
+    /// Starts a run: `clicked_ms` is the click's `event.timeStamp` (None for scheduled
+    /// runs), `request_started_ms` the instant just before `fetch()`.
+    pub fn new(clicked_ms: Option<f64>, request_started_ms: f64) -> RunTimeline {
+        RunTimeline {
+            instants: Instants {
+                clicked: clicked_ms,
+                request_started: request_started_ms,
+                headers_received: None,
+                first_byte: None,
+                first_event: None,
+                first_reasoning: None,
+                first_answer: None,
+                first_answer_visible: None,
+                reasoning_painted: None,
+                answer_painted: None,
+                last_token: None,
+                finished: None,
+            },
+            text_arrivals_ms: Vec::new(),
+            http_status: None,
+            usage: None,
+            outcome: RunOutcome::Streaming,
+            terminal_seen: false,
+            event_count: 0,
+            bytes_received: 0,
+            network: None,
+            ended_ms: None,
+        }
+    }
+
+    /// The fetch promise resolved with `status`. A non-2xx status sets the outcome.
+    pub fn on_headers(&mut self, now_ms: f64, status: u16) {
+        self.instants.headers_received.get_or_insert(now_ms);
+        self.http_status = Some(status);
+        if !(200..300).contains(&status) {
+            self.set_outcome(RunOutcome::HttpError { status });
+        }
+    }
+
+    /// A body chunk of `byte_len` bytes was read (empty reads are ignored).
+    pub fn on_body_chunk(&mut self, now_ms: f64, byte_len: usize) {
+        if byte_len == 0 {
+            return;
+        }
+        self.instants.first_byte.get_or_insert(now_ms);
+        self.bytes_received += byte_len as u64;
+    }
+
+    /// A decoded SSE event arrived at `now_ms`.
+    ///
+    /// Any event sets `first_event`; only non-empty text sets the first-token instants, so a
+    /// role chunk, `message_start`, `ping` or an empty `reasoning_content` never starts TTFT.
+    pub fn on_event(&mut self, now_ms: f64, event: &DecodedEvent) {
+        self.event_count += 1;
+        self.instants.first_event.get_or_insert(now_ms);
+        let has_reasoning = !event.reasoning.is_empty();
+        let has_answer = !event.answer.is_empty();
+        if has_reasoning {
+            self.instants.first_reasoning.get_or_insert(now_ms);
+        }
+        if has_answer {
+            self.instants.first_answer.get_or_insert(now_ms);
+            if !event.answer.trim().is_empty() {
+                self.instants.first_answer_visible.get_or_insert(now_ms);
+            }
+        }
+        if has_reasoning || has_answer {
+            self.instants.last_token = Some(now_ms);
+            self.text_arrivals_ms.push(now_ms);
+        }
+        if let Some(error) = &event.error {
+            self.set_outcome(RunOutcome::StreamError {
+                error: error.clone(),
+            });
+        }
+        if event.terminal {
+            self.terminal_seen = true;
+            self.instants.finished.get_or_insert(now_ms);
+        }
+    }
+
+    /// The decoder's merged usage changed (`DecodedEvent::usage_updated`); keeps the last.
+    pub fn set_usage(&mut self, usage: &Usage) {
+        self.usage = Some(usage.clone());
+    }
+
+    /// A chunk could not be parsed (the decoder's error, without model text). The stream
+    /// may go on; `on_stream_end` still records its end.
+    pub fn on_malformed_chunk(&mut self, now_ms: f64, detail: &str) {
+        self.set_outcome(RunOutcome::MalformedChunk {
+            detail: detail.to_owned(),
+            at_ms: now_ms,
+        });
+    }
+
+    /// A paint was observed; only the first per target is kept.
+    pub fn on_paint(&mut self, target: PaintTarget, painted_ms: f64, method: PaintMethod) {
+        let slot = match target {
+            PaintTarget::Reasoning => &mut self.instants.reasoning_painted,
+            PaintTarget::Answer => &mut self.instants.answer_painted,
+        };
+        slot.get_or_insert(PaintTime {
+            at_ms: painted_ms,
+            method,
+        });
+    }
+
+    /// The body stream closed (reader `done`). Sets `finished` if the terminal marker did
+    /// not, and settles the outcome of a run still streaming. A close after our own abort
+    /// (TTFT-only mode, Stop, timeout) is not the stream's end and sets nothing.
+    pub fn on_stream_end(&mut self, now_ms: f64) {
+        if matches!(
+            self.outcome,
+            RunOutcome::StoppedAfterFirstAnswer | RunOutcome::NetworkFailure { .. }
+        ) {
+            return;
+        }
+        self.instants.finished.get_or_insert(now_ms);
+        self.ended_ms.get_or_insert(now_ms);
+        let outcome = if self.text_arrivals_ms.is_empty() {
+            RunOutcome::EmptyStream
+        } else if self.terminal_seen {
+            RunOutcome::Completed
+        } else {
+            RunOutcome::EndedWithoutTerminal
+        };
+        self.set_outcome(outcome);
+    }
+
+    /// "TTFT only" mode aborted the stream after the first answer token. `finished` stays
+    /// unset (the stream did not end by itself), so `e2e_ms` is `None`.
+    pub fn on_stopped_after_first_answer(&mut self, now_ms: f64) {
+        self.ended_ms.get_or_insert(now_ms);
+        self.set_outcome(RunOutcome::StoppedAfterFirstAnswer);
+    }
+
+    /// `fetch()` or a read rejected (network error, timeout, user abort). What was measured
+    /// stays; `finished` stays unset, so `e2e_ms` is `None`.
+    pub fn on_network_failure(&mut self, now_ms: f64, failure: NetworkFailure) {
+        self.ended_ms.get_or_insert(now_ms);
+        self.set_outcome(RunOutcome::NetworkFailure { failure });
+    }
+
+    /// Records the Resource Timing breakdown for this request.
+    pub fn set_network(&mut self, network: NetworkBreakdown) {
+        self.network = Some(network);
+    }
+
+    /// The first outcome other than `Streaming` wins: an error is not overwritten by the
+    /// close that follows it (vLLM even sends `[DONE]` after an error).
+    fn set_outcome(&mut self, outcome: RunOutcome) {
+        if self.outcome == RunOutcome::Streaming {
+            self.outcome = outcome;
+        }
+    }
+
+    /// Time from `request_started` to the end of the run, whatever ended it.
+    pub fn elapsed_ms(&self) -> Option<f64> {
+        Some(self.ended_ms? - self.instants.request_started)
+    }
+
+    /// The network failure that ended the run, if one did.
+    pub fn network_failure(&self) -> Option<NetworkFailure> {
+        match self.outcome {
+            RunOutcome::NetworkFailure { failure } => Some(failure),
+            _ => None,
+        }
+    }
+
+    /// The stream-level failure, in the form diagnosis takes.
+    pub fn stream_failure(&self) -> Option<StreamFailure> {
+        match &self.outcome {
+            RunOutcome::StreamError { error } => Some(StreamFailure::MidStreamError {
+                error: error.clone(),
+            }),
+            RunOutcome::MalformedChunk { detail, .. } => Some(StreamFailure::MalformedChunk {
+                detail: detail.clone(),
+            }),
+            RunOutcome::EmptyStream => Some(StreamFailure::EmptyStream),
+            RunOutcome::EndedWithoutTerminal => Some(StreamFailure::EndedWithoutTerminal),
+            _ => None,
+        }
+    }
+
+    /// The token count for ITL and throughput: usage's `output_tokens` when reported,
+    /// else the number of text-carrying events.
+    fn token_count(&self) -> Option<(u64, TokenCountSource)> {
+        if let Some(tokens) = self.usage.as_ref().and_then(|u| u.output_tokens) {
+            return Some((tokens, TokenCountSource::Usage));
+        }
+        let chunks = self.text_arrivals_ms.len() as u64;
+        (chunks > 0).then_some((chunks, TokenCountSource::Chunks))
+    }
+
+    /// Computes the metrics of DESIGN.md §2 from what was recorded.
+    pub fn metrics(&self) -> RunMetrics {
+        let at = &self.instants;
+        let start = Some(at.request_started);
+        let first_token = earliest(at.first_reasoning, at.first_answer);
+        let (anchor, perceived_from) = match at.clicked {
+            Some(clicked) => (Some(clicked), PerceivedAnchor::Clicked),
+            None => (start, PerceivedAnchor::RequestStarted),
+        };
+        let reasoning_painted = at.reasoning_painted.map(|p| p.at_ms);
+        let answer_painted = at.answer_painted.map(|p| p.at_ms);
+        let decode_ms = span(first_token, at.last_token);
+        let counted = self.token_count();
+        let itl_ms = match (counted, decode_ms) {
+            (Some((n, _)), Some(window_ms)) if n >= 2 => Some(window_ms / (n - 1) as f64),
+            _ => None,
+        };
+        let output_tps = match (counted, decode_ms) {
+            (Some((n, _)), Some(window_ms)) if window_ms > 0.0 => {
+                Some(n as f64 / (window_ms / 1000.0))
+            }
+            _ => None,
+        };
+        let usage = self.usage.as_ref();
+        RunMetrics {
+            ttft_ms: span(start, first_token),
+            ttfa_ms: span(start, at.first_answer),
+            ttfa_visible_ms: span(start, at.first_answer_visible),
+            ttfr_ms: span(start, at.first_reasoning),
+            first_chunk_ms: span(start, at.first_event),
+            setup_ms: span(start, at.headers_received),
+            perceived_ttft_ms: span(anchor, earliest(reasoning_painted, answer_painted)),
+            perceived_ttfa_ms: span(anchor, answer_painted),
+            perceived_from,
+            reasoning_ui_delay_ms: span(at.first_reasoning, reasoning_painted),
+            answer_ui_delay_ms: span(at.first_answer_visible, answer_painted),
+            reasoning_ms: span(at.first_reasoning, at.first_answer),
+            decode_ms,
+            e2e_ms: span(start, at.finished),
+            itl_gaps_ms: self
+                .text_arrivals_ms
+                .windows(2)
+                .map(|pair| pair[1] - pair[0])
+                .collect(),
+            itl_ms,
+            output_tokens_counted: counted.map(|(n, _)| n),
+            token_count_source: counted.map(|(_, source)| source),
+            output_tps,
+            http_status: self.http_status,
+            prompt_tokens: usage.and_then(|u| u.prompt_tokens),
+            cached_prompt_tokens: usage.and_then(|u| u.cached_prompt_tokens),
+            output_tokens: usage.and_then(|u| u.output_tokens),
+            reasoning_tokens: usage.and_then(|u| u.reasoning_tokens),
+        }
+    }
+}
+
+/// The raw `PerformanceResourceTiming` fields, as the browser gives them (ms, page clock).
+/// Cross-origin responses without `Timing-Allow-Origin` report 0 for all but `fetch_start`.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct ResourceTiming {
+    /// `fetchStart`.
+    pub fetch_start: f64,
+    /// `domainLookupStart`.
+    pub domain_lookup_start: f64,
+    /// `domainLookupEnd`.
+    pub domain_lookup_end: f64,
+    /// `connectStart`.
+    pub connect_start: f64,
+    /// `connectEnd`.
+    pub connect_end: f64,
+    /// `secureConnectionStart` (0 for plain http).
+    pub secure_connection_start: f64,
+    /// `requestStart`.
+    pub request_start: f64,
+    /// `responseStart`.
+    pub response_start: f64,
+}
+
+/// Whether the request opened a new connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConnectionKind {
+    /// A new connection: DNS/TCP/TLS were paid (a cold run).
+    New,
+    /// An existing connection was reused (a warm run).
+    Reused,
+    /// Hidden by the missing `Timing-Allow-Origin` header.
+    Unknown,
+}
+
+/// Network phases of one request from Resource Timing. `None` for phases the browser did
+/// not expose (no `Timing-Allow-Origin`) or that did not apply (no TLS on plain http).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NetworkBreakdown {
+    /// domainLookupEnd − domainLookupStart.
+    pub dns_ms: Option<f64>,
+    /// TCP handshake: (secureConnectionStart, or connectEnd without TLS) − connectStart.
+    pub tcp_ms: Option<f64>,
+    /// TLS handshake: connectEnd − secureConnectionStart.
+    pub tls_ms: Option<f64>,
+    /// Browser queueing, requestStart − fetchStart (DESIGN.md §2). It reveals the
+    /// six-connections-per-host limit of HTTP/1.1; on a new connection it also contains
+    /// DNS + TCP + TLS.
+    pub queueing_ms: Option<f64>,
+    /// Waiting for the server, responseStart − requestStart (DevTools' "waiting for server
+    /// response"): server queue, and prefill on servers that hold the headers.
+    pub waiting_ms: Option<f64>,
+    /// The whole request up to the first response byte, responseStart − fetchStart
+    /// (= queueing + waiting).
+    pub request_ms: Option<f64>,
+    /// New or reused connection.
+    pub connection: ConnectionKind,
+    /// Whether the detailed fields were visible (`Timing-Allow-Origin` allowed them).
+    pub timing_visible: bool,
+}
+
+/// `end − start` when both are real timestamps (non-zero) in order.
+fn phase(start: f64, end: f64) -> Option<f64> {
+    (start > 0.0 && end > 0.0 && end >= start).then_some(end - start)
+}
+
+impl NetworkBreakdown {
+    /// Builds the breakdown from the raw fields, treating zeros as hidden.
+    ///
+    /// Without `Timing-Allow-Origin` every field but `fetchStart` is 0: all phases are
+    /// `None` and the connection is `Unknown`. A reused connection has
+    /// `connectStart == connectEnd` (no handshake), so its DNS and TCP phases are 0.
+    pub fn from_resource_timing(timing: &ResourceTiming) -> NetworkBreakdown {
+        let visible = timing.request_start > 0.0 || timing.response_start > 0.0;
+        if !visible {
+            return NetworkBreakdown {
+                dns_ms: None,
+                tcp_ms: None,
+                tls_ms: None,
+                queueing_ms: None,
+                waiting_ms: None,
+                request_ms: None,
+                connection: ConnectionKind::Unknown,
+                timing_visible: false,
+            };
+        }
+        let has_tls = timing.secure_connection_start > 0.0;
+        let tcp_end = if has_tls {
+            timing.secure_connection_start
+        } else {
+            timing.connect_end
+        };
+        let connection = if timing.connect_start <= 0.0 {
+            ConnectionKind::Unknown
+        } else if timing.connect_end > timing.connect_start {
+            ConnectionKind::New
+        } else {
+            ConnectionKind::Reused
+        };
+        NetworkBreakdown {
+            dns_ms: phase(timing.domain_lookup_start, timing.domain_lookup_end),
+            tcp_ms: phase(timing.connect_start, tcp_end),
+            tls_ms: if has_tls {
+                phase(timing.secure_connection_start, timing.connect_end)
+            } else {
+                None
+            },
+            queueing_ms: phase(timing.fetch_start, timing.request_start),
+            waiting_ms: phase(timing.request_start, timing.response_start),
+            request_ms: phase(timing.fetch_start, timing.response_start),
+            connection,
+            timing_visible: true,
+        }
+    }
+}
+
+/// Statistics of each metric over several runs. A run lacking a metric (failed, no
+/// reasoning, no paint) is left out of that metric only; each [`Summary`] says its count.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunsSummary {
+    /// Number of runs given.
+    pub runs: usize,
+    /// `ttft_ms` over runs.
+    pub ttft_ms: Option<Summary>,
+    /// `ttfa_ms` over runs.
+    pub ttfa_ms: Option<Summary>,
+    /// `ttfa_visible_ms` over runs.
+    pub ttfa_visible_ms: Option<Summary>,
+    /// `ttfr_ms` over runs.
+    pub ttfr_ms: Option<Summary>,
+    /// `first_chunk_ms` over runs.
+    pub first_chunk_ms: Option<Summary>,
+    /// `setup_ms` over runs.
+    pub setup_ms: Option<Summary>,
+    /// `perceived_ttft_ms` over runs.
+    pub perceived_ttft_ms: Option<Summary>,
+    /// `perceived_ttfa_ms` over runs.
+    pub perceived_ttfa_ms: Option<Summary>,
+    /// `reasoning_ms` over runs.
+    pub reasoning_ms: Option<Summary>,
+    /// `decode_ms` over runs.
+    pub decode_ms: Option<Summary>,
+    /// `e2e_ms` over runs.
+    pub e2e_ms: Option<Summary>,
+    /// Per-run mean `itl_ms` over runs (AIPerf's ITL: one value per request).
+    pub itl_ms: Option<Summary>,
+    /// Every chunk gap of every run pooled (vLLM bench's ITL distribution).
+    pub itl_gaps_pooled_ms: Option<Summary>,
+    /// `output_tps` over runs.
+    pub output_tps: Option<Summary>,
+}
+
+impl RunsSummary {
+    /// Summarizes metrics of several runs; an error if any value is NaN or infinite.
+    pub fn from_runs(runs: &[RunMetrics]) -> Result<RunsSummary, StatsError> {
+        let over = |pick: fn(&RunMetrics) -> Option<f64>| -> Result<Option<Summary>, StatsError> {
+            let values: Vec<f64> = runs.iter().filter_map(pick).collect();
+            Summary::from_samples(&values)
+        };
+        let pooled: Vec<f64> = runs
+            .iter()
+            .flat_map(|run| run.itl_gaps_ms.iter().copied())
+            .collect();
+        Ok(RunsSummary {
+            runs: runs.len(),
+            ttft_ms: over(|m| m.ttft_ms)?,
+            ttfa_ms: over(|m| m.ttfa_ms)?,
+            ttfa_visible_ms: over(|m| m.ttfa_visible_ms)?,
+            ttfr_ms: over(|m| m.ttfr_ms)?,
+            first_chunk_ms: over(|m| m.first_chunk_ms)?,
+            setup_ms: over(|m| m.setup_ms)?,
+            perceived_ttft_ms: over(|m| m.perceived_ttft_ms)?,
+            perceived_ttfa_ms: over(|m| m.perceived_ttfa_ms)?,
+            reasoning_ms: over(|m| m.reasoning_ms)?,
+            decode_ms: over(|m| m.decode_ms)?,
+            e2e_ms: over(|m| m.e2e_ms)?,
+            itl_ms: over(|m| m.itl_ms)?,
+            itl_gaps_pooled_ms: Summary::from_samples(&pooled)?,
+            output_tps: over(|m| m.output_tps)?,
+        })
+    }
+}
