@@ -2,11 +2,17 @@
 //! [`crate::run`], computing in ttft-core.
 
 use leptos::prelude::*;
+use leptos::tachys::html::attribute::custom::CustomAttribute;
 use leptos::task::spawn_local;
-use web_sys::{AbortController, MouseEvent};
+use ttft_core::diagnosis::Lang;
+use ttft_core::request::Protocol;
+use web_sys::MouseEvent;
 
-use crate::run::{self, RunSettings, RunUpdate};
-use crate::{clock, storage};
+use crate::run::{self, RunControl, RunSettings, RunUpdate};
+use crate::{clock, paint, storage};
+
+/// A run that has not finished after this long is aborted and diagnosed as a timeout.
+const DEFAULT_TIMEOUT_MS: f64 = 120_000.0;
 
 /// What the form holds. The key is kept out of here: it lives in sessionStorage and in the
 /// key field only (see [`crate::storage`]).
@@ -18,16 +24,53 @@ struct Endpoint {
     prompt: RwSignal<String>,
 }
 
+/// Streamed text split around its first painted piece: the first (visible) text goes into
+/// a fresh element with a unique `elementtiming` name so its paint can be timed.
+#[derive(Clone, Copy)]
+struct StreamedText {
+    lead: RwSignal<String>,
+    first: RwSignal<Option<(String, String)>>,
+    rest: RwSignal<String>,
+}
+
+impl StreamedText {
+    fn new() -> Self {
+        Self { lead: RwSignal::new(String::new()), first: RwSignal::new(None), rest: RwSignal::new(String::new()) }
+    }
+
+    fn clear(&self) {
+        self.lead.set(String::new());
+        self.first.set(None);
+        self.rest.set(String::new());
+    }
+
+    fn push(&self, text: String, paint_id: Option<String>) {
+        if let Some(paint_id) = paint_id {
+            self.first.set(Some((paint_id, text)));
+        } else if self.first.with_untracked(Option::is_none) {
+            self.lead.update(|lead| lead.push_str(&text));
+        } else {
+            self.rest.update(|rest| rest.push_str(&text));
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.lead.with(String::is_empty) && self.first.with(Option::is_none) && self.rest.with(String::is_empty)
+    }
+}
+
 /// The live state of the current (or last) run.
 #[derive(Clone, Copy)]
 struct LiveRun {
     streaming: RwSignal<bool>,
-    reasoning: RwSignal<String>,
-    answer: RwSignal<String>,
+    reasoning: StreamedText,
+    answer: StreamedText,
     ttfa_ms: RwSignal<Option<f64>>,
     ttfr_ms: RwSignal<Option<f64>>,
     first_chunk_ms: RwSignal<Option<f64>>,
+    perceived_ttfa_ms: RwSignal<Option<f64>>,
     url_called: RwSignal<String>,
+    warnings: RwSignal<Vec<String>>,
     status: RwSignal<String>,
     diagnosis: RwSignal<Option<run::ShownDiagnosis>>,
 }
@@ -36,52 +79,62 @@ impl LiveRun {
     fn new() -> Self {
         Self {
             streaming: RwSignal::new(false),
-            reasoning: RwSignal::new(String::new()),
-            answer: RwSignal::new(String::new()),
+            reasoning: StreamedText::new(),
+            answer: StreamedText::new(),
             ttfa_ms: RwSignal::new(None),
             ttfr_ms: RwSignal::new(None),
             first_chunk_ms: RwSignal::new(None),
+            perceived_ttfa_ms: RwSignal::new(None),
             url_called: RwSignal::new(String::new()),
+            warnings: RwSignal::new(Vec::new()),
             status: RwSignal::new(String::from("Ready.")),
             diagnosis: RwSignal::new(None),
         }
     }
 
     fn reset(&self) {
-        self.reasoning.set(String::new());
-        self.answer.set(String::new());
+        self.reasoning.clear();
+        self.answer.clear();
         self.ttfa_ms.set(None);
         self.ttfr_ms.set(None);
         self.first_chunk_ms.set(None);
+        self.perceived_ttfa_ms.set(None);
+        self.warnings.set(Vec::new());
         self.diagnosis.set(None);
     }
 
     fn apply(&self, update: RunUpdate) {
         match update {
-            RunUpdate::Calling { url } => {
+            RunUpdate::Calling { url, warnings } => {
                 self.url_called.set(url);
+                self.warnings.set(warnings);
                 self.status.set("Waiting for the first token…".into());
             }
-            RunUpdate::FirstChunk { first_chunk_ms } => {
-                self.first_chunk_ms.set(Some(first_chunk_ms))
-            }
-            RunUpdate::Reasoning { text, ttfr_ms } => {
-                self.reasoning.update(|reasoning| reasoning.push_str(&text));
+            RunUpdate::FirstChunk { first_chunk_ms } => self.first_chunk_ms.set(Some(first_chunk_ms)),
+            RunUpdate::Reasoning { text, ttfr_ms, paint_id } => {
+                self.reasoning.push(text, paint_id);
                 if ttfr_ms.is_some() {
                     self.ttfr_ms.set(ttfr_ms);
                 }
             }
-            RunUpdate::Answer { text, ttfa_ms } => {
-                self.answer.update(|answer| answer.push_str(&text));
+            RunUpdate::Answer { text, ttfa_ms, paint_id } => {
+                self.answer.push(text, paint_id);
                 if ttfa_ms.is_some() {
                     self.ttfa_ms.set(ttfa_ms);
                     self.status.set("Streaming…".into());
                 }
             }
-            RunUpdate::Finished { summary } => self.status.set(summary),
-            RunUpdate::Failed { diagnosis } => {
-                self.status.set("The run failed.".into());
-                self.diagnosis.set(Some(diagnosis));
+            RunUpdate::Finished(record) => {
+                let metrics = &record.metrics;
+                self.ttfa_ms.set(metrics.ttfa_ms);
+                self.ttfr_ms.set(metrics.ttfr_ms);
+                self.first_chunk_ms.set(metrics.first_chunk_ms);
+                self.perceived_ttfa_ms.set(metrics.perceived_ttfa_ms);
+                self.status.set(match &record.diagnosis {
+                    Some(_) => "The run failed.".into(),
+                    None => format!("Done in {}.", format_ms(metrics.e2e_ms.or(record.metrics.ttfa_ms))),
+                });
+                self.diagnosis.set(record.diagnosis);
             }
         }
     }
@@ -105,7 +158,8 @@ pub fn App() -> impl IntoView {
         prompt: RwSignal::new("Why is the sky blue? Answer in two sentences.".into()),
     };
     let live = LiveRun::new();
-    let abort = StoredValue::new_local(None::<AbortController>);
+    let control = StoredValue::new_local(None::<RunControl>);
+    paint::install_observer();
 
     let send = move |event: MouseEvent| {
         if live.streaming.get_untracked() {
@@ -113,34 +167,32 @@ pub fn App() -> impl IntoView {
         }
         // The user's start: the click's own timestamp, on the page clock.
         let clicked_ms = event.time_stamp();
-        let Ok(controller) = AbortController::new() else {
-            live.status
-                .set("This browser cannot abort requests; cannot run.".into());
-            return;
-        };
         let settings = RunSettings {
+            protocol: Protocol::OpenAiChat,
+            dialect: None,
             base_url: endpoint.base_url.get_untracked(),
             api_key: endpoint.api_key.get_untracked(),
             model: endpoint.model.get_untracked(),
             prompt: endpoint.prompt.get_untracked(),
+            max_output_tokens: None,
+            timeout_ms: DEFAULT_TIMEOUT_MS,
+            ttft_only: false,
+            lang: Lang::En,
         };
-        let signal = controller.signal();
-        abort.set_value(Some(controller));
+        let run_control = RunControl::default();
+        control.set_value(Some(run_control.clone()));
         live.reset();
         live.streaming.set(true);
         spawn_local(async move {
-            run::measure(settings, Some(clicked_ms), signal, move |update| {
-                live.apply(update)
-            })
-            .await;
+            run::measure(settings, Some(clicked_ms), run_control, move |update| live.apply(update)).await;
             live.streaming.set(false);
-            abort.set_value(None);
+            control.set_value(None);
         });
     };
     let stop = move |_| {
-        abort.with_value(|controller| {
-            if let Some(controller) = controller {
-                controller.abort();
+        control.with_value(|run_control| {
+            if let Some(run_control) = run_control {
+                run_control.stop();
             }
         });
     };
@@ -338,6 +390,30 @@ fn DiagnosisBox(
     }
 }
 
+/// Streamed text as plain text (never HTML), its first piece in a fresh element whose
+/// paint is timed.
+#[component]
+fn StreamedPane(
+    /// The text.
+    text: StreamedText,
+) -> impl IntoView {
+    view! {
+        {move || text.lead.get()}
+        {move || {
+            text.first
+                .get()
+                .map(|(paint_id, first_text)| {
+                    // `elementtiming` has no typed setter in the view macro.
+                    leptos::html::span()
+                        .class("painted-first")
+                        .attr("elementtiming", paint_id)
+                        .child(first_text)
+                })
+        }}
+        {move || text.rest.get()}
+    }
+}
+
 /// Reasoning and answer as they stream in, always as plain text.
 #[component]
 fn LivePanes(
@@ -347,13 +423,13 @@ fn LivePanes(
     view! {
         <section class="panel" aria-labelledby="output-heading">
             <h2 id="output-heading">"Output"</h2>
-            <Show when=move || !live.reasoning.get().is_empty()>
+            <Show when=move || !live.reasoning.is_empty()>
                 <pre class="pane reasoning" data-testid="reasoning">
-                    {move || live.reasoning.get()}
+                    <StreamedPane text=live.reasoning />
                 </pre>
             </Show>
             <pre class="pane" data-testid="answer" aria-live="polite">
-                {move || live.answer.get()}
+                <StreamedPane text=live.answer />
             </pre>
         </section>
     }

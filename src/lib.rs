@@ -5,6 +5,7 @@
 pub mod app;
 pub mod clock;
 pub mod net;
+pub mod paint;
 pub mod run;
 pub mod storage;
 pub mod worker;

@@ -154,3 +154,51 @@ impl BodyReader {
         let _ = self.reader.cancel();
     }
 }
+
+/// The fallback transport when no Worker can be started: the same fetch on the main
+/// thread, reporting [`crate::worker::WorkerEvent`]s stamped on the page clock. Arrival
+/// times are then delayed by any long main-thread task; the run records which transport
+/// measured it.
+pub async fn fetch_on_main_thread(
+    request: HttpRequest,
+    signal: AbortSignal,
+    sender: futures_channel::mpsc::UnboundedSender<crate::worker::WorkerEvent>,
+) {
+    use crate::worker::WorkerEvent;
+    let now_ms = || crate::clock::now_ms().unwrap_or_default();
+    let send = |event: WorkerEvent| {
+        // The run stopped listening: nothing left to report to.
+        let _ = sender.unbounded_send(event);
+    };
+    let failed = |failure: FetchFailure| {
+        let (name, message) = match failure {
+            FetchFailure::Aborted => ("AbortError".to_string(), String::new()),
+            FetchFailure::Network(message) => ("TypeError".to_string(), message),
+            FetchFailure::InvalidRequest(message) => ("InvalidRequest".to_string(), message),
+        };
+        WorkerEvent::Failed { at_ms: now_ms(), name, message }
+    };
+    send(WorkerEvent::Started { at_ms: now_ms() });
+    let response = match open(&request, &signal).await {
+        Ok(response) => response,
+        Err(failure) => return send(failed(failure)),
+    };
+    let head = response.head.clone();
+    send(WorkerEvent::Headers {
+        at_ms: now_ms(),
+        status: head.status,
+        content_type: head.content_type,
+        retry_after: head.retry_after,
+    });
+    let reader = match response.into_body_reader() {
+        Ok(reader) => reader,
+        Err(failure) => return send(failed(failure)),
+    };
+    loop {
+        match reader.next_chunk().await {
+            Ok(Some(bytes)) => send(WorkerEvent::Chunk { at_ms: now_ms(), bytes }),
+            Ok(None) => return send(WorkerEvent::End { at_ms: now_ms() }),
+            Err(failure) => return send(failed(failure)),
+        }
+    }
+}

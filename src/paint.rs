@@ -26,31 +26,33 @@ pub struct Painted {
 }
 
 type Waiters = HashMap<String, oneshot::Sender<Painted>>;
+/// The observer and the callback it must keep alive.
+type ElementObserver = (PerformanceObserver, Closure<dyn FnMut(PerformanceObserverEntryList)>);
 
 thread_local! {
     static ELEMENT_WAITERS: RefCell<Waiters> = RefCell::new(HashMap::new());
     static EARLY_PAINTS: RefCell<HashMap<String, Painted>> = RefCell::new(HashMap::new());
-    static OBSERVER: RefCell<Option<(PerformanceObserver, Closure<dyn FnMut(PerformanceObserverEntryList)>)>> =
-        const { RefCell::new(None) };
+    static OBSERVER: RefCell<Option<ElementObserver>> = const { RefCell::new(None) };
 }
 
 /// Whether this browser reports Element Timing.
 pub fn element_timing_supported() -> bool {
-    let Ok(types) = Reflect::get(&PerformanceObserver::from(JsValue::NULL).constructor(), &"supportedEntryTypes".into())
-    else {
-        return false;
-    };
-    Array::from(&types).includes(&"element".into(), 0)
+    let supported = Reflect::get(&js_sys::global(), &"PerformanceObserver".into())
+        .and_then(|constructor| Reflect::get(&constructor, &"supportedEntryTypes".into()));
+    match supported {
+        Ok(types) if Array::is_array(&types) => Array::from(&types).includes(&"element".into(), 0),
+        _ => false,
+    }
 }
 
 fn painted_from_entry(entry: &JsValue) -> Option<(String, Painted)> {
     let identifier = Reflect::get(entry, &"identifier".into()).ok()?.as_string()?;
     let time = |field: &str| Reflect::get(entry, &field.into()).ok().and_then(|value| value.as_f64());
     let painted = match time("presentationTime").filter(|time_ms| *time_ms > 0.0) {
-        Some(painted_ms) => Painted { painted_ms, method: PaintMethod::ElementTimingPresentation },
+        Some(painted_ms) => Painted { painted_ms, method: PaintMethod::PresentationTime },
         None => Painted {
             painted_ms: time("renderTime").filter(|time_ms| *time_ms > 0.0)?,
-            method: PaintMethod::ElementTimingRender,
+            method: PaintMethod::RenderTime,
         },
     };
     Some((identifier, painted))
@@ -77,10 +79,12 @@ pub fn install_observer() {
         }
     });
     let Ok(observer) = PerformanceObserver::new(callback.as_ref().unchecked_ref()) else { return };
-    let init = PerformanceObserverInit::new();
-    init.set_type("element");
-    init.set_buffered(true);
-    observer.observe_with_options(&init);
+    // `type` + `buffered` (not in web-sys' dictionary): also report paints that happened
+    // before the observer ran its first callback.
+    let init = js_sys::Object::new();
+    let _ = Reflect::set(&init, &"type".into(), &"element".into());
+    let _ = Reflect::set(&init, &"buffered".into(), &JsValue::TRUE);
+    observer.observe(init.unchecked_ref::<PerformanceObserverInit>());
     OBSERVER.with(|slot| *slot.borrow_mut() = Some((observer, callback)));
 }
 
@@ -125,5 +129,5 @@ pub async fn next_frame_painted() -> Option<Painted> {
     window.request_animation_frame(on_frame.as_ref().unchecked_ref()).ok()?;
     let painted_ms = receiver.await.ok()?;
     drop((on_message, on_frame));
-    Some(Painted { painted_ms, method: PaintMethod::AnimationFrameFallback })
+    Some(Painted { painted_ms, method: PaintMethod::RafMessageChannel })
 }

@@ -194,6 +194,22 @@ impl StreamReader {
         }
     }
 
+    /// The dialect in use (the detected one once the stream told it).
+    pub fn dialect(&self) -> Dialect {
+        self.decoder.dialect()
+    }
+
+    /// The merged usage so far: read it when a [`DecodedEvent`] has `usage_updated`.
+    pub fn usage(&self) -> Option<&Usage> {
+        self.decoder.usage()
+    }
+
+    /// How many events so far were not valid JSON for the dialect (the "reading choices"
+    /// class of failure); a rise after a read means that read carried a malformed chunk.
+    pub fn malformed_event_count(&self) -> usize {
+        self.decoder.malformed_event_count()
+    }
+
     /// The summary so far, without ending the stream (for a run aborted after its first
     /// answer token, call [`StreamReader::finish`] instead).
     pub fn summary(&self) -> StreamSummary {
