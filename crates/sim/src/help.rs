@@ -102,7 +102,8 @@ FAULTS (suffix fault=NAME or request header `x-sim-fault: NAME`; the header wins
               `data: {"error": {...}}`, Anthropic `event: error` overloaded_error,
               Responses `event: error`), and no terminal marker
   stall       HTTP 200 headers, then no byte until the client gives up (takes no slot)
-  drop        HTTP 200, a few tokens, then the connection is cut (no terminal marker)
+  drop        HTTP 200, a few tokens, then the connection is cut (no terminal marker;
+              the cut comes at the next token time, at least 20 ms after the last bytes)
   malformed   a chunk of invalid JSON after a few tokens, then the normal rest
   nocors      the normal stream without any CORS header (a browser refuses it)
 

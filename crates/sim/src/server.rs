@@ -234,7 +234,8 @@ async fn handle(State(app): State<Arc<App>>, request: Request) -> Response {
                     return finish_api(api_error(&error, dialect), cors);
                 }
             };
-            let (response, cors_for_this) = complete(app, dialect, &parts.headers, &bytes, arrival);
+            let (response, cors_for_this) =
+                complete(app, dialect, &parts.headers, &bytes, arrival).await;
             finish_api(response, cors && cors_for_this)
         }
         _ => finish_api(
@@ -290,7 +291,7 @@ struct Prepared {
 }
 
 /// Answers one completion request. Returns the response and whether it may carry CORS.
-fn complete(
+async fn complete(
     app: Arc<App>,
     dialect: Dialect,
     headers: &HeaderMap,
@@ -453,14 +454,12 @@ fn complete(
             playback(frames, arrival, guard),
         )
     } else {
+        // Like real servers, a non-streaming answer (headers included) comes when it is done.
         let body = dialect::completion_body(dialect, &input);
         let ready_at = arrival + Duration::from_secs_f64(prepared.plan.end_ms / 1000.0);
-        let body_stream = futures_util::stream::once(async move {
-            tokio::time::sleep_until(ready_at).await;
-            drop(guard);
-            Ok::<Bytes, std::io::Error>(Bytes::from(body))
-        });
-        response(200, "application/json", Body::from_stream(body_stream))
+        tokio::time::sleep_until(ready_at).await;
+        drop(guard);
+        response(200, "application/json", Body::from(body))
     };
     let headers = response.headers_mut();
     set(headers, "cache-control", "no-cache");

@@ -15,12 +15,24 @@ async fn chat_stream_is_well_formed_with_usage_and_cached_tokens() {
     let base = start(ServerConfig::default()).await;
     let prompt = prompt_of(150, "ab");
     let model = format!("sim-fast@{QUICK},answer_tokens=5");
-    let (status, headers, events, end) = stream(&base, "/v1/chat/completions", &chat_body(&model, &prompt), &[]).await;
+    let (status, headers, events, end) = stream(
+        &base,
+        "/v1/chat/completions",
+        &chat_body(&model, &prompt),
+        &[],
+    )
+    .await;
     assert_eq!(status, 200);
     assert_eq!(end, End::Clean);
-    assert!(header(&headers, "content-type").unwrap().starts_with("text/event-stream"));
+    assert!(header(&headers, "content-type")
+        .unwrap()
+        .starts_with("text/event-stream"));
     let events = data_events(&events);
-    assert_eq!(events.len(), 1 + 5 + 1 + 1 + 1, "role, 5 tokens, finish, usage, [DONE]");
+    assert_eq!(
+        events.len(),
+        1 + 5 + 1 + 1 + 1,
+        "role, 5 tokens, finish, usage, [DONE]"
+    );
     let role = events[0].json();
     assert_eq!(role["object"], "chat.completion.chunk");
     assert_eq!(role["model"], model, "model echoed as sent");
@@ -29,7 +41,12 @@ async fn chat_stream_is_well_formed_with_usage_and_cached_tokens() {
     assert_eq!(role["usage"], Value::Null);
     let answer: String = events[1..6]
         .iter()
-        .map(|e| e.json()["choices"][0]["delta"]["content"].as_str().unwrap().to_string())
+        .map(|e| {
+            e.json()["choices"][0]["delta"]["content"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
         .collect();
     assert_eq!(answer, "Here is a simulated answer");
     let finish = events[6].json();
@@ -47,7 +64,13 @@ async fn chat_stream_is_well_formed_with_usage_and_cached_tokens() {
     assert_eq!(header(&headers, "x-sim-prompt-tokens"), Some("150"));
 
     // The same prompt again: two whole 64-token blocks are cached.
-    let (_, headers, events, _) = stream(&base, "/v1/chat/completions", &chat_body(&model, &prompt), &[]).await;
+    let (_, headers, events, _) = stream(
+        &base,
+        "/v1/chat/completions",
+        &chat_body(&model, &prompt),
+        &[],
+    )
+    .await;
     let usage = data_events(&events)[7].json()["usage"].clone();
     assert_eq!(usage["prompt_tokens_details"]["cached_tokens"], 128);
     assert_eq!(header(&headers, "x-sim-cached-tokens"), Some("128"));
@@ -71,7 +94,11 @@ fn chat_delta_texts(events: &[Event], field: &str) -> String {
     events
         .iter()
         .filter(|e| !e.comment && e.data != "[DONE]")
-        .filter_map(|e| e.json()["choices"][0]["delta"][field].as_str().map(str::to_string))
+        .filter_map(|e| {
+            e.json()["choices"][0]["delta"][field]
+                .as_str()
+                .map(str::to_string)
+        })
         .collect()
 }
 
@@ -80,28 +107,49 @@ async fn chat_reasoning_styles() {
     let base = start(ServerConfig::default()).await;
     let suffix = format!("{QUICK},reasoning_tokens=3,answer_tokens=2");
     // DeepSeek style.
-    let (_, headers, events, _) =
-        stream(&base, "/v1/chat/completions", &chat_body(&format!("sim-reasoning@{suffix}"), "q"), &[]).await;
-    assert_eq!(chat_delta_texts(&events, "reasoning_content"), "Let me think");
+    let (_, headers, events, _) = stream(
+        &base,
+        "/v1/chat/completions",
+        &chat_body(&format!("sim-reasoning@{suffix}"), "q"),
+        &[],
+    )
+    .await;
+    assert_eq!(
+        chat_delta_texts(&events, "reasoning_content"),
+        "Let me think"
+    );
     assert_eq!(chat_delta_texts(&events, "content"), "Here is");
     let role = data_events(&events)[0].json();
-    assert_eq!(role["choices"][0]["delta"], json!({"role": "assistant", "content": null, "reasoning_content": ""}));
+    assert_eq!(
+        role["choices"][0]["delta"],
+        json!({"role": "assistant", "content": null, "reasoning_content": ""})
+    );
     let usage = data_events(&events).iter().rev().nth(1).unwrap().json()["usage"].clone();
     assert_eq!(usage["completion_tokens_details"]["reasoning_tokens"], 3);
     assert_eq!(usage["completion_tokens"], 5);
     assert!(header(&headers, "x-sim-first-reasoning-ms").is_some());
     // vLLM / Ollama style.
     let model = format!("sim-reasoning@{suffix},reasoning_style=reasoning");
-    let (_, _, events, _) = stream(&base, "/v1/chat/completions", &chat_body(&model, "q"), &[]).await;
+    let (_, _, events, _) =
+        stream(&base, "/v1/chat/completions", &chat_body(&model, "q"), &[]).await;
     assert_eq!(chat_delta_texts(&events, "reasoning"), "Let me think");
     assert_eq!(chat_delta_texts(&events, "reasoning_content"), "");
     // Inline think tags.
-    let (_, _, events, _) =
-        stream(&base, "/v1/chat/completions", &chat_body(&format!("sim-think@{suffix}"), "q"), &[]).await;
-    assert_eq!(chat_delta_texts(&events, "content"), "<think>\nLet me think\n</think>\n\nHere is");
+    let (_, _, events, _) = stream(
+        &base,
+        "/v1/chat/completions",
+        &chat_body(&format!("sim-think@{suffix}"), "q"),
+        &[],
+    )
+    .await;
+    assert_eq!(
+        chat_delta_texts(&events, "content"),
+        "<think>\nLet me think\n</think>\n\nHere is"
+    );
     // Hidden reasoning: only usage tells.
     let model = format!("sim-reasoning@{suffix},reasoning_style=none");
-    let (_, headers, events, _) = stream(&base, "/v1/chat/completions", &chat_body(&model, "q"), &[]).await;
+    let (_, headers, events, _) =
+        stream(&base, "/v1/chat/completions", &chat_body(&model, "q"), &[]).await;
     assert_eq!(chat_delta_texts(&events, "content"), "Here is");
     assert_eq!(chat_delta_texts(&events, "reasoning_content"), "");
     assert!(header(&headers, "x-sim-first-reasoning-ms").is_none());
@@ -151,20 +199,44 @@ async fn anthropic_stream_event_flow_and_cache() {
     assert_eq!(
         names,
         [
-            "message_start", "content_block_start", "ping", "content_block_delta",
-            "content_block_delta", "content_block_delta", "content_block_stop",
-            "content_block_start", "content_block_delta", "content_block_delta",
-            "content_block_delta", "content_block_stop", "message_delta", "message_stop"
+            "message_start",
+            "content_block_start",
+            "ping",
+            "content_block_delta",
+            "content_block_delta",
+            "content_block_delta",
+            "content_block_stop",
+            "content_block_start",
+            "content_block_delta",
+            "content_block_delta",
+            "content_block_delta",
+            "content_block_stop",
+            "message_delta",
+            "message_stop"
         ]
     );
     assert_eq!(
         delta_types,
-        ["thinking_delta", "thinking_delta", "signature_delta", "text_delta", "text_delta", "text_delta"]
+        [
+            "thinking_delta",
+            "thinking_delta",
+            "signature_delta",
+            "text_delta",
+            "text_delta",
+            "text_delta"
+        ]
     );
     for event in &events {
-        assert_eq!(event.json()["type"].as_str(), event.event.as_deref(), "type repeats the name");
+        assert_eq!(
+            event.json()["type"].as_str(),
+            event.event.as_deref(),
+            "type repeats the name"
+        );
     }
-    assert_eq!(events[1].json()["content_block"], json!({"type": "thinking", "thinking": "", "signature": ""}));
+    assert_eq!(
+        events[1].json()["content_block"],
+        json!({"type": "thinking", "thinking": "", "signature": ""})
+    );
     assert_eq!(events[7].json()["index"], 1);
     let start = events[0].json();
     assert_eq!(start["message"]["model"], model);
@@ -185,15 +257,31 @@ async fn anthropic_stream_event_flow_and_cache() {
 #[tokio::test]
 async fn anthropic_without_reasoning_has_one_text_block() {
     let base = start(ServerConfig::default()).await;
-    let (_, _, events, _) =
-        stream(&base, "/v1/messages", &messages_body(&format!("sim-fast@{QUICK},answer_tokens=2"), "q"), &[]).await;
+    let (_, _, events, _) = stream(
+        &base,
+        "/v1/messages",
+        &messages_body(&format!("sim-fast@{QUICK},answer_tokens=2"), "q"),
+        &[],
+    )
+    .await;
     let names: Vec<&str> = events.iter().map(|e| e.event.as_deref().unwrap()).collect();
     assert_eq!(
         names,
-        ["message_start", "content_block_start", "ping", "content_block_delta", "content_block_delta",
-         "content_block_stop", "message_delta", "message_stop"]
+        [
+            "message_start",
+            "content_block_start",
+            "ping",
+            "content_block_delta",
+            "content_block_delta",
+            "content_block_stop",
+            "message_delta",
+            "message_stop"
+        ]
     );
-    assert_eq!(events[1].json()["content_block"], json!({"type": "text", "text": ""}));
+    assert_eq!(
+        events[1].json()["content_block"],
+        json!({"type": "text", "text": ""})
+    );
 }
 
 #[tokio::test]
@@ -201,19 +289,35 @@ async fn responses_stream_event_order_and_usage() {
     let base = start(ServerConfig::default()).await;
     let model = format!("sim-reasoning@{QUICK},reasoning_tokens=2,answer_tokens=2");
     let prompt = prompt_of(64, "ef");
-    let (status, _, events, end) = stream(&base, "/v1/responses", &responses_body(&model, &prompt), &[]).await;
+    let (status, _, events, end) = stream(
+        &base,
+        "/v1/responses",
+        &responses_body(&model, &prompt),
+        &[],
+    )
+    .await;
     assert_eq!((status.as_u16(), end), (200, End::Clean));
     let names: Vec<&str> = events.iter().map(|e| e.event.as_deref().unwrap()).collect();
     assert_eq!(
         names,
         [
-            "response.created", "response.in_progress", "response.output_item.added",
-            "response.reasoning_summary_part.added", "response.reasoning_summary_text.delta",
-            "response.reasoning_summary_text.delta", "response.reasoning_summary_text.done",
-            "response.reasoning_summary_part.done", "response.output_item.done",
-            "response.output_item.added", "response.content_part.added",
-            "response.output_text.delta", "response.output_text.delta", "response.output_text.done",
-            "response.content_part.done", "response.output_item.done", "response.completed"
+            "response.created",
+            "response.in_progress",
+            "response.output_item.added",
+            "response.reasoning_summary_part.added",
+            "response.reasoning_summary_text.delta",
+            "response.reasoning_summary_text.delta",
+            "response.reasoning_summary_text.done",
+            "response.reasoning_summary_part.done",
+            "response.output_item.done",
+            "response.output_item.added",
+            "response.content_part.added",
+            "response.output_text.delta",
+            "response.output_text.delta",
+            "response.output_text.done",
+            "response.content_part.done",
+            "response.output_item.done",
+            "response.completed"
         ]
     );
     for (index, event) in events.iter().enumerate() {
@@ -233,15 +337,28 @@ async fn responses_stream_event_order_and_usage() {
         json!({"input_tokens": 64, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 4,
                "output_tokens_details": {"reasoning_tokens": 2}, "total_tokens": 68})
     );
-    let (_, _, events, _) = stream(&base, "/v1/responses", &responses_body(&model, &prompt), &[]).await;
+    let (_, _, events, _) = stream(
+        &base,
+        "/v1/responses",
+        &responses_body(&model, &prompt),
+        &[],
+    )
+    .await;
     let usage = events.last().unwrap().json()["response"]["usage"].clone();
     assert_eq!(usage["input_tokens_details"]["cached_tokens"], 64);
 }
 
 #[tokio::test]
 async fn no_cache_flag_reports_no_cached_tokens() {
-    let base = start(ServerConfig { cache_enabled: false, ..ServerConfig::default() }).await;
-    let body = chat_body(&format!("sim-fast@{QUICK},answer_tokens=1"), &prompt_of(200, "gh"));
+    let base = start(ServerConfig {
+        cache_enabled: false,
+        ..ServerConfig::default()
+    })
+    .await;
+    let body = chat_body(
+        &format!("sim-fast@{QUICK},answer_tokens=1"),
+        &prompt_of(200, "gh"),
+    );
     for _ in 0..2 {
         let (_, headers, _, _) = stream(&base, "/v1/chat/completions", &body, &[]).await;
         assert_eq!(header(&headers, "x-sim-cached-tokens"), Some("0"));
@@ -251,48 +368,113 @@ async fn no_cache_flag_reports_no_cached_tokens() {
 #[tokio::test]
 async fn models_lists_profiles() {
     let base = start(ServerConfig::default()).await;
-    let value: Value = client().get(format!("{base}/v1/models")).send().await.unwrap().json().await.unwrap();
+    let value: Value = client()
+        .get(format!("{base}/v1/models"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     assert_eq!(value["object"], "list");
-    let ids: Vec<&str> = value["data"].as_array().unwrap().iter().map(|m| m["id"].as_str().unwrap()).collect();
-    for name in ["sim-fast", "sim-reasoning", "sim-think", "sim-slow-prefill", "sim-linear-prefill"] {
+    let ids: Vec<&str> = value["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap())
+        .collect();
+    for name in [
+        "sim-fast",
+        "sim-reasoning",
+        "sim-think",
+        "sim-slow-prefill",
+        "sim-linear-prefill",
+    ] {
         assert!(ids.contains(&name), "{name}");
     }
     assert_eq!(value["data"][0]["object"], "model");
 }
 
-async fn status_and_json(base: &str, path: &str, body: &Value, headers: &[(&str, &str)]) -> (u16, reqwest::header::HeaderMap, Value) {
+async fn status_and_json(
+    base: &str,
+    path: &str,
+    body: &Value,
+    headers: &[(&str, &str)],
+) -> (u16, reqwest::header::HeaderMap, Value) {
     let (response, _) = post(base, path, body, headers).await;
     let status = response.status().as_u16();
     let header_map = response.headers().clone();
     let text = response.text().await.unwrap();
-    (status, header_map, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+    (
+        status,
+        header_map,
+        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+    )
 }
 
 #[tokio::test]
 async fn status_faults_in_each_dialect() {
     let base = start(ServerConfig::default()).await;
     let cases: &[(&str, u16, &str, Option<&str>, &str)] = &[
-        ("401", 401, "invalid_request_error", Some("invalid_api_key"), "authentication_error"),
-        ("403", 403, "request_forbidden", Some("unsupported_country_region_territory"), "permission_error"),
-        ("404", 404, "invalid_request_error", Some("model_not_found"), "not_found_error"),
-        ("400", 400, "invalid_request_error", None, "invalid_request_error"),
-        ("429", 429, "requests", Some("rate_limit_exceeded"), "rate_limit_error"),
+        (
+            "401",
+            401,
+            "invalid_request_error",
+            Some("invalid_api_key"),
+            "authentication_error",
+        ),
+        (
+            "403",
+            403,
+            "request_forbidden",
+            Some("unsupported_country_region_territory"),
+            "permission_error",
+        ),
+        (
+            "404",
+            404,
+            "invalid_request_error",
+            Some("model_not_found"),
+            "not_found_error",
+        ),
+        (
+            "400",
+            400,
+            "invalid_request_error",
+            None,
+            "invalid_request_error",
+        ),
+        (
+            "429",
+            429,
+            "requests",
+            Some("rate_limit_exceeded"),
+            "rate_limit_error",
+        ),
         ("500", 500, "server_error", None, "api_error"),
     ];
     for (fault, status, openai_type, openai_code, anthropic_type) in cases {
         let model = format!("sim-fast@fault={fault}");
-        let (got, headers, body) = status_and_json(&base, "/v1/chat/completions", &chat_body(&model, "q"), &[]).await;
+        let (got, headers, body) =
+            status_and_json(&base, "/v1/chat/completions", &chat_body(&model, "q"), &[]).await;
         assert_eq!(got, *status, "chat {fault}");
         assert_eq!(body["error"]["type"], *openai_type, "chat {fault}");
         assert_eq!(body["error"]["code"].as_str(), *openai_code, "chat {fault}");
         assert_eq!(body["error"]["param"], Value::Null);
-        assert!(body["error"]["message"].as_str().is_some_and(|m| !m.is_empty()));
+        assert!(body["error"]["message"]
+            .as_str()
+            .is_some_and(|m| !m.is_empty()));
         if *status == 429 {
             assert_eq!(header(&headers, "retry-after"), Some("2"));
         }
         // The header selects a fault too, in the Anthropic shape there.
-        let (got, headers, body) =
-            status_and_json(&base, "/v1/messages", &messages_body("sim-fast", "q"), &[("x-sim-fault", fault)]).await;
+        let (got, headers, body) = status_and_json(
+            &base,
+            "/v1/messages",
+            &messages_body("sim-fast", "q"),
+            &[("x-sim-fault", fault)],
+        )
+        .await;
         assert_eq!(got, *status, "messages {fault}");
         assert_eq!(body["type"], "error");
         assert_eq!(body["error"]["type"], *anthropic_type, "messages {fault}");
@@ -304,37 +486,70 @@ async fn status_faults_in_each_dialect() {
         assert_eq!(got, *status, "responses {fault}");
         assert_eq!(body["error"]["type"], *openai_type);
     }
-    let (_, headers, _) =
-        status_and_json(&base, "/v1/chat/completions", &chat_body("sim-fast@fault=429,retry_after_s=7", "q"), &[]).await;
+    let (_, headers, _) = status_and_json(
+        &base,
+        "/v1/chat/completions",
+        &chat_body("sim-fast@fault=429,retry_after_s=7", "q"),
+        &[],
+    )
+    .await;
     assert_eq!(header(&headers, "retry-after"), Some("7"));
-    let (status, _, body) =
-        status_and_json(&base, "/v1/chat/completions", &chat_body("sim-fast", "q"), &[("x-sim-fault", "bogus")]).await;
+    let (status, _, body) = status_and_json(
+        &base,
+        "/v1/chat/completions",
+        &chat_body("sim-fast", "q"),
+        &[("x-sim-fault", "bogus")],
+    )
+    .await;
     assert_eq!(status, 400);
-    assert!(body["error"]["message"].as_str().unwrap().contains("midstream"));
+    assert!(body["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("midstream"));
 }
 
 #[tokio::test]
 async fn unknown_model_and_unknown_suffix_key() {
     let base = start(ServerConfig::default()).await;
-    let (status, _, body) = status_and_json(&base, "/v1/chat/completions", &chat_body("gpt-x", "q"), &[]).await;
+    let (status, _, body) =
+        status_and_json(&base, "/v1/chat/completions", &chat_body("gpt-x", "q"), &[]).await;
     assert_eq!(status, 404);
     assert_eq!(
         body,
         json!({"error": {"message": "The model `gpt-x` does not exist or you do not have access to it.",
                "type": "invalid_request_error", "param": null, "code": "model_not_found"}})
     );
-    let (status, _, body) = status_and_json(&base, "/v1/messages", &messages_body("claude-x", "q"), &[]).await;
-    assert_eq!(status, 404);
-    assert_eq!(body, json!({"type": "error", "error": {"type": "not_found_error", "message": "model: claude-x"}}));
     let (status, _, body) =
-        status_and_json(&base, "/v1/chat/completions", &chat_body("sim-fast@itl=5", "q"), &[]).await;
+        status_and_json(&base, "/v1/messages", &messages_body("claude-x", "q"), &[]).await;
+    assert_eq!(status, 404);
+    assert_eq!(
+        body,
+        json!({"type": "error", "error": {"type": "not_found_error", "message": "model: claude-x"}})
+    );
+    let (status, _, body) = status_and_json(
+        &base,
+        "/v1/chat/completions",
+        &chat_body("sim-fast@itl=5", "q"),
+        &[],
+    )
+    .await;
     assert_eq!(status, 400);
     let message = body["error"]["message"].as_str().unwrap();
-    assert!(message.contains("unknown option `itl`") && message.contains("itl_ms"), "{message}");
-    let (status, _, body) = status_and_json(&base, "/v1/messages", &messages_body("sim-fast@nope=1", "q"), &[]).await;
+    assert!(
+        message.contains("unknown option `itl`") && message.contains("itl_ms"),
+        "{message}"
+    );
+    let (status, _, body) = status_and_json(
+        &base,
+        "/v1/messages",
+        &messages_body("sim-fast@nope=1", "q"),
+        &[],
+    )
+    .await;
     assert_eq!(status, 400);
     assert_eq!(body["error"]["type"], "invalid_request_error");
-    let (status, _, _) = status_and_json(&base, "/v1/chat/completions", &json!({"messages": []}), &[]).await;
+    let (status, _, _) =
+        status_and_json(&base, "/v1/chat/completions", &json!({"messages": []}), &[]).await;
     assert_eq!(status, 400);
 }
 
@@ -342,7 +557,8 @@ async fn unknown_model_and_unknown_suffix_key() {
 async fn midstream_error_in_each_dialect() {
     let base = start(ServerConfig::default()).await;
     let model = format!("sim-fast@{QUICK},answer_tokens=10,fault=midstream");
-    let (status, _, events, end) = stream(&base, "/v1/chat/completions", &chat_body(&model, "q"), &[]).await;
+    let (status, _, events, end) =
+        stream(&base, "/v1/chat/completions", &chat_body(&model, "q"), &[]).await;
     assert_eq!((status.as_u16(), end), (200, End::Clean));
     let events = data_events(&events);
     assert_eq!(events.len(), 1 + 3 + 1, "role, 3 tokens, error");
@@ -355,8 +571,13 @@ async fn midstream_error_in_each_dialect() {
     let last = events.last().unwrap();
     assert_eq!(last.event.as_deref(), Some("error"));
     assert_eq!(last.json()["error"]["type"], "overloaded_error");
-    assert!(events.iter().all(|e| e.event.as_deref() != Some("message_stop")));
-    let text_deltas = events.iter().filter(|e| e.event.as_deref() == Some("content_block_delta")).count();
+    assert!(events
+        .iter()
+        .all(|e| e.event.as_deref() != Some("message_stop")));
+    let text_deltas = events
+        .iter()
+        .filter(|e| e.event.as_deref() == Some("content_block_delta"))
+        .count();
     assert_eq!(text_deltas, 3);
 
     let (_, _, events, _) = stream(&base, "/v1/responses", &responses_body(&model, "q"), &[]).await;
@@ -365,16 +586,23 @@ async fn midstream_error_in_each_dialect() {
     let value = last.json();
     assert_eq!(value["type"], "error");
     assert_eq!(value["sequence_number"], events.len() - 1);
-    assert!(events.iter().all(|e| e.event.as_deref() != Some("response.completed")));
+    assert!(events
+        .iter()
+        .all(|e| e.event.as_deref() != Some("response.completed")));
 }
 
 #[tokio::test]
 async fn drop_cuts_the_connection_after_a_few_tokens() {
     let base = start(ServerConfig::default()).await;
     let model = format!("sim-fast@{QUICK},answer_tokens=10,fault=drop,fault_after_tokens=2");
-    let (status, _, events, end) = stream(&base, "/v1/chat/completions", &chat_body(&model, "q"), &[]).await;
+    let (status, _, events, end) =
+        stream(&base, "/v1/chat/completions", &chat_body(&model, "q"), &[]).await;
     assert_eq!(status, 200);
-    assert_eq!(end, End::Error, "the body must end in an error, not cleanly");
+    assert_eq!(
+        end,
+        End::Error,
+        "the body must end in an error, not cleanly"
+    );
     let events = data_events(&events);
     assert_eq!(events.len(), 3, "role + 2 tokens");
     assert!(events.iter().all(|e| e.data != "[DONE]"));
@@ -384,8 +612,13 @@ async fn drop_cuts_the_connection_after_a_few_tokens() {
 async fn malformed_chunk_then_normal_rest() {
     let base = start(ServerConfig::default()).await;
     let model = format!("sim-fast@{QUICK},answer_tokens=5");
-    let (_, _, events, end) =
-        stream(&base, "/v1/chat/completions", &chat_body(&model, "q"), &[("x-sim-fault", "malformed")]).await;
+    let (_, _, events, end) = stream(
+        &base,
+        "/v1/chat/completions",
+        &chat_body(&model, "q"),
+        &[("x-sim-fault", "malformed")],
+    )
+    .await;
     assert_eq!(end, End::Clean);
     let events = data_events(&events);
     let bad: Vec<usize> = events
@@ -396,16 +629,32 @@ async fn malformed_chunk_then_normal_rest() {
         .collect();
     assert_eq!(bad, vec![4], "one invalid chunk after role + 3 tokens");
     assert_eq!(events.last().unwrap().data, "[DONE]");
-    assert_eq!(chat_delta_texts(&events.iter().filter(|e| serde_json::from_str::<Value>(&e.data).is_ok() || e.data == "[DONE]").map(|e| (*e).clone()).collect::<Vec<_>>(), "content"), "Here is a simulated answer");
+    assert_eq!(
+        chat_delta_texts(
+            &events
+                .iter()
+                .filter(|e| serde_json::from_str::<Value>(&e.data).is_ok() || e.data == "[DONE]")
+                .map(|e| (*e).clone())
+                .collect::<Vec<_>>(),
+            "content"
+        ),
+        "Here is a simulated answer"
+    );
 }
 
 #[tokio::test]
 async fn stall_sends_headers_then_nothing() {
     let base = start(ServerConfig::default()).await;
-    let (mut response, _) =
-        post(&base, "/v1/chat/completions", &chat_body("sim-fast@fault=stall", "q"), &[]).await;
+    let (mut response, _) = post(
+        &base,
+        "/v1/chat/completions",
+        &chat_body("sim-fast@fault=stall", "q"),
+        &[],
+    )
+    .await;
     assert_eq!(response.status(), 200);
-    let waited = tokio::time::timeout(std::time::Duration::from_millis(400), response.chunk()).await;
+    let waited =
+        tokio::time::timeout(std::time::Duration::from_millis(400), response.chunk()).await;
     assert!(waited.is_err(), "no byte may arrive: {waited:?}");
 }
 
@@ -413,7 +662,8 @@ async fn stall_sends_headers_then_nothing() {
 async fn nocors_fault_strips_cors_from_a_normal_stream() {
     let base = start(ServerConfig::default()).await;
     let model = format!("sim-fast@{QUICK},answer_tokens=2,fault=nocors");
-    let (status, headers, events, _) = stream(&base, "/v1/chat/completions", &chat_body(&model, "q"), &[]).await;
+    let (status, headers, events, _) =
+        stream(&base, "/v1/chat/completions", &chat_body(&model, "q"), &[]).await;
     assert_eq!(status, 200);
     assert!(headers.get("access-control-allow-origin").is_none());
     assert!(headers.get("timing-allow-origin").is_none());
@@ -422,44 +672,99 @@ async fn nocors_fault_strips_cors_from_a_normal_stream() {
 
 #[tokio::test]
 async fn auth_mode() {
-    let base = start(ServerConfig { require_key: Some("sk-test".into()), ..ServerConfig::default() }).await;
+    let base = start(ServerConfig {
+        require_key: Some("sk-test".into()),
+        ..ServerConfig::default()
+    })
+    .await;
     let chat = chat_body(&format!("sim-fast@{QUICK},answer_tokens=1"), "q");
     let messages = messages_body(&format!("sim-fast@{QUICK},answer_tokens=1"), "q");
     let (status, _, body) = status_and_json(&base, "/v1/chat/completions", &chat, &[]).await;
     assert_eq!(status, 401);
-    assert!(body["error"]["message"].as_str().unwrap().contains("didn't provide an API key"));
-    let (status, _, body) =
-        status_and_json(&base, "/v1/chat/completions", &chat, &[("authorization", "Bearer sk-wrong")]).await;
+    assert!(body["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("didn't provide an API key"));
+    let (status, _, body) = status_and_json(
+        &base,
+        "/v1/chat/completions",
+        &chat,
+        &[("authorization", "Bearer sk-wrong")],
+    )
+    .await;
     assert_eq!(status, 401);
     assert_eq!(body["error"]["code"], "invalid_api_key");
-    let (status, _, _) =
-        status_and_json(&base, "/v1/chat/completions", &chat, &[("authorization", "Bearer  sk-test")]).await;
+    let (status, _, _) = status_and_json(
+        &base,
+        "/v1/chat/completions",
+        &chat,
+        &[("authorization", "Bearer  sk-test")],
+    )
+    .await;
     // HTTP trims a value's outer whitespace, but a pasted key's leading space survives here.
     assert_eq!(status, 401, "a key with a stray space is a wrong key");
-    let (status, _, body) = status_and_json(&base, "/v1/chat/completions", &chat, &[("x-api-key", "sk-test")]).await;
+    let (status, _, body) = status_and_json(
+        &base,
+        "/v1/chat/completions",
+        &chat,
+        &[("x-api-key", "sk-test")],
+    )
+    .await;
     assert_eq!(status, 401);
-    assert!(body["error"]["message"].as_str().unwrap().contains("Authorization: Bearer"));
-    let (status, _, _) =
-        status_and_json(&base, "/v1/chat/completions", &chat, &[("authorization", "Bearer sk-test")]).await;
+    assert!(body["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("Authorization: Bearer"));
+    let (status, _, _) = status_and_json(
+        &base,
+        "/v1/chat/completions",
+        &chat,
+        &[("authorization", "Bearer sk-test")],
+    )
+    .await;
     assert_eq!(status, 200);
-    let (status, _, _) =
-        status_and_json(&base, "/v1/responses", &responses_body("sim-fast", "q"), &[("authorization", "Bearer sk-test")]).await;
+    let (status, _, _) = status_and_json(
+        &base,
+        "/v1/responses",
+        &responses_body("sim-fast", "q"),
+        &[("authorization", "Bearer sk-test")],
+    )
+    .await;
     assert_eq!(status, 200);
 
     let (status, _, body) = status_and_json(&base, "/v1/messages", &messages, &[]).await;
     assert_eq!(status, 401);
     assert_eq!(body["error"]["type"], "authentication_error");
-    let (status, _, body) = status_and_json(&base, "/v1/messages", &messages, &[("x-api-key", "nope")]).await;
+    let (status, _, body) =
+        status_and_json(&base, "/v1/messages", &messages, &[("x-api-key", "nope")]).await;
     assert_eq!(status, 401);
     assert_eq!(body["error"]["message"], "invalid x-api-key");
-    let (status, _, body) =
-        status_and_json(&base, "/v1/messages", &messages, &[("authorization", "Bearer sk-test")]).await;
+    let (status, _, body) = status_and_json(
+        &base,
+        "/v1/messages",
+        &messages,
+        &[("authorization", "Bearer sk-test")],
+    )
+    .await;
     assert_eq!(status, 401);
     let message = body["error"]["message"].as_str().unwrap();
-    assert!(message.contains("x-api-key") && message.contains("Bearer"), "{message}");
-    let (status, _, _) = status_and_json(&base, "/v1/messages", &messages, &[("x-api-key", "sk-test")]).await;
+    assert!(
+        message.contains("x-api-key") && message.contains("Bearer"),
+        "{message}"
+    );
+    let (status, _, _) = status_and_json(
+        &base,
+        "/v1/messages",
+        &messages,
+        &[("x-api-key", "sk-test")],
+    )
+    .await;
     assert_eq!(status, 200);
-    let models = client().get(format!("{base}/v1/models")).send().await.unwrap();
+    let models = client()
+        .get(format!("{base}/v1/models"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(models.status(), 401);
 }
 
@@ -470,7 +775,10 @@ async fn cors_headers_and_preflight() {
         .request(reqwest::Method::OPTIONS, format!("{base}/v1/messages"))
         .header("origin", "http://localhost:8080")
         .header("access-control-request-method", "POST")
-        .header("access-control-request-headers", "x-api-key, anthropic-version, content-type")
+        .header(
+            "access-control-request-headers",
+            "x-api-key, anthropic-version, content-type",
+        )
         .send()
         .await
         .unwrap();
@@ -478,41 +786,86 @@ async fn cors_headers_and_preflight() {
     let headers = preflight.headers();
     assert_eq!(header(headers, "access-control-allow-origin"), Some("*"));
     let methods = header(headers, "access-control-allow-methods").unwrap();
-    assert!(["POST", "GET", "OPTIONS"].iter().all(|m| methods.contains(m)));
+    assert!(["POST", "GET", "OPTIONS"]
+        .iter()
+        .all(|m| methods.contains(m)));
     let allowed = header(headers, "access-control-allow-headers").unwrap();
-    for name in ["authorization", "content-type", "x-api-key", "anthropic-version",
-                 "anthropic-dangerous-direct-browser-access", "x-sim-fault"] {
+    for name in [
+        "authorization",
+        "content-type",
+        "x-api-key",
+        "anthropic-version",
+        "anthropic-dangerous-direct-browser-access",
+        "x-sim-fault",
+    ] {
         assert!(allowed.contains(name), "{name}");
     }
     for path in ["/v1/chat/completions", "/v1/responses", "/v1/models"] {
-        let response = client().request(reqwest::Method::OPTIONS, format!("{base}{path}")).send().await.unwrap();
+        let response = client()
+            .request(reqwest::Method::OPTIONS, format!("{base}{path}"))
+            .send()
+            .await
+            .unwrap();
         assert!(response.status().is_success(), "{path}");
     }
-    let (_, headers, _, _) =
-        stream(&base, "/v1/chat/completions", &chat_body(&format!("sim-fast@{QUICK},answer_tokens=1"), "q"), &[]).await;
+    let (_, headers, _, _) = stream(
+        &base,
+        "/v1/chat/completions",
+        &chat_body(&format!("sim-fast@{QUICK},answer_tokens=1"), "q"),
+        &[],
+    )
+    .await;
     assert_eq!(header(&headers, "access-control-allow-origin"), Some("*"));
     assert_eq!(header(&headers, "timing-allow-origin"), Some("*"));
-    assert_eq!(header(&headers, "cross-origin-resource-policy"), Some("cross-origin"));
+    assert_eq!(
+        header(&headers, "cross-origin-resource-policy"),
+        Some("cross-origin")
+    );
     let exposed = header(&headers, "access-control-expose-headers").unwrap();
-    for name in ["retry-after", "x-sim-queue-ms", "x-sim-prefill-ms", "x-sim-cached-tokens", "x-sim-prompt-tokens"] {
+    for name in [
+        "retry-after",
+        "x-sim-queue-ms",
+        "x-sim-prefill-ms",
+        "x-sim-cached-tokens",
+        "x-sim-prompt-tokens",
+    ] {
         assert!(exposed.contains(name), "{name}");
     }
     // Errors are readable cross-origin too.
-    let (_, headers, _) = status_and_json(&base, "/v1/chat/completions", &chat_body("nope", "q"), &[]).await;
+    let (_, headers, _) =
+        status_and_json(&base, "/v1/chat/completions", &chat_body("nope", "q"), &[]).await;
     assert_eq!(header(&headers, "access-control-allow-origin"), Some("*"));
 
-    let base = start(ServerConfig { cors_enabled: false, ..ServerConfig::default() }).await;
-    let (_, headers, _, _) =
-        stream(&base, "/v1/chat/completions", &chat_body(&format!("sim-fast@{QUICK},answer_tokens=1"), "q"), &[]).await;
+    let base = start(ServerConfig {
+        cors_enabled: false,
+        ..ServerConfig::default()
+    })
+    .await;
+    let (_, headers, _, _) = stream(
+        &base,
+        "/v1/chat/completions",
+        &chat_body(&format!("sim-fast@{QUICK},answer_tokens=1"), "q"),
+        &[],
+    )
+    .await;
     assert!(headers.get("access-control-allow-origin").is_none());
-    assert_eq!(header(&headers, "cross-origin-resource-policy"), Some("cross-origin"));
+    assert_eq!(
+        header(&headers, "cross-origin-resource-policy"),
+        Some("cross-origin")
+    );
 }
 
 #[tokio::test]
 async fn wrong_paths_get_openai_404() {
     let base = start(ServerConfig::default()).await;
-    for path in ["/chat/completions", "/v1/chat/completion", "/v1/v1/chat/completions", "/messages"] {
-        let (status, _, body) = status_and_json(&base, path, &chat_body("sim-fast", "q"), &[]).await;
+    for path in [
+        "/chat/completions",
+        "/v1/chat/completion",
+        "/v1/v1/chat/completions",
+        "/messages",
+    ] {
+        let (status, _, body) =
+            status_and_json(&base, path, &chat_body("sim-fast", "q"), &[]).await;
         assert_eq!(status, 404, "{path}");
         assert_eq!(
             body,
@@ -520,11 +873,21 @@ async fn wrong_paths_get_openai_404() {
                    "param": null, "code": null}})
         );
     }
-    let base = start(ServerConfig { accept_unversioned: true, ..ServerConfig::default() }).await;
+    let base = start(ServerConfig {
+        accept_unversioned: true,
+        ..ServerConfig::default()
+    })
+    .await;
     let body = chat_body(&format!("sim-fast@{QUICK},answer_tokens=1"), "q");
     let (status, _, _, _) = stream(&base, "/chat/completions", &body, &[]).await;
     assert_eq!(status, 200);
-    let (status, _, _, _) = stream(&base, "/messages", &messages_body(&format!("sim-fast@{QUICK}"), "q"), &[]).await;
+    let (status, _, _, _) = stream(
+        &base,
+        "/messages",
+        &messages_body(&format!("sim-fast@{QUICK}"), "q"),
+        &[],
+    )
+    .await;
     assert_eq!(status, 200);
     let (status, _, _) = status_and_json(&base, "/v1/v1/chat/completions", &body, &[]).await;
     assert_eq!(status, 404);
@@ -538,24 +901,59 @@ async fn serves_the_page_cross_origin_isolated() {
     std::fs::create_dir_all(dist.join("pkg")).unwrap();
     std::fs::write(dist.join("index.html"), "<!doctype html><title>t</title>").unwrap();
     std::fs::write(dist.join("pkg/app_bg.wasm"), b"\0asm\x01\0\0\0").unwrap();
-    let base = start(ServerConfig { dist: Some(dist.clone()), ..ServerConfig::default() }).await;
+    let base = start(ServerConfig {
+        dist: Some(dist.clone()),
+        ..ServerConfig::default()
+    })
+    .await;
     let page = client().get(format!("{base}/")).send().await.unwrap();
     assert_eq!(page.status(), 200);
     let headers = page.headers().clone();
-    assert_eq!(header(&headers, "content-type"), Some("text/html; charset=utf-8"));
-    assert_eq!(header(&headers, "cross-origin-opener-policy"), Some("same-origin"));
-    assert_eq!(header(&headers, "cross-origin-embedder-policy"), Some("require-corp"));
-    assert_eq!(header(&headers, "cross-origin-resource-policy"), Some("same-origin"));
+    assert_eq!(
+        header(&headers, "content-type"),
+        Some("text/html; charset=utf-8")
+    );
+    assert_eq!(
+        header(&headers, "cross-origin-opener-policy"),
+        Some("same-origin")
+    );
+    assert_eq!(
+        header(&headers, "cross-origin-embedder-policy"),
+        Some("require-corp")
+    );
+    assert_eq!(
+        header(&headers, "cross-origin-resource-policy"),
+        Some("same-origin")
+    );
     assert!(page.text().await.unwrap().contains("<title>t</title>"));
-    let wasm = client().get(format!("{base}/pkg/app_bg.wasm")).send().await.unwrap();
-    assert_eq!(header(wasm.headers(), "content-type"), Some("application/wasm"));
+    let wasm = client()
+        .get(format!("{base}/pkg/app_bg.wasm"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        header(wasm.headers(), "content-type"),
+        Some("application/wasm")
+    );
     assert_eq!(wasm.bytes().await.unwrap().as_ref(), b"\0asm\x01\0\0\0");
-    let missing = client().get(format!("{base}/nope.js")).send().await.unwrap();
+    let missing = client()
+        .get(format!("{base}/nope.js"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(missing.status(), 404);
-    let (status, headers, _, _) =
-        stream(&base, "/v1/chat/completions", &chat_body(&format!("sim-fast@{QUICK},answer_tokens=1"), "q"), &[]).await;
+    let (status, headers, _, _) = stream(
+        &base,
+        "/v1/chat/completions",
+        &chat_body(&format!("sim-fast@{QUICK},answer_tokens=1"), "q"),
+        &[],
+    )
+    .await;
     assert_eq!(status, 200);
-    assert_eq!(header(&headers, "cross-origin-resource-policy"), Some("cross-origin"));
+    assert_eq!(
+        header(&headers, "cross-origin-resource-policy"),
+        Some("cross-origin")
+    );
     let _ = std::fs::remove_dir_all(dist);
 
     // Without --dist there is no static serving.

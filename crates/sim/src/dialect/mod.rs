@@ -153,6 +153,9 @@ pub fn completion_body(dialect: Dialect, input: &WriterInput<'_>) -> String {
     }
 }
 
+/// Minimum time between the last frame and a `drop` fault's cut, ms.
+pub const DROP_GRACE_MS: f64 = 20.0;
+
 /// Rewrites a successful stream for an in-stream fault (`midstream`, `drop`, `malformed`);
 /// other faults leave it unchanged. The fault strikes after `after_tokens` token frames, at
 /// the time the next token would have come.
@@ -197,6 +200,9 @@ pub fn apply_stream_fault(
                 };
                 frames.push(Frame::bytes(at_ms, text));
             } else {
+                // The cut resets the connection, and a reset makes the client's kernel throw
+                // away bytes it has not read yet: leave the client time to read the tokens.
+                let at_ms = at_ms.max(previous_ms + DROP_GRACE_MS);
                 frames.push(Frame {
                     at_ms,
                     body: FrameBody::Abort,

@@ -15,7 +15,10 @@ pub async fn start(config: ServerConfig) -> String {
 }
 
 pub fn client() -> reqwest::Client {
-    reqwest::Client::builder().no_proxy().build().expect("client")
+    reqwest::Client::builder()
+        .no_proxy()
+        .build()
+        .expect("client")
 }
 
 /// One SSE event (or comment) and when its last byte arrived, ms after the request was sent.
@@ -53,7 +56,12 @@ pub async fn read_sse(mut response: reqwest::Response, sent: Instant) -> (Vec<Ev
                 buffer.push_str(std::str::from_utf8(&bytes).expect("utf8"));
                 while let Some(position) = buffer.find("\n\n") {
                     let block: String = buffer.drain(..position + 2).collect();
-                    let mut event = Event { at_ms, event: None, data: String::new(), comment: false };
+                    let mut event = Event {
+                        at_ms,
+                        event: None,
+                        data: String::new(),
+                        comment: false,
+                    };
                     let mut data_lines = Vec::new();
                     for line in block.lines() {
                         if let Some(comment) = line.strip_prefix(':') {
@@ -98,7 +106,17 @@ pub async fn post(
 }
 
 /// POSTs and reads the whole SSE body.
-pub async fn stream(base: &str, path: &str, body: &Value, headers: &[(&str, &str)]) -> (reqwest::StatusCode, reqwest::header::HeaderMap, Vec<Event>, End) {
+pub async fn stream(
+    base: &str,
+    path: &str,
+    body: &Value,
+    headers: &[(&str, &str)],
+) -> (
+    reqwest::StatusCode,
+    reqwest::header::HeaderMap,
+    Vec<Event>,
+    End,
+) {
     let (response, sent) = post(base, path, body, headers).await;
     let status = response.status();
     let header_map = response.headers().clone();
@@ -130,7 +148,10 @@ pub fn responses_body(model: &str, prompt: &str) -> Value {
 
 /// A prompt of exactly `n` tokens under the counting rule (each word "wxyz" is 1 token).
 pub fn prompt_of(n: usize, tag: &str) -> String {
-    (0..n).map(|i| format!("{tag}{}", i % 10)).collect::<Vec<_>>().join(" ")
+    (0..n)
+        .map(|i| format!("{tag}{}", i % 10))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 pub fn header<'a>(headers: &'a reqwest::header::HeaderMap, name: &str) -> Option<&'a str> {
@@ -138,7 +159,9 @@ pub fn header<'a>(headers: &'a reqwest::header::HeaderMap, name: &str) -> Option
 }
 
 pub fn header_f64(headers: &reqwest::header::HeaderMap, name: &str) -> f64 {
-    header(headers, name).and_then(|v| v.parse().ok()).unwrap_or_else(|| panic!("header {name}"))
+    header(headers, name)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("header {name}"))
 }
 
 pub const QUICK: &str = "prefill_ms=5,itl_ms=1";
