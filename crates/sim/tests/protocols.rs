@@ -1,5 +1,8 @@
 //! Wire formats, faults, auth, CORS, static files and paths, over real HTTP.
 
+// Test crate: helpers outside #[test] functions fail loudly by design.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod common;
 
 use common::*;

@@ -1,6 +1,9 @@
 //! Timing measured over real HTTP against the scripted ground truth. Tolerances: +40 ms
 //! late at most (loopback, a loaded 2-core machine), never early beyond 2 ms.
 
+// Test crate: helpers outside #[test] functions fail loudly by design.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod common;
 
 use common::*;
