@@ -208,6 +208,13 @@ async fn handle(State(app): State<Arc<App>>, request: Request) -> Response {
     let method = request.method().clone();
     let path = request.uri().path().to_string();
     let cors = app.config.cors_enabled;
+    // Preflights succeed on every path (unknown ones included), so a page that calls a
+    // wrong URL gets to read the 404 body below instead of an opaque CORS failure.
+    if method == Method::OPTIONS
+        && (cors || route_of(&path, app.config.accept_unversioned).is_some())
+    {
+        return finish_api(response(204, "text/plain", Body::empty()), cors);
+    }
     let Some(route) = route_of(&path, app.config.accept_unversioned) else {
         if let (Some(dist), true) = (
             &app.config.dist,
@@ -220,9 +227,6 @@ async fn handle(State(app): State<Arc<App>>, request: Request) -> Response {
             cors,
         );
     };
-    if method == Method::OPTIONS {
-        return finish_api(response(204, "text/plain", Body::empty()), cors);
-    }
     match (route, &method) {
         (Route::Models, &Method::GET) => finish_api(models(&app, request.headers()), cors),
         (Route::Api(dialect), &Method::POST) => {

@@ -803,7 +803,12 @@ async fn cors_headers_and_preflight() {
     ] {
         assert!(allowed.contains(name), "{name}");
     }
-    for path in ["/v1/chat/completions", "/v1/responses", "/v1/models"] {
+    for path in [
+        "/v1/chat/completions",
+        "/v1/responses",
+        "/v1/models",
+        "/v1/chat/completion",
+    ] {
         let response = client()
             .request(reqwest::Method::OPTIONS, format!("{base}{path}"))
             .send()
@@ -963,4 +968,26 @@ async fn serves_the_page_cross_origin_isolated() {
     let base = start(ServerConfig::default()).await;
     let page = client().get(format!("{base}/")).send().await.unwrap();
     assert_eq!(page.status(), 404);
+}
+
+#[tokio::test]
+async fn jitter_is_zero_by_default_and_repeats_with_a_seed() {
+    let body = chat_body("sim-fast@prefill_ms=5,itl_ms=1,answer_tokens=2", "q");
+    let prefill_of = |config: ServerConfig| {
+        let body = body.clone();
+        async move {
+            let base = start(config).await;
+            let (_, headers, _, _) = stream(&base, "/v1/chat/completions", &body, &[]).await;
+            header_f64(&headers, "x-sim-prefill-ms")
+        }
+    };
+    assert_eq!(prefill_of(ServerConfig::default()).await, 5.0);
+    let seeded = || ServerConfig {
+        jitter_ms: 10.0,
+        seed: 42,
+        ..ServerConfig::default()
+    };
+    let first = prefill_of(seeded()).await;
+    assert!((5.0..15.0).contains(&first) && first != 5.0, "{first}");
+    assert_eq!(prefill_of(seeded()).await, first, "same seed, same jitter");
 }

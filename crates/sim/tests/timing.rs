@@ -257,3 +257,30 @@ async fn non_streaming_answers_at_the_end() {
     let value: Value = response.json().await.unwrap();
     assert_eq!(value["usage"]["completion_tokens"], 6);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_goes_away_frees_its_slot() {
+    let base = start(ServerConfig {
+        slots: 1,
+        ..ServerConfig::default()
+    })
+    .await;
+    // Holds the only slot for 100 + 49*20 = 1080 ms if read to the end.
+    let long = chat_body("sim-fast@prefill_ms=100,itl_ms=20,answer_tokens=50", "q");
+    let (mut response, _) = post(&base, "/v1/chat/completions", &long, &[]).await;
+    let _first = response.chunk().await.unwrap();
+    drop(response);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let short = chat_body("sim-fast@prefill_ms=100,answer_tokens=1", "q");
+    let (_, headers, events, _) = stream(&base, "/v1/chat/completions", &short, &[]).await;
+    let queue_ms = header_f64(&headers, "x-sim-queue-ms");
+    assert!(
+        queue_ms < 50.0,
+        "the abandoned request still held the slot: queue {queue_ms} ms"
+    );
+    assert_near(
+        first_with(&events, "content").unwrap(),
+        100.0 + queue_ms,
+        "after the freed slot",
+    );
+}
