@@ -181,3 +181,15 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod readme_tests {
+    #[test]
+    fn readme_carries_the_current_help() {
+        let readme = include_str!("../README.md");
+        assert!(
+            readme.contains(super::HELP.trim_end()),
+            "crates/sim/README.md is out of date: paste `ttft-sim --help` into it"
+        );
+    }
+}
