@@ -223,3 +223,95 @@ pub fn apply_stream_fault(
         _ => frames,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(answers: usize) -> StreamPlan {
+        StreamPlan {
+            queue_ms: 0.0,
+            prefill_ms: 100.0,
+            reasoning_at_ms: vec![],
+            answer_at_ms: (0..answers).map(|i| 100.0 + 10.0 * i as f64).collect(),
+            keepalive_at_ms: vec![],
+            end_ms: 100.0 + 10.0 * (answers.max(1) - 1) as f64,
+        }
+    }
+
+    fn input<'a>(plan: &'a StreamPlan, answer: &'a [String]) -> WriterInput<'a> {
+        WriterInput {
+            request_id: 1,
+            model: "sim-fast",
+            created_s: 5,
+            plan,
+            style: ReasoningStyle::None,
+            early: false,
+            include_usage: false,
+            reasoning: &[],
+            answer,
+            usage: Usage {
+                prompt_tokens: 1,
+                cached_tokens: 0,
+                reasoning_tokens: 0,
+                answer_tokens: answer.len() as u32,
+            },
+            truncated: false,
+        }
+    }
+
+    #[test]
+    fn chat_chunk_bytes_follow_openai_layout() {
+        let plan = plan(1);
+        let answer = vec!["Hi".to_string()];
+        let frames = stream_frames(Dialect::Chat, &input(&plan, &answer));
+        assert_eq!(
+            frames[1].text(),
+            Some(
+                "data: {\"id\":\"chatcmpl-sim000001\",\"object\":\"chat.completion.chunk\",\
+                 \"created\":5,\"model\":\"sim-fast\",\"system_fingerprint\":\"fp_ttft_sim\",\
+                 \"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"},\"logprobs\":null,\
+                 \"finish_reason\":null}]}\n\n"
+            )
+        );
+        assert_eq!(
+            frames[0].at_ms, 100.0,
+            "role chunk just before the first token"
+        );
+        assert!(frames[1].token && !frames[0].token);
+    }
+
+    #[test]
+    fn faults_cut_after_n_tokens_at_the_next_token_time() {
+        let plan = plan(6);
+        let answer: Vec<String> = (0..6).map(|i| format!("t{i}")).collect();
+        let input = input(&plan, &answer);
+        let frames = stream_frames(Dialect::Chat, &input);
+        let midstream =
+            apply_stream_fault(Dialect::Chat, &input, frames.clone(), Fault::Midstream, 3);
+        assert_eq!(midstream.len(), 1 + 3 + 1);
+        assert_eq!(midstream[4].at_ms, 130.0);
+        assert!(midstream[4].text().unwrap().contains("server_error"));
+        let dropped = apply_stream_fault(Dialect::Chat, &input, frames.clone(), Fault::Drop, 3);
+        assert_eq!(
+            dropped.last().map(|f| (&f.body, f.at_ms)),
+            Some((&FrameBody::Abort, 140.0))
+        );
+        let malformed =
+            apply_stream_fault(Dialect::Chat, &input, frames.clone(), Fault::Malformed, 2);
+        assert_eq!(malformed.len(), frames.len() + 1);
+        assert!(serde_json::from_str::<serde_json::Value>(
+            malformed[3]
+                .text()
+                .unwrap()
+                .trim()
+                .trim_start_matches("data: ")
+        )
+        .is_err());
+        // Fewer tokens than asked: the fault strikes after the last one.
+        let late = apply_stream_fault(Dialect::Chat, &input, frames.clone(), Fault::Midstream, 99);
+        assert_eq!(late.len(), 1 + 6 + 1);
+        let unchanged = apply_stream_fault(Dialect::Chat, &input, frames.clone(), Fault::NoCors, 3);
+        assert_eq!(unchanged, frames);
+    }
+}

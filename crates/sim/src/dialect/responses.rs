@@ -1,8 +1,23 @@
 //! OpenAI Responses API events (docs/stream-formats.md §5).
+//!
+//! JSON is written with keys in the order of the recorded stream (`type` first, then the
+//! event's fields alphabetically; nested objects in the API's own order), so the bytes look
+//! like the real thing. Values are pre-serialized JSON strings.
 
-use serde_json::{json, Value};
+use super::{json_str, Frame, FrameBody, WriterInput};
 
-use super::{json_str, Frame, WriterInput};
+/// `{"k":v,...}` from already-serialized values, in the given order.
+fn object(fields: &[(&str, String)]) -> String {
+    let body: Vec<String> = fields
+        .iter()
+        .map(|(key, value)| format!("{}:{value}", json_str(key)))
+        .collect();
+    format!("{{{}}}", body.join(","))
+}
+
+fn array(items: &[String]) -> String {
+    format!("[{}]", items.join(","))
+}
 
 struct Ids {
     response: String,
@@ -18,28 +33,74 @@ fn ids(input: &WriterInput<'_>) -> Ids {
     }
 }
 
-fn reasoning_item(input: &WriterInput<'_>, done: bool) -> Value {
-    let summary = if done && input.reasoning_visible() {
-        json!([{"type": "summary_text", "text": input.reasoning.concat()}])
-    } else {
-        json!([])
-    };
-    json!({"id": ids(input).reasoning, "type": "reasoning", "summary": summary})
+fn summary_part(text: &str) -> String {
+    object(&[("type", json_str("summary_text")), ("text", json_str(text))])
 }
 
-fn message_item(input: &WriterInput<'_>, done: bool) -> Value {
-    let (status, content) = if done {
-        let part = json!({"type": "output_text", "annotations": [], "logprobs": [], "text": input.answer.concat()});
-        ("completed", json!([part]))
+fn output_text_part(text: &str) -> String {
+    object(&[
+        ("type", json_str("output_text")),
+        ("annotations", "[]".into()),
+        ("logprobs", "[]".into()),
+        ("text", json_str(text)),
+    ])
+}
+
+fn reasoning_item(input: &WriterInput<'_>, done: bool) -> String {
+    let summary = if done && input.reasoning_visible() {
+        array(&[summary_part(&input.reasoning.concat())])
     } else {
-        ("in_progress", json!([]))
+        "[]".to_string()
     };
-    json!({"id": ids(input).message, "type": "message", "status": status, "content": content, "role": "assistant"})
+    object(&[
+        ("id", json_str(&ids(input).reasoning)),
+        ("type", json_str("reasoning")),
+        ("summary", summary),
+    ])
+}
+
+fn message_item(input: &WriterInput<'_>, done: bool) -> String {
+    let (status, content) = if done {
+        (
+            "completed",
+            array(&[output_text_part(&input.answer.concat())]),
+        )
+    } else {
+        ("in_progress", "[]".to_string())
+    };
+    object(&[
+        ("id", json_str(&ids(input).message)),
+        ("type", json_str("message")),
+        ("status", json_str(status)),
+        ("content", content),
+        ("role", json_str("assistant")),
+    ])
+}
+
+fn usage(input: &WriterInput<'_>) -> String {
+    let usage = input.usage;
+    object(&[
+        ("input_tokens", usage.prompt_tokens.to_string()),
+        (
+            "input_tokens_details",
+            object(&[("cached_tokens", usage.cached_tokens.to_string())]),
+        ),
+        ("output_tokens", usage.output_tokens().to_string()),
+        (
+            "output_tokens_details",
+            object(&[("reasoning_tokens", usage.reasoning_tokens.to_string())]),
+        ),
+        (
+            "total_tokens",
+            (usage.prompt_tokens + usage.output_tokens()).to_string(),
+        ),
+    ])
 }
 
 /// The response object; `final_state` fills output, usage and status.
-fn response_object(input: &WriterInput<'_>, final_state: bool) -> Value {
-    let (status, output, usage, incomplete) = if final_state {
+fn response_object(input: &WriterInput<'_>, final_state: bool) -> String {
+    let null = || "null".to_string();
+    let (status, completed_at, incomplete, output, usage) = if final_state {
         let mut output = Vec::new();
         if !input.reasoning.is_empty() {
             output.push(reasoning_item(input, true));
@@ -47,65 +108,65 @@ fn response_object(input: &WriterInput<'_>, final_state: bool) -> Value {
         if !input.answer.is_empty() {
             output.push(message_item(input, true));
         }
-        let usage = input.usage;
-        let usage = json!({
-            "input_tokens": usage.prompt_tokens,
-            "input_tokens_details": {"cached_tokens": usage.cached_tokens},
-            "output_tokens": usage.output_tokens(),
-            "output_tokens_details": {"reasoning_tokens": usage.reasoning_tokens},
-            "total_tokens": usage.prompt_tokens + usage.output_tokens(),
-        });
         if input.truncated {
-            (
-                "incomplete",
-                json!(output),
-                usage,
-                json!({"reason": "max_output_tokens"}),
-            )
+            let reason = object(&[("reason", json_str("max_output_tokens"))]);
+            ("incomplete", null(), reason, array(&output), usage(input))
         } else {
-            ("completed", json!(output), usage, Value::Null)
+            let completed_at = input.created_s.to_string();
+            (
+                "completed",
+                completed_at,
+                null(),
+                array(&output),
+                usage(input),
+            )
         }
     } else {
-        ("in_progress", json!([]), Value::Null, Value::Null)
+        ("in_progress", null(), null(), "[]".to_string(), null())
     };
-    json!({
-        "id": ids(input).response,
-        "object": "response",
-        "created_at": input.created_s,
-        "status": status,
-        "error": null,
-        "incomplete_details": incomplete,
-        "model": input.model,
-        "output": output,
-        "usage": usage,
-        "metadata": {},
-    })
+    object(&[
+        ("id", json_str(&ids(input).response)),
+        ("object", json_str("response")),
+        ("created_at", input.created_s.to_string()),
+        ("status", json_str(status)),
+        ("background", "false".into()),
+        ("completed_at", completed_at),
+        ("error", null()),
+        ("incomplete_details", incomplete),
+        ("model", json_str(input.model)),
+        ("output", output),
+        ("usage", usage),
+        ("metadata", "{}".into()),
+    ])
 }
 
-/// Builds events with increasing `sequence_number`s. The JSON keys after `type` are in
-/// serde_json's (sorted) order; clients read them by name.
+/// Builds events with increasing `sequence_number`s.
 struct Events {
     frames: Vec<Frame>,
     sequence_number: u64,
 }
 
 impl Events {
-    fn push(&mut self, at_ms: f64, name: &str, mut data: Value, token: bool) {
-        data["sequence_number"] = json!(self.sequence_number);
+    /// `fields` must be in alphabetical order without `sequence_number`, which is inserted.
+    fn push(&mut self, at_ms: f64, name: &str, fields: Vec<(&str, String)>, token: bool) {
+        let mut all = vec![("type", json_str(name))];
+        let sequence = ("sequence_number", self.sequence_number.to_string());
         self.sequence_number += 1;
-        let mut text = format!("event: {name}\ndata: {{\"type\":{}", json_str(name));
-        if let Value::Object(fields) = data {
-            for (key, value) in fields {
-                text.push(',');
-                text.push_str(&json_str(&key));
-                text.push(':');
-                text.push_str(&value.to_string());
+        let mut inserted = false;
+        for field in fields {
+            if !inserted && field.0 > "sequence_number" {
+                all.push(sequence.clone());
+                inserted = true;
             }
+            all.push(field);
         }
-        text.push_str("}\n\n");
+        if !inserted {
+            all.push(sequence);
+        }
+        let text = format!("event: {name}\ndata: {}\n\n", object(&all));
         self.frames.push(Frame {
             at_ms,
-            body: super::FrameBody::Bytes(text),
+            body: FrameBody::Bytes(text),
             token,
         });
     }
@@ -125,18 +186,10 @@ pub fn frames(input: &WriterInput<'_>) -> Vec<Frame> {
         input.keepalives(&mut events.frames);
     }
     let preamble_ms = input.preamble_ms();
-    events.push(
-        preamble_ms,
-        "response.created",
-        json!({"response": response_object(input, false)}),
-        false,
-    );
-    events.push(
-        preamble_ms,
-        "response.in_progress",
-        json!({"response": response_object(input, false)}),
-        false,
-    );
+    for name in ["response.created", "response.in_progress"] {
+        let response = response_object(input, false);
+        events.push(preamble_ms, name, vec![("response", response)], false);
+    }
     if input.early {
         input.keepalives(&mut events.frames);
     }
@@ -145,84 +198,120 @@ pub fn frames(input: &WriterInput<'_>) -> Vec<Frame> {
         events.push(
             first_ms,
             "response.output_item.added",
-            json!({"item": reasoning_item(input, false), "output_index": 0}),
+            vec![
+                ("item", reasoning_item(input, false)),
+                ("output_index", "0".into()),
+            ],
             false,
         );
         if input.reasoning_visible() {
-            let part_key = json!({"item_id": ids.reasoning, "output_index": 0, "summary_index": 0});
-            let mut added = part_key.clone();
-            added["part"] = json!({"type": "summary_text", "text": ""});
+            let item_id = json_str(&ids.reasoning);
+            let part_fields = |extra: Vec<(&'static str, String)>| {
+                let mut fields = vec![("item_id", item_id.clone()), ("output_index", "0".into())];
+                fields.extend(extra);
+                fields.push(("summary_index", "0".into()));
+                fields.sort_by(|a, b| a.0.cmp(b.0));
+                fields
+            };
             events.push(
                 first_ms,
                 "response.reasoning_summary_part.added",
-                added,
+                part_fields(vec![("part", summary_part(""))]),
                 false,
             );
             for (at_ms, token) in plan.reasoning_at_ms.iter().zip(input.reasoning) {
-                let mut delta = part_key.clone();
-                delta["delta"] = json!(token);
-                delta["obfuscation"] = json!("");
-                events.push(*at_ms, "response.reasoning_summary_text.delta", delta, true);
+                let fields = part_fields(vec![
+                    ("delta", json_str(token)),
+                    ("obfuscation", json_str("")),
+                ]);
+                events.push(
+                    *at_ms,
+                    "response.reasoning_summary_text.delta",
+                    fields,
+                    true,
+                );
             }
             let text = input.reasoning.concat();
-            let mut done = part_key.clone();
-            done["text"] = json!(text);
             events.push(
                 answer_start_ms,
                 "response.reasoning_summary_text.done",
-                done,
+                part_fields(vec![("text", json_str(&text))]),
                 false,
             );
-            let mut part_done = part_key;
-            part_done["part"] = json!({"type": "summary_text", "text": text});
             events.push(
                 answer_start_ms,
                 "response.reasoning_summary_part.done",
-                part_done,
+                part_fields(vec![("part", summary_part(&text))]),
                 false,
             );
         }
         events.push(
             answer_start_ms,
             "response.output_item.done",
-            json!({"item": reasoning_item(input, true), "output_index": 0}),
+            vec![
+                ("item", reasoning_item(input, true)),
+                ("output_index", "0".into()),
+            ],
             false,
         );
         output_index = 1;
     }
     if !input.answer.is_empty() {
+        let index = output_index.to_string();
         events.push(
             answer_start_ms,
             "response.output_item.added",
-            json!({"item": message_item(input, false), "output_index": output_index}),
+            vec![
+                ("item", message_item(input, false)),
+                ("output_index", index.clone()),
+            ],
             false,
         );
-        let part_key =
-            json!({"content_index": 0, "item_id": ids.message, "output_index": output_index});
-        let mut added = part_key.clone();
-        added["part"] =
-            json!({"type": "output_text", "annotations": [], "logprobs": [], "text": ""});
-        events.push(answer_start_ms, "response.content_part.added", added, false);
+        let item_id = json_str(&ids.message);
+        let part_fields = |extra: Vec<(&'static str, String)>| {
+            let mut fields = vec![
+                ("content_index", "0".to_string()),
+                ("item_id", item_id.clone()),
+                ("output_index", index.clone()),
+            ];
+            fields.extend(extra);
+            fields.sort_by(|a, b| a.0.cmp(b.0));
+            fields
+        };
+        events.push(
+            answer_start_ms,
+            "response.content_part.added",
+            part_fields(vec![("part", output_text_part(""))]),
+            false,
+        );
         for (at_ms, token) in plan.answer_at_ms.iter().zip(input.answer) {
-            let mut delta = part_key.clone();
-            delta["delta"] = json!(token);
-            delta["logprobs"] = json!([]);
-            delta["obfuscation"] = json!("");
-            events.push(*at_ms, "response.output_text.delta", delta, true);
+            let fields = part_fields(vec![
+                ("delta", json_str(token)),
+                ("logprobs", "[]".into()),
+                ("obfuscation", json_str("")),
+            ]);
+            events.push(*at_ms, "response.output_text.delta", fields, true);
         }
         let text = input.answer.concat();
-        let mut done = part_key.clone();
-        done["text"] = json!(text);
-        done["logprobs"] = json!([]);
-        events.push(plan.end_ms, "response.output_text.done", done, false);
-        let mut part_done = part_key;
-        part_done["part"] =
-            json!({"type": "output_text", "annotations": [], "logprobs": [], "text": text});
-        events.push(plan.end_ms, "response.content_part.done", part_done, false);
+        events.push(
+            plan.end_ms,
+            "response.output_text.done",
+            part_fields(vec![("logprobs", "[]".into()), ("text", json_str(&text))]),
+            false,
+        );
+        events.push(
+            plan.end_ms,
+            "response.content_part.done",
+            part_fields(vec![("part", output_text_part(&text))]),
+            false,
+        );
         events.push(
             plan.end_ms,
             "response.output_item.done",
-            json!({"item": message_item(input, true), "output_index": output_index}),
+            vec![
+                ("item", message_item(input, true)),
+                ("output_index", index.clone()),
+            ],
             false,
         );
     }
@@ -231,12 +320,8 @@ pub fn frames(input: &WriterInput<'_>) -> Vec<Frame> {
     } else {
         "response.completed"
     };
-    events.push(
-        plan.end_ms,
-        terminal,
-        json!({"response": response_object(input, true)}),
-        false,
-    );
+    let response = response_object(input, true);
+    events.push(plan.end_ms, terminal, vec![("response", response)], false);
     events.frames
 }
 
@@ -257,5 +342,60 @@ pub fn malformed() -> String {
 
 /// The non-streaming body.
 pub fn completion(input: &WriterInput<'_>) -> String {
-    response_object(input, true).to_string()
+    response_object(input, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dialect::Usage;
+    use crate::profile::ReasoningStyle;
+    use crate::timing::StreamPlan;
+
+    #[test]
+    fn delta_event_bytes_match_the_recorded_layout() {
+        let plan = StreamPlan {
+            queue_ms: 0.0,
+            prefill_ms: 10.0,
+            reasoning_at_ms: vec![],
+            answer_at_ms: vec![10.0],
+            keepalive_at_ms: vec![],
+            end_ms: 10.0,
+        };
+        let answer = vec!["Hello".to_string()];
+        let input = WriterInput {
+            request_id: 7,
+            model: "sim-fast",
+            created_s: 1,
+            plan: &plan,
+            style: ReasoningStyle::None,
+            early: false,
+            include_usage: false,
+            reasoning: &[],
+            answer: &answer,
+            usage: Usage {
+                prompt_tokens: 3,
+                cached_tokens: 0,
+                reasoning_tokens: 0,
+                answer_tokens: 1,
+            },
+            truncated: false,
+        };
+        let frames = frames(&input);
+        let delta = frames
+            .iter()
+            .filter_map(Frame::text)
+            .find(|t| t.starts_with("event: response.output_text.delta"))
+            .unwrap();
+        assert_eq!(
+            delta,
+            "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\
+             \"content_index\":0,\"delta\":\"Hello\",\"item_id\":\"msg_sim000007\",\"logprobs\":[],\
+             \"obfuscation\":\"\",\"output_index\":0,\"sequence_number\":4}\n\n"
+        );
+        let created = frames[0].text().unwrap();
+        assert!(created.starts_with(
+            "event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"id\":\"resp_sim000007\",\"object\":\"response\",\"created_at\":1,\"status\":\"in_progress\""
+        ), "{created}");
+    }
 }
