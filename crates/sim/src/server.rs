@@ -19,10 +19,12 @@ use crate::config::ServerConfig;
 use crate::dialect::errors::{invalid_url, ApiError};
 use crate::dialect::{self, Frame, FrameBody, Usage, WriterInput};
 use crate::fault::Fault;
-use crate::profile::ProfileError;
-use crate::request::{parse_request, Dialect, RequestError};
-use crate::timing::{self, Booking, Jitter, SlotSchedule};
-use crate::{static_files, text, tokens};
+use crate::profile::{Profile, ProfileError, ReasoningStyle, ResolvedModel};
+use crate::request::{parse_request, Dialect, RequestError, SimRequest};
+use crate::timing::{self, Booking, Jitter, OutputCounts, SlotSchedule, StreamPlan};
+use crate::{auth, static_files, text, tokens};
+
+const SSE_CONTENT_TYPE: &str = "text/event-stream; charset=utf-8";
 
 /// Headers a browser may send to the API (the preflight's allow list).
 pub const ALLOWED_HEADERS: &str = "authorization, content-type, x-api-key, anthropic-version, \
@@ -175,34 +177,6 @@ fn api_error(error: &ApiError, dialect: Dialect) -> Response {
     response
 }
 
-/// Which header carries the key.
-#[derive(Clone, Copy)]
-enum KeyStyle {
-    Bearer,
-    XApiKey,
-    Either,
-}
-
-fn check_key(headers: &HeaderMap, style: KeyStyle, key: &str) -> Result<(), ApiError> {
-    let bearer = headers
-        .get("authorization")
-        .and_then(|v| v.to_str().ok())
-        .map(|v| v.strip_prefix("Bearer ").unwrap_or(v));
-    let x_api_key = headers.get("x-api-key").and_then(|v| v.to_str().ok());
-    let (expected, other) = match style {
-        KeyStyle::Bearer => (bearer, x_api_key),
-        KeyStyle::XApiKey => (x_api_key, bearer),
-        KeyStyle::Either => (bearer.or(x_api_key), None),
-    };
-    match (expected, other) {
-        // Compared exactly: a key with a stray space or newline is a wrong key, as upstream.
-        (Some(sent), _) if sent == key => Ok(()),
-        (Some(_), _) => Err(ApiError::WrongKey),
-        (None, Some(_)) => Err(ApiError::WrongHeaderStyle),
-        (None, None) => Err(ApiError::MissingKey),
-    }
-}
-
 async fn handle(State(app): State<Arc<App>>, request: Request) -> Response {
     let arrival = Instant::now();
     let method = request.method().clone();
@@ -264,7 +238,7 @@ async fn static_response(dist: &std::path::Path, path: &str) -> Response {
 
 fn models(app: &App, headers: &HeaderMap) -> Response {
     if let Some(key) = &app.config.require_key {
-        if let Err(error) = check_key(headers, KeyStyle::Either, key) {
+        if let Err(error) = auth::check_key(headers, auth::KeyStyle::Either, key) {
             return api_error(&error, Dialect::Chat);
         }
     }
@@ -286,71 +260,61 @@ fn round_ms(ms: f64) -> String {
     format!("{rounded}")
 }
 
+/// A request that passed every check, with its fault (if any) chosen.
+struct Admitted {
+    request: SimRequest,
+    resolved: ResolvedModel,
+    fault: Option<Fault>,
+}
+
 /// Everything decided on arrival for one completion.
 struct Prepared {
     request_id: u64,
     usage: Usage,
-    plan: timing::StreamPlan,
+    counts: OutputCounts,
+    plan: StreamPlan,
     booking: Option<Booking>,
 }
 
-/// Answers one completion request. Returns the response and whether it may carry CORS.
-async fn complete(
-    app: Arc<App>,
+/// Checks in the order real providers do: auth, body, model; then status faults.
+fn admit(
+    app: &App,
     dialect: Dialect,
     headers: &HeaderMap,
     body: &[u8],
-    arrival: Instant,
-) -> (Response, bool) {
-    let header_fault = match headers.get("x-sim-fault").map(|v| v.to_str().unwrap_or("")) {
+) -> Result<Admitted, ApiError> {
+    let header_fault = match headers.get("x-sim-fault") {
         None => None,
-        Some(name) => match Fault::parse(name) {
-            Some(fault) => Some(fault),
-            None => {
-                let message = ProfileError::UnknownFault(name.to_string()).to_string();
-                return (
-                    api_error(
-                        &ApiError::BadRequest(format!("x-sim-fault: {message}")),
-                        dialect,
-                    ),
-                    true,
-                );
-            }
-        },
+        Some(value) => {
+            let name = value.to_str().unwrap_or("");
+            let fault = Fault::parse(name).ok_or_else(|| {
+                let message = ProfileError::UnknownFault(name.to_string());
+                ApiError::BadRequest(format!("x-sim-fault: {message}"))
+            })?;
+            Some(fault)
+        }
     };
     if let Some(key) = &app.config.require_key {
-        let style = if dialect == Dialect::Messages {
-            KeyStyle::XApiKey
-        } else {
-            KeyStyle::Bearer
-        };
-        if let Err(error) = check_key(headers, style, key) {
-            return (api_error(&error, dialect), true);
-        }
+        auth::check_key(headers, auth::KeyStyle::for_dialect(dialect), key)?;
     }
-    let request = match parse_request(dialect, body) {
-        Ok(request) => request,
-        Err(error) => {
-            let message = match &error {
-                RequestError::MissingModel if dialect == Dialect::Messages => {
-                    "model: Field required".to_string()
-                }
-                other => other.to_string(),
-            };
-            return (api_error(&ApiError::BadRequest(message), dialect), true);
-        }
-    };
-    let resolved = match app.config.profiles.resolve(&request.model) {
-        Ok(resolved) => resolved,
-        Err(ProfileError::UnknownModel(model)) => {
-            return (api_error(&ApiError::ModelNotFound(model), dialect), true);
-        }
-        Err(error) => {
-            let message = format!("Invalid model name `{}`: {error}", request.model);
-            return (api_error(&ApiError::BadRequest(message), dialect), true);
-        }
-    };
-    let profile = resolved.profile;
+    let request = parse_request(dialect, body).map_err(|error| {
+        ApiError::BadRequest(match error {
+            RequestError::MissingModel if dialect == Dialect::Messages => {
+                "model: Field required".to_string()
+            }
+            other => other.to_string(),
+        })
+    })?;
+    let resolved = app
+        .config
+        .profiles
+        .resolve(&request.model)
+        .map_err(|error| match error {
+            ProfileError::UnknownModel(model) => ApiError::ModelNotFound(model),
+            other => {
+                ApiError::BadRequest(format!("Invalid model name `{}`: {other}", request.model))
+            }
+        })?;
     let fault = header_fault.or(resolved.fault);
     let status_error = match fault {
         Some(Fault::BadRequest) => Some(ApiError::BadRequest(
@@ -359,116 +323,86 @@ async fn complete(
         Some(Fault::Unauthorized) => Some(ApiError::WrongKey),
         Some(Fault::Forbidden) => Some(ApiError::Forbidden),
         Some(Fault::NotFound) => Some(ApiError::ModelNotFound(request.model.clone())),
-        Some(Fault::RateLimited) => Some(ApiError::RateLimited(profile.retry_after_s)),
+        Some(Fault::RateLimited) => Some(ApiError::RateLimited(resolved.profile.retry_after_s)),
         Some(Fault::ServerError) => Some(ApiError::ServerError),
         _ => None,
     };
-    if let Some(error) = status_error {
-        return (api_error(&error, dialect), true);
+    match status_error {
+        Some(error) => Err(error),
+        None => Ok(Admitted {
+            request,
+            resolved,
+            fault,
+        }),
     }
+}
 
-    // Decide everything on arrival: cache hit, jitter, slot booking, so the ground truth is
-    // known before the first byte goes out.
-    let prompt = request
+/// Decides everything on arrival (cache hit, jitter, slot booking), so the ground truth is
+/// known before the first byte goes out.
+fn prepare(app: &App, admitted: &Admitted, arrival: Instant) -> Prepared {
+    let profile = &admitted.resolved.profile;
+    let prompt: Vec<String> = admitted
+        .request
         .texts
         .iter()
         .flat_map(|t| tokens::tokenize(t))
-        .collect::<Vec<_>>();
+        .collect();
     let prompt_tokens = prompt.len() as u32;
-    let counts = timing::output_counts(&profile, request.max_tokens);
+    let counts = timing::output_counts(profile, admitted.request.max_tokens);
     let arrival_ms = app.ms_since_epoch(arrival);
-    let prepared = {
-        let mut state = app.lock();
-        let request_id = state.next_request_id;
-        state.next_request_id += 1;
-        let cached_tokens = if app.config.cache_enabled {
-            state
-                .cache
-                .lookup_and_insert(&resolved.base_name, &prompt, app.config.block_tokens)
-        } else {
-            0
-        };
-        let mut jitter = Jitter::new(app.config.seed, request_id, app.config.jitter_ms);
-        let prefill_ms =
-            timing::prefill_ms(&profile, prompt_tokens - cached_tokens, request.max_tokens)
-                + jitter.next_ms();
-        let gaps: Vec<f64> = (1..counts.reasoning_tokens + counts.answer_tokens)
-            .map(|_| profile.itl_ms + jitter.next_ms())
-            .collect();
-        let duration_ms = prefill_ms + gaps.iter().sum::<f64>();
-        // A stalled request computes nothing, so it takes no slot.
-        let booking = (fault != Some(Fault::Stall))
-            .then(|| state.schedule.book(request_id, arrival_ms, duration_ms));
-        let queue_ms = booking.map_or(0.0, |b| b.queue_ms(arrival_ms));
-        let mut gap_iter = gaps.into_iter();
-        let plan = timing::plan_stream(&profile, queue_ms, prefill_ms, counts, || {
-            gap_iter.next().unwrap_or(profile.itl_ms)
-        });
-        Prepared {
-            request_id,
-            usage: Usage {
-                prompt_tokens,
-                cached_tokens,
-                reasoning_tokens: counts.reasoning_tokens,
-                answer_tokens: counts.answer_tokens,
-            },
-            plan,
-            booking,
-        }
-    };
-
-    let chinese = tokens::has_cjk(&request.texts);
-    let reasoning_text = text::reasoning_tokens(counts.reasoning_tokens, chinese);
-    let answer_text = text::answer_tokens(counts.answer_tokens, chinese);
-    let input = WriterInput {
-        request_id: prepared.request_id,
-        model: &request.model,
-        created_s: unix_seconds(),
-        plan: &prepared.plan,
-        style: profile.reasoning_style,
-        early: profile.early_role,
-        include_usage: request.include_usage,
-        reasoning: &reasoning_text,
-        answer: &answer_text,
-        usage: prepared.usage,
-        truncated: counts.truncated,
-    };
-    let guard = SlotGuard {
-        app: Arc::clone(&app),
-        booking: prepared.booking,
-    };
-    let mut response = if fault == Some(Fault::Stall) {
-        let body =
-            Body::from_stream(futures_util::stream::pending::<Result<Bytes, std::io::Error>>());
-        response(200, "text/event-stream; charset=utf-8", body)
-    } else if request.stream {
-        let mut frames = dialect::stream_frames(dialect, &input);
-        if let Some(fault) = fault {
-            frames = dialect::apply_stream_fault(
-                dialect,
-                &input,
-                frames,
-                fault,
-                profile.fault_after_tokens,
-            );
-        }
-        response(
-            200,
-            "text/event-stream; charset=utf-8",
-            playback(frames, arrival, guard),
-        )
+    let mut state = app.lock();
+    let request_id = state.next_request_id;
+    state.next_request_id += 1;
+    let cached_tokens = if app.config.cache_enabled {
+        let model = &admitted.resolved.base_name;
+        state
+            .cache
+            .lookup_and_insert(model, &prompt, app.config.block_tokens)
     } else {
-        // Like real servers, a non-streaming answer (headers included) comes when it is done.
-        let body = dialect::completion_body(dialect, &input);
-        let ready_at = arrival + Duration::from_secs_f64(prepared.plan.end_ms / 1000.0);
-        tokio::time::sleep_until(ready_at).await;
-        drop(guard);
-        response(200, "application/json", Body::from(body))
+        0
     };
-    let headers = response.headers_mut();
-    set(headers, "cache-control", "no-cache");
+    let mut jitter = Jitter::new(app.config.seed, request_id, app.config.jitter_ms);
+    let uncached_tokens = prompt_tokens - cached_tokens;
+    let prefill_ms = timing::prefill_ms(profile, uncached_tokens, admitted.request.max_tokens)
+        + jitter.next_ms();
+    let gaps_ms: Vec<f64> = (1..counts.reasoning_tokens + counts.answer_tokens)
+        .map(|_| profile.itl_ms + jitter.next_ms())
+        .collect();
+    let duration_ms = prefill_ms + gaps_ms.iter().sum::<f64>();
+    // A stalled request computes nothing, so it takes no slot.
+    let booking = (admitted.fault != Some(Fault::Stall))
+        .then(|| state.schedule.book(request_id, arrival_ms, duration_ms));
+    let queue_ms = booking.map_or(0.0, |b| b.queue_ms(arrival_ms));
+    let mut gaps = gaps_ms.into_iter();
+    let plan = timing::plan_stream(profile, queue_ms, prefill_ms, counts, || {
+        gaps.next().unwrap_or(profile.itl_ms)
+    });
+    Prepared {
+        request_id,
+        usage: Usage {
+            prompt_tokens,
+            cached_tokens,
+            reasoning_tokens: counts.reasoning_tokens,
+            answer_tokens: counts.answer_tokens,
+        },
+        counts,
+        plan,
+        booking,
+    }
+}
+
+/// The x-sim-* headers (see [`GROUND_TRUTH_HEADERS`]).
+fn add_ground_truth(headers: &mut HeaderMap, prepared: &Prepared, profile: &Profile) {
     let plan = &prepared.plan;
     let usage = prepared.usage;
+    let first_reasoning_ms = plan
+        .reasoning_at_ms
+        .first()
+        .copied()
+        .filter(|_| profile.reasoning_style != ReasoningStyle::None);
+    let first_visible_ms = first_reasoning_ms
+        .or(plan.first_answer_ms())
+        .unwrap_or(plan.first_token_ms());
     set(
         headers,
         "x-sim-request-id",
@@ -486,16 +420,8 @@ async fn complete(
     );
     set(headers, "x-sim-queue-ms", &round_ms(plan.queue_ms));
     set(headers, "x-sim-prefill-ms", &round_ms(plan.prefill_ms));
-    let first_reasoning = plan
-        .reasoning_at_ms
-        .first()
-        .copied()
-        .filter(|_| input.style != crate::profile::ReasoningStyle::None);
-    let first_visible = first_reasoning
-        .or(plan.first_answer_ms())
-        .unwrap_or(plan.first_token_ms());
-    set(headers, "x-sim-first-token-ms", &round_ms(first_visible));
-    if let Some(ms) = first_reasoning {
+    set(headers, "x-sim-first-token-ms", &round_ms(first_visible_ms));
+    if let Some(ms) = first_reasoning_ms {
         set(headers, "x-sim-first-reasoning-ms", &round_ms(ms));
     }
     if let Some(ms) = plan.first_answer_ms() {
@@ -513,6 +439,66 @@ async fn complete(
         "x-sim-output-tokens",
         &usage.output_tokens().to_string(),
     );
+}
+
+/// Answers one completion request. Returns the response and whether it may carry CORS.
+async fn complete(
+    app: Arc<App>,
+    dialect: Dialect,
+    headers: &HeaderMap,
+    body: &[u8],
+    arrival: Instant,
+) -> (Response, bool) {
+    let admitted = match admit(&app, dialect, headers, body) {
+        Ok(admitted) => admitted,
+        Err(error) => return (api_error(&error, dialect), true),
+    };
+    let prepared = prepare(&app, &admitted, arrival);
+    let (request, profile, fault) = (
+        &admitted.request,
+        &admitted.resolved.profile,
+        admitted.fault,
+    );
+    let chinese = tokens::has_cjk(&request.texts);
+    let reasoning_text = text::reasoning_tokens(prepared.counts.reasoning_tokens, chinese);
+    let answer_text = text::answer_tokens(prepared.counts.answer_tokens, chinese);
+    let input = WriterInput {
+        request_id: prepared.request_id,
+        model: &request.model,
+        created_s: unix_seconds(),
+        plan: &prepared.plan,
+        style: profile.reasoning_style,
+        early: profile.early_role,
+        include_usage: request.include_usage,
+        reasoning: &reasoning_text,
+        answer: &answer_text,
+        usage: prepared.usage,
+        truncated: prepared.counts.truncated,
+    };
+    let guard = SlotGuard {
+        app: Arc::clone(&app),
+        booking: prepared.booking,
+    };
+    let mut response = if fault == Some(Fault::Stall) {
+        let never = futures_util::stream::pending::<Result<Bytes, std::io::Error>>();
+        response(200, SSE_CONTENT_TYPE, Body::from_stream(never))
+    } else if request.stream {
+        let mut frames = dialect::stream_frames(dialect, &input);
+        if let Some(fault) = fault {
+            let after_tokens = profile.fault_after_tokens;
+            frames = dialect::apply_stream_fault(dialect, &input, frames, fault, after_tokens);
+        }
+        response(200, SSE_CONTENT_TYPE, playback(frames, arrival, guard))
+    } else {
+        // Like real servers, a non-streaming answer (headers included) comes when it is done.
+        let body = dialect::completion_body(dialect, &input);
+        let ready_at = arrival + Duration::from_secs_f64(prepared.plan.end_ms / 1000.0);
+        tokio::time::sleep_until(ready_at).await;
+        drop(guard);
+        response(200, "application/json", Body::from(body))
+    };
+    set(response.headers_mut(), "cache-control", "no-cache");
+    add_ground_truth(response.headers_mut(), &prepared, profile);
     (response, fault != Some(Fault::NoCors))
 }
 
