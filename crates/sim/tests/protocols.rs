@@ -991,3 +991,46 @@ async fn jitter_is_zero_by_default_and_repeats_with_a_seed() {
     assert!((5.0..15.0).contains(&first) && first != 5.0, "{first}");
     assert_eq!(prefill_of(seeded()).await, first, "same seed, same jitter");
 }
+
+#[tokio::test]
+async fn messages_and_responses_non_streaming() {
+    let base = start(ServerConfig::default()).await;
+    let model = format!("sim-reasoning@{QUICK},reasoning_tokens=2,answer_tokens=2");
+    let mut body = messages_body(&model, "q");
+    body["stream"] = json!(false);
+    let (status, _, value) = status_and_json(&base, "/v1/messages", &body, &[]).await;
+    assert_eq!(status, 200);
+    assert_eq!(value["type"], "message");
+    assert_eq!(value["content"][0]["type"], "thinking");
+    assert_eq!(value["content"][0]["thinking"], "Let me");
+    assert_eq!(
+        value["content"][1],
+        json!({"type": "text", "text": "Here is"})
+    );
+    assert_eq!(value["usage"]["output_tokens"], 4);
+    let mut body = responses_body(&model, "q");
+    body["stream"] = json!(false);
+    let (status, _, value) = status_and_json(&base, "/v1/responses", &body, &[]).await;
+    assert_eq!(status, 200);
+    assert_eq!(value["object"], "response");
+    assert_eq!(value["status"], "completed");
+    assert_eq!(value["output"][1]["content"][0]["text"], "Here is");
+    assert_eq!(
+        value["usage"]["output_tokens_details"]["reasoning_tokens"],
+        2
+    );
+}
+
+#[tokio::test]
+async fn anthropic_hidden_thinking_sends_only_the_signature() {
+    let base = start(ServerConfig::default()).await;
+    let model =
+        format!("sim-reasoning@{QUICK},reasoning_tokens=3,answer_tokens=1,reasoning_style=none");
+    let (_, _, events, _) = stream(&base, "/v1/messages", &messages_body(&model, "q"), &[]).await;
+    let delta_types: Vec<String> = events
+        .iter()
+        .filter(|e| e.event.as_deref() == Some("content_block_delta"))
+        .map(|e| e.json()["delta"]["type"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(delta_types, ["signature_delta", "text_delta"]);
+}
