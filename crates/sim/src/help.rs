@@ -49,6 +49,11 @@ TOKEN COUNTING (prompt_tokens)
   included), messages' `system` + messages[].content, responses' `instructions` + `input`.
   Roles and JSON syntax are not counted. "Hello, world!" = 4; "你好" = 2.
 
+OUTPUT TEXT
+  Fixed word lists, cycled, one entry per token ("Let me think about this..." for
+  reasoning, "Here is a simulated answer from ttft-sim..." for the answer); in Chinese
+  when the last prompt text contains a CJK ideograph.
+
 PREFIX CACHE
   Per model (name before `@`), in blocks of --block-tokens (64) tokens: cached_tokens =
   the longest run of whole leading blocks whose chained hashes were seen before (a change

@@ -459,7 +459,14 @@ async fn complete(
         &admitted.resolved.profile,
         admitted.fault,
     );
-    let chinese = tokens::has_cjk(&request.texts);
+    // Answer in the language of the latest prompt text (the user's last message).
+    let chinese = tokens::has_cjk(
+        request
+            .texts
+            .last()
+            .map(std::slice::from_ref)
+            .unwrap_or(&[]),
+    );
     let reasoning_text = text::reasoning_tokens(prepared.counts.reasoning_tokens, chinese);
     let answer_text = text::answer_tokens(prepared.counts.answer_tokens, chinese);
     let input = WriterInput {
