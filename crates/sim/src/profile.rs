@@ -142,23 +142,32 @@ pub enum ProfileError {
     UnknownFault(String),
 }
 
+/// Upper bound of time values (ms, ms per token...), so sums stay finite.
+pub const MAX_MS: f64 = 10_000_000.0;
+
 fn parse_ms(key: &str, value: &str) -> Result<f64, ProfileError> {
     match value.parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        Ok(v) if (0.0..=MAX_MS).contains(&v) => Ok(v),
         _ => Err(ProfileError::BadValue {
             key: key.into(),
             value: value.into(),
-            expected: "a number >= 0",
+            expected: "a number from 0 to 10000000",
         }),
     }
 }
 
+/// Upper bound of token counts, so a typo cannot make the server plan a billion tokens.
+pub const MAX_COUNT: u32 = 1_000_000;
+
 fn parse_count(key: &str, value: &str) -> Result<u32, ProfileError> {
-    value.parse::<u32>().map_err(|_| ProfileError::BadValue {
-        key: key.into(),
-        value: value.into(),
-        expected: "a whole number >= 0",
-    })
+    match value.parse::<u32>() {
+        Ok(count) if count <= MAX_COUNT => Ok(count),
+        _ => Err(ProfileError::BadValue {
+            key: key.into(),
+            value: value.into(),
+            expected: "a whole number from 0 to 1000000",
+        }),
+    }
 }
 
 fn parse_bool(key: &str, value: &str) -> Result<bool, ProfileError> {
@@ -431,6 +440,18 @@ mod tests {
         ));
         assert!(matches!(
             profiles.resolve("sim-fast@itl_ms=-3"),
+            Err(ProfileError::BadValue { .. })
+        ));
+        assert!(matches!(
+            profiles.resolve("sim-fast@answer_tokens=4000000000"),
+            Err(ProfileError::BadValue { .. })
+        ));
+        assert!(matches!(
+            profiles.resolve("sim-fast@itl_ms=1e300"),
+            Err(ProfileError::BadValue { .. })
+        ));
+        assert!(matches!(
+            profiles.resolve("sim-fast@itl_ms=NaN"),
             Err(ProfileError::BadValue { .. })
         ));
         assert!(matches!(

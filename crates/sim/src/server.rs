@@ -499,7 +499,7 @@ async fn complete(
     } else {
         // Like real servers, a non-streaming answer (headers included) comes when it is done.
         let body = dialect::completion_body(dialect, &input);
-        let ready_at = arrival + Duration::from_secs_f64(prepared.plan.end_ms / 1000.0);
+        let ready_at = due(arrival, prepared.plan.end_ms);
         tokio::time::sleep_until(ready_at).await;
         drop(guard);
         response(200, "application/json", Body::from(body))
@@ -524,6 +524,19 @@ impl Drop for SlotGuard {
     }
 }
 
+/// The instant `at_ms` after `arrival`, clamped to a day: a scripted absurd delay must not
+/// overflow the clock.
+fn due(arrival: Instant, at_ms: f64) -> Instant {
+    const DAY_MS: f64 = 86_400_000.0;
+    let at_ms = if at_ms.is_nan() {
+        DAY_MS
+    } else {
+        at_ms.clamp(0.0, DAY_MS)
+    };
+    let delay = Duration::from_secs_f64(at_ms / 1000.0);
+    arrival + delay
+}
+
 struct Playback {
     frames: VecDeque<Frame>,
     arrival: Instant,
@@ -540,8 +553,7 @@ fn playback(frames: Vec<Frame>, arrival: Instant, guard: SlotGuard) -> Body {
     };
     let stream = futures_util::stream::unfold(state, |mut state| async move {
         let frame = state.frames.pop_front()?;
-        let due = state.arrival + Duration::from_secs_f64(frame.at_ms.max(0.0) / 1000.0);
-        tokio::time::sleep_until(due).await;
+        tokio::time::sleep_until(due(state.arrival, frame.at_ms)).await;
         match frame.body {
             FrameBody::Bytes(text) => Some((Ok(Bytes::from(text)), state)),
             FrameBody::Abort => {
