@@ -78,7 +78,8 @@ PROFILES (model names; every field overridable)
   fault_after_tokens=3, retry_after_s=2. A config-file profile with a new name starts
   from base_ms=100 a_ms_per_token=0.1 b_ms_per_token2=0 itl_ms=20 answer_tokens=40.
 
-PROFILE FIELDS (keys for the suffix, --set and the config file)
+PROFILE FIELDS (keys for the suffix, --set and the config file; times are numbers from
+0 to 10000000, counts whole numbers from 0 to 1000000, booleans 1/0/true/false)
   base_ms, a_ms_per_token, b_ms_per_token2   prefill formula (ms, ms/token, ms/token^2)
   prefill_ms                fixed prefill, ms (replaces the formula; `none` = formula)
   itl_ms                    inter-token latency, ms
