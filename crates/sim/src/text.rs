@@ -1,0 +1,73 @@
+//! Deterministic output text: fixed word lists, cycled, one list entry per token.
+
+const ANSWER_EN: &[&str] = &[
+    "Here",
+    " is",
+    " a",
+    " simulated",
+    " answer",
+    " from",
+    " ttft",
+    "-sim",
+    ".",
+    " Each",
+    " token",
+    " arrives",
+    " after",
+    " a",
+    " fixed",
+    " interval",
+    ",",
+    " so",
+    " the",
+    " timing",
+    " is",
+    " known",
+    " exactly",
+    ".",
+];
+const REASONING_EN: &[&str] = &[
+    "Let", " me", " think", " about", " this", " step", " by", " step", ".", " The", " user",
+    " wants", " a", " short", " reply", ";", " I", " will", " keep", " it", " simple", ".",
+];
+const ANSWER_ZH: &[&str] = &[
+    "这是", "一个", "模拟", "的", "回答", "。", "每个", "词元", "按", "固定", "间隔", "到达", "，",
+    "所以", "时间", "是", "确定", "的", "。",
+];
+const REASONING_ZH: &[&str] = &[
+    "让", "我", "一步", "一步", "地", "想", "。", "用户", "需要", "简短", "的", "回答", "。",
+];
+
+fn cycle(words: &[&str], count: u32) -> Vec<String> {
+    words
+        .iter()
+        .cycle()
+        .take(count as usize)
+        .map(|w| (*w).to_string())
+        .collect()
+}
+
+/// The `count` answer tokens (Chinese if the prompt has CJK ideographs).
+pub fn answer_tokens(count: u32, chinese: bool) -> Vec<String> {
+    cycle(if chinese { ANSWER_ZH } else { ANSWER_EN }, count)
+}
+
+/// The `count` reasoning tokens (Chinese if the prompt has CJK ideographs).
+pub fn reasoning_tokens(count: u32, chinese: bool) -> Vec<String> {
+    cycle(if chinese { REASONING_ZH } else { REASONING_EN }, count)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cycles_deterministically() {
+        let tokens = answer_tokens(26, false);
+        assert_eq!(tokens.len(), 26);
+        assert_eq!(tokens[0], "Here");
+        assert_eq!(tokens[24], "Here");
+        assert_eq!(answer_tokens(1, true), vec!["这是"]);
+        assert!(reasoning_tokens(0, false).is_empty());
+    }
+}

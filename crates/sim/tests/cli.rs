@@ -1,0 +1,117 @@
+//! The binary: the listening line, --help, flags and config errors.
+
+// Test crate: failures panic by design.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_ttft-sim");
+
+#[tokio::test]
+async fn prints_one_listening_line_and_serves() {
+    let config = std::env::temp_dir().join(format!("ttft-sim-cli-{}.toml", std::process::id()));
+    std::fs::write(
+        &config,
+        "slots = 2\n[profiles.my-model]\nanswer_tokens = 2\nprefill_ms = 5\n",
+    )
+    .unwrap();
+    let mut child = Command::new(BIN)
+        .args(["--port", "0", "--config"])
+        .arg(&config)
+        .args(["--set", "itl_ms=1"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let port: u16 = line
+        .trim_end()
+        .strip_prefix("ttft-sim listening on http://127.0.0.1:")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .parse()
+        .unwrap();
+    assert_ne!(port, 0);
+    let client = reqwest::Client::builder().no_proxy().build().unwrap();
+    let models: serde_json::Value = client
+        .get(format!("http://127.0.0.1:{port}/v1/models"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let ids: Vec<&str> = models["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["id"].as_str())
+        .collect();
+    assert!(
+        ids.contains(&"my-model") && ids.contains(&"sim-fast"),
+        "{ids:?}"
+    );
+    let body =
+        serde_json::json!({"model": "my-model", "messages": [{"role": "user", "content": "hi"}]});
+    let completion: serde_json::Value = client
+        .post(format!("http://127.0.0.1:{port}/v1/chat/completions"))
+        .json(&body)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(completion["choices"][0]["message"]["content"], "Here is");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let _ = std::fs::remove_file(config);
+}
+
+#[test]
+fn help_documents_the_contract() {
+    let output = Command::new(BIN).arg("--help").output().unwrap();
+    assert!(output.status.success());
+    let help = String::from_utf8(output.stdout).unwrap();
+    for needle in [
+        "--port",
+        "--slots",
+        "--no-cache",
+        "--jitter-ms",
+        "--seed",
+        "--require-key",
+        "--no-cors",
+        "--dist",
+        "--accept-unversioned",
+        "--config",
+        "--set",
+        "MODEL-NAME SUFFIX",
+        "FAULTS",
+        "TOKEN COUNTING",
+        "x-sim-queue-ms",
+        "sim-slow-prefill",
+        "b_ms_per_token2",
+    ] {
+        assert!(help.contains(needle), "--help lacks {needle}");
+    }
+}
+
+#[test]
+fn bad_options_exit_with_a_message() {
+    let output = Command::new(BIN)
+        .args(["--set", "bogus=1", "--list-profiles"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("unknown option `bogus`"), "{stderr}");
+    let output = Command::new(BIN)
+        .args(["--set", "itl_ms=7", "--list-profiles"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let listing = String::from_utf8(output.stdout).unwrap();
+    assert!(listing.lines().all(|l| l.contains("itl_ms=7")), "{listing}");
+}
