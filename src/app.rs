@@ -35,7 +35,11 @@ struct StreamedText {
 
 impl StreamedText {
     fn new() -> Self {
-        Self { lead: RwSignal::new(String::new()), first: RwSignal::new(None), rest: RwSignal::new(String::new()) }
+        Self {
+            lead: RwSignal::new(String::new()),
+            first: RwSignal::new(None),
+            rest: RwSignal::new(String::new()),
+        }
     }
 
     fn clear(&self) {
@@ -55,7 +59,9 @@ impl StreamedText {
     }
 
     fn is_empty(&self) -> bool {
-        self.lead.with(String::is_empty) && self.first.with(Option::is_none) && self.rest.with(String::is_empty)
+        self.lead.with(String::is_empty)
+            && self.first.with(Option::is_none)
+            && self.rest.with(String::is_empty)
     }
 }
 
@@ -110,14 +116,24 @@ impl LiveRun {
                 self.warnings.set(warnings);
                 self.status.set("Waiting for the first token…".into());
             }
-            RunUpdate::FirstChunk { first_chunk_ms } => self.first_chunk_ms.set(Some(first_chunk_ms)),
-            RunUpdate::Reasoning { text, ttfr_ms, paint_id } => {
+            RunUpdate::FirstChunk { first_chunk_ms } => {
+                self.first_chunk_ms.set(Some(first_chunk_ms))
+            }
+            RunUpdate::Reasoning {
+                text,
+                ttfr_ms,
+                paint_id,
+            } => {
                 self.reasoning.push(text, paint_id);
                 if ttfr_ms.is_some() {
                     self.ttfr_ms.set(ttfr_ms);
                 }
             }
-            RunUpdate::Answer { text, ttfa_ms, paint_id } => {
+            RunUpdate::Answer {
+                text,
+                ttfa_ms,
+                paint_id,
+            } => {
                 self.answer.push(text, paint_id);
                 if ttfa_ms.is_some() {
                     self.ttfa_ms.set(ttfa_ms);
@@ -132,7 +148,10 @@ impl LiveRun {
                 self.perceived_ttfa_ms.set(metrics.perceived_ttfa_ms);
                 self.status.set(match &record.diagnosis {
                     Some(_) => "The run failed.".into(),
-                    None => format!("Done in {}.", format_ms(metrics.e2e_ms.or(record.metrics.ttfa_ms))),
+                    None => format!(
+                        "Done in {}.",
+                        format_ms(metrics.e2e_ms.or(record.metrics.ttfa_ms))
+                    ),
                 });
                 self.diagnosis.set(record.diagnosis);
             }
@@ -184,7 +203,10 @@ pub fn App() -> impl IntoView {
         live.reset();
         live.streaming.set(true);
         spawn_local(async move {
-            run::measure(settings, Some(clicked_ms), run_control, move |update| live.apply(update)).await;
+            run::measure(settings, Some(clicked_ms), run_control, move |update| {
+                live.apply(update)
+            })
+            .await;
             live.streaming.set(false);
             control.set_value(None);
         });

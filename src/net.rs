@@ -176,7 +176,11 @@ pub async fn fetch_on_main_thread(
             FetchFailure::Network(message) => ("TypeError".to_string(), message),
             FetchFailure::InvalidRequest(message) => ("InvalidRequest".to_string(), message),
         };
-        WorkerEvent::Failed { at_ms: now_ms(), name, message }
+        WorkerEvent::Failed {
+            at_ms: now_ms(),
+            name,
+            message,
+        }
     };
     send(WorkerEvent::Started { at_ms: now_ms() });
     let response = match open(&request, &signal).await {
@@ -196,7 +200,10 @@ pub async fn fetch_on_main_thread(
     };
     loop {
         match reader.next_chunk().await {
-            Ok(Some(bytes)) => send(WorkerEvent::Chunk { at_ms: now_ms(), bytes }),
+            Ok(Some(bytes)) => send(WorkerEvent::Chunk {
+                at_ms: now_ms(),
+                bytes,
+            }),
             Ok(None) => return send(WorkerEvent::End { at_ms: now_ms() }),
             Err(failure) => return send(failed(failure)),
         }

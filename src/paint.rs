@@ -14,7 +14,9 @@ use js_sys::{Array, Reflect};
 use ttft_core::timeline::PaintMethod;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{MessageChannel, PerformanceObserver, PerformanceObserverEntryList, PerformanceObserverInit};
+use web_sys::{
+    MessageChannel, PerformanceObserver, PerformanceObserverEntryList, PerformanceObserverInit,
+};
 
 /// A paint time on the page clock and how it was obtained.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -27,7 +29,10 @@ pub struct Painted {
 
 type Waiters = HashMap<String, oneshot::Sender<Painted>>;
 /// The observer and the callback it must keep alive.
-type ElementObserver = (PerformanceObserver, Closure<dyn FnMut(PerformanceObserverEntryList)>);
+type ElementObserver = (
+    PerformanceObserver,
+    Closure<dyn FnMut(PerformanceObserverEntryList)>,
+);
 
 thread_local! {
     static ELEMENT_WAITERS: RefCell<Waiters> = RefCell::new(HashMap::new());
@@ -46,10 +51,19 @@ pub fn element_timing_supported() -> bool {
 }
 
 fn painted_from_entry(entry: &JsValue) -> Option<(String, Painted)> {
-    let identifier = Reflect::get(entry, &"identifier".into()).ok()?.as_string()?;
-    let time = |field: &str| Reflect::get(entry, &field.into()).ok().and_then(|value| value.as_f64());
+    let identifier = Reflect::get(entry, &"identifier".into())
+        .ok()?
+        .as_string()?;
+    let time = |field: &str| {
+        Reflect::get(entry, &field.into())
+            .ok()
+            .and_then(|value| value.as_f64())
+    };
     let painted = match time("presentationTime").filter(|time_ms| *time_ms > 0.0) {
-        Some(painted_ms) => Painted { painted_ms, method: PaintMethod::PresentationTime },
+        Some(painted_ms) => Painted {
+            painted_ms,
+            method: PaintMethod::PresentationTime,
+        },
         None => Painted {
             painted_ms: time("renderTime").filter(|time_ms| *time_ms > 0.0)?,
             method: PaintMethod::RenderTime,
@@ -64,21 +78,28 @@ pub fn install_observer() {
     if !element_timing_supported() || OBSERVER.with(|observer| observer.borrow().is_some()) {
         return;
     }
-    let callback = Closure::<dyn FnMut(PerformanceObserverEntryList)>::new(|list: PerformanceObserverEntryList| {
-        for entry in list.get_entries().iter() {
-            let Some((identifier, painted)) = painted_from_entry(&entry) else { continue };
-            let waiter = ELEMENT_WAITERS.with(|waiters| waiters.borrow_mut().remove(&identifier));
-            match waiter {
-                Some(sender) => {
-                    let _ = sender.send(painted);
+    let callback = Closure::<dyn FnMut(PerformanceObserverEntryList)>::new(
+        |list: PerformanceObserverEntryList| {
+            for entry in list.get_entries().iter() {
+                let Some((identifier, painted)) = painted_from_entry(&entry) else {
+                    continue;
+                };
+                let waiter =
+                    ELEMENT_WAITERS.with(|waiters| waiters.borrow_mut().remove(&identifier));
+                match waiter {
+                    Some(sender) => {
+                        let _ = sender.send(painted);
+                    }
+                    None => EARLY_PAINTS.with(|early| {
+                        early.borrow_mut().insert(identifier, painted);
+                    }),
                 }
-                None => EARLY_PAINTS.with(|early| {
-                    early.borrow_mut().insert(identifier, painted);
-                }),
             }
-        }
-    });
-    let Ok(observer) = PerformanceObserver::new(callback.as_ref().unchecked_ref()) else { return };
+        },
+    );
+    let Ok(observer) = PerformanceObserver::new(callback.as_ref().unchecked_ref()) else {
+        return;
+    };
     // `type` + `buffered` (not in web-sys' dictionary): also report paints that happened
     // before the observer ran its first callback.
     let init = js_sys::Object::new();
@@ -121,13 +142,20 @@ pub async fn next_frame_painted() -> Option<Painted> {
             let _ = sender.send(now_ms);
         }
     });
-    channel.port2().set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    channel
+        .port2()
+        .set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     let port = channel.port1();
     let on_frame = Closure::<dyn FnMut()>::new(move || {
         let _ = port.post_message(&JsValue::NULL);
     });
-    window.request_animation_frame(on_frame.as_ref().unchecked_ref()).ok()?;
+    window
+        .request_animation_frame(on_frame.as_ref().unchecked_ref())
+        .ok()?;
     let painted_ms = receiver.await.ok()?;
     drop((on_message, on_frame));
-    Some(Painted { painted_ms, method: PaintMethod::RafMessageChannel })
+    Some(Painted {
+        painted_ms,
+        method: PaintMethod::RafMessageChannel,
+    })
 }

@@ -65,13 +65,26 @@ impl ShownDiagnosis {
     fn from_diagnosis(diagnosis: &Diagnosis, lang: Lang) -> Self {
         let cause_code = serde_json::to_value(&diagnosis.cause)
             .ok()
-            .and_then(|value| value.get("kind").and_then(|kind| kind.as_str()).map(str::to_owned))
+            .and_then(|value| {
+                value
+                    .get("kind")
+                    .and_then(|kind| kind.as_str())
+                    .map(str::to_owned)
+            })
             .unwrap_or_else(|| "unknown".into());
-        ShownDiagnosis { cause_code, title: diagnosis.message(lang), fix: diagnosis.fix(lang) }
+        ShownDiagnosis {
+            cause_code,
+            title: diagnosis.message(lang),
+            fix: diagnosis.fix(lang),
+        }
     }
 
     fn bad_input(cause_code: &str, title: String) -> Self {
-        ShownDiagnosis { cause_code: cause_code.into(), title, fix: String::new() }
+        ShownDiagnosis {
+            cause_code: cause_code.into(),
+            title,
+            fix: String::new(),
+        }
     }
 }
 
@@ -209,13 +222,18 @@ fn prepare(settings: &RunSettings) -> Result<(PreparedRequest, Vec<String>), Sho
     let lang = settings.lang;
     let endpoint = normalize_base_url(&settings.base_url, settings.protocol)
         .map_err(|error| ShownDiagnosis::bad_input("invalid_url", error.message(lang)))?;
-    let key = ApiKey::parse(&settings.api_key)
-        .map_err(|error| ShownDiagnosis::from_diagnosis(&Diagnosis::from_key_error(&error), lang))?;
+    let key = ApiKey::parse(&settings.api_key).map_err(|error| {
+        ShownDiagnosis::from_diagnosis(&Diagnosis::from_key_error(&error), lang)
+    })?;
     let mut spec = PromptSpec::new(settings.model.trim(), &settings.prompt);
     spec.max_output_tokens = settings.max_output_tokens;
     let prepared = prepare_request(&endpoint, &spec, key.as_ref(), None)
         .map_err(|error| ShownDiagnosis::bad_input("invalid_request", error.message(lang)))?;
-    let warnings = endpoint.warnings.iter().map(|warning| warning.message(lang)).collect();
+    let warnings = endpoint
+        .warnings
+        .iter()
+        .map(|warning| warning.message(lang))
+        .collect();
     Ok((prepared, warnings))
 }
 
@@ -288,7 +306,10 @@ impl Measurement {
             run_id
         });
         Measurement {
-            timeline: Rc::new(RefCell::new(RunTimeline::new(clicked_ms, request_started_ms))),
+            timeline: Rc::new(RefCell::new(RunTimeline::new(
+                clicked_ms,
+                request_started_ms,
+            ))),
             reader: StreamReader::new(dialect),
             http_status: None,
             content_type: None,
@@ -302,7 +323,8 @@ impl Measurement {
     }
 
     fn streaming_body(&self) -> bool {
-        self.http_status.is_some_and(|status| (200..300).contains(&status))
+        self.http_status
+            .is_some_and(|status| (200..300).contains(&status))
     }
 
     /// Waits for the paint of `paint_id` and records it on the timeline.
@@ -312,7 +334,9 @@ impl Measurement {
         self.pending_paints.push(done_receiver);
         spawn_local(async move {
             if let Some(painted) = paint::painted(&paint_id).await {
-                timeline.borrow_mut().on_paint(target, painted.painted_ms, painted.method);
+                timeline
+                    .borrow_mut()
+                    .on_paint(target, painted.painted_ms, painted.method);
             }
             let _ = done_sender.send(());
         });
@@ -334,7 +358,9 @@ impl Measurement {
         let malformed_before = self.reader.malformed_event_count();
         let events = self.reader.on_bytes(bytes);
         if self.reader.malformed_event_count() > malformed_before {
-            self.timeline.borrow_mut().on_malformed_chunk(at_ms, "a chunk was not valid JSON");
+            self.timeline
+                .borrow_mut()
+                .on_malformed_chunk(at_ms, "a chunk was not valid JSON");
         }
         let mut stop_now = false;
         for event in &events {
@@ -367,7 +393,8 @@ impl Measurement {
             }
             if !event.answer.is_empty() {
                 let first_answer = metrics().ttfa_ms.is_some() && !self.first_visible_answer_sent;
-                let first_visible = !self.first_visible_answer_sent && !event.answer.trim().is_empty();
+                let first_visible =
+                    !self.first_visible_answer_sent && !event.answer.trim().is_empty();
                 let paint_id = first_visible.then(|| format!("answer-{}", self.run_id));
                 if let Some(paint_id) = &paint_id {
                     self.first_visible_answer_sent = true;
@@ -375,7 +402,11 @@ impl Measurement {
                 }
                 on_update(RunUpdate::Answer {
                     text: event.answer.clone(),
-                    ttfa_ms: if first_answer { metrics().ttfa_ms } else { None },
+                    ttfa_ms: if first_answer {
+                        metrics().ttfa_ms
+                    } else {
+                        None
+                    },
                     paint_id,
                 });
                 if settings.ttft_only && self.first_visible_answer_sent {
@@ -397,10 +428,18 @@ impl Measurement {
         for event in &released {
             self.timeline.borrow_mut().on_event(at_ms, event);
             if !event.answer.is_empty() {
-                on_update(RunUpdate::Answer { text: event.answer.clone(), ttfa_ms: None, paint_id: None });
+                on_update(RunUpdate::Answer {
+                    text: event.answer.clone(),
+                    ttfa_ms: None,
+                    paint_id: None,
+                });
             }
             if !event.reasoning.is_empty() {
-                on_update(RunUpdate::Reasoning { text: event.reasoning.clone(), ttfr_ms: None, paint_id: None });
+                on_update(RunUpdate::Reasoning {
+                    text: event.reasoning.clone(),
+                    ttfr_ms: None,
+                    paint_id: None,
+                });
             }
         }
         self.timeline.borrow_mut().on_stream_end(at_ms);
@@ -422,11 +461,19 @@ impl Measurement {
         futures_util::future::select(Box::pin(all_painted), timeout_receiver).await;
     }
 
-    fn record(&self, settings: &RunSettings, prepared: &PreparedRequest, transport: Transport) -> RunRecord {
+    fn record(
+        &self,
+        settings: &RunSettings,
+        prepared: &PreparedRequest,
+        transport: Transport,
+    ) -> RunRecord {
         let timeline = self.timeline.borrow();
         let description = prepared.describe();
         let outcome = timeline.outcome.clone();
-        let failed = !matches!(outcome, RunOutcome::Completed | RunOutcome::StoppedAfterFirstAnswer);
+        let failed = !matches!(
+            outcome,
+            RunOutcome::Completed | RunOutcome::StoppedAfterFirstAnswer
+        );
         let diagnosis = failed
             .then(|| {
                 let mut context = FailureContext::from_run(&timeline, &description);
@@ -491,7 +538,10 @@ pub async fn measure(
         Ok(prepared) => prepared,
         Err(diagnosis) => return on_update(RunUpdate::Finished(Box::new(rejected(diagnosis)))),
     };
-    on_update(RunUpdate::Calling { url: prepared.url.clone(), warnings });
+    on_update(RunUpdate::Calling {
+        url: prepared.url.clone(),
+        warnings,
+    });
     let (mut events, transport) = match send(http_request(&prepared), &control).await {
         Ok(opened) => opened,
         Err(message) => {
@@ -509,9 +559,17 @@ pub async fn measure(
             WorkerEvent::Started { at_ms } => {
                 measurement = Some(Measurement::new(clicked_ms, at_ms, settings.dialect));
                 let timeout_control = control.clone();
-                deadline = set_timeout(move || timeout_control.abort(AbortReason::Timeout), settings.timeout_ms);
+                deadline = set_timeout(
+                    move || timeout_control.abort(AbortReason::Timeout),
+                    settings.timeout_ms,
+                );
             }
-            WorkerEvent::Headers { at_ms, status, content_type, retry_after } => {
+            WorkerEvent::Headers {
+                at_ms,
+                status,
+                content_type,
+                retry_after,
+            } => {
                 if let Some(measurement) = measurement.as_mut() {
                     measurement.timeline.borrow_mut().on_headers(at_ms, status);
                     measurement.http_status = Some(status);
@@ -520,12 +578,15 @@ pub async fn measure(
                 }
             }
             WorkerEvent::Chunk { at_ms, bytes } => {
-                let stop_now = measurement
-                    .as_mut()
-                    .is_some_and(|measurement| measurement.on_chunk(at_ms, &bytes, &settings, &mut on_update));
+                let stop_now = measurement.as_mut().is_some_and(|measurement| {
+                    measurement.on_chunk(at_ms, &bytes, &settings, &mut on_update)
+                });
                 if stop_now {
                     if let Some(measurement) = measurement.as_mut() {
-                        measurement.timeline.borrow_mut().on_stopped_after_first_answer(at_ms);
+                        measurement
+                            .timeline
+                            .borrow_mut()
+                            .on_stopped_after_first_answer(at_ms);
                     }
                     control.abort(AbortReason::TtftOnly);
                 }
@@ -544,14 +605,18 @@ pub async fn measure(
                         _ => Some(NetworkFailure::NetworkError),
                     };
                     if let Some(failure) = failure {
-                        measurement.timeline.borrow_mut().on_network_failure(at_ms, failure);
+                        measurement
+                            .timeline
+                            .borrow_mut()
+                            .on_network_failure(at_ms, failure);
                     }
                 }
             }
             WorkerEvent::Timing { fields, .. } => {
                 if let Some(measurement) = measurement.as_mut() {
                     if !fields.is_empty() {
-                        let breakdown = NetworkBreakdown::from_resource_timing(&resource_timing(&fields));
+                        let breakdown =
+                            NetworkBreakdown::from_resource_timing(&resource_timing(&fields));
                         measurement.timeline.borrow_mut().set_network(breakdown);
                     }
                 }
@@ -562,7 +627,8 @@ pub async fn measure(
     clear_timeout(deadline);
     *control.sender.borrow_mut() = None;
     let Some(mut measurement) = measurement else {
-        let diagnosis = ShownDiagnosis::bad_input("invalid_request", "The request never started.".into());
+        let diagnosis =
+            ShownDiagnosis::bad_input("invalid_request", "The request never started.".into());
         return on_update(RunUpdate::Finished(Box::new(rejected(diagnosis))));
     };
     measurement.settle_paints().await;
