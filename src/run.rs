@@ -8,7 +8,6 @@ use std::rc::Rc;
 use futures_channel::mpsc::{unbounded, UnboundedReceiver};
 use futures_channel::oneshot;
 use futures_util::StreamExt;
-use leptos::task::spawn_local;
 use ttft_core::diagnosis::{diagnose, Diagnosis, FailureContext, Lang, NetworkFailure};
 use ttft_core::dialect::{Dialect, StreamReader};
 use ttft_core::request::{
@@ -20,6 +19,7 @@ use ttft_core::timeline::{
 };
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::spawn_local;
 
 use crate::net::HttpRequest;
 use crate::paint;

@@ -169,13 +169,36 @@ fn decode(message: &JsValue, offset_ms: f64) -> Option<(u32, WorkerEvent)> {
 }
 
 impl FetchWorker {
+    /// Starts the worker from its script's source text (a Blob URL), for pages that do
+    /// not serve `fetch-worker.js` (browser tests).
+    pub async fn spawn_from_source(source: &str) -> Result<FetchWorker, String> {
+        let parts = Array::of1(&source.into());
+        let options = web_sys::BlobPropertyBag::new();
+        options.set_type("text/javascript");
+        let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options)
+            .map_err(|error| format!("{error:?}"))?;
+        let url = web_sys::Url::create_object_url_with_blob(&blob)
+            .map_err(|error| format!("{error:?}"))?;
+        Self::spawn(&url).await
+    }
+
     /// Starts the worker and waits until it reports its clock's time origin.
     pub async fn spawn(script_url: &str) -> Result<FetchWorker, String> {
         let worker = Worker::new(script_url).map_err(|error| format!("{error:?}"))?;
         let routes: Routes = Rc::new(RefCell::new(HashMap::new()));
         let offset_ms = Rc::new(Cell::new(0.0));
-        let (ready_sender, ready_receiver) = oneshot::channel::<()>();
-        let ready_sender = RefCell::new(Some(ready_sender));
+        // Ready or not: a script that fails to load (404, CSP) reports through `onerror`.
+        let (ready_sender, ready_receiver) = oneshot::channel::<bool>();
+        let ready_sender = Rc::new(RefCell::new(Some(ready_sender)));
+        let on_error = {
+            let ready_sender = Rc::clone(&ready_sender);
+            Closure::<dyn FnMut()>::new(move || {
+                if let Some(sender) = ready_sender.borrow_mut().take() {
+                    let _ = sender.send(false);
+                }
+            })
+        };
+        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
         let on_message = {
             let routes = Rc::clone(&routes);
             let offset_ms = Rc::clone(&offset_ms);
@@ -185,7 +208,7 @@ impl FetchWorker {
                     let worker_origin_ms = number(&message, "timeOrigin").unwrap_or_default();
                     offset_ms.set(worker_origin_ms - page_time_origin_ms());
                     if let Some(sender) = ready_sender.borrow_mut().take() {
-                        let _ = sender.send(());
+                        let _ = sender.send(true);
                     }
                     return;
                 }
@@ -203,9 +226,12 @@ impl FetchWorker {
             })
         };
         worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-        ready_receiver
-            .await
-            .map_err(|_| "the fetch worker did not start".to_string())?;
+        if ready_receiver.await != Ok(true) {
+            worker.terminate();
+            return Err(format!("the fetch worker at {script_url} did not start"));
+        }
+        worker.set_onerror(None);
+        drop(on_error);
         Ok(FetchWorker {
             worker,
             routes,

@@ -4,7 +4,7 @@
 //! names in `TTFT_SIM_URL` at compile time.
 #![cfg(target_arch = "wasm32")]
 // clippy's allow-unwrap-in-tests does not see #[wasm_bindgen_test] functions.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::option_env_unwrap)]
 
 use ttft_meter::storage;
 use wasm_bindgen_test::*;
@@ -32,4 +32,167 @@ fn api_key_lives_in_session_storage_only() {
     storage::forget_api_key();
     assert_eq!(session.get_item(storage::API_KEY_SLOT).unwrap(), None);
     assert_eq!(storage::load_api_key(), "");
+}
+
+/// The ttft-sim the test command started (compile-time, since tests run in the browser).
+fn sim_url() -> &'static str {
+    option_env!("TTFT_SIM_URL")
+        .expect("TTFT_SIM_URL names a running ttft-sim; run the tests through scripts/test.sh")
+}
+
+fn chat_request(model: &str) -> ttft_meter::net::HttpRequest {
+    ttft_meter::net::HttpRequest {
+        method: "POST",
+        url: format!("{}/v1/chat/completions", sim_url()),
+        headers: vec![("content-type".into(), "application/json".into())],
+        body: Some(
+            serde_json::json!({
+                "model": model,
+                "stream": true,
+                "messages": [{"role": "user", "content": "Say hello."}],
+            })
+            .to_string(),
+        ),
+    }
+}
+
+/// Blocks the main thread, as a long rendering or GC task would.
+fn busy_wait_ms(duration_ms: f64) {
+    let start_ms = ttft_meter::clock::now_ms().unwrap();
+    while ttft_meter::clock::now_ms().unwrap() - start_ms < duration_ms {}
+}
+
+/// Arrival times of one request through the worker: (started, role chunk, first content).
+async fn worker_arrivals(block_main_thread_ms: f64) -> (f64, f64, f64) {
+    use futures_util::StreamExt;
+    use ttft_meter::worker::{FetchWorker, WorkerEvent};
+    let worker = FetchWorker::spawn_from_source(include_str!("../www/fetch-worker.js"))
+        .await
+        .unwrap();
+    let before_ms = ttft_meter::clock::now_ms().unwrap();
+    let (_, mut events) = worker
+        .start(&chat_request("sim-fast@prefill_ms=300,early_role=1"))
+        .unwrap();
+    busy_wait_ms(block_main_thread_ms);
+    let (mut started_ms, mut role_ms, mut content_ms) = (None, None, None);
+    while let Some(event) = events.next().await {
+        match event {
+            WorkerEvent::Started { at_ms } => started_ms = Some(at_ms),
+            WorkerEvent::Chunk { at_ms, bytes } => {
+                let text = String::from_utf8_lossy(&bytes);
+                if role_ms.is_none() && text.contains("\"role\"") {
+                    role_ms = Some(at_ms);
+                }
+                if content_ms.is_none()
+                    && text.contains("\"content\":\"")
+                    && !text.contains("\"content\":\"\"")
+                {
+                    content_ms = Some(at_ms);
+                }
+            }
+            WorkerEvent::Timing { .. } => break,
+            _ => {}
+        }
+    }
+    let started_ms = started_ms.unwrap();
+    // The conversion to the page clock puts the worker's stamps on this page's timeline.
+    assert!(
+        started_ms >= before_ms - 1.0,
+        "worker start {started_ms} before send {before_ms}"
+    );
+    (started_ms, role_ms.unwrap(), content_ms.unwrap())
+}
+
+#[wasm_bindgen_test]
+async fn worker_stamps_arrivals_on_the_page_clock() {
+    let (started_ms, role_ms, content_ms) = worker_arrivals(0.0).await;
+    assert!(
+        role_ms - started_ms < 100.0,
+        "role chunk after {} ms",
+        role_ms - started_ms
+    );
+    let first_content_ms = content_ms - started_ms;
+    assert!(
+        (300.0..360.0).contains(&first_content_ms),
+        "first content after {first_content_ms} ms"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn a_blocked_main_thread_does_not_delay_worker_arrivals() {
+    // The main thread is busy for 600 ms, past the 300 ms first token: a main-thread
+    // reader would see it at >= 600 ms; the worker stamps it when it arrived.
+    let (started_ms, _, content_ms) = worker_arrivals(600.0).await;
+    let first_content_ms = content_ms - started_ms;
+    assert!(
+        (300.0..360.0).contains(&first_content_ms),
+        "first content after {first_content_ms} ms"
+    );
+}
+
+fn settings(model: &str, api_key: &str) -> ttft_meter::run::RunSettings {
+    ttft_meter::run::RunSettings {
+        protocol: ttft_core::request::Protocol::OpenAiChat,
+        dialect: None,
+        base_url: format!("{}/v1", sim_url()),
+        api_key: api_key.into(),
+        model: model.into(),
+        prompt: "Say hello.".into(),
+        max_output_tokens: None,
+        timeout_ms: 10_000.0,
+        ttft_only: false,
+        lang: ttft_core::diagnosis::Lang::En,
+    }
+}
+
+async fn measure(settings: ttft_meter::run::RunSettings) -> ttft_meter::run::RunRecord {
+    use ttft_meter::run::{measure, RunControl, RunUpdate};
+    let finished = std::rc::Rc::new(std::cell::RefCell::new(None));
+    let sink = std::rc::Rc::clone(&finished);
+    let clicked_ms = ttft_meter::clock::now_ms();
+    measure(settings, clicked_ms, RunControl::default(), move |update| {
+        if let RunUpdate::Finished(record) = update {
+            *sink.borrow_mut() = Some(*record);
+        }
+    })
+    .await;
+    let record = finished.borrow_mut().take();
+    record.expect("measure always ends with Finished")
+}
+
+#[wasm_bindgen_test]
+async fn a_run_measures_the_scripted_first_answer_token() {
+    let record = measure(settings(
+        "sim-reasoning@prefill_ms=200,reasoning_tokens=10,itl_ms=50,early_role=1",
+        "",
+    ))
+    .await;
+    let metrics = &record.metrics;
+    assert_eq!(record.diagnosis, None);
+    let ttfr_ms = metrics.ttfr_ms.unwrap();
+    let ttfa_ms = metrics.ttfa_ms.unwrap();
+    assert!((200.0..240.0).contains(&ttfr_ms), "ttfr_ms {ttfr_ms}");
+    assert!((700.0..740.0).contains(&ttfa_ms), "ttfa_ms {ttfa_ms}");
+    assert!(
+        metrics.first_chunk_ms.unwrap() < 100.0,
+        "the role chunk came first"
+    );
+    assert_eq!(
+        metrics.ttft_ms,
+        Some(ttfr_ms),
+        "ttft is the first token of either channel"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn a_refused_key_is_diagnosed() {
+    let record = measure(settings("sim-fast@fault=401", "sk-wrong")).await;
+    let diagnosis = record.diagnosis.expect("a 401 is diagnosed");
+    assert_eq!(diagnosis.cause_code, "key_refused");
+    assert_eq!(record.metrics.http_status, Some(401));
+    let exported = format!("{:?}", record.request);
+    assert!(
+        !exported.contains("sk-wrong"),
+        "the key must not survive in the record: {exported}"
+    );
 }
