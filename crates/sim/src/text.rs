@@ -38,23 +38,32 @@ const REASONING_ZH: &[&str] = &[
     "让", "我", "一步", "一步", "地", "想", "。", "用户", "需要", "简短", "的", "回答", "。",
 ];
 
-fn cycle(words: &[&str], count: u32) -> Vec<String> {
+/// Repeats `words` up to `count` tokens; in English a repeat starts with a space, so the
+/// last sentence and the next one do not run together ("simple.Let").
+fn cycle(words: &[&str], count: u32, spaced_repeats: bool) -> Vec<String> {
     words
         .iter()
         .cycle()
         .take(count as usize)
-        .map(|w| (*w).to_string())
+        .enumerate()
+        .map(|(index, word)| {
+            if spaced_repeats && index >= words.len() && index % words.len() == 0 {
+                format!(" {word}")
+            } else {
+                (*word).to_string()
+            }
+        })
         .collect()
 }
 
 /// The `count` answer tokens (Chinese if the prompt has CJK ideographs).
 pub fn answer_tokens(count: u32, chinese: bool) -> Vec<String> {
-    cycle(if chinese { ANSWER_ZH } else { ANSWER_EN }, count)
+    cycle(if chinese { ANSWER_ZH } else { ANSWER_EN }, count, !chinese)
 }
 
 /// The `count` reasoning tokens (Chinese if the prompt has CJK ideographs).
 pub fn reasoning_tokens(count: u32, chinese: bool) -> Vec<String> {
-    cycle(if chinese { REASONING_ZH } else { REASONING_EN }, count)
+    cycle(if chinese { REASONING_ZH } else { REASONING_EN }, count, !chinese)
 }
 
 #[cfg(test)]
@@ -66,7 +75,7 @@ mod tests {
         let tokens = answer_tokens(26, false);
         assert_eq!(tokens.len(), 26);
         assert_eq!(tokens[0], "Here");
-        assert_eq!(tokens[24], "Here");
+        assert_eq!(tokens[24], " Here", "a repeat is spaced from the sentence before");
         assert_eq!(answer_tokens(1, true), vec!["这是"]);
         assert!(reasoning_tokens(0, false).is_empty());
     }
