@@ -63,7 +63,11 @@ pub fn answer_tokens(count: u32, chinese: bool) -> Vec<String> {
 
 /// The `count` reasoning tokens (Chinese if the prompt has CJK ideographs).
 pub fn reasoning_tokens(count: u32, chinese: bool) -> Vec<String> {
-    cycle(if chinese { REASONING_ZH } else { REASONING_EN }, count, !chinese)
+    cycle(
+        if chinese { REASONING_ZH } else { REASONING_EN },
+        count,
+        !chinese,
+    )
 }
 
 #[cfg(test)]
@@ -75,7 +79,10 @@ mod tests {
         let tokens = answer_tokens(26, false);
         assert_eq!(tokens.len(), 26);
         assert_eq!(tokens[0], "Here");
-        assert_eq!(tokens[24], " Here", "a repeat is spaced from the sentence before");
+        assert_eq!(
+            tokens[24], " Here",
+            "a repeat is spaced from the sentence before"
+        );
         assert_eq!(answer_tokens(1, true), vec!["这是"]);
         assert!(reasoning_tokens(0, false).is_empty());
     }
