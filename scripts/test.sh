@@ -37,9 +37,9 @@ kill "$sim_pid"; sim_pid=""
 
 step "trunk build --release"
 trunk build --release --quiet
-wasm=$(ls dist/*.wasm); js=$(ls dist/*.js)
-printf 'shipped: wasm %s B (gzip %s B), js %s B (gzip %s B)\n' \
-  "$(wc -c <"$wasm")" "$(gzip -9c "$wasm" | wc -c)" "$(wc -c <"$js")" "$(gzip -9c "$js" | wc -c)"
+for file in dist/ttft-meter-*_bg.wasm dist/ttft-meter-*.js dist/fetch-worker.js dist/style-*.css dist/index.html; do
+  printf 'shipped: %-45s %8s B raw %8s B gzip\n' "$file" "$(wc -c <"$file")" "$(gzip -9c "$file" | wc -c)"
+done
 
 step "end-to-end: playwright-core + Debian Chromium against ttft-sim"
 node --test --test-concurrency=1 e2e/
