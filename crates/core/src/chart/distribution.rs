@@ -40,7 +40,8 @@ pub struct Bins {
 }
 
 impl Bins {
-    /// Bins for the drawable values among `values`, at most `max_bins` (at least 1) of them.
+    /// Bins for the drawable values among `values`, at most `max_bins` (taken as at least 2)
+    /// of them.
     ///
     /// The rule gives a bin *count* (see [`BinRule`]); the width is then rounded to a nice
     /// number with edges on its multiples (as d3's `bin` does), so the actual count can
@@ -50,18 +51,23 @@ impl Bins {
         let mut sorted: Vec<f64> = values.iter().copied().filter(|v| is_drawable(*v)).collect();
         sorted.sort_by(f64::total_cmp);
         let (min, max) = (*sorted.first()?, *sorted.last()?);
-        let max_bins = max_bins.max(1);
+        // Edges sit on multiples of the width, so values on both sides of an edge (as
+        // around 0) need two bins even when the width exceeds their span.
+        let max_bins = max_bins.max(2);
         let (rule, target_count) = bin_count(&sorted);
         let span = Domain::new(min, max).span();
         let mut step = nice_step(span, target_count.min(max_bins));
         let mut edges = edge_indices(step, min, max);
-        while edges.1 - edges.0 > max_bins as i64 {
+        // Ends: once the width reaches the span, there are at most two bins.
+        while edges.1.saturating_sub(edges.0) > max_bins as i64 && step.exponent < 300 {
             step = next_larger(step);
             edges = edge_indices(step, min, max);
         }
         let start = step.multiple(edges.0);
         let width = step.value();
-        let bin_count = usize::try_from(edges.1 - edges.0).unwrap_or(1).max(1);
+        let bin_count = usize::try_from(edges.1.saturating_sub(edges.0))
+            .unwrap_or(1)
+            .clamp(1, max_bins);
         let mut counts = vec![0; bin_count];
         for value in &sorted {
             let index = ((value - start) / width).floor().max(0.0) as usize;
@@ -117,17 +123,17 @@ fn quantile(sorted: &[f64], probability: f64) -> f64 {
 fn edge_indices(step: NiceStep, min: f64, max: f64) -> (i64, i64) {
     let first = (min / step.value()).floor() as i64;
     let first = if step.multiple(first) > min {
-        first - 1
+        first.saturating_sub(1)
     } else {
         first
     };
     let last = (max / step.value()).ceil() as i64;
     let last = if step.multiple(last) < max {
-        last + 1
+        last.saturating_add(1)
     } else {
         last
     };
-    (first, last.max(first + 1))
+    (first, last.max(first.saturating_add(1)))
 }
 
 /// The next nice step up: 1 → 2 → 5 → 10.
@@ -203,7 +209,13 @@ pub fn distribution_chart(
 
     let marker_values = markers.iter().map(|marker| marker.value);
     let x_domain = match &bins {
-        Some(bins) => Domain::of_values([bins.start, bins.end()].into_iter().chain(marker_values)),
+        Some(bins) => marker_values.fold(
+            Domain {
+                min: bins.start,
+                max: bins.end(),
+            },
+            Domain::including,
+        ),
         None if markers.iter().any(|marker| is_drawable(marker.value)) => {
             Domain::of_values(marker_values)
         }

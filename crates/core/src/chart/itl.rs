@@ -19,7 +19,7 @@ pub struct ItlChart {
     pub y_axis: Axis,
     /// The gaps as one line, downsampled to at most two vertices per pixel column.
     pub path: String,
-    /// Number of vertices in `path` (≤ 2 × the plot width in px, rounded up).
+    /// Number of vertices in `path`: at most 2 × ⌈plot width in px⌉ (2 for a zero width).
     pub vertex_count: usize,
     /// The longest gap (the first, if several are equal), for a highlight.
     pub largest_gap: Option<Marker>,

@@ -25,7 +25,7 @@ mod waterfall;
 
 pub use distribution::{distribution_chart, Bar, BinRule, Bins, DistributionChart};
 pub use itl::{itl_chart, ItlChart};
-pub use path::{column_envelope, ecdf_step_path, polyline_path, PathBuilder};
+pub use path::{column_envelope, ecdf_step_path, polyline_path, PathBuilder, MAX_COLUMNS};
 pub use runs::{runs_chart, RunSeries, RunsChart};
 pub use scale::{Domain, LinearScale};
 pub use scatter::{scatter_chart, Curve, Fit, FitCurve, PointSeries, ScatterChart, ScatterSeries};

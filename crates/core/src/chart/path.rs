@@ -156,6 +156,10 @@ pub fn ecdf_step_path(values: &[f64], x_scale: &LinearScale, y_scale: &LinearSca
     builder.finish()
 }
 
+/// Most pixel columns [`column_envelope`] keeps (16,384: wider than any screen), so that a
+/// bogus width cannot allocate without bound.
+pub const MAX_COLUMNS: usize = 1 << 14;
+
 /// A point with its rank in the input: `(order, (x_px, y_px))`.
 type Seen = (usize, (f64, f64));
 
@@ -166,13 +170,14 @@ type Seen = (usize, (f64, f64));
 /// the first or last column. Non-finite points are skipped.
 ///
 /// Points should come sorted by x (as a series over token positions does); the output is
-/// ordered by column, and never longer than `2 × column_count` (one column at least).
+/// ordered by column, and never longer than `2 × column_count` (`column_count` taken within
+/// 1..=[`MAX_COLUMNS`]).
 pub fn column_envelope(
     points_px: impl IntoIterator<Item = (f64, f64)>,
     left_px: f64,
     column_count: usize,
 ) -> Vec<(f64, f64)> {
-    let column_count = column_count.max(1);
+    let column_count = column_count.clamp(1, MAX_COLUMNS);
     // Per column: the lowest and the highest y seen.
     let mut columns: Vec<Option<[Seen; 2]>> = vec![None; column_count];
     let finite = points_px
@@ -197,7 +202,7 @@ pub fn column_envelope(
             }
         }
     }
-    let mut vertices = Vec::with_capacity(column_count.min(1024) * 2);
+    let mut vertices = Vec::with_capacity(column_count * 2);
     for [lowest, highest] in columns.into_iter().flatten() {
         let (first, second) = if lowest.0 <= highest.0 {
             (lowest, highest)

@@ -44,6 +44,18 @@ impl Domain {
         }
     }
 
+    /// The domain widened to include `value` if it is drawable (unchanged otherwise).
+    pub fn including(self, value: f64) -> Self {
+        if is_drawable(value) {
+            Self {
+                min: self.min.min(value),
+                max: self.max.max(value),
+            }
+        } else {
+            self
+        }
+    }
+
     /// `max − min`, > 0 for a usable domain.
     pub fn span(&self) -> f64 {
         self.max - self.min
@@ -197,6 +209,21 @@ mod tests {
                 "{values:?} → {domain:?}"
             );
             assert!(domain.is_usable(), "{values:?}");
+        }
+    }
+
+    #[test]
+    fn including_widens_with_drawable_values_only() {
+        let domain = Domain::new(100.0, 200.0);
+        let cases = [
+            (150.0, (100.0, 200.0)),
+            (20.0, (20.0, 200.0)),
+            (900.0, (100.0, 900.0)),
+            (f64::NAN, (100.0, 200.0)),
+            (f64::INFINITY, (100.0, 200.0)),
+        ];
+        for (value, (min, max)) in cases {
+            assert_eq!(domain.including(value), Domain { min, max }, "{value}");
         }
     }
 

@@ -134,7 +134,7 @@ pub fn scatter_chart(
         .flatten()
         .map(|(_, y)| y);
     let y_target = tick_target(plot.height_px, Y_TICK_SPACING_PX);
-    let y_domain = Domain::of_values(curve_values.chain([data_y.min, data_y.max]));
+    let y_domain = curve_values.fold(data_y, Domain::including);
     let y_scale = LinearScale::for_y(nice_domain(y_domain, y_target), &plot).clamped();
 
     let project = |(x, y): (f64, f64)| (x_scale.project(x), y_scale.project(y));

@@ -66,7 +66,7 @@ impl NiceStep {
     fn first_index_at_or_above(&self, value: f64) -> i64 {
         let index = self.index_of(value).round() as i64;
         if self.multiple(index) < value {
-            index + 1
+            index.saturating_add(1)
         } else {
             index
         }
@@ -76,7 +76,7 @@ impl NiceStep {
     fn last_index_at_or_below(&self, value: f64) -> i64 {
         let index = self.index_of(value).round() as i64;
         if self.multiple(index) > value {
-            index - 1
+            index.saturating_sub(1)
         } else {
             index
         }
@@ -146,7 +146,11 @@ impl TickValues {
     pub fn in_domain(domain: Domain, step: NiceStep) -> Self {
         let first_index = step.first_index_at_or_above(domain.min);
         let last_index = step.last_index_at_or_below(domain.max);
-        let count = (last_index - first_index + 1).clamp(0, MAX_TICKS);
+        // Saturating: a hand-built domain with infinite ends must not overflow.
+        let count = last_index
+            .saturating_sub(first_index)
+            .saturating_add(1)
+            .clamp(0, MAX_TICKS);
         Self {
             step,
             first_index,
@@ -177,7 +181,11 @@ pub fn tick_values(domain: Domain, target_count: usize) -> TickValues {
 /// are ticks (`[3, 97]` with 10 ticks → `[0, 100]`). Repeated until the step is stable,
 /// since widening can change the step (as d3-scale's `nice` does).
 pub fn nice_domain(domain: Domain, target_count: usize) -> Domain {
-    let mut current = Domain::new(domain.min, domain.max);
+    let mut current = if domain.is_usable() {
+        domain
+    } else {
+        Domain::new(domain.min, domain.max)
+    };
     for _ in 0..4 {
         let step = nice_step(current.span(), target_count);
         let next = Domain {
