@@ -216,7 +216,7 @@ proptest! {
 
     #[test]
     fn itl_chart_stays_inside_and_is_bounded(
-        gaps in prop::collection::vec(value(), 0..3000),
+        gaps in prop::collection::vec(value(), 0..400),
         reference_values in references(),
         frame in frame(),
     ) {
