@@ -25,17 +25,17 @@ pub enum BinRule {
     Sturges,
 }
 
-/// Histogram bins of equal width: bin `i` covers `[start + i·width, start + (i+1)·width)`,
-/// the last one closed on the right.
+/// Histogram bins of equal, nice width (1, 2 or 5 × 10^k) with edges on multiples of it:
+/// bin `i` covers `[edge(i), edge(i + 1))`, the last one closed on the right.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Bins {
     /// The rule that set the bin count.
     pub rule: BinRule,
-    /// Lower edge of the first bin, a multiple of `width`.
-    pub start: f64,
-    /// Width of each bin, a nice number (1, 2 or 5 × 10^k).
-    pub width: f64,
-    /// Number of values in each bin.
+    /// The bin width.
+    pub step: NiceStep,
+    /// The first edge is `first_edge_index × step`.
+    pub first_edge_index: i64,
+    /// Number of values in each bin (at least one bin).
     pub counts: Vec<usize>,
 }
 
@@ -63,29 +63,53 @@ impl Bins {
             step = next_larger(step);
             edges = edge_indices(step, min, max);
         }
-        let start = step.multiple(edges.0);
-        let width = step.value();
         let bin_count = usize::try_from(edges.1.saturating_sub(edges.0))
             .unwrap_or(1)
             .clamp(1, max_bins);
-        let mut counts = vec![0; bin_count];
+        let mut bins = Self {
+            rule,
+            step,
+            first_edge_index: edges.0,
+            counts: vec![0; bin_count],
+        };
         for value in &sorted {
-            let index = ((value - start) / width).floor().max(0.0) as usize;
-            if let Some(count) = counts.get_mut(index.min(bin_count - 1)) {
+            let index = bins.index_of(*value);
+            if let Some(count) = bins.counts.get_mut(index) {
                 *count += 1;
             }
         }
-        Some(Self {
-            rule,
-            start,
-            width,
-            counts,
-        })
+        Some(bins)
+    }
+
+    /// Edge `index` (0 is the lower edge of the first bin), exact for decimal widths.
+    pub fn edge(&self, index: usize) -> f64 {
+        let index = i64::try_from(index).unwrap_or(i64::MAX);
+        self.step
+            .multiple(self.first_edge_index.saturating_add(index))
+    }
+
+    /// Lower edge of the first bin.
+    pub fn start(&self) -> f64 {
+        self.edge(0)
     }
 
     /// Upper edge of the last bin.
     pub fn end(&self) -> f64 {
-        self.start + self.width * self.counts.len() as f64
+        self.edge(self.counts.len())
+    }
+
+    /// The bin holding `value` (values outside go to the first or last bin).
+    fn index_of(&self, value: f64) -> usize {
+        let last = self.counts.len().saturating_sub(1);
+        let offset = self.step.index_of(value).floor() - self.first_edge_index as f64;
+        // The cast saturates; the float division can be one off at an edge: check.
+        let mut index = (offset.max(0.0) as usize).min(last);
+        if index > 0 && value < self.edge(index) {
+            index -= 1;
+        } else if index < last && value >= self.edge(index + 1) {
+            index += 1;
+        }
+        index
     }
 }
 
@@ -211,7 +235,7 @@ pub fn distribution_chart(
     let x_domain = match &bins {
         Some(bins) => marker_values.fold(
             Domain {
-                min: bins.start,
+                min: bins.start(),
                 max: bins.end(),
             },
             Domain::including,
@@ -259,8 +283,7 @@ fn bars(bins: &Bins, x_scale: &LinearScale, y_scale: &LinearScale) -> Vec<Bar> {
         .iter()
         .enumerate()
         .map(|(index, &count)| {
-            let start_ms = bins.start + bins.width * index as f64;
-            let end_ms = bins.start + bins.width * (index + 1) as f64;
+            let (start_ms, end_ms) = (bins.edge(index), bins.edge(index + 1));
             let (left_px, right_px) = (x_scale.project(start_ms), x_scale.project(end_ms));
             let top_px = y_scale.project(count as f64);
             Bar {
@@ -289,11 +312,32 @@ mod tests {
             bins,
             Some(Bins {
                 rule: BinRule::Sturges,
-                start: 100.0,
-                width: 100.0,
+                step: NiceStep {
+                    mantissa: 1,
+                    exponent: 2
+                },
+                first_edge_index: 1,
                 counts: vec![2, 1, 0, 2],
             })
         );
+    }
+
+    #[test]
+    fn values_on_decimal_edges_open_the_next_bin() {
+        // 6 values: 4 bins over [0.25, 0.3] → raw 0.0125 → width 0.01, 5 bins.
+        // 0.29 × 100 is 28.999999999999996 in floating point: still bin [0.29, 0.3].
+        let values = [0.25, 0.26, 0.27, 0.28, 0.29, 0.3];
+        let bins = Bins::of_values(&values, 100).expect("bins");
+        assert_eq!(
+            bins.step,
+            NiceStep {
+                mantissa: 1,
+                exponent: -2
+            }
+        );
+        assert_eq!(bins.counts, [1, 1, 1, 1, 2]);
+        let edges: Vec<f64> = (0..=5).map(|index| bins.edge(index)).collect();
+        assert_eq!(edges, [0.25, 0.26, 0.27, 0.28, 0.29, 0.3]);
     }
 
     #[test]
@@ -321,7 +365,10 @@ mod tests {
         assert_eq!(bin_count(&values), (BinRule::FreedmanDiaconis, 4));
         // 4 bins over 63 → raw 15.75 → width 20: [0, 20) [20, 40) [40, 60) [60, 80].
         let bins = Bins::of_values(&values, 100).expect("bins");
-        assert_eq!((bins.start, bins.width), (0.0, 20.0));
+        assert_eq!(
+            (bins.start(), bins.step.value(), bins.end()),
+            (0.0, 20.0, 80.0)
+        );
         assert_eq!(bins.counts, [20, 20, 20, 4]);
     }
 
@@ -337,7 +384,7 @@ mod tests {
         // Padded span 100 (±10 % of 500), 4 bins (n = 5) → raw 25 → width 20.
         let bins = Bins::of_values(&[500.0; 5], 100).expect("bins");
         assert_eq!(
-            (bins.start, bins.width, bins.counts),
+            (bins.start(), bins.step.value(), bins.counts),
             (500.0, 20.0, vec![5])
         );
     }

@@ -44,7 +44,7 @@ impl NiceStep {
     }
 
     /// `value / step`, the inverse of [`NiceStep::multiple`] (not rounded).
-    fn index_of(&self, value: f64) -> f64 {
+    pub(super) fn index_of(&self, value: f64) -> f64 {
         let units = if self.exponent >= 0 {
             value / pow10(self.exponent)
         } else {
