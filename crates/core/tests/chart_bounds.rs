@@ -296,3 +296,76 @@ fn charts_serialize_to_json() {
     let back: ttft_core::chart::RunsChart = serde_json::from_value(json).expect("round trip");
     assert_eq!(back, chart);
 }
+
+/// Fails on any `null` in `json` outside the optional fields (serde_json writes NaN and
+/// infinities as `null`).
+fn assert_no_null(json: &serde_json::Value, path: &str) {
+    match json {
+        serde_json::Value::Null => panic!("null (NaN?) at {path}"),
+        serde_json::Value::Array(items) => {
+            for (index, item) in items.iter().enumerate() {
+                assert_no_null(item, &format!("{path}[{index}]"));
+            }
+        }
+        serde_json::Value::Object(fields) => {
+            for (key, value) in fields {
+                let optional = key == "bins" || key == "largest_gap";
+                if !(optional && value.is_null()) {
+                    assert_no_null(value, &format!("{path}.{key}"));
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn degenerate_data_gives_finite_geometry() {
+    let frame = Frame::new(600.0, 300.0, Margins::uniform(30.0));
+    let datasets: [&[f64]; 6] = [&[], &[500.0], &[500.0; 4], &[0.0], &[0.0, 0.0], &[f64::NAN]];
+    for values in datasets {
+        let what = format!("{values:?}");
+        let runs: Vec<Option<f64>> = values.iter().copied().map(Some).collect();
+        let points: Vec<(f64, f64)> = values.iter().map(|&value| (value, value)).collect();
+        let spans: Vec<PhaseSpan> = values
+            .iter()
+            .map(|&value| PhaseSpan {
+                phase: Phase::Waiting,
+                start_ms: 0.0,
+                end_ms: value,
+            })
+            .collect();
+        let references = named(values);
+        let charts = [
+            serde_json::to_value(runs_chart(
+                &[RunSeries {
+                    name: "ttft_ms",
+                    values_ms: &runs,
+                }],
+                &references,
+                &frame,
+            )),
+            serde_json::to_value(distribution_chart(values, &references, &frame)),
+            serde_json::to_value(itl_chart(values, &references, &frame)),
+            serde_json::to_value(scatter_chart(
+                &[ScatterSeries {
+                    name: "ttft_ms",
+                    points: &points,
+                }],
+                &[FitCurve {
+                    name: "fit",
+                    fit: Fit::Linear { a: 0.0, b: 1.0 },
+                }],
+                10,
+                &frame,
+            )),
+            serde_json::to_value(waterfall_chart(&spans, &frame)),
+        ];
+        for (index, chart) in charts.into_iter().enumerate() {
+            let json = chart.expect("json");
+            assert_no_null(&json, &format!("chart {index} of {what}"));
+            let ticks = json["x_axis"]["ticks"].as_array().map_or(0, Vec::len);
+            assert!(ticks >= 1, "chart {index} of {what}: no x ticks");
+        }
+    }
+}

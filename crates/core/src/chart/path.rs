@@ -6,7 +6,7 @@
 
 use std::fmt::Write;
 
-use super::LinearScale;
+use super::{is_drawable, LinearScale};
 
 /// Writes an SVG path string, rounding coordinates to 0.1 px and skipping `H`/`V` commands
 /// that would not move the pen.
@@ -33,7 +33,8 @@ impl PathBuilder {
         self.point_command('L', x_px, y_px);
     }
 
-    /// A horizontal line to x: `H x`, omitted if the pen is already there.
+    /// A horizontal line to x: `H x`, omitted if the pen is already there (or has not been
+    /// placed by a [`PathBuilder::move_to`] yet).
     pub fn horizontal_to(&mut self, x_px: f64) {
         let x_tenths = tenths(x_px);
         if let Some((pen_x, pen_y)) = self.pen_tenths {
@@ -45,7 +46,8 @@ impl PathBuilder {
         }
     }
 
-    /// A vertical line to y: `V y`, omitted if the pen is already there.
+    /// A vertical line to y: `V y`, omitted if the pen is already there (or has not been
+    /// placed yet).
     pub fn vertical_to(&mut self, y_px: f64) {
         let y_tenths = tenths(y_px);
         if let Some((pen_x, pen_y)) = self.pen_tenths {
@@ -130,12 +132,12 @@ pub fn polyline_path(points_px: impl IntoIterator<Item = Option<(f64, f64)>>) ->
 
 /// The step path of the empirical CDF of `values`: F(v) = (number of values ≤ v) / n, from
 /// 0 at the left end of `x_scale`'s domain to 1 at its right end, rising at each value.
-/// Non-finite values are ignored; no values gives an empty string. Pass clamped scales to
+/// Values that are not drawable are ignored; no values gives an empty string. Pass clamped scales to
 /// keep the path inside the plot; `y_scale`'s domain is normally [`super::Domain::UNIT`].
 ///
 /// Values `[1, 3, 3]` on x `[0, 4]` → 0 up to 1, 1/3 up to 3, then 1 up to 4.
 pub fn ecdf_step_path(values: &[f64], x_scale: &LinearScale, y_scale: &LinearScale) -> String {
-    let mut sorted: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+    let mut sorted: Vec<f64> = values.iter().copied().filter(|v| is_drawable(*v)).collect();
     if sorted.is_empty() {
         return String::new();
     }
