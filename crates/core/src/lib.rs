@@ -4,6 +4,7 @@
 //! `performance.now()` clock); nothing here reads a clock. See docs/DESIGN.md.
 #![warn(missing_docs)]
 
+pub mod chart;
 pub mod diagnosis;
 pub mod dialect;
 pub mod request;
