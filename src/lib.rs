@@ -4,8 +4,11 @@
 
 pub mod app;
 pub mod clock;
+pub mod components;
+pub mod i18n;
 pub mod net;
 pub mod paint;
 pub mod run;
+pub mod state;
 pub mod storage;
 pub mod worker;

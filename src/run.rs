@@ -12,10 +12,13 @@ use ttft_core::diagnosis::{diagnose, Diagnosis, FailureContext, Lang, NetworkFai
 use ttft_core::dialect::{Dialect, StreamReader};
 use ttft_core::request::{
     normalize_base_url, prepare_request, ApiKey, PreparedRequest, PromptSpec, Protocol,
-    RequestDescription,
+    ReasoningEffort, ReasoningSummary, RequestDescription,
 };
+
+/// Anthropic's smallest thinking budget (the API rejects less).
+const ANTHROPIC_THINKING_BUDGET_TOKENS: u32 = 1024;
 use ttft_core::timeline::{
-    NetworkBreakdown, PaintTarget, ResourceTiming, RunMetrics, RunOutcome, RunTimeline,
+    Instants, NetworkBreakdown, PaintTarget, ResourceTiming, RunMetrics, RunOutcome, RunTimeline,
 };
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
@@ -42,6 +45,9 @@ pub struct RunSettings {
     pub prompt: String,
     /// Output limit in tokens.
     pub max_output_tokens: Option<u32>,
+    /// Ask for reasoning: `reasoning_effort` (Chat), thinking with a 1024-token budget
+    /// (Anthropic), `reasoning.summary: auto` (Responses, to see reasoning text at all).
+    pub reasoning: bool,
     /// The whole run's deadline, from `request_started`.
     pub timeout_ms: f64,
     /// Abort right after the first answer token ("TTFT only" mode).
@@ -104,6 +110,10 @@ pub struct RunRecord {
     pub metrics: RunMetrics,
     /// How the run ended.
     pub outcome: RunOutcome,
+    /// The instants of docs/DESIGN.md §2 (page clock), for the waterfall.
+    pub instants: Instants,
+    /// DNS/TCP/TLS/queueing from Resource Timing, when the server allows it.
+    pub network: Option<NetworkBreakdown>,
     /// The cause and fix, when the run failed.
     pub diagnosis: Option<ShownDiagnosis>,
     /// The request as shown and exported (key masked); `None` when input was rejected.
@@ -173,6 +183,11 @@ pub struct RunControl {
 }
 
 impl RunControl {
+    /// Whether Stop was pressed (a series of runs ends there too).
+    pub fn stopped(&self) -> bool {
+        self.reason.get() == Some(AbortReason::Stop)
+    }
+
     /// Stops the run; what it measured so far is kept.
     pub fn stop(&self) {
         self.abort(AbortReason::Stop);
@@ -227,6 +242,16 @@ fn prepare(settings: &RunSettings) -> Result<(PreparedRequest, Vec<String>), Sho
     })?;
     let mut spec = PromptSpec::new(settings.model.trim(), &settings.prompt);
     spec.max_output_tokens = settings.max_output_tokens;
+    if settings.reasoning {
+        match settings.protocol {
+            Protocol::OpenAiChat => spec.reasoning_effort = Some(ReasoningEffort::Medium),
+            Protocol::AnthropicMessages => spec.thinking_budget_tokens = Some(ANTHROPIC_THINKING_BUDGET_TOKENS),
+            Protocol::OpenAiResponses => {
+                spec.reasoning_effort = Some(ReasoningEffort::Medium);
+                spec.reasoning_summary = Some(ReasoningSummary::Auto);
+            }
+        }
+    }
     let prepared = prepare_request(&endpoint, &spec, key.as_ref(), None)
         .map_err(|error| ShownDiagnosis::bad_input("invalid_request", error.message(lang)))?;
     let warnings = endpoint
@@ -492,6 +517,8 @@ impl Measurement {
         RunRecord {
             metrics: timeline.metrics(),
             outcome,
+            instants: timeline.instants.clone(),
+            network: timeline.network.clone(),
             diagnosis,
             request: Some(description),
             transport,
@@ -526,13 +553,18 @@ pub async fn measure(
     control: RunControl,
     mut on_update: impl FnMut(RunUpdate),
 ) {
-    let rejected = |diagnosis: ShownDiagnosis| RunRecord {
-        metrics: RunTimeline::new(clicked_ms, clicked_ms.unwrap_or_default()).metrics(),
-        outcome: RunOutcome::EmptyStream,
+    let rejected = |diagnosis: ShownDiagnosis| {
+        let timeline = RunTimeline::new(clicked_ms, clicked_ms.unwrap_or_default());
+        RunRecord {
+        metrics: timeline.metrics(),
+        outcome: RunOutcome::NotSent,
+        instants: timeline.instants.clone(),
+        network: None,
         diagnosis: Some(diagnosis),
         request: None,
         transport: Transport::Worker,
         dialect: settings.dialect,
+    }
     };
     let (prepared, warnings) = match prepare(&settings) {
         Ok(prepared) => prepared,

@@ -139,6 +139,7 @@ fn settings(model: &str, api_key: &str) -> ttft_meter::run::RunSettings {
         model: model.into(),
         prompt: "Say hello.".into(),
         max_output_tokens: None,
+        reasoning: false,
         timeout_ms: 10_000.0,
         ttft_only: false,
         lang: ttft_core::diagnosis::Lang::En,

@@ -63,7 +63,7 @@ pub enum PaintTarget {
 
 /// The instants of one run (DESIGN.md §2), ms on the page's `performance.now()` clock.
 /// `None` means the instant did not happen (or was not observable).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Instants {
     /// The Send click's `event.timeStamp`; absent for scheduled runs.
     pub clicked: Option<f64>,
@@ -125,6 +125,8 @@ pub enum RunOutcome {
     },
     /// The stream ended without any reasoning or answer text.
     EmptyStream,
+    /// Nothing was sent: the input (URL, key, model, limits) was rejected before the request.
+    NotSent,
     /// The stream closed with text but without the terminal marker.
     EndedWithoutTerminal,
 }

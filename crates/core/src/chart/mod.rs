@@ -32,7 +32,7 @@ pub use scatter::{scatter_chart, Curve, Fit, FitCurve, PointSeries, ScatterChart
 pub use ticks::{
     nice_domain, nice_step, tick_values, Axis, NiceStep, Tick, TickFormat, TickValues,
 };
-pub use waterfall::{waterfall_chart, Phase, PhaseBar, PhaseSpan, WaterfallChart};
+pub use waterfall::{run_phases, waterfall_chart, Phase, PhaseBar, PhaseSpan, WaterfallChart};
 
 use serde::{Deserialize, Serialize};
 

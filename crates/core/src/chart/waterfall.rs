@@ -113,6 +113,59 @@ pub fn waterfall_chart(phases: &[PhaseSpan], frame: &Frame) -> WaterfallChart {
     }
 }
 
+/// The phases of one run, in ms from `request_started`, for [`waterfall_chart`]:
+/// connection setup (DNS + TCP + TLS, when Resource Timing shows them), waiting (until the
+/// first token of either channel), reasoning (first reasoning to first answer token),
+/// answer (first answer to last token) and paint delay (first visible answer arrival to
+/// its paint). Phases whose instants are missing are left out.
+pub fn run_phases(
+    instants: &crate::timeline::Instants,
+    network: Option<&crate::timeline::NetworkBreakdown>,
+) -> Vec<PhaseSpan> {
+    let start_ms = instants.request_started;
+    let since = |at_ms: f64| at_ms - start_ms;
+    let setup_ms = network
+        .map(|network| {
+            [network.dns_ms, network.tcp_ms, network.tls_ms]
+                .iter()
+                .flatten()
+                .sum::<f64>()
+        })
+        .unwrap_or(0.0);
+    let first_token = match (instants.first_reasoning, instants.first_answer) {
+        (Some(reasoning), Some(answer)) => Some(reasoning.min(answer)),
+        (reasoning, answer) => reasoning.or(answer),
+    };
+    let mut phases = Vec::with_capacity(5);
+    let mut push = |phase, start: Option<f64>, end: Option<f64>| {
+        if let (Some(start_ms), Some(end_ms)) = (start, end) {
+            phases.push(PhaseSpan {
+                phase,
+                start_ms,
+                end_ms,
+            });
+        }
+    };
+    push(Phase::ConnectionSetup, Some(0.0), Some(setup_ms));
+    push(Phase::Waiting, Some(setup_ms), first_token.map(since));
+    push(
+        Phase::Reasoning,
+        instants.first_reasoning.map(since),
+        instants.first_answer.map(since),
+    );
+    push(
+        Phase::Answer,
+        instants.first_answer.map(since),
+        instants.last_token.map(since),
+    );
+    push(
+        Phase::PaintDelay,
+        instants.first_answer_visible.map(since),
+        instants.answer_painted.map(|painted| since(painted.at_ms)),
+    );
+    phases
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::{Domain, Margins};
@@ -177,6 +230,61 @@ mod tests {
             .map(|tick| tick.label.as_str())
             .collect();
         assert_eq!(labels, ["0 s", "0.5 s", "1.0 s", "1.5 s", "2.0 s"]);
+    }
+
+    #[test]
+    fn run_phases_follow_the_instants() {
+        use crate::timeline::{ConnectionKind, Instants, NetworkBreakdown, PaintMethod, PaintTime};
+        let instants = Instants {
+            request_started: 1000.0,
+            first_reasoning: Some(1200.0),
+            first_answer: Some(1700.0),
+            first_answer_visible: Some(1750.0),
+            answer_painted: Some(PaintTime {
+                at_ms: 1760.0,
+                method: PaintMethod::PresentationTime,
+            }),
+            last_token: Some(2700.0),
+            ..Instants::default()
+        };
+        let network = NetworkBreakdown {
+            dns_ms: Some(2.0),
+            tcp_ms: Some(3.0),
+            tls_ms: None,
+            queueing_ms: None,
+            waiting_ms: None,
+            request_ms: None,
+            connection: ConnectionKind::New,
+            timing_visible: true,
+        };
+        let spans: Vec<(Phase, f64, f64)> = run_phases(&instants, Some(&network))
+            .iter()
+            .map(|span| (span.phase, span.start_ms, span.end_ms))
+            .collect();
+        assert_eq!(
+            spans,
+            [
+                (Phase::ConnectionSetup, 0.0, 5.0),
+                (Phase::Waiting, 5.0, 200.0),
+                (Phase::Reasoning, 200.0, 700.0),
+                (Phase::Answer, 700.0, 1700.0),
+                (Phase::PaintDelay, 750.0, 760.0),
+            ]
+        );
+        // Without reasoning or paint, those phases are left out.
+        let plain = Instants {
+            first_reasoning: None,
+            answer_painted: None,
+            ..instants
+        };
+        let phases: Vec<Phase> = run_phases(&plain, None)
+            .iter()
+            .map(|span| span.phase)
+            .collect();
+        assert_eq!(
+            phases,
+            [Phase::ConnectionSetup, Phase::Waiting, Phase::Answer]
+        );
     }
 
     #[test]

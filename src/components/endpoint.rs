@@ -1,0 +1,321 @@
+//! The endpoint form: protocol, preset, base URL, key, model, prompt and run options.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use ttft_core::request::{normalize_base_url, ApiKey};
+
+use crate::i18n::use_i18n;
+use crate::net::{self, HttpRequest};
+use crate::state::{FormState, ProtocolChoice, MAX_RUNS, PRESETS};
+use crate::storage;
+
+/// Asks the endpoint's `/models` for its model ids; empty when it does not answer.
+async fn list_models(form: FormState) -> Vec<String> {
+    let base_url = form.base_url.get_untracked();
+    let protocol = form.protocol.get_untracked().resolve(&base_url);
+    let Ok(endpoint) = normalize_base_url(&base_url, protocol) else {
+        return Vec::new();
+    };
+    let Ok(key) = ApiKey::parse(&form.api_key.get_untracked()) else {
+        return Vec::new();
+    };
+    let headers = ttft_core::request::build_headers(protocol, protocol.default_auth_style(), key.as_ref())
+    .into_iter()
+    .filter(|header| header.name != "content-type")
+    .map(|header| (header.name, header.value))
+    .collect();
+    let request = HttpRequest { method: "GET", url: endpoint.models_url, headers, body: None };
+    let Ok(controller) = web_sys::AbortController::new() else {
+        return Vec::new();
+    };
+    let Ok(response) = net::open(&request, &controller.signal()).await else {
+        return Vec::new();
+    };
+    if response.head.status != 200 {
+        return Vec::new();
+    }
+    let Ok(text) = response.text().await else {
+        return Vec::new();
+    };
+    serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|json| {
+            json.get("data")?.as_array().map(|models| {
+                models
+                    .iter()
+                    .filter_map(|model| model.get("id")?.as_str().map(str::to_owned))
+                    .collect()
+            })
+        })
+        .unwrap_or_default()
+}
+
+/// Protocol, preset, base URL (with the URL actually called), key, model and prompt.
+#[component]
+pub fn EndpointForm(
+    /// The form's state.
+    form: FormState,
+    /// Whether a run is in progress (inputs stay editable; this only labels).
+    #[prop(into)]
+    streaming: Signal<bool>,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    let forget_key = move |_| {
+        storage::forget_api_key();
+        form.api_key.set(String::new());
+    };
+    let refresh_models = move || {
+        spawn_local(async move {
+            let models = list_models(form).await;
+            form.listed_models.set(models);
+        })
+    };
+    // The URL actually called and what looked wrong, recomputed as the user types.
+    let endpoint_preview = move || {
+        let base_url = form.base_url.get();
+        let protocol = form.protocol.get().resolve(&base_url);
+        let lang = i18n.lang.get();
+        match normalize_base_url(&base_url, protocol) {
+            Ok(endpoint) => (
+                format!("POST {}", endpoint.endpoint_url),
+                endpoint.warnings.iter().map(|warning| warning.message(lang)).collect::<Vec<_>>(),
+            ),
+            Err(error) => (String::new(), vec![error.message(lang)]),
+        }
+    };
+    let key_masked = move || {
+        ApiKey::parse(&form.api_key.get())
+            .ok()
+            .flatten()
+            .map(|key| key.masked())
+            .unwrap_or_default()
+    };
+    refresh_models();
+    view! {
+        <section class="panel" aria-labelledby="endpoint-heading">
+            <h2 id="endpoint-heading">{move || i18n.t("Endpoint", "接口")}</h2>
+            <div class="fields">
+                <div class="field">
+                    <label for="preset">{move || i18n.t("Preset", "预设")}</label>
+                    <select
+                        id="preset"
+                        data-testid="preset"
+                        on:change=move |event| {
+                            let id = event_target_value(&event);
+                            if let Some(preset) = PRESETS.iter().find(|preset| preset.id == id) {
+                                form.apply_preset(preset);
+                                refresh_models();
+                            }
+                        }
+                    >
+                        <option value="">{move || i18n.t("Choose a server…", "选择服务器…")}</option>
+                        {PRESETS
+                            .iter()
+                            .map(|preset| view! { <option value=preset.id>{preset.name}</option> })
+                            .collect_view()}
+                    </select>
+                </div>
+                <div class="field">
+                    <label for="protocol">{move || i18n.t("Protocol", "协议")}</label>
+                    <select
+                        id="protocol"
+                        data-testid="protocol"
+                        prop:value=move || form.protocol.get().value()
+                        on:change=move |event| {
+                            form.protocol.set(ProtocolChoice::from_value(&event_target_value(&event)))
+                        }
+                    >
+                        <option value="auto">{move || i18n.t("Auto (from the URL)", "自动（根据 URL）")}</option>
+                        <option value="chat">"OpenAI Chat Completions"</option>
+                        <option value="anthropic">"Anthropic Messages"</option>
+                        <option value="responses">"OpenAI Responses"</option>
+                    </select>
+                </div>
+                <div class="field wide">
+                    <label for="base-url">{move || i18n.t("Base URL", "基础 URL")}</label>
+                    <input
+                        id="base-url"
+                        data-testid="base-url"
+                        type="url"
+                        spellcheck="false"
+                        prop:value=move || form.base_url.get()
+                        on:input=move |event| form.base_url.set(event_target_value(&event))
+                        on:change=move |_| refresh_models()
+                    />
+                    <span class="hint" data-testid="url-preview">{move || endpoint_preview().0}</span>
+                    <ul class="warnings" data-testid="url-warnings">
+                        {move || {
+                            endpoint_preview()
+                                .1
+                                .into_iter()
+                                .map(|warning| view! { <li>{warning}</li> })
+                                .collect_view()
+                        }}
+                    </ul>
+                </div>
+                <div class="field">
+                    <label for="api-key">{move || i18n.t("API key", "API 密钥")}</label>
+                    <div class="key-row">
+                        <input
+                            id="api-key"
+                            data-testid="api-key"
+                            type="password"
+                            autocomplete="off"
+                            spellcheck="false"
+                            placeholder=move || i18n.t("not needed for the simulator", "模拟器无需密钥")
+                            prop:value=move || form.api_key.get()
+                            on:input=move |event| {
+                                let api_key = event_target_value(&event);
+                                storage::save_api_key(&api_key);
+                                form.api_key.set(api_key);
+                            }
+                        />
+                        <button type="button" data-testid="forget-key" on:click=forget_key>
+                            {move || i18n.t("Forget", "清除")}
+                        </button>
+                    </div>
+                    <span class="hint" data-testid="key-note">
+                        {move || {
+                            let masked = key_masked();
+                            if masked.is_empty() {
+                                i18n.t(
+                                        "Kept in this tab's sessionStorage only; sent only to this endpoint.",
+                                        "仅保存在本标签页的 sessionStorage 中，只发送到此接口。",
+                                    )
+                                    .to_string()
+                            } else {
+                                i18n.pick(
+                                    format!("{masked} · kept in this tab's sessionStorage only"),
+                                    format!("{masked} · 仅保存在本标签页的 sessionStorage 中"),
+                                )
+                            }
+                        }}
+                    </span>
+                </div>
+                <div class="field">
+                    <label for="model">{move || i18n.t("Model", "模型")}</label>
+                    <input
+                        id="model"
+                        data-testid="model"
+                        list="model-list"
+                        spellcheck="false"
+                        prop:value=move || form.model.get()
+                        on:input=move |event| form.model.set(event_target_value(&event))
+                    />
+                    <datalist id="model-list">
+                        {move || {
+                            form.listed_models
+                                .get()
+                                .into_iter()
+                                .map(|model| view! { <option value=model></option> })
+                                .collect_view()
+                        }}
+                    </datalist>
+                    <span class="hint" data-testid="model-count">
+                        {move || {
+                            let count = form.listed_models.get().len();
+                            if count == 0 {
+                                String::new()
+                            } else {
+                                i18n.pick(
+                                    format!("{count} models listed by the endpoint"),
+                                    format!("接口列出了 {count} 个模型"),
+                                )
+                            }
+                        }}
+                    </span>
+                </div>
+                <div class="field wide">
+                    <label for="prompt">{move || i18n.t("Prompt", "提示词")}</label>
+                    <textarea
+                        id="prompt"
+                        data-testid="prompt"
+                        prop:value=move || form.prompt.get()
+                        on:input=move |event| form.prompt.set(event_target_value(&event))
+                    ></textarea>
+                </div>
+            </div>
+            <RunOptions form=form streaming=streaming />
+        </section>
+    }
+}
+
+/// Runs, warm-up, TTFT-only, max_tokens, reasoning and timeout.
+#[component]
+fn RunOptions(
+    /// The form's state.
+    form: FormState,
+    /// Whether a run is in progress.
+    #[prop(into)]
+    streaming: Signal<bool>,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    let number_field = move |id: &'static str, label: Signal<&'static str>, value: RwSignal<String>, placeholder: &'static str| {
+        view! {
+            <div class="field small">
+                <label for=id>{label}</label>
+                <input
+                    id=id
+                    data-testid=id
+                    inputmode="numeric"
+                    placeholder=placeholder
+                    prop:value=move || value.get()
+                    on:input=move |event| value.set(event_target_value(&event))
+                />
+            </div>
+        }
+    };
+    let check = move |id: &'static str, label: Signal<&'static str>, value: RwSignal<bool>| {
+        view! {
+            <label class="check">
+                <input
+                    type="checkbox"
+                    data-testid=id
+                    prop:checked=move || value.get()
+                    on:change=move |event| value.set(event_target_checked(&event))
+                />
+                {label}
+            </label>
+        }
+    };
+    view! {
+        <div class="fields options" aria-disabled=move || streaming.get().to_string()>
+            {number_field(
+                "run-count",
+                Signal::derive(move || i18n.t("Runs", "运行次数")),
+                form.run_count,
+                "1",
+            )}
+            {number_field(
+                "max-tokens",
+                Signal::derive(move || i18n.t("max_tokens", "max_tokens")),
+                form.max_tokens,
+                "default",
+            )}
+            {number_field(
+                "timeout-s",
+                Signal::derive(move || i18n.t("Timeout per run (s)", "每次超时（秒）")),
+                form.timeout_s,
+                "120",
+            )}
+            <div class="checks">
+                {check(
+                    "warmup",
+                    Signal::derive(move || i18n.t("Warm-up run first (not measured)", "先做一次预热（不计入）")),
+                    form.warmup,
+                )}
+                {check(
+                    "ttft-only",
+                    Signal::derive(move || i18n.t("TTFT only: stop at the first answer token", "只测首字：收到首个回答 token 即停止")),
+                    form.ttft_only,
+                )}
+                {check(
+                    "reasoning",
+                    Signal::derive(move || i18n.t("Ask for reasoning", "请求推理/思考")),
+                    form.reasoning,
+                )}
+            </div>
+            <span class="hint">{move || i18n.pick(format!("Up to {MAX_RUNS} runs."), format!("最多 {MAX_RUNS} 次。"))}</span>
+        </div>
+    }
+}

@@ -1,0 +1,309 @@
+//! The run in progress: controls, headline numbers, elapsed time, and the streamed text.
+
+use leptos::prelude::*;
+use leptos::tachys::html::attribute::custom::CustomAttribute;
+
+use crate::clock;
+use crate::i18n::use_i18n;
+use crate::run::{RunUpdate, ShownDiagnosis};
+
+/// Streamed text split around its first painted piece: the first (visible) text goes into
+/// a fresh element with a unique `elementtiming` name so its paint can be timed.
+#[derive(Clone, Copy)]
+pub struct StreamedText {
+    lead: RwSignal<String>,
+    first: RwSignal<Option<(String, String)>>,
+    rest: RwSignal<String>,
+}
+
+impl StreamedText {
+    fn new() -> Self {
+        Self {
+            lead: RwSignal::new(String::new()),
+            first: RwSignal::new(None),
+            rest: RwSignal::new(String::new()),
+        }
+    }
+
+    fn clear(&self) {
+        self.lead.set(String::new());
+        self.first.set(None);
+        self.rest.set(String::new());
+    }
+
+    fn push(&self, text: String, paint_id: Option<String>) {
+        if let Some(paint_id) = paint_id {
+            self.first.set(Some((paint_id, text)));
+        } else if self.first.with_untracked(Option::is_none) {
+            self.lead.update(|lead| lead.push_str(&text));
+        } else {
+            self.rest.update(|rest| rest.push_str(&text));
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.lead.with(String::is_empty)
+            && self.first.with(Option::is_none)
+            && self.rest.with(String::is_empty)
+    }
+}
+
+/// The live state of the current (or last) run.
+#[derive(Clone, Copy)]
+pub struct LiveRun {
+    /// A series of runs is in progress.
+    pub streaming: RwSignal<bool>,
+    /// Run `n` of `total` of the current series (warm-up included).
+    pub progress: RwSignal<(usize, usize)>,
+    reasoning: StreamedText,
+    answer: StreamedText,
+    ttfa_ms: RwSignal<Option<f64>>,
+    ttfr_ms: RwSignal<Option<f64>>,
+    first_chunk_ms: RwSignal<Option<f64>>,
+    perceived_ttfa_ms: RwSignal<Option<f64>>,
+    started_ms: RwSignal<Option<f64>>,
+    elapsed_ms: RwSignal<Option<f64>>,
+    /// A one-line state for screen readers and tests.
+    pub status: RwSignal<String>,
+    /// An input problem found before any request (en, zh).
+    pub input_error: RwSignal<Option<(String, String)>>,
+    diagnosis: RwSignal<Option<ShownDiagnosis>>,
+}
+
+impl LiveRun {
+    /// A run view with nothing in it.
+    pub fn new() -> Self {
+        Self {
+            streaming: RwSignal::new(false),
+            progress: RwSignal::new((0, 0)),
+            reasoning: StreamedText::new(),
+            answer: StreamedText::new(),
+            ttfa_ms: RwSignal::new(None),
+            ttfr_ms: RwSignal::new(None),
+            first_chunk_ms: RwSignal::new(None),
+            perceived_ttfa_ms: RwSignal::new(None),
+            started_ms: RwSignal::new(None),
+            elapsed_ms: RwSignal::new(None),
+            status: RwSignal::new("ready".into()),
+            input_error: RwSignal::new(None),
+            diagnosis: RwSignal::new(None),
+        }
+    }
+
+    /// Clears the view for the next run.
+    pub fn reset(&self) {
+        self.reasoning.clear();
+        self.answer.clear();
+        self.ttfa_ms.set(None);
+        self.ttfr_ms.set(None);
+        self.first_chunk_ms.set(None);
+        self.perceived_ttfa_ms.set(None);
+        self.elapsed_ms.set(None);
+        self.started_ms.set(clock::now_ms());
+        self.diagnosis.set(None);
+        self.input_error.set(None);
+    }
+
+    /// Advances the elapsed counter (called on a timer while streaming).
+    pub fn tick(&self) {
+        if let (Some(started_ms), Some(now_ms)) = (self.started_ms.get_untracked(), clock::now_ms()) {
+            self.elapsed_ms.set(Some(now_ms - started_ms));
+        }
+    }
+
+    /// Shows one update of the run.
+    pub fn apply(&self, update: &RunUpdate) {
+        match update {
+            RunUpdate::Calling { .. } => self.status.set("waiting".into()),
+            RunUpdate::FirstChunk { first_chunk_ms } => self.first_chunk_ms.set(Some(*first_chunk_ms)),
+            RunUpdate::Reasoning { text, ttfr_ms, paint_id } => {
+                self.reasoning.push(text.clone(), paint_id.clone());
+                if ttfr_ms.is_some() {
+                    self.ttfr_ms.set(*ttfr_ms);
+                }
+            }
+            RunUpdate::Answer { text, ttfa_ms, paint_id } => {
+                self.answer.push(text.clone(), paint_id.clone());
+                if ttfa_ms.is_some() {
+                    self.ttfa_ms.set(*ttfa_ms);
+                    self.status.set("streaming".into());
+                }
+            }
+            RunUpdate::Finished(record) => {
+                let metrics = &record.metrics;
+                self.ttfa_ms.set(metrics.ttfa_ms);
+                self.ttfr_ms.set(metrics.ttfr_ms);
+                self.first_chunk_ms.set(metrics.first_chunk_ms);
+                self.perceived_ttfa_ms.set(metrics.perceived_ttfa_ms);
+                self.elapsed_ms.set(metrics.e2e_ms.or(self.elapsed_ms.get_untracked()));
+                self.started_ms.set(None);
+                self.diagnosis.set(record.diagnosis.clone());
+                self.status.set(if record.diagnosis.is_some() { "failed" } else { "done" }.into());
+            }
+        }
+    }
+}
+
+impl Default for LiveRun {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Milliseconds for display: whole ms, or "—" when missing.
+pub fn format_ms(value_ms: Option<f64>) -> String {
+    value_ms.map_or_else(|| "—".into(), |value_ms| format!("{value_ms:.0} ms"))
+}
+
+fn raw_ms(value_ms: Option<f64>) -> String {
+    value_ms.map(|value_ms| format!("{value_ms:.3}")).unwrap_or_default()
+}
+
+/// One headline number; `data-ms` holds the exact value for tests and scripts.
+#[component]
+fn Readout(
+    /// `data-testid`.
+    test_id: &'static str,
+    /// The label.
+    #[prop(into)]
+    label: Signal<&'static str>,
+    /// The metric name shown under the value.
+    note: &'static str,
+    /// The value.
+    value_ms: RwSignal<Option<f64>>,
+) -> impl IntoView {
+    view! {
+        <div class="readout">
+            <div class="label">{label}</div>
+            <div class="value" data-testid=test_id data-ms=move || raw_ms(value_ms.get())>
+                {move || format_ms(value_ms.get())}
+            </div>
+            <div class="note">{note}</div>
+        </div>
+    }
+}
+
+/// The headline numbers of the current run, the elapsed counter and the timer resolution.
+#[component]
+pub fn Readouts(
+    /// The run being shown.
+    live: LiveRun,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    let resolution = clock::timer_resolution_ms();
+    let isolated = clock::cross_origin_isolated();
+    view! {
+        <div class="readouts">
+            <Readout
+                test_id="ttfa"
+                label=Signal::derive(move || i18n.t("First answer token", "首个回答 token"))
+                note="ttfa_ms"
+                value_ms=live.ttfa_ms
+            />
+            <Readout
+                test_id="perceived-ttfa"
+                label=Signal::derive(move || i18n.t("First answer on screen", "回答首次显示"))
+                note="perceived_ttfa_ms"
+                value_ms=live.perceived_ttfa_ms
+            />
+            <Readout
+                test_id="ttfr"
+                label=Signal::derive(move || i18n.t("First reasoning token", "首个推理 token"))
+                note="ttfr_ms"
+                value_ms=live.ttfr_ms
+            />
+            <Readout
+                test_id="first-chunk"
+                label=Signal::derive(move || i18n.t("First chunk of any kind", "首个数据块"))
+                note="first_chunk_ms"
+                value_ms=live.first_chunk_ms
+            />
+            <Readout
+                test_id="elapsed"
+                label=Signal::derive(move || i18n.t("Elapsed", "已用时间"))
+                note="e2e_ms"
+                value_ms=live.elapsed_ms
+            />
+        </div>
+        <p class="meta" data-testid="timer-resolution" data-step-ms=resolution.map(|step_ms| format!("{step_ms}")).unwrap_or_default()>
+            {move || match resolution {
+                Some(step_ms) => {
+                    i18n.pick(
+                        format!(
+                            "Timer step {step_ms:.3} ms{}",
+                            if isolated { " (cross-origin isolated)" } else { " (not isolated: serve with COOP/COEP for 5 µs steps)" },
+                        ),
+                        format!(
+                            "计时精度 {step_ms:.3} ms{}",
+                            if isolated { "（已跨源隔离）" } else { "（未隔离：使用 COOP/COEP 可达 5 µs）" },
+                        ),
+                    )
+                }
+                None => i18n.t("Timer step unknown", "计时精度未知").to_string(),
+            }}
+        </p>
+    }
+}
+
+/// The failure of a run, with its cause and the fix.
+#[component]
+pub fn DiagnosisBox(
+    /// The diagnosis to show.
+    diagnosis: ShownDiagnosis,
+) -> impl IntoView {
+    view! {
+        <div class="diagnosis" data-testid="diagnosis" data-cause=diagnosis.cause_code.clone() role="alert">
+            <strong>{diagnosis.title}</strong>
+            <p>{diagnosis.fix}</p>
+        </div>
+    }
+}
+
+/// Streamed text as plain text (never HTML), its first piece in a fresh element whose
+/// paint is timed.
+#[component]
+fn StreamedPane(
+    /// The text.
+    text: StreamedText,
+) -> impl IntoView {
+    view! {
+        {move || text.lead.get()}
+        {move || {
+            text.first
+                .get()
+                .map(|(paint_id, first_text)| {
+                    // `elementtiming` has no typed setter in the view macro.
+                    leptos::html::span()
+                        .class("painted-first")
+                        .attr("elementtiming", paint_id)
+                        .child(first_text)
+                })
+        }}
+        {move || text.rest.get()}
+    }
+}
+
+/// The live run: diagnosis of its failure, reasoning and answer as they stream in.
+#[component]
+pub fn LivePanes(
+    /// The run being shown.
+    live: LiveRun,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    view! {
+        {move || live.input_error.get().map(|(en, zh)| {
+            view! { <div class="diagnosis" data-testid="input-error" role="alert"><strong>{i18n.pick(en, zh)}</strong></div> }
+        })}
+        {move || live.diagnosis.get().map(|diagnosis| view! { <DiagnosisBox diagnosis=diagnosis /> })}
+        <Show when=move || !live.reasoning.is_empty()>
+            <h3 class="pane-title">{move || i18n.t("Reasoning", "推理")}</h3>
+            <pre class="pane reasoning" data-testid="reasoning">
+                <StreamedPane text=live.reasoning />
+            </pre>
+        </Show>
+        <h3 class="pane-title">{move || i18n.t("Answer", "回答")}</h3>
+        <pre class="pane" data-testid="answer" aria-live="polite">
+            <StreamedPane text=live.answer />
+        </pre>
+    }
+}

@@ -1,0 +1,6 @@
+//! The widget's components. Each is small and only wires signals to elements.
+
+pub mod charts;
+pub mod endpoint;
+pub mod live;
+pub mod results;

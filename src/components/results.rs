@@ -1,0 +1,328 @@
+//! The session's finished runs: the per-run table, the summary, and the selected run's
+//! details (waterfall, network breakdown, diagnosis).
+
+use leptos::prelude::*;
+use ttft_core::timeline::{PaintMethod, RunMetrics, RunOutcome, RunsSummary};
+
+use super::charts::WaterfallView;
+use super::live::{format_ms, DiagnosisBox};
+use crate::i18n::use_i18n;
+use crate::run::Transport;
+use crate::state::{cohort_summary, summary_cells, Cohort, RunEntry};
+
+fn cell_ms(value_ms: Option<f64>) -> String {
+    value_ms.map(|value_ms| format!("{value_ms:.1}")).unwrap_or_else(|| "—".into())
+}
+
+fn cell_number(value: Option<f64>, decimals: usize) -> String {
+    value.map(|value| format!("{value:.decimals$}")).unwrap_or_else(|| "—".into())
+}
+
+fn cell_count(value: Option<u64>) -> String {
+    value.map(|value| value.to_string()).unwrap_or_else(|| "—".into())
+}
+
+/// A short outcome label (en, zh).
+fn outcome_label(outcome: &RunOutcome) -> (String, String) {
+    match outcome {
+        RunOutcome::Streaming => ("streaming".into(), "进行中".into()),
+        RunOutcome::Completed => ("ok".into(), "成功".into()),
+        RunOutcome::StoppedAfterFirstAnswer => ("ok (TTFT only)".into(), "成功（只测首字）".into()),
+        RunOutcome::HttpError { status } => (format!("HTTP {status}"), format!("HTTP {status}")),
+        RunOutcome::NetworkFailure { failure } => {
+            let (en, zh) = match failure {
+                ttft_core::timeline::NetworkFailure::NetworkError => ("network error", "网络错误"),
+                ttft_core::timeline::NetworkFailure::Timeout => ("timeout", "超时"),
+                ttft_core::timeline::NetworkFailure::Aborted => ("stopped", "已停止"),
+            };
+            (en.into(), zh.into())
+        }
+        RunOutcome::StreamError { .. } => ("error in stream".into(), "流中出错".into()),
+        RunOutcome::MalformedChunk { .. } => ("malformed chunk".into(), "数据块格式错误".into()),
+        RunOutcome::EmptyStream => ("empty stream".into(), "空响应流".into()),
+        RunOutcome::EndedWithoutTerminal => ("cut off".into(), "流被截断".into()),
+        RunOutcome::NotSent => ("not sent".into(), "未发送".into()),
+    }
+}
+
+fn connection_label(entry: &RunEntry) -> (&'static str, &'static str) {
+    match (entry.warmup, entry.cold()) {
+        (true, _) => ("warm-up", "预热"),
+        (false, Some(true)) => ("cold", "冷"),
+        (false, Some(false)) => ("warm", "热"),
+        (false, None) => ("?", "?"),
+    }
+}
+
+/// Per-run table; a row click selects the run for the details below.
+#[component]
+pub fn RunsTable(
+    /// The session's runs.
+    runs: RwSignal<Vec<RunEntry>>,
+    /// The selected run number.
+    selected: RwSignal<Option<usize>>,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    let more = RwSignal::new(false);
+    let header = move || {
+        let mut columns = vec![
+            "#".to_string(),
+            i18n.t("connection", "连接").into(),
+            i18n.t("outcome", "结果").into(),
+            "ttft_ms".into(),
+            "ttfa_ms".into(),
+            "perceived_ttfa_ms".into(),
+            "ttfr_ms".into(),
+            "first_chunk_ms".into(),
+            "itl_ms".into(),
+            "e2e_ms".into(),
+            "output_tps".into(),
+            i18n.t("tokens in / cached / out", "输入 / 缓存 / 输出 token").into(),
+        ];
+        if more.get() {
+            columns.extend(
+                [
+                    "setup_ms", "ttfa_visible_ms", "reasoning_ms", "decode_ms", "answer_ui_delay_ms",
+                    "paint", "queueing_ms", "dns/tcp/tls_ms", "waiting_ms", "transport", "model",
+                ]
+                .map(String::from),
+            );
+        }
+        columns.into_iter().map(|column| view! { <th scope="col">{column}</th> }).collect_view()
+    };
+    let row = move |entry: RunEntry| {
+        let number = entry.number;
+        let metrics: RunMetrics = entry.record.metrics.clone();
+        let (outcome_en, outcome_zh) = outcome_label(&entry.record.outcome);
+        let (connection_en, connection_zh) = connection_label(&entry);
+        let failed = !entry.succeeded();
+        let network = entry.record.network.clone();
+        let paint = entry.record.instants.answer_painted.map(|painted| match painted.method {
+            PaintMethod::PresentationTime => "presentationTime",
+            PaintMethod::RenderTime => "renderTime",
+            PaintMethod::RafMessageChannel => "rAF+MessageChannel",
+        });
+        let transport = match entry.record.transport {
+            Transport::Worker => "worker",
+            Transport::MainThread => "main thread",
+        };
+        let model = entry.model.clone();
+        let extra = move || {
+            more.get().then(|| {
+                let network = network.clone();
+                let setup = network.as_ref().map(|network| {
+                    format!(
+                        "{}/{}/{}",
+                        cell_ms(network.dns_ms),
+                        cell_ms(network.tcp_ms),
+                        cell_ms(network.tls_ms)
+                    )
+                });
+                view! {
+                    <td>{cell_ms(metrics.setup_ms)}</td>
+                    <td>{cell_ms(metrics.ttfa_visible_ms)}</td>
+                    <td>{cell_ms(metrics.reasoning_ms)}</td>
+                    <td>{cell_ms(metrics.decode_ms)}</td>
+                    <td>{cell_ms(metrics.answer_ui_delay_ms)}</td>
+                    <td>{paint.unwrap_or("—")}</td>
+                    <td>{cell_ms(network.as_ref().and_then(|network| network.queueing_ms))}</td>
+                    <td>{setup.unwrap_or_else(|| "—".into())}</td>
+                    <td>{cell_ms(network.as_ref().and_then(|network| network.waiting_ms))}</td>
+                    <td>{transport}</td>
+                    <td>{model.clone()}</td>
+                }
+            })
+        };
+        let metrics = entry.record.metrics.clone();
+        view! {
+            <tr
+                data-testid="run-row"
+                data-run=number
+                data-outcome=if failed { "failed" } else { "ok" }
+                class:failed=failed
+                class:selected=move || selected.get() == Some(number)
+                tabindex="0"
+                aria-selected=move || (selected.get() == Some(number)).to_string()
+                on:click=move |_| selected.set(Some(number))
+                on:keydown=move |event: web_sys::KeyboardEvent| {
+                    if event.key() == "Enter" || event.key() == " " {
+                        event.prevent_default();
+                        selected.set(Some(number));
+                    }
+                }
+            >
+                <td>{number}</td>
+                <td>{move || i18n.t(connection_en, connection_zh)}</td>
+                <td data-testid="run-outcome">{move || i18n.pick(outcome_en.clone(), outcome_zh.clone())}</td>
+                <td data-metric="ttft_ms">{cell_ms(metrics.ttft_ms)}</td>
+                <td data-metric="ttfa_ms">{cell_ms(metrics.ttfa_ms)}</td>
+                <td data-metric="perceived_ttfa_ms">{cell_ms(metrics.perceived_ttfa_ms)}</td>
+                <td data-metric="ttfr_ms">{cell_ms(metrics.ttfr_ms)}</td>
+                <td data-metric="first_chunk_ms">{cell_ms(metrics.first_chunk_ms)}</td>
+                <td data-metric="itl_ms">{cell_ms(metrics.itl_ms)}</td>
+                <td data-metric="e2e_ms">{cell_ms(metrics.e2e_ms)}</td>
+                <td data-metric="output_tps">{cell_number(metrics.output_tps, 1)}</td>
+                <td>
+                    {format!(
+                        "{} / {} / {}",
+                        cell_count(metrics.prompt_tokens),
+                        cell_count(metrics.cached_prompt_tokens),
+                        cell_count(metrics.output_tokens),
+                    )}
+                </td>
+                {extra}
+            </tr>
+        }
+    };
+    view! {
+        <div class="table-head">
+            <h3>{move || i18n.t("Runs", "运行记录")}</h3>
+            <label class="check">
+                <input type="checkbox" data-testid="more-columns" prop:checked=move || more.get() on:change=move |event| more.set(event_target_checked(&event)) />
+                {move || i18n.t("More columns", "更多列")}
+            </label>
+            <button type="button" data-testid="clear-runs" on:click=move |_| { runs.set(Vec::new()); selected.set(None); }>
+                {move || i18n.t("Clear", "清空")}
+            </button>
+        </div>
+        <div class="table-scroll" tabindex="0">
+            <table class="runs" data-testid="runs-table">
+                <thead><tr>{header}</tr></thead>
+                <tbody>
+                    {move || runs.get().into_iter().map(row).collect_view()}
+                </tbody>
+            </table>
+        </div>
+    }
+}
+
+/// p50, p95, p99, min, max, mean and n of the main metrics, for all, cold and warm runs.
+#[component]
+pub fn SummaryTable(
+    /// The session's runs.
+    runs: RwSignal<Vec<RunEntry>>,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    type Pick = fn(&RunsSummary) -> Option<&ttft_core::stats::Summary>;
+    const ROWS: [(&str, Pick); 6] = [
+        ("ttft_ms", |summary| summary.ttft_ms.as_ref()),
+        ("ttfa_ms", |summary| summary.ttfa_ms.as_ref()),
+        ("perceived_ttfa_ms", |summary| summary.perceived_ttfa_ms.as_ref()),
+        ("itl_ms", |summary| summary.itl_ms.as_ref()),
+        ("e2e_ms", |summary| summary.e2e_ms.as_ref()),
+        ("output_tps", |summary| summary.output_tps.as_ref()),
+    ];
+    let cohorts = [
+        (Cohort::All, "all measured runs", "全部计入的运行", "all"),
+        (Cohort::Cold, "cold (new connection)", "冷（新连接）", "cold"),
+        (Cohort::Warm, "warm (reused connection)", "热（复用连接）", "warm"),
+    ];
+    let body = move || {
+        let runs = runs.get();
+        cohorts
+            .iter()
+            .filter_map(|(cohort, en, zh, id)| {
+                let summary = cohort_summary(&runs, *cohort)?;
+                let rows = ROWS
+                    .iter()
+                    .map(|(metric, pick)| {
+                        let cells = summary_cells(pick(&summary));
+                        let decimals = if *metric == "output_tps" { 1 } else { 1 };
+                        view! {
+                            <tr data-cohort=*id data-metric=*metric>
+                                <th scope="row">{*metric}</th>
+                                {cells[..6]
+                                    .iter()
+                                    .map(|value| view! { <td>{cell_number(*value, decimals)}</td> })
+                                    .collect_view()}
+                                <td>{cell_number(cells[6], 0)}</td>
+                            </tr>
+                        }
+                    })
+                    .collect_view();
+                Some(view! {
+                    <tbody>
+                        <tr class="cohort"><th colspan="8" scope="rowgroup">{move || i18n.t(en, zh)}</th></tr>
+                        {rows}
+                    </tbody>
+                })
+            })
+            .collect_view()
+    };
+    view! {
+        <h3>{move || i18n.t("Summary", "汇总")}</h3>
+        <p class="meta">
+            {move || i18n.t(
+                "Successful measured runs only (warm-ups and failures left out). Percentiles: linear interpolation between closest ranks (numpy's default), as AIPerf reports them.",
+                "仅统计成功且计入的运行（不含预热和失败）。百分位数：最近秩之间线性插值（numpy 默认方法），与 AIPerf 一致。",
+            )}
+        </p>
+        <div class="table-scroll" tabindex="0">
+            <table class="summary" data-testid="summary-table">
+                <thead>
+                    <tr>
+                        <th scope="col">{move || i18n.t("metric", "指标")}</th>
+                        <th scope="col">"p50"</th>
+                        <th scope="col">"p95"</th>
+                        <th scope="col">"p99"</th>
+                        <th scope="col">"min"</th>
+                        <th scope="col">"max"</th>
+                        <th scope="col">"mean"</th>
+                        <th scope="col">"n"</th>
+                    </tr>
+                </thead>
+                {body}
+            </table>
+        </div>
+    }
+}
+
+/// The selected run: its diagnosis, network breakdown and waterfall.
+#[component]
+pub fn RunDetail(
+    /// The run.
+    entry: RunEntry,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    let phases = entry.phases();
+    let network = entry.record.network.clone();
+    let url = entry.record.request.as_ref().map(|request| request.url.clone()).unwrap_or_default();
+    let network_line = network.map(|network| {
+        let queueing = network.queueing_ms;
+        view! {
+            <p class="meta" data-testid="network-breakdown">
+                {move || i18n.pick(
+                    format!(
+                        "DNS {} · TCP {} · TLS {} · browser queueing {} · request {} · waiting for first byte {} ({})",
+                        format_ms(network.dns_ms),
+                        format_ms(network.tcp_ms),
+                        format_ms(network.tls_ms),
+                        format_ms(queueing),
+                        format_ms(network.request_ms),
+                        format_ms(network.waiting_ms),
+                        if network.timing_visible { "Resource Timing" } else { "hidden: the server sends no Timing-Allow-Origin" },
+                    ),
+                    format!(
+                        "DNS {} · TCP {} · TLS {} · 浏览器排队 {} · 请求 {} · 等待首字节 {}（{}）",
+                        format_ms(network.dns_ms),
+                        format_ms(network.tcp_ms),
+                        format_ms(network.tls_ms),
+                        format_ms(queueing),
+                        format_ms(network.request_ms),
+                        format_ms(network.waiting_ms),
+                        if network.timing_visible { "Resource Timing" } else { "不可见：服务器未发送 Timing-Allow-Origin" },
+                    ),
+                )}
+            </p>
+        }
+    });
+    view! {
+        <div class="run-detail" data-testid="run-detail" data-run=entry.number>
+            <h3>{move || i18n.pick(format!("Run {}", entry.number), format!("第 {} 次运行", entry.number))}</h3>
+            <p class="meta">{format!("POST {url}")}</p>
+            {entry.diagnosis().cloned().map(|diagnosis| view! { <DiagnosisBox diagnosis=diagnosis /> })}
+            {network_line}
+            <WaterfallView phases=Signal::derive(move || phases.clone()) />
+        </div>
+    }
+}

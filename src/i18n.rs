@@ -1,0 +1,54 @@
+//! English and Simplified Chinese. Every visible string goes through [`I18n::t`], with both
+//! texts side by side where they are used, so no string can miss its translation.
+
+use leptos::prelude::*;
+pub use ttft_core::diagnosis::Lang;
+
+/// The page's language, shared through context.
+#[derive(Clone, Copy)]
+pub struct I18n {
+    /// The current language; switching it re-renders every text.
+    pub lang: RwSignal<Lang>,
+}
+
+impl I18n {
+    /// The text for the current language (tracked: re-renders on switch).
+    pub fn t(&self, en: &'static str, zh: &'static str) -> &'static str {
+        match self.lang.get() {
+            Lang::En => en,
+            Lang::Zh => zh,
+        }
+    }
+
+    /// Like [`I18n::t`] for formatted strings.
+    pub fn pick(&self, en: String, zh: String) -> String {
+        match self.lang.get() {
+            Lang::En => en,
+            Lang::Zh => zh,
+        }
+    }
+
+    /// The current language without tracking it.
+    pub fn lang_untracked(&self) -> Lang {
+        self.lang.get_untracked()
+    }
+}
+
+/// The browser's preferred language: Chinese for any `zh*` tag, else English.
+pub fn browser_lang() -> Lang {
+    web_sys::window()
+        .and_then(|window| window.navigator().language())
+        .map_or(Lang::En, |tag| Lang::from_language_tag(&tag))
+}
+
+/// Creates the page's language state and provides it to every component.
+pub fn provide_i18n(initial: Lang) -> I18n {
+    let i18n = I18n { lang: RwSignal::new(initial) };
+    provide_context(i18n);
+    i18n
+}
+
+/// The page's language state (English when no provider is mounted, as in unit tests).
+pub fn use_i18n() -> I18n {
+    use_context::<I18n>().unwrap_or_else(|| I18n { lang: RwSignal::new(Lang::En) })
+}
