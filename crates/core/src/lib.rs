@@ -6,6 +6,7 @@
 
 pub mod diagnosis;
 pub mod dialect;
+pub mod export;
 pub mod request;
 pub mod sse;
 pub mod stats;
