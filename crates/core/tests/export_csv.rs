@@ -1,4 +1,5 @@
 //! The CSV export against a hand-written expected file, RFC 4180 quoting, and the peer names.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 #[path = "export_fixture.rs"]
 mod fixture;

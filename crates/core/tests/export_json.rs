@@ -1,4 +1,5 @@
 //! The JSON export: round trip, import errors with field paths, and the key kept out.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 #[path = "export_fixture.rs"]
 mod fixture;

@@ -104,27 +104,32 @@ fn endpoints(runs: &[RunRecord]) -> Vec<(String, String, String)> {
     seen
 }
 
-/// The endpoint lines: one block for a single endpoint, a list for several.
-fn endpoint_lines(runs: &[RunRecord], lang: Lang) -> Vec<String> {
+/// A labelled line of the header block: (label, value).
+type Field = (String, String);
+
+/// The endpoint fields: protocol, URL and model for a single endpoint, a list for several.
+fn endpoint_fields(runs: &[RunRecord], lang: Lang) -> Vec<Field> {
     let found = endpoints(runs);
     match found.as_slice() {
-        [] => vec![pick(lang, "Endpoint: (no runs)", "端点：（无运行）")],
+        [] => vec![(
+            pick(lang, "Endpoint:", "端点："),
+            pick(lang, "(no runs)", "（无运行）"),
+        )],
         [(url, model, protocol)] => vec![
-            format!("{}{url}", pick(lang, "Endpoint: ", "端点：")),
-            format!("{}{model}", pick(lang, "Model:    ", "模型：")),
-            format!("{}{protocol}", pick(lang, "Protocol: ", "协议：")),
+            (pick(lang, "Endpoint:", "端点："), url.clone()),
+            (pick(lang, "Model:", "模型："), model.clone()),
+            (pick(lang, "Protocol:", "协议："), protocol.clone()),
         ],
         several => {
-            let mut lines = vec![match lang {
+            let heading = match lang {
                 Lang::En => format!("Endpoints ({}):", several.len()),
                 Lang::Zh => format!("端点（{} 个）：", several.len()),
-            }];
-            lines.extend(
-                several
-                    .iter()
-                    .map(|(url, model, protocol)| format!("  - {url} | {model} | {protocol}")),
-            );
-            lines
+            };
+            let mut fields = vec![(heading, String::new())];
+            fields.extend(several.iter().map(|(url, model, protocol)| {
+                (String::new(), format!("- {url} | {model} | {protocol}"))
+            }));
+            fields
         }
     }
 }
@@ -151,15 +156,21 @@ fn counts(runs: &[RunRecord]) -> Counts {
     }
 }
 
-fn runs_line(counts: &Counts, lang: Lang) -> String {
+fn runs_field(counts: &Counts, lang: Lang) -> Field {
+    let Counts {
+        total,
+        ok,
+        failed,
+        warm_up,
+    } = counts;
     match lang {
-        Lang::En => format!(
-            "Runs:     {} ({} ok, {} failed, {} warm-up not in statistics)",
-            counts.total, counts.ok, counts.failed, counts.warm_up
+        Lang::En => (
+            "Runs:".to_owned(),
+            format!("{total} ({ok} ok, {failed} failed, {warm_up} warm-up not in statistics)"),
         ),
-        Lang::Zh => format!(
-            "运行：{} 次（成功 {}，失败 {}，预热 {} 次不计入统计）",
-            counts.total, counts.ok, counts.failed, counts.warm_up
+        Lang::Zh => (
+            "运行：".to_owned(),
+            format!("{total} 次（成功 {ok}，失败 {failed}，预热 {warm_up} 次不计入统计）"),
         ),
     }
 }
@@ -171,7 +182,7 @@ fn statistics_runs(runs: &[RunRecord]) -> Vec<&RunRecord> {
         .collect()
 }
 
-fn connections_line(runs: &[RunRecord], lang: Lang) -> String {
+fn connections_field(runs: &[RunRecord], lang: Lang) -> Field {
     let measured = statistics_runs(runs);
     let cold = measured.iter().filter(|run| run.cold == Some(true)).count();
     let warm = measured
@@ -180,17 +191,19 @@ fn connections_line(runs: &[RunRecord], lang: Lang) -> String {
         .count();
     let unknown = measured.len() - cold - warm;
     match lang {
-        Lang::En => format!(
-            "Connections: {cold} cold (new connection), {warm} warm (reused), {unknown} unknown"
+        Lang::En => (
+            "Connections:".to_owned(),
+            format!("{cold} cold (new connection), {warm} warm (reused), {unknown} unknown"),
         ),
-        Lang::Zh => {
-            format!("连接：冷 {cold} 次（新连接），热 {warm} 次（复用），未知 {unknown} 次")
-        }
+        Lang::Zh => (
+            "连接：".to_owned(),
+            format!("冷 {cold} 次（新连接），热 {warm} 次（复用），未知 {unknown} 次"),
+        ),
     }
 }
 
 /// `key_refused ×2, http_error ×1`: failed runs by cause (or outcome when undiagnosed).
-fn failures_line(runs: &[RunRecord], lang: Lang) -> Option<String> {
+fn failures_field(runs: &[RunRecord], lang: Lang) -> Option<Field> {
     let mut causes: Vec<(String, usize)> = Vec::new();
     for run in runs
         .iter()
@@ -212,11 +225,7 @@ fn failures_line(runs: &[RunRecord], lang: Lang) -> Option<String> {
         .iter()
         .map(|(cause, count)| format!("{cause} ×{count}"))
         .collect();
-    Some(format!(
-        "{}{}",
-        pick(lang, "Failures: ", "失败原因："),
-        list.join(", ")
-    ))
+    Some((pick(lang, "Failures:", "失败原因："), list.join(", ")))
 }
 
 fn metric_rows(stats: &RunsSummary) -> Vec<StatRow> {
@@ -251,14 +260,37 @@ fn method_lines(lang: Lang) -> Vec<String> {
     ]
 }
 
+/// The header block with values aligned after the longest label (English labels end in
+/// `:` and take a space; Chinese ones end in a full-width `：`, which is its own gap).
+fn aligned_fields(fields: &[Field], lang: Lang) -> Vec<String> {
+    let gap = match lang {
+        Lang::En => 1,
+        Lang::Zh => 0,
+    };
+    let width = fields
+        .iter()
+        .map(|(label, _)| display_width(label))
+        .max()
+        .unwrap_or(0)
+        + gap;
+    fields
+        .iter()
+        .map(|(label, value)| {
+            format!("{}{value}", pad_right(label, width))
+                .trim_end()
+                .to_owned()
+        })
+        .collect()
+}
+
 /// Assembles the summary from its parts.
 fn render(runs: &[RunRecord], rows: &[StatRow], coverage: String, lang: Lang) -> String {
-    let counts = counts(runs);
+    let mut fields = endpoint_fields(runs, lang);
+    fields.push(runs_field(&counts(runs), lang));
+    fields.push(connections_field(runs, lang));
+    fields.extend(failures_field(runs, lang));
     let mut lines = vec![pick(lang, "TTFT Meter results", "TTFT Meter 测量结果")];
-    lines.extend(endpoint_lines(runs, lang));
-    lines.push(runs_line(&counts, lang));
-    lines.push(connections_line(runs, lang));
-    lines.extend(failures_line(runs, lang));
+    lines.extend(aligned_fields(&fields, lang));
     lines.push(String::new());
     lines.push(table(rows, lang));
     lines.push(String::new());
