@@ -92,38 +92,10 @@ fn csv_matches_the_hand_written_file() {
     assert_eq!(csv, expected);
 }
 
-/// A minimal RFC 4180 reader: records of fields, quotes undone.
-fn parse_csv(text: &str) -> Vec<Vec<String>> {
-    let mut records = Vec::new();
-    let mut record = Vec::new();
-    let mut field = String::new();
-    let mut quoted = false;
-    let mut chars = text.chars().peekable();
-    while let Some(character) = chars.next() {
-        match (quoted, character) {
-            (true, '"') if chars.peek() == Some(&'"') => {
-                chars.next();
-                field.push('"');
-            }
-            (true, '"') => quoted = false,
-            (true, other) => field.push(other),
-            (false, '"') => quoted = true,
-            (false, ',') => record.push(std::mem::take(&mut field)),
-            (false, '\r') if chars.peek() == Some(&'\n') => {
-                chars.next();
-                record.push(std::mem::take(&mut field));
-                records.push(std::mem::take(&mut record));
-            }
-            (false, other) => field.push(other),
-        }
-    }
-    records
-}
-
 #[test]
 fn every_row_reads_back_with_one_field_per_column() {
     let runs = [reasoning_run(), overloaded_run()];
-    let records = parse_csv(&runs_csv(&runs, CsvHeader::WithPeerNames));
+    let records = fixture::parse_csv(&runs_csv(&runs, CsvHeader::WithPeerNames));
     assert_eq!(records.len(), 5);
     for record in &records {
         assert_eq!(record.len(), csv_columns().len());
@@ -140,7 +112,7 @@ fn formula_like_text_is_defused_but_numbers_are_not() {
     let mut run = overloaded_run();
     run.settings.model = "=HYPERLINK(\"http://evil.example\")".to_owned();
     run.instants.clicked = Some(-3.5);
-    let records = parse_csv(&runs_csv(&[run], CsvHeader::Plain));
+    let records = fixture::parse_csv(&runs_csv(&[run], CsvHeader::Plain));
     let cell = |name: &str| {
         let index = csv_columns()
             .iter()
@@ -154,7 +126,7 @@ fn formula_like_text_is_defused_but_numbers_are_not() {
 
 #[test]
 fn peer_rows_follow_the_header() {
-    let records = parse_csv(&runs_csv(&[], CsvHeader::WithPeerNames));
+    let records = fixture::parse_csv(&runs_csv(&[], CsvHeader::WithPeerNames));
     assert_eq!(records.len(), 3);
     let at = |name: &str| {
         csv_columns()

@@ -221,6 +221,34 @@ pub fn document() -> ExportDocument {
     document
 }
 
+/// A minimal RFC 4180 reader: records of fields, quotes undone.
+pub fn parse_csv(text: &str) -> Vec<Vec<String>> {
+    let mut records = Vec::new();
+    let mut record = Vec::new();
+    let mut field = String::new();
+    let mut quoted = false;
+    let mut chars = text.chars().peekable();
+    while let Some(character) = chars.next() {
+        match (quoted, character) {
+            (true, '"') if chars.peek() == Some(&'"') => {
+                chars.next();
+                field.push('"');
+            }
+            (true, '"') => quoted = false,
+            (true, other) => field.push(other),
+            (false, '"') => quoted = true,
+            (false, ',') => record.push(std::mem::take(&mut field)),
+            (false, '\r') if chars.peek() == Some(&'\n') => {
+                chars.next();
+                record.push(std::mem::take(&mut field));
+                records.push(std::mem::take(&mut record));
+            }
+            (false, other) => field.push(other),
+        }
+    }
+    records
+}
+
 #[test]
 fn fixture_numbers_are_what_the_tests_assume() {
     let metrics = completed(10_000.0, 250.0, false).metrics();
