@@ -6,7 +6,8 @@
 use ttft_core::dialect::{DecodedEvent, Dialect, Usage};
 use ttft_core::export::{Environment, ExportDocument, RunRecord, RunSettings, Transport};
 use ttft_core::request::{
-    normalize_base_url, prepare_request, ApiKey, PromptSpec, Protocol, RequestDescription,
+    normalize_base_url, prepare_request, ApiKey, PromptSpec, Protocol, ReasoningEffort,
+    RequestDescription,
 };
 use ttft_core::timeline::{
     NetworkBreakdown, PaintMethod, PaintTarget, ResourceTiming, RunTimeline,
@@ -17,9 +18,15 @@ pub const SECRET_KEY: &str = "sk-secret-123456";
 
 /// A real request description for `model` with [`SECRET_KEY`] (masked by `describe()`).
 pub fn request(model: &str) -> RequestDescription {
+    request_with_effort(model, None)
+}
+
+/// [`request`] with a reasoning effort.
+pub fn request_with_effort(model: &str, effort: Option<ReasoningEffort>) -> RequestDescription {
     let endpoint = normalize_base_url("https://api.openai.com/v1", Protocol::OpenAiChat).unwrap();
     let mut spec = PromptSpec::new(model, "Say hi");
     spec.max_output_tokens = Some(64);
+    spec.reasoning_effort = effort;
     let key = ApiKey::parse(SECRET_KEY).unwrap().unwrap();
     prepare_request(&endpoint, &spec, Some(&key), None)
         .unwrap()
