@@ -7,8 +7,8 @@ mod fixture;
 use serde_json::{json, Value};
 use ttft_core::diagnosis::Lang;
 use ttft_core::export::{
-    runs_csv, summary_text, CsvHeader, ExportDocument, ImportError, RunRecord, Transport,
-    SCHEMA_NAME, SCHEMA_VERSION,
+    runs_csv, summary_text, CsvHeader, ExportDocument, ExportError, ImportError, RunRecord,
+    Transport, SCHEMA_NAME, SCHEMA_VERSION,
 };
 
 use fixture::{document, SECRET_KEY};
@@ -277,4 +277,32 @@ fn record_from_timeline_carries_everything_measured() {
     assert_eq!(record.cold, Some(true));
     assert!(!record.warm_up);
     assert_eq!(record.diagnosis_cause, None);
+}
+
+#[test]
+fn a_document_is_always_written_with_this_builds_schema() {
+    let mut changed = document();
+    changed.schema = "something else".to_owned();
+    changed.schema_version = 7;
+    let imported = ExportDocument::from_json(&changed.to_json().unwrap()).unwrap();
+    assert_eq!(imported.schema, SCHEMA_NAME);
+    assert_eq!(imported.schema_version, SCHEMA_VERSION);
+}
+
+#[test]
+fn non_finite_times_become_null_or_refuse_the_export() {
+    let mut document = document();
+    document.runs[1].metrics.ttft_ms = Some(f64::NAN);
+    document.runs[1].metrics.e2e_ms = Some(f64::INFINITY);
+    let imported = ExportDocument::from_json(&document.to_json().unwrap()).unwrap();
+    assert_eq!(imported.runs[1].metrics.ttft_ms, None);
+    assert_eq!(imported.runs[1].metrics.e2e_ms, None);
+
+    document.runs[1].instants.request_started = f64::NAN;
+    assert_eq!(
+        document.to_json(),
+        Err(ExportError::Json {
+            detail: "invalid type: null, expected f64".to_owned()
+        })
+    );
 }

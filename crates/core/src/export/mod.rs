@@ -379,11 +379,16 @@ impl ExportDocument {
         }
     }
 
-    /// The document as it is written: runs [redacted](RunRecord::redacted) and every float
-    /// rounded to 15 significant digits. Importing [`to_json`](Self::to_json)'s output gives
-    /// exactly this.
+    /// The document as it is written: this build's `schema` and `schema_version`, runs
+    /// [redacted](RunRecord::redacted) and every float rounded to 15 significant digits.
+    /// Importing [`to_json`](Self::to_json)'s output gives exactly this.
+    ///
+    /// A NaN or infinite time cannot be written in JSON: an optional one becomes `null` (not
+    /// measured), a required one (`request_started`) makes this fail.
     pub fn canonicalized(&self) -> Result<ExportDocument, ExportError> {
         let redacted = ExportDocument {
+            schema: SCHEMA_NAME.to_owned(),
+            schema_version: SCHEMA_VERSION,
             runs: self.runs.iter().map(RunRecord::redacted).collect(),
             ..self.clone()
         };
