@@ -2,7 +2,7 @@
 //! lists the CSV header, the summary and the peer names exactly as the code has them.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "export_fixture.rs"]
+#[path = "export_fixture/mod.rs"]
 mod fixture;
 
 use ttft_core::diagnosis::Lang;

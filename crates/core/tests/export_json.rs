@@ -1,7 +1,7 @@
 //! The JSON export: round trip, import errors with field paths, and the key kept out.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "export_fixture.rs"]
+#[path = "export_fixture/mod.rs"]
 mod fixture;
 
 use serde_json::{json, Value};
@@ -305,4 +305,20 @@ fn non_finite_times_become_null_or_refuse_the_export() {
             detail: "invalid type: null, expected f64".to_owned()
         })
     );
+}
+
+#[test]
+fn fixture_numbers_are_what_the_tests_assume() {
+    let metrics = fixture::completed(10_000.0, 250.0, false).metrics();
+    assert_eq!(metrics.ttft_ms, Some(250.0));
+    assert_eq!(metrics.perceived_ttfa_ms, Some(271.0));
+    assert_eq!(metrics.itl_ms, Some(20.0));
+    assert_eq!(metrics.e2e_ms, Some(311.0));
+    let runs = fixture::six_runs();
+    assert_eq!(runs[1].cold, Some(true));
+    assert_eq!(runs[2].cold, Some(false));
+    let thinking = fixture::reasoning(0.0).metrics();
+    assert_eq!(thinking.ttft_ms, Some(400.0));
+    assert_eq!(thinking.ttfa_ms, Some(900.0));
+    assert_eq!(thinking.perceived_ttfa_ms, Some(920.0));
 }

@@ -1,7 +1,7 @@
 //! The plain-text summary, against text written by hand from the fixture's known timings.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "export_fixture.rs"]
+#[path = "export_fixture/mod.rs"]
 mod fixture;
 
 use ttft_core::diagnosis::Lang;

@@ -1,6 +1,6 @@
-//! Runs with known timings for the export tests, built through the real `RunTimeline`, and
-//! included by the other `export_*` tests with `#[path]` (as a test target of its own it
-//! only checks that the fixture's numbers are what the other tests assume).
+//! Runs with known timings for the export tests, built through the real `RunTimeline`
+//! (`export_json.rs` checks that the numbers are what the other tests assume), and a small
+//! RFC 4180 reader.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, dead_code)]
 
 use ttft_core::dialect::{DecodedEvent, Dialect, Usage};
@@ -254,20 +254,4 @@ pub fn parse_csv(text: &str) -> Vec<Vec<String>> {
         }
     }
     records
-}
-
-#[test]
-fn fixture_numbers_are_what_the_tests_assume() {
-    let metrics = completed(10_000.0, 250.0, false).metrics();
-    assert_eq!(metrics.ttft_ms, Some(250.0));
-    assert_eq!(metrics.perceived_ttfa_ms, Some(271.0));
-    assert_eq!(metrics.itl_ms, Some(20.0));
-    assert_eq!(metrics.e2e_ms, Some(311.0));
-    let runs = six_runs();
-    assert_eq!(runs[1].cold, Some(true));
-    assert_eq!(runs[2].cold, Some(false));
-    let thinking = reasoning(0.0).metrics();
-    assert_eq!(thinking.ttft_ms, Some(400.0));
-    assert_eq!(thinking.ttfa_ms, Some(900.0));
-    assert_eq!(thinking.perceived_ttfa_ms, Some(920.0));
 }
