@@ -30,6 +30,15 @@ fn export_import_export_is_identical() {
 }
 
 #[test]
+fn a_byte_order_mark_from_a_windows_editor_is_skipped() {
+    let text = format!("\u{feff}{}", document().to_json().unwrap());
+    assert_eq!(
+        ExportDocument::from_json(&text).unwrap(),
+        document().canonicalized().unwrap()
+    );
+}
+
+#[test]
 fn header_fields_come_first_with_the_schema_name_and_version() {
     let text = document().to_json().unwrap();
     let expected_start = format!(

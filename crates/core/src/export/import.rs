@@ -129,11 +129,14 @@ fn check_version(document: &Value) -> Result<u64, ImportError> {
     Ok(version)
 }
 
-/// Reads an export: JSON, then schema, then version, then every field.
+/// Reads an export: JSON, then schema, then version, then every field. A leading byte
+/// order mark is skipped.
 ///
 /// Version 1 is the only one so far, so there is nothing to migrate; a version-2 build
 /// would turn a version-1 `Value` into the version-2 shape here before the typed read.
 pub(super) fn from_json(text: &str) -> Result<ExportDocument, ImportError> {
+    // Windows editors save UTF-8 with a byte order mark, which JSON parsers refuse.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let document: Value = serde_json::from_str(text).map_err(|error| ImportError::NotJson {
         detail: error.to_string(),
     })?;
