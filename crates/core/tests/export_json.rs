@@ -331,3 +331,60 @@ fn fixture_numbers_are_what_the_tests_assume() {
     assert_eq!(thinking.ttfa_ms, Some(900.0));
     assert_eq!(thinking.perceived_ttfa_ms, Some(920.0));
 }
+
+#[test]
+fn outcome_and_cause_codes_are_the_serialized_kinds() {
+    use ttft_core::diagnosis::{Cause, NetworkFailure};
+    use ttft_core::dialect::StreamError;
+    use ttft_core::export::{cause_code, outcome_code, outcome_is_ok};
+    use ttft_core::timeline::RunOutcome;
+    let outcomes = [
+        (RunOutcome::Streaming, false),
+        (RunOutcome::Completed, true),
+        (RunOutcome::StoppedAfterFirstAnswer, true),
+        (RunOutcome::HttpError { status: 500 }, false),
+        (
+            RunOutcome::NetworkFailure {
+                failure: NetworkFailure::Timeout,
+            },
+            false,
+        ),
+        (
+            RunOutcome::StreamError {
+                error: StreamError::default(),
+            },
+            false,
+        ),
+        (
+            RunOutcome::MalformedChunk {
+                detail: String::new(),
+                at_ms: 1.0,
+            },
+            false,
+        ),
+        (RunOutcome::EmptyStream, false),
+        (RunOutcome::EndedWithoutTerminal, false),
+    ];
+    for (outcome, ok) in outcomes {
+        let kind = serde_json::to_value(&outcome).unwrap()["kind"].clone();
+        assert_eq!(json!(outcome_code(&outcome)), kind);
+        assert_eq!(outcome_is_ok(&outcome), ok, "{kind}");
+    }
+    let causes = [
+        (Cause::KeyRefused, "key_refused"),
+        (
+            Cause::RateLimited {
+                retry_after_s: Some(2.0),
+                quota_exhausted: false,
+            },
+            "rate_limited",
+        ),
+        (
+            Cause::ConnectionFailed { hints: Vec::new() },
+            "connection_failed",
+        ),
+    ];
+    for (cause, code) in causes {
+        assert_eq!(cause_code(&cause), code);
+    }
+}
