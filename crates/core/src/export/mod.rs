@@ -1,0 +1,410 @@
+//! The export format: a versioned JSON document that imports back identically, a CSV with
+//! one row per run, and a plain-text summary to paste into an issue or a chat.
+//!
+//! docs/export-schema.md documents every field, its unit and its AIPerf / GuideLLM
+//! equivalent; this module is the reference implementation of that document.
+//!
+//! # What goes in, what never does
+//!
+//! Everything measured about a run goes in, under the names of DESIGN.md §2 (the
+//! serialized names of [`RunMetrics`] and [`Instants`]). The API key never does: requests
+//! are exported as [`RequestDescription`]s, whose key headers are already masked, and every
+//! output path masks them again ([`RunRecord::redacted`]) in case a description was built by
+//! hand. Query parameters that usually carry a key (`key`, `api_key`, …) are blanked too.
+//!
+//! # Numbers
+//!
+//! Times are milliseconds on the page's `performance.now()` clock, as in
+//! [`crate::timeline`]. Before writing JSON every floating-point number is rounded to 15
+//! significant digits (see [`ExportDocument::canonicalized`]): any decimal with 15 digits
+//! survives decimal → binary → decimal, so a document read back and written again is
+//! byte-for-byte the same, while the loss (below a nanosecond for any realistic time) is far
+//! under the browser's timer resolution.
+//!
+//! # Versions
+//!
+//! [`SCHEMA_VERSION`] is 1. Every change to the document's shape bumps it; this build reads
+//! versions up to its own and refuses newer ones with [`ImportError::NewerVersion`]. Readers
+//! ignore fields they do not know. See docs/export-schema.md, "Versioning".
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::diagnosis::Cause;
+use crate::dialect::{Dialect, Usage};
+use crate::request::{ApiKey, Protocol, RequestDescription};
+use crate::timeline::{
+    ConnectionKind, Instants, NetworkBreakdown, RunMetrics, RunOutcome, RunTimeline,
+};
+
+mod csv;
+mod import;
+mod peers;
+mod text;
+
+pub use csv::{csv_columns, runs_csv, CsvColumn, CsvHeader};
+pub use import::ImportError;
+pub use peers::{peer_names, PeerNames, PEER_NAMES};
+pub use text::{summary_text, summary_text_with};
+
+/// The value of the `schema` field: what says "this JSON is a TTFT Meter export".
+pub const SCHEMA_NAME: &str = "ttft-meter/export";
+
+/// The schema version this build writes, and the newest it reads.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Which code measured the arrival times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Transport {
+    /// A dedicated Worker ran the fetch: arrivals cannot be delayed by main-thread work.
+    Worker,
+    /// The page's main thread ran the fetch (no Worker): long tasks can delay arrivals.
+    MainThread,
+}
+
+/// Where the measurement was taken, as the page saw it (all passed in by the app).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Environment {
+    /// `navigator.userAgent`.
+    pub user_agent: String,
+    /// The smallest step of `performance.now()` observed, in ms (0.005 when cross-origin
+    /// isolated in Chromium, 0.1 otherwise); `None` when not measured.
+    pub timer_resolution_ms: Option<f64>,
+    /// `crossOriginIsolated`: whether COOP/COEP were in effect (finer timers, unrounded
+    /// paint times).
+    pub cross_origin_isolated: bool,
+    /// The transport in use when the document was exported.
+    pub transport: Transport,
+    /// The page's origin (`location.origin`), e.g. `https://ttft.example`.
+    pub page_origin: String,
+}
+
+/// What was asked, for one run. Never the key.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunSettings {
+    /// The wire protocol.
+    pub protocol: Protocol,
+    /// The URL actually called (after base URL normalization), e.g.
+    /// `https://api.openai.com/v1/chat/completions`.
+    pub endpoint_url: String,
+    /// The model id as sent.
+    pub model: String,
+    /// The stream dialect used or detected; `None` when no stream was read.
+    pub dialect: Option<Dialect>,
+    /// The output limit sent (`max_tokens`, `max_completion_tokens` or `max_output_tokens`).
+    pub max_tokens: Option<u32>,
+    /// "TTFT only" mode: the stream was aborted after the first answer token.
+    pub ttft_only: bool,
+    /// Whether reasoning was requested (effort, summary or thinking budget set).
+    pub reasoning: bool,
+    /// The request as sent, key masked; `None` when the input was rejected before sending.
+    pub request: Option<RequestDescription>,
+}
+
+/// Everything exported about one run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunRecord {
+    /// Position of the run in the session, starting at 1.
+    pub run_index: u32,
+    /// Wall-clock start, as the app formatted it (ISO 8601 UTC, e.g. `2026-11-29T16:45:10.123Z`).
+    pub started_at: String,
+    /// What was asked.
+    pub settings: RunSettings,
+    /// Which code measured this run's arrivals.
+    pub transport: Transport,
+    /// `true`: a new connection (DNS/TCP/TLS paid), `false`: a reused one, `None`: unknown
+    /// (Resource Timing hidden by a missing `Timing-Allow-Origin`).
+    pub cold: Option<bool>,
+    /// A warm-up run: measured, but left out of statistics.
+    pub warm_up: bool,
+    /// The metrics of DESIGN.md §2.
+    pub metrics: RunMetrics,
+    /// The instants of DESIGN.md §2 (paint methods included), ms on the page clock.
+    pub instants: Instants,
+    /// Token usage as the provider reported it.
+    pub usage: Option<Usage>,
+    /// Resource Timing breakdown, when the app could read it.
+    pub network: Option<NetworkBreakdown>,
+    /// How the run ended.
+    pub outcome: RunOutcome,
+    /// The diagnosed cause code (`key_refused`, `model_not_found`, …; see [`cause_code`]),
+    /// when the run failed.
+    pub diagnosis_cause: Option<String>,
+}
+
+/// One experiment's results. The experiment module owns the shape of `result`; `kind` and
+/// `kind_version` say which shape it is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExperimentResult {
+    /// The experiment's kind, e.g. `prompt_length_sweep`.
+    pub kind: String,
+    /// The version of that kind's `result` shape, starting at 1.
+    pub kind_version: u32,
+    /// The results, as the experiment module serialized them.
+    pub result: Value,
+}
+
+/// The whole export: environment, runs and experiment results.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExportDocument {
+    /// Always [`SCHEMA_NAME`].
+    pub schema: String,
+    /// The schema version ([`SCHEMA_VERSION`] when written by this build).
+    pub schema_version: u32,
+    /// The TTFT Meter version that wrote the document.
+    pub tool_version: String,
+    /// When it was exported, as the app formatted it (ISO 8601 UTC).
+    pub exported_at: String,
+    /// Where the measurement was taken.
+    pub environment: Environment,
+    /// The runs, in the order they were made.
+    pub runs: Vec<RunRecord>,
+    /// Experiment results.
+    pub experiments: Vec<ExperimentResult>,
+}
+
+/// The document could not be written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ExportError {
+    /// serde_json refused the document; in practice a NaN or infinite time, which JSON
+    /// cannot carry, in a field that is not optional.
+    #[error("The results could not be written as JSON ({detail}). A measured time is probably not a finite number; please report this.")]
+    Json {
+        /// serde_json's message.
+        detail: String,
+    },
+}
+
+impl From<serde_json::Error> for ExportError {
+    fn from(error: serde_json::Error) -> Self {
+        ExportError::Json {
+            detail: error.to_string(),
+        }
+    }
+}
+
+/// The stable code of a diagnosed cause: its serialized `kind` (`key_refused`,
+/// `model_not_found`, `connection_failed`, …), as the app shows in `data-cause`.
+pub fn cause_code(cause: &Cause) -> String {
+    serde_json::to_value(cause)
+        .ok()
+        .and_then(|value| value.get("kind")?.as_str().map(str::to_owned))
+        .unwrap_or_else(|| "unknown".to_owned())
+}
+
+/// Whether a connection kind means a cold run: `Some(true)` for a new connection.
+pub fn cold_from_connection(connection: ConnectionKind) -> Option<bool> {
+    match connection {
+        ConnectionKind::New => Some(true),
+        ConnectionKind::Reused => Some(false),
+        ConnectionKind::Unknown => None,
+    }
+}
+
+/// Whether a run measured what it set out to: it completed, or "TTFT only" mode stopped it
+/// after the first answer token as planned. Everything else counts as failed.
+pub fn outcome_is_ok(outcome: &RunOutcome) -> bool {
+    matches!(
+        outcome,
+        RunOutcome::Completed | RunOutcome::StoppedAfterFirstAnswer
+    )
+}
+
+/// The snake_case code of an outcome (its serialized `kind`).
+pub fn outcome_code(outcome: &RunOutcome) -> &'static str {
+    match outcome {
+        RunOutcome::Streaming => "streaming",
+        RunOutcome::Completed => "completed",
+        RunOutcome::StoppedAfterFirstAnswer => "stopped_after_first_answer",
+        RunOutcome::HttpError { .. } => "http_error",
+        RunOutcome::NetworkFailure { .. } => "network_failure",
+        RunOutcome::StreamError { .. } => "stream_error",
+        RunOutcome::MalformedChunk { .. } => "malformed_chunk",
+        RunOutcome::EmptyStream => "empty_stream",
+        RunOutcome::EndedWithoutTerminal => "ended_without_terminal",
+    }
+}
+
+impl RunRecord {
+    /// The record of a finished run, from its timeline. `cold` comes from the Resource
+    /// Timing breakdown when there is one; `warm_up` is false and `diagnosis_cause` empty:
+    /// set them on the result when they apply.
+    pub fn from_timeline(
+        run_index: u32,
+        started_at: &str,
+        settings: RunSettings,
+        transport: Transport,
+        timeline: &RunTimeline,
+    ) -> RunRecord {
+        RunRecord {
+            run_index,
+            started_at: started_at.to_owned(),
+            settings,
+            transport,
+            cold: timeline
+                .network
+                .as_ref()
+                .and_then(|network| cold_from_connection(network.connection)),
+            warm_up: false,
+            metrics: timeline.metrics(),
+            instants: timeline.instants.clone(),
+            usage: timeline.usage.clone(),
+            network: timeline.network.clone(),
+            outcome: timeline.outcome.clone(),
+            diagnosis_cause: None,
+        }
+    }
+
+    /// The record with every key-bearing header value masked and key-like query parameters
+    /// blanked, whatever the caller put in. Idempotent. All outputs go through it.
+    pub fn redacted(&self) -> RunRecord {
+        let mut record = self.clone();
+        record.settings.endpoint_url = redact_url(&record.settings.endpoint_url);
+        if let Some(request) = record.settings.request.as_mut() {
+            request.url = redact_url(&request.url);
+            for (name, value) in request.headers.iter_mut() {
+                if is_secret_header(name) {
+                    *value = masked_secret(value);
+                }
+            }
+        }
+        record
+    }
+}
+
+/// Header names whose values carry a key (compared without case).
+const SECRET_HEADERS: [&str; 3] = ["authorization", "x-api-key", "api-key"];
+
+/// Query parameter names that usually carry a key (compared without case).
+const SECRET_QUERY_PARAMS: [&str; 6] = [
+    "key",
+    "api_key",
+    "api-key",
+    "apikey",
+    "access_token",
+    "token",
+];
+
+fn is_secret_header(name: &str) -> bool {
+    SECRET_HEADERS
+        .iter()
+        .any(|secret| secret.eq_ignore_ascii_case(name))
+}
+
+/// A key header value in masked form. A value that already holds `…` is a masked one (real
+/// keys are ASCII, [`ApiKey::parse`] refuses anything else) and is kept.
+fn masked_secret(value: &str) -> String {
+    if value.contains('…') {
+        return value.to_owned();
+    }
+    let (prefix, secret) = match value.strip_prefix("Bearer ") {
+        Some(secret) => ("Bearer ", secret),
+        None => ("", value),
+    };
+    match ApiKey::parse(secret) {
+        Ok(Some(key)) => format!("{prefix}{}", key.masked()),
+        _ => format!("{prefix}…"),
+    }
+}
+
+/// The URL with the values of key-like query parameters replaced by `…`.
+fn redact_url(url: &str) -> String {
+    let Some((before, query)) = url.split_once('?') else {
+        return url.to_owned();
+    };
+    let (query, fragment) = match query.split_once('#') {
+        Some((query, fragment)) => (query, Some(fragment)),
+        None => (query, None),
+    };
+    let params: Vec<String> = query
+        .split('&')
+        .map(|param| match param.split_once('=') {
+            Some((name, _))
+                if SECRET_QUERY_PARAMS
+                    .iter()
+                    .any(|secret| secret.eq_ignore_ascii_case(name)) =>
+            {
+                format!("{name}=…")
+            }
+            _ => param.to_owned(),
+        })
+        .collect();
+    let mut redacted = format!("{before}?{}", params.join("&"));
+    if let Some(fragment) = fragment {
+        redacted.push('#');
+        redacted.push_str(fragment);
+    }
+    redacted
+}
+
+/// `value` rounded to 15 significant digits: the most that survive decimal → f64 → decimal,
+/// so the shortest representation serde_json writes reads back as the same f64 (its default
+/// float parser is exact for such short decimals, not for 17-digit ones).
+fn canonical_f64(value: f64) -> f64 {
+    if !value.is_finite() || value == 0.0 {
+        return value;
+    }
+    format!("{value:.14e}").parse::<f64>().unwrap_or(value)
+}
+
+/// Rounds every floating-point number inside a JSON value (integers are left alone).
+fn canonicalize_numbers(value: &mut Value) {
+    match value {
+        Value::Number(number) if number.is_f64() => {
+            if let Some(rounded) = number
+                .as_f64()
+                .and_then(|float| serde_json::Number::from_f64(canonical_f64(float)))
+            {
+                *number = rounded;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(canonicalize_numbers),
+        Value::Object(fields) => fields.values_mut().for_each(canonicalize_numbers),
+        _ => {}
+    }
+}
+
+impl ExportDocument {
+    /// An empty document of this build's schema version; push runs and experiments into it.
+    pub fn new(tool_version: &str, exported_at: &str, environment: Environment) -> ExportDocument {
+        ExportDocument {
+            schema: SCHEMA_NAME.to_owned(),
+            schema_version: SCHEMA_VERSION,
+            tool_version: tool_version.to_owned(),
+            exported_at: exported_at.to_owned(),
+            environment,
+            runs: Vec::new(),
+            experiments: Vec::new(),
+        }
+    }
+
+    /// The document as it is written: this build's `schema` and `schema_version`, runs
+    /// [redacted](RunRecord::redacted) and every float rounded to 15 significant digits.
+    /// Importing [`to_json`](Self::to_json)'s output gives exactly this.
+    ///
+    /// A NaN or infinite time cannot be written in JSON: an optional one becomes `null` (not
+    /// measured), a required one (`request_started`) makes this fail.
+    pub fn canonicalized(&self) -> Result<ExportDocument, ExportError> {
+        let redacted = ExportDocument {
+            schema: SCHEMA_NAME.to_owned(),
+            schema_version: SCHEMA_VERSION,
+            runs: self.runs.iter().map(RunRecord::redacted).collect(),
+            ..self.clone()
+        };
+        let mut value = serde_json::to_value(&redacted)?;
+        canonicalize_numbers(&mut value);
+        Ok(serde_json::from_value(value)?)
+    }
+
+    /// The JSON export (pretty-printed, fields in schema order). `from_json` of it gives
+    /// [`canonicalized`](Self::canonicalized), and writing that again gives the same text.
+    pub fn to_json(&self) -> Result<String, ExportError> {
+        Ok(serde_json::to_string_pretty(&self.canonicalized()?)?)
+    }
+
+    /// Reads an export back; see [`ImportError`] for what can go wrong.
+    pub fn from_json(text: &str) -> Result<ExportDocument, ImportError> {
+        import::from_json(text)
+    }
+}
