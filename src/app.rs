@@ -52,9 +52,16 @@ async fn run_series(
         })
         .await;
         if let Some(record) = finished {
-            let number = session.runs.with_untracked(|runs| runs.last().map_or(1, |last| last.number + 1));
+            let number = session
+                .runs
+                .with_untracked(|runs| runs.last().map_or(1, |last| last.number + 1));
             session.runs.update(|runs| {
-                runs.push(RunEntry { number, warmup: warmup && index == 0, model: settings.model.clone(), record })
+                runs.push(RunEntry {
+                    number,
+                    warmup: warmup && index == 0,
+                    model: settings.model.clone(),
+                    record,
+                })
             });
             session.selected.set(Some(number));
         }
@@ -71,7 +78,10 @@ pub fn App() -> impl IntoView {
     let i18n = provide_i18n(browser_lang());
     let form = FormState::new(storage::load_api_key());
     let live = LiveRun::new();
-    let session = Session { runs: RwSignal::new(Vec::new()), selected: RwSignal::new(None) };
+    let session = Session {
+        runs: RwSignal::new(Vec::new()),
+        selected: RwSignal::new(None),
+    };
     let control = StoredValue::new_local(None::<RunControl>);
     paint::install_observer();
 
@@ -94,7 +104,10 @@ pub fn App() -> impl IntoView {
         live.streaming.set(true);
         let ticker = set_interval_with_handle(move || live.tick(), Duration::from_millis(100)).ok();
         spawn_local(async move {
-            run_series(settings, measured, warmup, clicked_ms, live, session, control).await;
+            run_series(
+                settings, measured, warmup, clicked_ms, live, session, control,
+            )
+            .await;
             if let Some(ticker) = ticker {
                 ticker.clear();
             }
@@ -151,7 +164,14 @@ pub fn App() -> impl IntoView {
 fn status_text(live: LiveRun) -> String {
     let i18n = use_i18n();
     let (run, total) = live.progress.get();
-    let of = if total > 1 { i18n.pick(format!(" (run {run} of {total})"), format!("（第 {run}/{total} 次）")) } else { String::new() };
+    let of = if total > 1 {
+        i18n.pick(
+            format!(" (run {run} of {total})"),
+            format!("（第 {run}/{total} 次）"),
+        )
+    } else {
+        String::new()
+    };
     let state = match live.status.get().as_str() {
         "waiting" => i18n.t("Waiting for the first token…", "正在等待首个 token…"),
         "streaming" => i18n.t("Streaming…", "正在接收…"),
@@ -197,34 +217,59 @@ fn Results(
 ) -> impl IntoView {
     let i18n = use_i18n();
     let runs = session.runs;
-    let measured = move || runs.get().into_iter().filter(|entry| !entry.warmup).collect::<Vec<_>>();
+    let measured = move || {
+        runs.get()
+            .into_iter()
+            .filter(|entry| !entry.warmup)
+            .collect::<Vec<_>>()
+    };
     let series = Signal::derive(move || {
         let measured = measured();
-        let pick = |metric: fn(&RunEntry) -> Option<f64>| measured.iter().map(metric).collect::<Vec<_>>();
+        let pick =
+            |metric: fn(&RunEntry) -> Option<f64>| measured.iter().map(metric).collect::<Vec<_>>();
         [
             pick(|entry| entry.record.metrics.ttft_ms),
             pick(|entry| entry.record.metrics.ttfa_ms),
             pick(|entry| entry.record.metrics.perceived_ttfa_ms),
         ]
     });
-    let ttfa_summary = Memo::new(move |_| runs.with(|runs| cohort_summary(runs, Cohort::All)).and_then(|summary| summary.ttfa_ms));
+    let ttfa_summary = Memo::new(move |_| {
+        runs.with(|runs| cohort_summary(runs, Cohort::All))
+            .and_then(|summary| summary.ttfa_ms)
+    });
     let references = Signal::derive(move || {
-        ttfa_summary.get().map(|summary| vec![("p50", summary.p50), ("p95", summary.p95)]).unwrap_or_default()
+        ttfa_summary
+            .get()
+            .map(|summary| vec![("p50", summary.p50), ("p95", summary.p95)])
+            .unwrap_or_default()
     });
     let markers = Signal::derive(move || {
         ttfa_summary
             .get()
-            .map(|summary| vec![("p50", summary.p50), ("p95", summary.p95), ("p99", summary.p99)])
+            .map(|summary| {
+                vec![
+                    ("p50", summary.p50),
+                    ("p95", summary.p95),
+                    ("p99", summary.p99),
+                ]
+            })
             .unwrap_or_default()
     });
     let ttfa_values = Signal::derive(move || {
-        runs.with(|runs| cohort_metrics(runs, Cohort::All)).iter().filter_map(|metrics| metrics.ttfa_ms).collect()
+        runs.with(|runs| cohort_metrics(runs, Cohort::All))
+            .iter()
+            .filter_map(|metrics| metrics.ttfa_ms)
+            .collect()
     });
     let selected_entry = move || {
         let selected = session.selected.get()?;
         runs.with(|runs| runs.iter().find(|entry| entry.number == selected).cloned())
     };
-    let itl_gaps = Signal::derive(move || selected_entry().map(|entry| entry.record.metrics.itl_gaps_ms).unwrap_or_default());
+    let itl_gaps = Signal::derive(move || {
+        selected_entry()
+            .map(|entry| entry.record.metrics.itl_gaps_ms)
+            .unwrap_or_default()
+    });
     view! {
         <section class="panel" aria-labelledby="results-heading" data-testid="results">
             <h2 id="results-heading">{move || i18n.t("Results", "结果")}</h2>

@@ -43,12 +43,16 @@ pub fn browser_lang() -> Lang {
 
 /// Creates the page's language state and provides it to every component.
 pub fn provide_i18n(initial: Lang) -> I18n {
-    let i18n = I18n { lang: RwSignal::new(initial) };
+    let i18n = I18n {
+        lang: RwSignal::new(initial),
+    };
     provide_context(i18n);
     i18n
 }
 
 /// The page's language state (English when no provider is mounted, as in unit tests).
 pub fn use_i18n() -> I18n {
-    use_context::<I18n>().unwrap_or_else(|| I18n { lang: RwSignal::new(Lang::En) })
+    use_context::<I18n>().unwrap_or_else(|| I18n {
+        lang: RwSignal::new(Lang::En),
+    })
 }

@@ -245,7 +245,9 @@ fn prepare(settings: &RunSettings) -> Result<(PreparedRequest, Vec<String>), Sho
     if settings.reasoning {
         match settings.protocol {
             Protocol::OpenAiChat => spec.reasoning_effort = Some(ReasoningEffort::Medium),
-            Protocol::AnthropicMessages => spec.thinking_budget_tokens = Some(ANTHROPIC_THINKING_BUDGET_TOKENS),
+            Protocol::AnthropicMessages => {
+                spec.thinking_budget_tokens = Some(ANTHROPIC_THINKING_BUDGET_TOKENS)
+            }
             Protocol::OpenAiResponses => {
                 spec.reasoning_effort = Some(ReasoningEffort::Medium);
                 spec.reasoning_summary = Some(ReasoningSummary::Auto);
@@ -556,15 +558,15 @@ pub async fn measure(
     let rejected = |diagnosis: ShownDiagnosis| {
         let timeline = RunTimeline::new(clicked_ms, clicked_ms.unwrap_or_default());
         RunRecord {
-        metrics: timeline.metrics(),
-        outcome: RunOutcome::NotSent,
-        instants: timeline.instants.clone(),
-        network: None,
-        diagnosis: Some(diagnosis),
-        request: None,
-        transport: Transport::Worker,
-        dialect: settings.dialect,
-    }
+            metrics: timeline.metrics(),
+            outcome: RunOutcome::NotSent,
+            instants: timeline.instants.clone(),
+            network: None,
+            diagnosis: Some(diagnosis),
+            request: None,
+            transport: Transport::Worker,
+            dialect: settings.dialect,
+        }
     };
     let (prepared, warnings) = match prepare(&settings) {
         Ok(prepared) => prepared,

@@ -26,17 +26,83 @@ pub struct Preset {
 
 /// Local servers, gateways and the bundled simulator. Ports are each server's default.
 pub const PRESETS: &[Preset] = &[
-    Preset { id: "sim", name: "ttft-sim (bundled simulator)", base_url: "{origin}/v1", protocol: Protocol::OpenAiChat, model: "sim-reasoning" },
-    Preset { id: "vllm", name: "vLLM (localhost:8000)", base_url: "http://localhost:8000/v1", protocol: Protocol::OpenAiChat, model: "" },
-    Preset { id: "sglang", name: "SGLang (localhost:30000)", base_url: "http://localhost:30000/v1", protocol: Protocol::OpenAiChat, model: "" },
-    Preset { id: "llamacpp", name: "llama.cpp server (localhost:8080)", base_url: "http://localhost:8080/v1", protocol: Protocol::OpenAiChat, model: "" },
-    Preset { id: "ollama", name: "Ollama (localhost:11434)", base_url: "http://localhost:11434/v1", protocol: Protocol::OpenAiChat, model: "" },
-    Preset { id: "litellm", name: "LiteLLM proxy (localhost:4000)", base_url: "http://localhost:4000/v1", protocol: Protocol::OpenAiChat, model: "" },
-    Preset { id: "openai", name: "OpenAI", base_url: "https://api.openai.com/v1", protocol: Protocol::OpenAiChat, model: "gpt-4o-mini" },
-    Preset { id: "openai-responses", name: "OpenAI Responses API", base_url: "https://api.openai.com/v1", protocol: Protocol::OpenAiResponses, model: "gpt-5-mini" },
-    Preset { id: "openrouter", name: "OpenRouter", base_url: "https://openrouter.ai/api/v1", protocol: Protocol::OpenAiChat, model: "" },
-    Preset { id: "deepseek", name: "DeepSeek", base_url: "https://api.deepseek.com/v1", protocol: Protocol::OpenAiChat, model: "deepseek-chat" },
-    Preset { id: "anthropic", name: "Anthropic", base_url: "https://api.anthropic.com/v1", protocol: Protocol::AnthropicMessages, model: "claude-sonnet-4-5" },
+    Preset {
+        id: "sim",
+        name: "ttft-sim (bundled simulator)",
+        base_url: "{origin}/v1",
+        protocol: Protocol::OpenAiChat,
+        model: "sim-reasoning",
+    },
+    Preset {
+        id: "vllm",
+        name: "vLLM (localhost:8000)",
+        base_url: "http://localhost:8000/v1",
+        protocol: Protocol::OpenAiChat,
+        model: "",
+    },
+    Preset {
+        id: "sglang",
+        name: "SGLang (localhost:30000)",
+        base_url: "http://localhost:30000/v1",
+        protocol: Protocol::OpenAiChat,
+        model: "",
+    },
+    Preset {
+        id: "llamacpp",
+        name: "llama.cpp server (localhost:8080)",
+        base_url: "http://localhost:8080/v1",
+        protocol: Protocol::OpenAiChat,
+        model: "",
+    },
+    Preset {
+        id: "ollama",
+        name: "Ollama (localhost:11434)",
+        base_url: "http://localhost:11434/v1",
+        protocol: Protocol::OpenAiChat,
+        model: "",
+    },
+    Preset {
+        id: "litellm",
+        name: "LiteLLM proxy (localhost:4000)",
+        base_url: "http://localhost:4000/v1",
+        protocol: Protocol::OpenAiChat,
+        model: "",
+    },
+    Preset {
+        id: "openai",
+        name: "OpenAI",
+        base_url: "https://api.openai.com/v1",
+        protocol: Protocol::OpenAiChat,
+        model: "gpt-4o-mini",
+    },
+    Preset {
+        id: "openai-responses",
+        name: "OpenAI Responses API",
+        base_url: "https://api.openai.com/v1",
+        protocol: Protocol::OpenAiResponses,
+        model: "gpt-5-mini",
+    },
+    Preset {
+        id: "openrouter",
+        name: "OpenRouter",
+        base_url: "https://openrouter.ai/api/v1",
+        protocol: Protocol::OpenAiChat,
+        model: "",
+    },
+    Preset {
+        id: "deepseek",
+        name: "DeepSeek",
+        base_url: "https://api.deepseek.com/v1",
+        protocol: Protocol::OpenAiChat,
+        model: "deepseek-chat",
+    },
+    Preset {
+        id: "anthropic",
+        name: "Anthropic",
+        base_url: "https://api.anthropic.com/v1",
+        protocol: Protocol::AnthropicMessages,
+        model: "claude-sonnet-4-5",
+    },
 ];
 
 /// This page's origin, for the simulator preset.
@@ -70,7 +136,8 @@ impl ProtocolChoice {
             ProtocolChoice::Fixed(protocol) => protocol,
             ProtocolChoice::Auto => {
                 let lower = base_url.to_ascii_lowercase();
-                if lower.contains("anthropic") || lower.trim_end_matches('/').ends_with("/messages") {
+                if lower.contains("anthropic") || lower.trim_end_matches('/').ends_with("/messages")
+                {
                     Protocol::AnthropicMessages
                 } else if lower.trim_end_matches('/').ends_with("/responses") {
                     Protocol::OpenAiResponses
@@ -165,13 +232,26 @@ impl FormState {
     }
 
     /// Reads the form into run settings, or says which field is wrong (en, zh).
-    pub fn settings(&self, lang: ttft_core::diagnosis::Lang) -> Result<(RunSettings, u32), (String, String)> {
+    pub fn settings(
+        &self,
+        lang: ttft_core::diagnosis::Lang,
+    ) -> Result<(RunSettings, u32), (String, String)> {
         let base_url = self.base_url.get_untracked();
         let protocol = self.protocol.get_untracked().resolve(&base_url);
         let max_tokens = parse_optional_count(&self.max_tokens.get_untracked(), 1, 1_000_000)
-            .map_err(|shown| (format!("max_tokens: {shown}"), format!("max_tokens：{shown}")))?;
+            .map_err(|shown| {
+                (
+                    format!("max_tokens: {shown}"),
+                    format!("max_tokens：{shown}"),
+                )
+            })?;
         let timeout_s = parse_optional_count(&self.timeout_s.get_untracked(), 1, 3_600)
-            .map_err(|shown| (format!("Timeout (s): {shown}"), format!("超时（秒）：{shown}")))?
+            .map_err(|shown| {
+                (
+                    format!("Timeout (s): {shown}"),
+                    format!("超时（秒）：{shown}"),
+                )
+            })?
             .unwrap_or(120);
         let run_count = parse_optional_count(&self.run_count.get_untracked(), 1, MAX_RUNS)
             .map_err(|shown| (format!("Runs: {shown}"), format!("运行次数：{shown}")))?
@@ -201,7 +281,9 @@ fn parse_optional_count(text: &str, min: u32, max: u32) -> Result<Option<u32>, S
     }
     match trimmed.parse::<u32>() {
         Ok(value) if (min..=max).contains(&value) => Ok(Some(value)),
-        _ => Err(format!("\"{trimmed}\" is not a whole number from {min} to {max}")),
+        _ => Err(format!(
+            "\"{trimmed}\" is not a whole number from {min} to {max}"
+        )),
     }
 }
 
@@ -221,12 +303,20 @@ pub struct RunEntry {
 impl RunEntry {
     /// Whether the run ended as planned (completed, or stopped after its first answer token).
     pub fn succeeded(&self) -> bool {
-        matches!(self.record.outcome, RunOutcome::Completed | RunOutcome::StoppedAfterFirstAnswer)
+        matches!(
+            self.record.outcome,
+            RunOutcome::Completed | RunOutcome::StoppedAfterFirstAnswer
+        )
     }
 
     /// `Some(true)` on a new connection, `Some(false)` on a reused one, `None` if unknown.
     pub fn cold(&self) -> Option<bool> {
-        match self.record.network.as_ref().map(|network| network.connection) {
+        match self
+            .record
+            .network
+            .as_ref()
+            .map(|network| network.connection)
+        {
             Some(ConnectionKind::New) => Some(true),
             Some(ConnectionKind::Reused) => Some(false),
             _ => None,

@@ -16,7 +16,12 @@ fn frame(height_px: f64, left_px: f64) -> Frame {
     Frame::new(
         WIDTH_PX,
         height_px,
-        Margins { top_px: 12.0, right_px: 16.0, bottom_px: 30.0, left_px },
+        Margins {
+            top_px: 12.0,
+            right_px: 16.0,
+            bottom_px: 30.0,
+            left_px,
+        },
     )
 }
 
@@ -79,9 +84,24 @@ fn reference_lines(lines: &[ReferenceLine]) -> impl IntoView {
 
 /// The series drawn on the runs chart, with their CSS class and legend text.
 const RUN_SERIES: [(&str, &str, &str, &str); 3] = [
-    ("ttft_ms", "series-ttft", "ttft (first token)", "ttft（首个 token）"),
-    ("ttfa_ms", "series-ttfa", "ttfa (first answer token)", "ttfa（首个回答 token）"),
-    ("perceived_ttfa_ms", "series-perceived", "perceived ttfa (painted)", "感知 ttfa（已显示）"),
+    (
+        "ttft_ms",
+        "series-ttft",
+        "ttft (first token)",
+        "ttft（首个 token）",
+    ),
+    (
+        "ttfa_ms",
+        "series-ttfa",
+        "ttfa (first answer token)",
+        "ttfa（首个回答 token）",
+    ),
+    (
+        "perceived_ttfa_ms",
+        "series-perceived",
+        "perceived ttfa (painted)",
+        "感知 ttfa（已显示）",
+    ),
 ];
 
 /// TTFT per run: ttft, ttfa and perceived ttfa, with p50 and p95 of ttfa.
@@ -104,7 +124,10 @@ pub fn RunsChartView(
         let references: Vec<Reference> = references
             .get()
             .iter()
-            .map(|(name, value)| Reference { name, value: *value })
+            .map(|(name, value)| Reference {
+                name,
+                value: *value,
+            })
             .collect();
         runs_chart(&run_series, &references, &frame)
     };

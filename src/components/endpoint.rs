@@ -19,12 +19,18 @@ async fn list_models(form: FormState) -> Vec<String> {
     let Ok(key) = ApiKey::parse(&form.api_key.get_untracked()) else {
         return Vec::new();
     };
-    let headers = ttft_core::request::build_headers(protocol, protocol.default_auth_style(), key.as_ref())
-    .into_iter()
-    .filter(|header| header.name != "content-type")
-    .map(|header| (header.name, header.value))
-    .collect();
-    let request = HttpRequest { method: "GET", url: endpoint.models_url, headers, body: None };
+    let headers =
+        ttft_core::request::build_headers(protocol, protocol.default_auth_style(), key.as_ref())
+            .into_iter()
+            .filter(|header| header.name != "content-type")
+            .map(|header| (header.name, header.value))
+            .collect();
+    let request = HttpRequest {
+        method: "GET",
+        url: endpoint.models_url,
+        headers,
+        body: None,
+    };
     let Ok(controller) = web_sys::AbortController::new() else {
         return Vec::new();
     };
@@ -78,7 +84,11 @@ pub fn EndpointForm(
         match normalize_base_url(&base_url, protocol) {
             Ok(endpoint) => (
                 format!("POST {}", endpoint.endpoint_url),
-                endpoint.warnings.iter().map(|warning| warning.message(lang)).collect::<Vec<_>>(),
+                endpoint
+                    .warnings
+                    .iter()
+                    .map(|warning| warning.message(lang))
+                    .collect::<Vec<_>>(),
             ),
             Err(error) => (String::new(), vec![error.message(lang)]),
         }
@@ -250,7 +260,10 @@ fn RunOptions(
     streaming: Signal<bool>,
 ) -> impl IntoView {
     let i18n = use_i18n();
-    let number_field = move |id: &'static str, label: Signal<&'static str>, value: RwSignal<String>, placeholder: &'static str| {
+    let number_field = move |id: &'static str,
+                             label: Signal<&'static str>,
+                             value: RwSignal<String>,
+                             placeholder: &'static str| {
         view! {
             <div class="field small">
                 <label for=id>{label}</label>

@@ -106,7 +106,8 @@ impl LiveRun {
 
     /// Advances the elapsed counter (called on a timer while streaming).
     pub fn tick(&self) {
-        if let (Some(started_ms), Some(now_ms)) = (self.started_ms.get_untracked(), clock::now_ms()) {
+        if let (Some(started_ms), Some(now_ms)) = (self.started_ms.get_untracked(), clock::now_ms())
+        {
             self.elapsed_ms.set(Some(now_ms - started_ms));
         }
     }
@@ -115,14 +116,24 @@ impl LiveRun {
     pub fn apply(&self, update: &RunUpdate) {
         match update {
             RunUpdate::Calling { .. } => self.status.set("waiting".into()),
-            RunUpdate::FirstChunk { first_chunk_ms } => self.first_chunk_ms.set(Some(*first_chunk_ms)),
-            RunUpdate::Reasoning { text, ttfr_ms, paint_id } => {
+            RunUpdate::FirstChunk { first_chunk_ms } => {
+                self.first_chunk_ms.set(Some(*first_chunk_ms))
+            }
+            RunUpdate::Reasoning {
+                text,
+                ttfr_ms,
+                paint_id,
+            } => {
                 self.reasoning.push(text.clone(), paint_id.clone());
                 if ttfr_ms.is_some() {
                     self.ttfr_ms.set(*ttfr_ms);
                 }
             }
-            RunUpdate::Answer { text, ttfa_ms, paint_id } => {
+            RunUpdate::Answer {
+                text,
+                ttfa_ms,
+                paint_id,
+            } => {
                 self.answer.push(text.clone(), paint_id.clone());
                 if ttfa_ms.is_some() {
                     self.ttfa_ms.set(*ttfa_ms);
@@ -135,10 +146,18 @@ impl LiveRun {
                 self.ttfr_ms.set(metrics.ttfr_ms);
                 self.first_chunk_ms.set(metrics.first_chunk_ms);
                 self.perceived_ttfa_ms.set(metrics.perceived_ttfa_ms);
-                self.elapsed_ms.set(metrics.e2e_ms.or(self.elapsed_ms.get_untracked()));
+                self.elapsed_ms
+                    .set(metrics.e2e_ms.or(self.elapsed_ms.get_untracked()));
                 self.started_ms.set(None);
                 self.diagnosis.set(record.diagnosis.clone());
-                self.status.set(if record.diagnosis.is_some() { "failed" } else { "done" }.into());
+                self.status.set(
+                    if record.diagnosis.is_some() {
+                        "failed"
+                    } else {
+                        "done"
+                    }
+                    .into(),
+                );
             }
         }
     }
@@ -156,7 +175,9 @@ pub fn format_ms(value_ms: Option<f64>) -> String {
 }
 
 fn raw_ms(value_ms: Option<f64>) -> String {
-    value_ms.map(|value_ms| format!("{value_ms:.3}")).unwrap_or_default()
+    value_ms
+        .map(|value_ms| format!("{value_ms:.3}"))
+        .unwrap_or_default()
 }
 
 /// One headline number; `data-ms` holds the exact value for tests and scripts.

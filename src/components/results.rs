@@ -11,15 +11,21 @@ use crate::run::Transport;
 use crate::state::{cohort_summary, summary_cells, Cohort, RunEntry};
 
 fn cell_ms(value_ms: Option<f64>) -> String {
-    value_ms.map(|value_ms| format!("{value_ms:.1}")).unwrap_or_else(|| "—".into())
+    value_ms
+        .map(|value_ms| format!("{value_ms:.1}"))
+        .unwrap_or_else(|| "—".into())
 }
 
 fn cell_number(value: Option<f64>, decimals: usize) -> String {
-    value.map(|value| format!("{value:.decimals$}")).unwrap_or_else(|| "—".into())
+    value
+        .map(|value| format!("{value:.decimals$}"))
+        .unwrap_or_else(|| "—".into())
 }
 
 fn cell_count(value: Option<u64>) -> String {
-    value.map(|value| value.to_string()).unwrap_or_else(|| "—".into())
+    value
+        .map(|value| value.to_string())
+        .unwrap_or_else(|| "—".into())
 }
 
 /// A short outcome label (en, zh).
@@ -31,9 +37,9 @@ fn outcome_label(outcome: &RunOutcome) -> (String, String) {
         RunOutcome::HttpError { status } => (format!("HTTP {status}"), format!("HTTP {status}")),
         RunOutcome::NetworkFailure { failure } => {
             let (en, zh) = match failure {
-                ttft_core::timeline::NetworkFailure::NetworkError => ("network error", "网络错误"),
-                ttft_core::timeline::NetworkFailure::Timeout => ("timeout", "超时"),
-                ttft_core::timeline::NetworkFailure::Aborted => ("stopped", "已停止"),
+                ttft_core::diagnosis::NetworkFailure::NetworkError => ("network error", "网络错误"),
+                ttft_core::diagnosis::NetworkFailure::Timeout => ("timeout", "超时"),
+                ttft_core::diagnosis::NetworkFailure::Aborted => ("stopped", "已停止"),
             };
             (en.into(), zh.into())
         }
@@ -77,18 +83,31 @@ pub fn RunsTable(
             "itl_ms".into(),
             "e2e_ms".into(),
             "output_tps".into(),
-            i18n.t("tokens in / cached / out", "输入 / 缓存 / 输出 token").into(),
+            i18n.t("tokens in / cached / out", "输入 / 缓存 / 输出 token")
+                .into(),
         ];
         if more.get() {
             columns.extend(
                 [
-                    "setup_ms", "ttfa_visible_ms", "reasoning_ms", "decode_ms", "answer_ui_delay_ms",
-                    "paint", "queueing_ms", "dns/tcp/tls_ms", "waiting_ms", "transport", "model",
+                    "setup_ms",
+                    "ttfa_visible_ms",
+                    "reasoning_ms",
+                    "decode_ms",
+                    "answer_ui_delay_ms",
+                    "paint",
+                    "queueing_ms",
+                    "dns/tcp/tls_ms",
+                    "waiting_ms",
+                    "transport",
+                    "model",
                 ]
                 .map(String::from),
             );
         }
-        columns.into_iter().map(|column| view! { <th scope="col">{column}</th> }).collect_view()
+        columns
+            .into_iter()
+            .map(|column| view! { <th scope="col">{column}</th> })
+            .collect_view()
     };
     let row = move |entry: RunEntry| {
         let number = entry.number;
@@ -97,11 +116,15 @@ pub fn RunsTable(
         let (connection_en, connection_zh) = connection_label(&entry);
         let failed = !entry.succeeded();
         let network = entry.record.network.clone();
-        let paint = entry.record.instants.answer_painted.map(|painted| match painted.method {
-            PaintMethod::PresentationTime => "presentationTime",
-            PaintMethod::RenderTime => "renderTime",
-            PaintMethod::RafMessageChannel => "rAF+MessageChannel",
-        });
+        let paint = entry
+            .record
+            .instants
+            .answer_painted
+            .map(|painted| match painted.method {
+                PaintMethod::PresentationTime => "presentationTime",
+                PaintMethod::RenderTime => "renderTime",
+                PaintMethod::RafMessageChannel => "rAF+MessageChannel",
+            });
         let transport = match entry.record.transport {
             Transport::Worker => "worker",
             Transport::MainThread => "main thread",
@@ -207,33 +230,44 @@ pub fn SummaryTable(
     const ROWS: [(&str, Pick); 6] = [
         ("ttft_ms", |summary| summary.ttft_ms.as_ref()),
         ("ttfa_ms", |summary| summary.ttfa_ms.as_ref()),
-        ("perceived_ttfa_ms", |summary| summary.perceived_ttfa_ms.as_ref()),
+        ("perceived_ttfa_ms", |summary| {
+            summary.perceived_ttfa_ms.as_ref()
+        }),
         ("itl_ms", |summary| summary.itl_ms.as_ref()),
         ("e2e_ms", |summary| summary.e2e_ms.as_ref()),
         ("output_tps", |summary| summary.output_tps.as_ref()),
     ];
     let cohorts = [
         (Cohort::All, "all measured runs", "全部计入的运行", "all"),
-        (Cohort::Cold, "cold (new connection)", "冷（新连接）", "cold"),
-        (Cohort::Warm, "warm (reused connection)", "热（复用连接）", "warm"),
+        (
+            Cohort::Cold,
+            "cold (new connection)",
+            "冷（新连接）",
+            "cold",
+        ),
+        (
+            Cohort::Warm,
+            "warm (reused connection)",
+            "热（复用连接）",
+            "warm",
+        ),
     ];
     let body = move || {
         let runs = runs.get();
         cohorts
-            .iter()
+            .into_iter()
             .filter_map(|(cohort, en, zh, id)| {
-                let summary = cohort_summary(&runs, *cohort)?;
+                let summary = cohort_summary(&runs, cohort)?;
                 let rows = ROWS
                     .iter()
                     .map(|(metric, pick)| {
                         let cells = summary_cells(pick(&summary));
-                        let decimals = if *metric == "output_tps" { 1 } else { 1 };
                         view! {
-                            <tr data-cohort=*id data-metric=*metric>
+                            <tr data-cohort=id data-metric=*metric>
                                 <th scope="row">{*metric}</th>
                                 {cells[..6]
                                     .iter()
-                                    .map(|value| view! { <td>{cell_number(*value, decimals)}</td> })
+                                    .map(|value| view! { <td>{cell_number(*value, 1)}</td> })
                                     .collect_view()}
                                 <td>{cell_number(cells[6], 0)}</td>
                             </tr>
@@ -286,7 +320,12 @@ pub fn RunDetail(
     let i18n = use_i18n();
     let phases = entry.phases();
     let network = entry.record.network.clone();
-    let url = entry.record.request.as_ref().map(|request| request.url.clone()).unwrap_or_default();
+    let url = entry
+        .record
+        .request
+        .as_ref()
+        .map(|request| request.url.clone())
+        .unwrap_or_default();
     let network_line = network.map(|network| {
         let queueing = network.queueing_ms;
         view! {

@@ -223,6 +223,7 @@ pub fn outcome_code(outcome: &RunOutcome) -> &'static str {
         RunOutcome::MalformedChunk { .. } => "malformed_chunk",
         RunOutcome::EmptyStream => "empty_stream",
         RunOutcome::EndedWithoutTerminal => "ended_without_terminal",
+        RunOutcome::NotSent => "not_sent",
     }
 }
 
