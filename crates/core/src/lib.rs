@@ -6,6 +6,7 @@
 
 pub mod diagnosis;
 pub mod dialect;
+pub mod experiment;
 pub mod request;
 pub mod sse;
 pub mod stats;
