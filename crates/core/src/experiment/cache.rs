@@ -107,7 +107,11 @@ pub fn plan(config: &CacheConfig) -> Vec<PlannedRun<CacheKey>> {
     let planned_tokens = config.calibration.planned_for(config.prompt_tokens);
     // The first word is one sim token; the body is shared by the warm and changed prompts.
     let body = filler_text(planned_tokens.saturating_sub(1), config.lang);
-    let run = |run_index: usize, key: CacheKey, repetition: usize, nonce: Option<String>, prompt: String| {
+    let run = |run_index: usize,
+               key: CacheKey,
+               repetition: usize,
+               nonce: Option<String>,
+               prompt: String| {
         PlannedRun {
             run_index,
             key,
@@ -344,7 +348,10 @@ fn arm_summary(observations: &[Observation<CacheKey>], arm: CacheArm) -> CacheAr
         .copied()
         .filter(|o| o.sample.usable_ttft_ms().is_some())
         .collect();
-    let ttfts: Vec<f64> = ok.iter().filter_map(|o| o.sample.usable_ttft_ms()).collect();
+    let ttfts: Vec<f64> = ok
+        .iter()
+        .filter_map(|o| o.sample.usable_ttft_ms())
+        .collect();
     let cached: Vec<u64> = ok
         .iter()
         .filter_map(|o| o.sample.cached_prompt_tokens)
@@ -352,7 +359,9 @@ fn arm_summary(observations: &[Observation<CacheKey>], arm: CacheArm) -> CacheAr
     let (cached_sum, prompt_sum) = ok
         .iter()
         .filter_map(|o| Some((o.sample.cached_prompt_tokens?, o.sample.prompt_tokens?)))
-        .fold((0u64, 0u64), |(c, p), (cached, prompt)| (c + cached, p + prompt));
+        .fold((0u64, 0u64), |(c, p), (cached, prompt)| {
+            (c + cached, p + prompt)
+        });
     CacheArmSummary {
         arm,
         failures: runs.len() - ok.len(),
@@ -384,7 +393,9 @@ pub fn analyze(observations: &[Observation<CacheKey>]) -> CacheResult {
         {
             let mut verdicts = warm_verdicts(&warm, saved_ms, cold_ms);
             let lost_ms = p50(&changed).zip(p50(&warm)).map(|(c, w)| c - w);
-            if warm.runs_with_hit > 0 && changed.runs_reporting_cache > 0 && changed.runs_with_hit == 0
+            if warm.runs_with_hit > 0
+                && changed.runs_reporting_cache > 0
+                && changed.runs_with_hit == 0
             {
                 verdicts.push(CacheVerdict::FirstTokenChangedMisses { lost_ms });
             }

@@ -488,8 +488,10 @@ fn level_summary(
     waves: &[WaveFinding],
     level: u32,
 ) -> ConcurrencyLevel {
-    let at_level: Vec<&Observation<ConcurrencyKey>> =
-        observations.iter().filter(|o| o.key.level == level).collect();
+    let at_level: Vec<&Observation<ConcurrencyKey>> = observations
+        .iter()
+        .filter(|o| o.key.level == level)
+        .collect();
     let ttfts: Vec<f64> = at_level
         .iter()
         .filter_map(|o| o.sample.usable_ttft_ms())

@@ -72,25 +72,29 @@ impl Default for MaxTokensConfig {
 /// with its own nonce so caching cannot favour one arm. The key is `max_tokens`.
 pub fn plan(config: &MaxTokensConfig) -> Vec<PlannedRun<u32>> {
     let planned_tokens = config.calibration.planned_for(config.prompt_tokens);
-    interleaved_order(config.max_tokens_values.len(), config.repetitions, config.seed)
-        .into_iter()
-        .enumerate()
-        .filter_map(|(run_index, (level, repetition))| {
-            let max_tokens = *config.max_tokens_values.get(level)?;
-            let nonce = run_nonce(config.seed, run_index);
-            let prompt = sized_prompt(planned_tokens, config.lang, Some(&nonce));
-            Some(PlannedRun {
-                run_index,
-                key: max_tokens,
-                repetition,
-                sim_prompt_tokens: sim_token_count(&prompt),
-                nonce: Some(nonce),
-                prompt,
-                model: None,
-                max_tokens: Some(max_tokens),
-            })
+    interleaved_order(
+        config.max_tokens_values.len(),
+        config.repetitions,
+        config.seed,
+    )
+    .into_iter()
+    .enumerate()
+    .filter_map(|(run_index, (level, repetition))| {
+        let max_tokens = *config.max_tokens_values.get(level)?;
+        let nonce = run_nonce(config.seed, run_index);
+        let prompt = sized_prompt(planned_tokens, config.lang, Some(&nonce));
+        Some(PlannedRun {
+            run_index,
+            key: max_tokens,
+            repetition,
+            sim_prompt_tokens: sim_token_count(&prompt),
+            nonce: Some(nonce),
+            prompt,
+            model: None,
+            max_tokens: Some(max_tokens),
         })
-        .collect()
+    })
+    .collect()
 }
 
 /// The runs of one limit.

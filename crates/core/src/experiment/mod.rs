@@ -173,7 +173,9 @@ pub fn run_nonce(seed: u64, run_index: usize) -> String {
 
 /// Spreads an index over 64 bits (golden-ratio increment of SplitMix64).
 fn mix_index(index: usize) -> u64 {
-    (index as u64).wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    (index as u64)
+        .wrapping_add(1)
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
 /// SplitMix64's output function: a bijection of u64 with good avalanche.

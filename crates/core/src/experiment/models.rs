@@ -163,8 +163,7 @@ impl ModelsVerdict {
         match self {
             ModelsVerdict::NoSuccessfulRuns => bilingual(
                 lang,
-                "No model answered successfully: fix the errors shown for each run first."
-                    .into(),
+                "No model answered successfully: fix the errors shown for each run first.".into(),
                 "没有任何模型成功回答：请先解决每次运行显示的错误。".into(),
             ),
             ModelsVerdict::Fastest {
@@ -251,8 +250,10 @@ fn ranking_order(a: &ModelSummary, b: &ModelSummary) -> std::cmp::Ordering {
 
 /// One model's summary (rank filled in later).
 fn model_summary(observations: &[Observation<ModelKey>], model: &str) -> ModelSummary {
-    let runs: Vec<&Observation<ModelKey>> =
-        observations.iter().filter(|o| o.key.model == model).collect();
+    let runs: Vec<&Observation<ModelKey>> = observations
+        .iter()
+        .filter(|o| o.key.model == model)
+        .collect();
     let points: Vec<(f64, f64)> = runs
         .iter()
         .filter_map(|o| {

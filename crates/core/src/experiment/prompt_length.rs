@@ -336,8 +336,8 @@ fn curvature(linear: Option<&Fit>, quadratic: Option<&Fit>, max_x: Option<f64>) 
         return Curvature::default();
     };
     let predicted_at_max = quadratic.predict(max_x);
-    let quadratic_share_at_max = (predicted_at_max > 0.0)
-        .then(|| quadratic.quadratic * max_x * max_x / predicted_at_max);
+    let quadratic_share_at_max =
+        (predicted_at_max > 0.0).then(|| quadratic.quadratic * max_x * max_x / predicted_at_max);
     // SS_res = (1 − R²)·SS_tot, with the same SS_tot for both fits.
     let residual_reduction = match (linear.r_squared, quadratic.r_squared) {
         (Some(r2_linear), Some(r2_quadratic)) => {
@@ -364,11 +364,7 @@ fn curvature(linear: Option<&Fit>, quadratic: Option<&Fit>, max_x: Option<f64>) 
 /// removes at least [`SUPERLINEAR_MIN_RESIDUAL_REDUCTION`] of the line's residual; else
 /// near-linear when the line explains at least [`TREND_MIN_R_SQUARED`] with a positive
 /// slope; else no clear trend.
-fn verdict(
-    linear: Option<&Fit>,
-    curvature: &Curvature,
-    max_x: Option<f64>,
-) -> PromptLengthVerdict {
+fn verdict(linear: Option<&Fit>, curvature: &Curvature, max_x: Option<f64>) -> PromptLengthVerdict {
     let Some(linear) = linear else {
         return PromptLengthVerdict::NotEnoughData;
     };
