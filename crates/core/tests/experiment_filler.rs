@@ -6,9 +6,7 @@ mod sim_model;
 
 use sim_model::{has_cjk, sim_count};
 use ttft_core::diagnosis::Lang;
-use ttft_core::experiment::filler::{
-    filler_text, sim_token_count, sized_prompt, TokenCalibration,
-};
+use ttft_core::experiment::filler::{filler_text, sim_token_count, sized_prompt, TokenCalibration};
 use ttft_core::experiment::run_nonce;
 
 #[test]
@@ -29,13 +27,19 @@ fn counting_rule_table() {
     ];
     for (text, expected) in table {
         assert_eq!(sim_token_count(text), *expected, "{text:?}");
-        assert_eq!(sim_count(text), u64::from(*expected), "copy of the rule, {text:?}");
+        assert_eq!(
+            sim_count(text),
+            u64::from(*expected),
+            "copy of the rule, {text:?}"
+        );
     }
 }
 
 #[test]
 fn filler_has_exactly_the_target_count_in_both_languages() {
-    let targets = [0, 1, 2, 3, 7, 64, 99, 100, 1_000, 1_023, 4_096, 10_000, 33_333];
+    let targets = [
+        0, 1, 2, 3, 7, 64, 99, 100, 1_000, 1_023, 4_096, 10_000, 33_333,
+    ];
     for lang in [Lang::En, Lang::Zh] {
         for target in targets {
             let text = filler_text(target, lang);

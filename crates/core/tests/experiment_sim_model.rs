@@ -170,7 +170,10 @@ pub struct Noise {
 
 impl Noise {
     pub fn new(seed: u64, max_ms: f64) -> Noise {
-        Noise { state: seed, max_ms }
+        Noise {
+            state: seed,
+            max_ms,
+        }
     }
 
     pub fn next_ms(&mut self) -> f64 {

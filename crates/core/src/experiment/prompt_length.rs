@@ -31,6 +31,10 @@ pub const SUPERLINEAR_MIN_RESIDUAL_REDUCTION: f64 = 0.5;
 /// Below this linear R², TTFT does not follow prompt length: other delays dominate.
 pub const TREND_MIN_R_SQUARED: f64 = 0.5;
 
+/// Fewest distinct prompt sizes with a successful TTFT before fitting: a line through two
+/// sizes always fits, so its R² says nothing.
+pub const MIN_DISTINCT_SIZES: usize = 3;
+
 /// What to run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PromptLengthConfig {
@@ -144,7 +148,7 @@ pub struct PromptLengthResult {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum PromptLengthVerdict {
-    /// Fewer than 3 distinct sizes with a successful TTFT (4 for the quadratic fit).
+    /// Fewer than [`MIN_DISTINCT_SIZES`] planned sizes with a successful TTFT.
     NotEnoughData,
     /// The linear R² is below [`TREND_MIN_R_SQUARED`] or TTFT does not grow.
     NoClearTrend {
@@ -262,8 +266,12 @@ pub fn analyze(observations: &[Observation<u32>]) -> PromptLengthResult {
         .iter()
         .filter(|o| o.sample.usable_ttft_ms().is_some() && o.sample.prompt_tokens.is_some())
         .count();
-    let linear = linear_fit(&points).ok().flatten();
-    let quadratic = quadratic_fit(&points).ok().flatten();
+    let enough_sizes = distinct_sizes(observations) >= MIN_DISTINCT_SIZES;
+    let linear = linear_fit(&points).ok().flatten().filter(|_| enough_sizes);
+    let quadratic = quadratic_fit(&points)
+        .ok()
+        .flatten()
+        .filter(|_| enough_sizes);
     let max_prompt_tokens = points.iter().map(|p| p.0).reduce(f64::max);
     let curvature = curvature(linear.as_ref(), quadratic.as_ref(), max_prompt_tokens);
     let verdict = verdict(linear.as_ref(), &curvature, max_prompt_tokens);
@@ -279,6 +287,18 @@ pub fn analyze(observations: &[Observation<u32>]) -> PromptLengthResult {
         quadratic,
         verdict,
     }
+}
+
+/// Number of planned sizes with at least one successful TTFT.
+fn distinct_sizes(observations: &[Observation<u32>]) -> usize {
+    let mut sizes: Vec<u32> = observations
+        .iter()
+        .filter(|o| o.sample.usable_ttft_ms().is_some())
+        .map(|o| o.key)
+        .collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    sizes.len()
 }
 
 /// The x of a point: usage prompt tokens, else the planned size.
