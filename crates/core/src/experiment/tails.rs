@@ -29,6 +29,13 @@ pub const DEFAULT_RUNS_PER_SIZE: usize = 30;
 /// Default number of runs the app keeps in flight, so that the mix competes for the server.
 pub const DEFAULT_IN_FLIGHT: usize = 4;
 
+/// Two modes count only when the slow end is at least this many times the fast end
+/// (p99 / min). Sarle's coefficient judges shape, not size: 900 ± 5 ms of uniform noise
+/// scores about 5/9 too and crosses the threshold by chance, yet no user notices 1%. Being
+/// stuck behind another prompt's prefill costs at least that prefill, so a real second mode
+/// sits well beyond 1.5× the fast one.
+pub const BIMODAL_MIN_SPREAD: f64 = 1.5;
+
 /// What to run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TailsConfig {
@@ -101,6 +108,8 @@ pub struct TailBucket {
     pub ttft_ms: Option<Summary>,
     /// p99 / p50.
     pub p99_over_p50: Option<f64>,
+    /// p99 / min: how far apart the fast and the slow ends are.
+    pub p99_over_min: Option<f64>,
     /// p95 / p50 against [`DEFAULT_TAIL_RATIO_THRESHOLD`].
     pub tail: Option<TailCheck>,
     /// Sarle's coefficient on log TTFT; `None` below [`BIMODALITY_MIN_SAMPLES`] runs.
@@ -108,10 +117,17 @@ pub struct TailBucket {
 }
 
 impl TailBucket {
-    /// Whether the bucket has a heavy tail or two modes.
+    /// Whether the bucket has two modes at least [`BIMODAL_MIN_SPREAD`] apart.
+    pub fn bimodal(&self) -> bool {
+        self.bimodality.as_ref().is_some_and(|b| b.bimodal)
+            && self
+                .p99_over_min
+                .is_some_and(|spread| spread >= BIMODAL_MIN_SPREAD)
+    }
+
+    /// Whether the bucket has a heavy tail or two modes far enough apart.
     pub fn flagged(&self) -> bool {
-        self.tail.as_ref().is_some_and(|t| t.heavy_tail)
-            || self.bimodality.as_ref().is_some_and(|b| b.bimodal)
+        self.tail.as_ref().is_some_and(|t| t.heavy_tail) || self.bimodal()
     }
 }
 
@@ -137,7 +153,8 @@ pub enum TailsVerdict {
         /// The largest p95/p50 over the buckets.
         worst_p95_over_p50: f64,
     },
-    /// A bucket is heavy-tailed or bimodal: head-of-line blocking suspected.
+    /// A bucket is heavy-tailed or bimodal (see [`TailBucket::flagged`]): head-of-line
+    /// blocking suspected.
     HeadOfLineSuspected {
         /// The worst flagged bucket, tokens.
         planned_tokens: u32,
@@ -145,7 +162,7 @@ pub enum TailsVerdict {
         p95_over_p50: f64,
         /// Its p99 / p50.
         p99_over_p50: f64,
-        /// Whether it has two modes.
+        /// Whether it has two modes far enough apart.
         bimodal: bool,
     },
 }
@@ -249,6 +266,10 @@ fn bucket(observations: &[Observation<u32>], planned_tokens: u32) -> TailBucket 
             .as_ref()
             .filter(|s| s.p50 > 0.0)
             .map(|s| s.p99 / s.p50),
+        p99_over_min: summary
+            .as_ref()
+            .filter(|s| s.min > 0.0)
+            .map(|s| s.p99 / s.min),
         tail: summary
             .as_ref()
             .filter(|s| s.count >= BIMODALITY_MIN_SAMPLES)
@@ -259,8 +280,9 @@ fn bucket(observations: &[Observation<u32>], planned_tokens: u32) -> TailBucket 
 }
 
 /// The rule: head-of-line blocking is suspected when a bucket with at least
-/// [`BIMODALITY_MIN_SAMPLES`] runs has p95/p50 above [`DEFAULT_TAIL_RATIO_THRESHOLD`] or a
-/// bimodality coefficient above 5/9; the worst such bucket (highest p95/p50) is named.
+/// [`BIMODALITY_MIN_SAMPLES`] runs has p95/p50 above [`DEFAULT_TAIL_RATIO_THRESHOLD`], or a
+/// bimodality coefficient above 5/9 with p99/min at least [`BIMODAL_MIN_SPREAD`]; the worst
+/// such bucket (highest p95/p50) is named.
 fn verdict(buckets: &[TailBucket]) -> TailsVerdict {
     let judged: Vec<(&TailBucket, &TailCheck)> = buckets
         .iter()
@@ -276,7 +298,7 @@ fn verdict(buckets: &[TailBucket]) -> TailsVerdict {
             planned_tokens: bucket.planned_tokens,
             p95_over_p50: tail.p95_over_p50,
             p99_over_p50: bucket.p99_over_p50.unwrap_or(tail.p95_over_p50),
-            bimodal: bucket.bimodality.as_ref().is_some_and(|b| b.bimodal),
+            bimodal: bucket.bimodal(),
         };
     }
     match worst(&judged) {
