@@ -1,6 +1,8 @@
 //! Prefix-cache experiment: the plan's prompts go through a copy of ttft-sim's block
 //! cache (64-token blocks, chained from position 0) and its prefill formula.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 #[path = "experiment_sim_model.rs"]
 mod sim_model;
 

@@ -1,6 +1,8 @@
 //! Concurrency experiment against ttft-sim's FIFO slots and a browser connection pool
 //! (6 per host on HTTP/1.1, unlimited on HTTP/2) as ground truth.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 #[path = "experiment_sim_model.rs"]
 mod sim_model;
 

@@ -1,6 +1,8 @@
 //! Prompt filler and calibration against ttft-sim's counting rule (copied in
 //! experiment_sim_model.rs) and a fake tokenizer.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 #[path = "experiment_sim_model.rs"]
 mod sim_model;
 

@@ -1,6 +1,8 @@
 //! max_tokens and model-comparison experiments: plans, hand-computed rules and runs
 //! generated from ttft-sim's profiles.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 #[path = "experiment_sim_model.rs"]
 mod sim_model;
 

@@ -1,6 +1,8 @@
 //! Prompt-length experiment: plan shape, and analysis of runs generated from ttft-sim's
 //! prefill formula (sim-linear-prefill, sim-slow-prefill) as ground truth.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 #[path = "experiment_sim_model.rs"]
 mod sim_model;
 

@@ -2,7 +2,7 @@
 //! crate): its token rule, its prefill formula and built-in profiles, its prefix cache in
 //! 64-token blocks and its FIFO slots. Included by the other `experiment_*` tests with
 //! `#[path]`; it has no tests of its own.
-#![allow(dead_code)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, dead_code)]
 
 use std::collections::HashSet;
 

@@ -1,6 +1,8 @@
 //! Tails (head-of-line blocking on the sim's FIFO slots), reasoning (sim-reasoning's
 //! timing) and the monitor's schedule and rolling window.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 #[path = "experiment_sim_model.rs"]
 mod sim_model;
 
