@@ -285,3 +285,32 @@ fn browser_rule_uses_queueing_above_the_waves_smallest() {
         vec![ConcurrencyVerdict::NotEnoughData]
     );
 }
+
+#[test]
+fn hidden_timing_makes_a_step_at_six_ambiguous() {
+    // HTTP/1.1, 8 slots, but no Timing-Allow-Origin: queueing_ms is unknown, and the two
+    // streams the browser held look like a server step after 6.
+    let world = World {
+        slots: 8,
+        connections: Some(6),
+        profile: SIM_DEFAULT,
+    };
+    let mut runs = run_plan(&world);
+    for run in &mut runs {
+        run.sample.queueing_ms = None;
+        run.sample.connection_reused = None;
+    }
+    let result = analyze(&runs);
+    assert_eq!(
+        result.verdicts,
+        vec![
+            ConcurrencyVerdict::ServerQueueing {
+                parallel_streams: 6,
+                from_level: 8
+            },
+            ConcurrencyVerdict::StepMayBeBrowserLimit {
+                parallel_streams: 6
+            }
+        ]
+    );
+}

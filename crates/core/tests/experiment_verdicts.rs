@@ -166,6 +166,9 @@ fn every_verdict_has_english_and_chinese_text() {
                 growth_ratio: 3.3,
                 max_level: 8
             },
+            ConcurrencyVerdict::StepMayBeBrowserLimit {
+                parallel_streams: 6
+            },
         ],
         |v: &ConcurrencyVerdict| match v {
             ConcurrencyVerdict::NotEnoughData => 0,
@@ -173,8 +176,9 @@ fn every_verdict_has_english_and_chinese_text() {
             ConcurrencyVerdict::BrowserQueueing { .. } => 2,
             ConcurrencyVerdict::ServerQueueing { .. } => 3,
             ConcurrencyVerdict::ServerSlowdown { .. } => 4,
+            ConcurrencyVerdict::StepMayBeBrowserLimit { .. } => 5,
         },
-        5
+        6
     );
     total += check_all!(
         "cache",
@@ -286,7 +290,7 @@ fn every_verdict_has_english_and_chinese_text() {
         },
         4
     );
-    assert_eq!(total, 37);
+    assert_eq!(total, 38);
 }
 
 #[test]

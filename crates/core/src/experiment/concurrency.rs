@@ -229,6 +229,12 @@ pub enum ConcurrencyVerdict {
         /// Lowest level where waiting happened.
         from_level: u32,
     },
+    /// A step after exactly 6 streams while the browser hid Resource Timing (no
+    /// `Timing-Allow-Origin`): it may be HTTP/1.1's limit rather than the server.
+    StepMayBeBrowserLimit {
+        /// Streams before the step (6).
+        parallel_streams: usize,
+    },
     /// TTFT grows with concurrency without a step: the server shares its capacity.
     ServerSlowdown {
         /// p50 at the highest level over p50 at the lowest.
@@ -295,6 +301,15 @@ impl ConcurrencyVerdict {
                     ),
                 )
             }
+            ConcurrencyVerdict::StepMayBeBrowserLimit { parallel_streams } => bilingual(
+                lang,
+                format!(
+                    "The step after {parallel_streams} streams may be the browser, not the server: over HTTP/1.1 a browser sends at most 6 requests per host at once, and this endpoint hides the timing that would tell (it sends no Timing-Allow-Origin header). Check the protocol column in the browser's network panel; with HTTP/2 the step is the server's."
+                ),
+                format!(
+                    "{parallel_streams} 个流之后的台阶可能来自浏览器而不是服务器：HTTP/1.1 下浏览器对同一主机最多同时发出 6 个请求，而这个端点隐藏了能区分两者的时间信息（没有 Timing-Allow-Origin 响应头）。请在浏览器网络面板的协议列查看；如果是 HTTP/2，台阶就来自服务器。"
+                ),
+            ),
             ConcurrencyVerdict::ServerSlowdown {
                 growth_ratio,
                 max_level,
@@ -430,6 +445,10 @@ pub fn analyze(observations: &[Observation<ConcurrencyKey>]) -> ConcurrencyResul
             parallel_streams,
             from_level,
         });
+        let timing_hidden = observations.iter().all(|o| o.sample.queueing_ms.is_none());
+        if timing_hidden && parallel_streams == HTTP1_CONNECTIONS_PER_HOST {
+            verdicts.push(ConcurrencyVerdict::StepMayBeBrowserLimit { parallel_streams });
+        }
     } else if let (Some(growth_ratio), Some(max_level)) = (p50_growth_ratio, max_level) {
         if growth_ratio > GROWTH_RATIO_THRESHOLD && browser_queueing_from_level.is_none() {
             verdicts.push(ConcurrencyVerdict::ServerSlowdown {
