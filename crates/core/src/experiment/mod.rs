@@ -15,6 +15,28 @@
 //! every plan assumes no system prompt (a system prompt adds its own tokens).
 //!
 //! Failed runs and non-finite measurements never enter a statistic; the results count them.
+//!
+//! Typical use by the app (here with a made-up server whose TTFT is 200 ms + 0.5 ms per
+//! prompt token):
+//!
+//! ```
+//! use ttft_core::diagnosis::Lang;
+//! use ttft_core::experiment::prompt_length::{analyze, plan, PromptLengthConfig};
+//! use ttft_core::experiment::RunSample;
+//!
+//! let config = PromptLengthConfig { seed: 42, ..PromptLengthConfig::default() };
+//! let runs = plan(&config); // send run.prompt in this order; record each run
+//! let observations: Vec<_> = runs
+//!     .iter()
+//!     .map(|run| {
+//!         let ttft_ms = 200.0 + 0.5 * f64::from(run.sim_prompt_tokens);
+//!         run.observe(RunSample::with_ttft(ttft_ms)) // or RunSample::from_timeline(&timeline)
+//!     })
+//!     .collect();
+//! let result = analyze(&observations);
+//! assert_eq!(result.prefill_ms_per_1k_tokens.map(f64::round), Some(500.0));
+//! assert!(result.verdict.message(Lang::En).starts_with("TTFT grows about linearly"));
+//! ```
 
 pub mod cache;
 pub mod concurrency;
