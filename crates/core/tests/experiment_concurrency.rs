@@ -117,6 +117,7 @@ fn http2_with_4_slots_shows_server_queueing_from_the_5th_stream() {
     };
     let result = analyze(&run_plan(&world));
     assert_eq!(result.server_parallel_streams, Some(4));
+    assert_eq!(result.server_first_waiting_stream, Some(5));
     assert_eq!(result.server_queueing_from_level, Some(8));
     assert_eq!(result.browser_queueing_from_level, None);
     assert_eq!(

@@ -192,6 +192,9 @@ pub struct ConcurrencyResult {
     /// Streams the server ran at once before others waited (lower median over the waves
     /// of queueing levels).
     pub server_parallel_streams: Option<usize>,
+    /// The first stream (1-based, in TTFT order within a wave) that waited for the server:
+    /// `server_parallel_streams + 1`.
+    pub server_first_waiting_stream: Option<usize>,
     /// Lowest level at which most waves showed a server step.
     pub server_queueing_from_level: Option<u32>,
     /// Streams the browser sent at once when it held others back (lower median).
@@ -417,40 +420,62 @@ pub fn analyze(observations: &[Observation<ConcurrencyKey>]) -> ConcurrencyResul
             .map(|w| w.streams - w.browser_queued)
             .collect(),
     );
-    let measured: Vec<&ConcurrencyLevel> = levels.iter().filter(|l| l.ttft_ms.is_some()).collect();
-    let p50_growth_ratio = match (measured.first(), measured.last()) {
-        (Some(low), Some(high)) if measured.len() > 1 => {
-            let (low, high) = (low.ttft_ms.as_ref(), high.ttft_ms.as_ref());
-            match (low, high) {
-                (Some(low), Some(high)) if low.p50 > 0.0 => Some(high.p50 / low.p50),
-                _ => None,
-            }
-        }
-        _ => None,
+    let mut result = ConcurrencyResult {
+        p50_growth_ratio: p50_growth_ratio(&levels),
+        levels,
+        waves,
+        server_parallel_streams,
+        server_first_waiting_stream: server_parallel_streams.map(|parallel| parallel + 1),
+        server_queueing_from_level,
+        browser_parallel_streams,
+        browser_queueing_from_level,
+        verdicts: Vec::new(),
     };
-    let max_level = measured.last().map(|l| l.level);
+    let timing_hidden = observations.iter().all(|o| o.sample.queueing_ms.is_none());
+    result.verdicts = verdicts(&result, timing_hidden);
+    result
+}
+
+/// p50 at the highest measured level over p50 at the lowest.
+fn p50_growth_ratio(levels: &[ConcurrencyLevel]) -> Option<f64> {
+    let measured: Vec<&Summary> = levels.iter().filter_map(|l| l.ttft_ms.as_ref()).collect();
+    match (measured.first(), measured.last()) {
+        (Some(low), Some(high)) if measured.len() > 1 && low.p50 > 0.0 => Some(high.p50 / low.p50),
+        _ => None,
+    }
+}
+
+/// The findings, browser first (it hides what the server would do), then the server.
+fn verdicts(result: &ConcurrencyResult, timing_hidden: bool) -> Vec<ConcurrencyVerdict> {
+    let max_level = result
+        .levels
+        .iter()
+        .filter(|l| l.ttft_ms.is_some())
+        .map(|l| l.level)
+        .next_back();
     let mut verdicts = Vec::new();
-    if let (Some(parallel_streams), Some(from_level)) =
-        (browser_parallel_streams, browser_queueing_from_level)
-    {
+    if let (Some(parallel_streams), Some(from_level)) = (
+        result.browser_parallel_streams,
+        result.browser_queueing_from_level,
+    ) {
         verdicts.push(ConcurrencyVerdict::BrowserQueueing {
             parallel_streams,
             from_level,
         });
     }
-    if let (Some(parallel_streams), Some(from_level)) =
-        (server_parallel_streams, server_queueing_from_level)
-    {
+    if let (Some(parallel_streams), Some(from_level)) = (
+        result.server_parallel_streams,
+        result.server_queueing_from_level,
+    ) {
         verdicts.push(ConcurrencyVerdict::ServerQueueing {
             parallel_streams,
             from_level,
         });
-        let timing_hidden = observations.iter().all(|o| o.sample.queueing_ms.is_none());
         if timing_hidden && parallel_streams == HTTP1_CONNECTIONS_PER_HOST {
             verdicts.push(ConcurrencyVerdict::StepMayBeBrowserLimit { parallel_streams });
         }
-    } else if let (Some(growth_ratio), Some(max_level)) = (p50_growth_ratio, max_level) {
-        if growth_ratio > GROWTH_RATIO_THRESHOLD && browser_queueing_from_level.is_none() {
+    } else if let (Some(growth_ratio), Some(max_level)) = (result.p50_growth_ratio, max_level) {
+        if growth_ratio > GROWTH_RATIO_THRESHOLD && result.browser_queueing_from_level.is_none() {
             verdicts.push(ConcurrencyVerdict::ServerSlowdown {
                 growth_ratio,
                 max_level,
@@ -463,16 +488,7 @@ pub fn analyze(observations: &[Observation<ConcurrencyKey>]) -> ConcurrencyResul
             None => ConcurrencyVerdict::NotEnoughData,
         });
     }
-    ConcurrencyResult {
-        levels,
-        waves,
-        server_parallel_streams,
-        server_queueing_from_level,
-        browser_parallel_streams,
-        browser_queueing_from_level,
-        p50_growth_ratio,
-        verdicts,
-    }
+    verdicts
 }
 
 /// Findings of every wave, in wave order.
