@@ -161,3 +161,45 @@ fn calibration_edge_cases() {
     };
     assert_eq!(big_offset.planned_for(100), 0);
 }
+
+mod properties {
+    use super::sim_model::sim_count;
+    use proptest::prelude::*;
+    use ttft_core::diagnosis::Lang;
+    use ttft_core::experiment::filler::{sim_token_count, sized_prompt};
+    use ttft_core::experiment::interleaved_order;
+
+    fn lang() -> impl Strategy<Value = Lang> {
+        prop_oneof![Just(Lang::En), Just(Lang::Zh)]
+    }
+
+    proptest! {
+        #[test]
+        fn sized_prompt_has_the_target_or_the_nonce_count(
+            target in 0_u32..12_000,
+            lang in lang(),
+            nonce in "\\PC{0,24}",
+        ) {
+            let prompt = sized_prompt(target, lang, Some(&nonce));
+            let nonce_tokens = u64::from(sim_token_count(&nonce));
+            prop_assert_eq!(sim_count(&prompt), u64::from(target).max(nonce_tokens));
+            prop_assert_eq!(u64::from(sim_token_count(&prompt)), sim_count(&prompt));
+        }
+
+        #[test]
+        fn every_round_runs_every_level_once(
+            levels in 1_usize..9,
+            repetitions in 0_usize..7,
+            seed in any::<u64>(),
+        ) {
+            let order = interleaved_order(levels, repetitions, seed);
+            prop_assert_eq!(order.len(), levels * repetitions);
+            for (round, chunk) in order.chunks(levels).enumerate() {
+                let mut seen: Vec<usize> = chunk.iter().map(|p| p.0).collect();
+                seen.sort_unstable();
+                prop_assert_eq!(seen, (0..levels).collect::<Vec<_>>());
+                prop_assert!(chunk.iter().all(|p| p.1 == round));
+            }
+        }
+    }
+}
