@@ -342,6 +342,20 @@ fn messages_carry_the_numbers_and_the_fix() {
     assert!(independent
         .message(Lang::En)
         .starts_with("TTFT does not depend on output length"));
+    // The size of a difference within noise has no sign; an effect keeps its sign.
+    let faster = MaxTokensVerdict::Independent {
+        difference_ms: -12.4,
+        threshold_ms: 50.0,
+    };
+    assert!(faster.message(Lang::En).contains("differ by 12 ms"));
+    let depends = MaxTokensVerdict::Depends {
+        low_max_tokens: 200,
+        high_max_tokens: 4_000,
+        difference_ms: 380.2,
+        threshold_ms: 50.0,
+    };
+    assert!(depends.message(Lang::En).contains("by +380 ms"));
+    assert!(depends.message(Lang::Zh).contains("+380 毫秒"));
     let cache = CacheVerdict::IntermittentHits {
         hit_runs: 3,
         warm_runs: 5,

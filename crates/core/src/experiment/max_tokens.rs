@@ -169,7 +169,7 @@ impl MaxTokensVerdict {
                 difference_ms,
                 threshold_ms,
             } => {
-                let (difference, threshold) = (ms(*difference_ms), ms(*threshold_ms));
+                let (difference, threshold) = (ms(difference_ms.abs()), ms(*threshold_ms));
                 bilingual(
                     lang,
                     format!(
@@ -189,7 +189,7 @@ impl MaxTokensVerdict {
                 difference_ms,
                 threshold_ms,
             } => {
-                let (difference, threshold) = (ms(*difference_ms), ms(*threshold_ms));
+                let (difference, threshold) = (format!("{difference_ms:+.0}"), ms(*threshold_ms));
                 bilingual(
                     lang,
                     format!(
