@@ -85,6 +85,9 @@ fn plan_primes_then_interleaves_three_arms() {
                 let tokens = sim_tokenize(&run.prompt);
                 // Only token 0 differs from the warm prompt.
                 assert_ne!(tokens[0], warm_tokens[0]);
+                // Even the first character differs, so any tokenizer's first token does.
+                assert_ne!(tokens[0].chars().next(), warm_tokens[0].chars().next());
+                assert_eq!(tokens[0].len(), 4);
                 assert_eq!(tokens[1..], warm_tokens[1..]);
                 changed_first_tokens.push(tokens[0].clone());
             }
@@ -93,6 +96,21 @@ fn plan_primes_then_interleaves_three_arms() {
     changed_first_tokens.sort();
     changed_first_tokens.dedup();
     assert_eq!(changed_first_tokens.len(), 5, "a new first token every run");
+    // Many repetitions: still distinct, still one sim token each.
+    let many = plan(&CacheConfig {
+        prompt_tokens: 200,
+        repetitions: 300,
+        ..config()
+    });
+    let mut words: Vec<&str> = many
+        .iter()
+        .filter(|r| r.key.arm == CacheArm::FirstTokenChanged)
+        .filter_map(|r| r.nonce.as_deref())
+        .collect();
+    assert!(many.iter().all(|r| sim_count(&r.prompt) == 200));
+    words.sort_unstable();
+    words.dedup();
+    assert_eq!(words.len(), 300);
     // The Chinese plan has the same structure.
     let chinese = plan(&CacheConfig {
         lang: Lang::Zh,

@@ -94,12 +94,22 @@ impl Default for CacheConfig {
     }
 }
 
-/// The first word of the warm and first-token-changed prompts: 4 hex digits (one sim
-/// token), `index` 0 for the warm prompt and 1, 2, … for the changed ones (distinct for up to
-/// 65,535 changed runs).
+/// The first word of the warm prompt (`index` 0) and of the first-token-changed prompts
+/// (`index` 1, 2, …): 4 hex digits, one sim token.
+///
+/// A changed word starts with a different *character* than the warm one (its first hex
+/// digit cycles through the 15 others), so the first token differs under any tokenizer,
+/// not just the sim's; its last 3 digits count up, so changed words are distinct for up to
+/// 4,095 runs.
 fn first_word(seed: u64, index: usize) -> String {
     let base = split_mix64(seed) as u16;
-    format!("{:04x}", base.wrapping_add(index as u16))
+    let warm_lead = base >> 12;
+    if index == 0 {
+        return format!("{base:04x}");
+    }
+    let lead = (warm_lead + 1 + ((index - 1) % 15) as u16) % 16;
+    let tail = base.wrapping_add(index as u16) & 0x0FFF;
+    format!("{lead:x}{tail:03x}")
 }
 
 /// The plan: one priming run of the warm prompt, then the three arms interleaved.
