@@ -31,6 +31,11 @@ pub const SUPERLINEAR_MIN_RESIDUAL_REDUCTION: f64 = 0.5;
 /// Below this linear R², TTFT does not follow prompt length: other delays dominate.
 pub const TREND_MIN_R_SQUARED: f64 = 0.5;
 
+/// A linear fit leaving less than this share of the variance unexplained is exact up to
+/// floating-point rounding: there is no residual for a quadratic term to remove, and the
+/// ratio of two rounding errors must not decide the verdict.
+const PERFECT_FIT_UNEXPLAINED: f64 = 1e-12;
+
 /// Fewest distinct prompt sizes with a successful TTFT before fitting: a line through two
 /// sizes always fits, so its R² says nothing.
 pub const MIN_DISTINCT_SIZES: usize = 3;
@@ -362,7 +367,7 @@ fn curvature(linear: Option<&Fit>, quadratic: Option<&Fit>, max_x: Option<f64>) 
     let residual_reduction = match (linear.r_squared, quadratic.r_squared) {
         (Some(r2_linear), Some(r2_quadratic)) => {
             let unexplained_linear = 1.0 - r2_linear;
-            Some(if unexplained_linear <= 1e-12 {
+            Some(if unexplained_linear <= PERFECT_FIT_UNEXPLAINED {
                 0.0
             } else {
                 1.0 - (1.0 - r2_quadratic) / unexplained_linear
