@@ -638,11 +638,19 @@ pub async fn measure(
                         ("AbortError", _) => Some(NetworkFailure::Aborted),
                         _ => Some(NetworkFailure::NetworkError),
                     };
-                    if let Some(failure) = failure {
-                        measurement
+                    let mid_stream = measurement.streaming_body()
+                        && measurement.timeline.borrow().bytes_received > 0;
+                    match failure {
+                        // The connection dropped after a 200 stream had started: the stream
+                        // was cut off (no terminal marker), which is what to diagnose.
+                        Some(NetworkFailure::NetworkError) if mid_stream => {
+                            measurement.on_end(at_ms, &mut on_update)
+                        }
+                        Some(failure) => measurement
                             .timeline
                             .borrow_mut()
-                            .on_network_failure(at_ms, failure);
+                            .on_network_failure(at_ms, failure),
+                        None => {}
                     }
                 }
             }

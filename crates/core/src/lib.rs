@@ -7,6 +7,7 @@
 pub mod chart;
 pub mod diagnosis;
 pub mod dialect;
+pub mod experiment;
 pub mod export;
 pub mod request;
 pub mod sse;

@@ -1,0 +1,312 @@
+//! Experiment 3: several models or endpoints on the same prompt set.
+//!
+//! Every model gets the same prompt sizes (each prompt with its own nonce so no cache
+//! favours the model that ran second); the result ranks them by median TTFT, ties broken by
+//! p95, and fits a per-model prompt-length line when several sizes were run (experiment 1
+//! combined with this one).
+
+use serde::{Deserialize, Serialize};
+
+use super::filler::{sim_token_count, sized_prompt, TokenCalibration};
+use super::{bilingual, interleaved_order, ms, run_nonce, summary_of};
+use super::{Observation, PlannedRun};
+use crate::diagnosis::Lang;
+use crate::stats::{linear_fit, Fit, Summary};
+
+/// Default prompt size when none is given, tokens.
+pub const DEFAULT_PROMPT_TOKENS: u32 = 1_000;
+
+/// Default runs per model and size.
+pub const DEFAULT_REPETITIONS: usize = 5;
+
+/// Two medians closer than this are a tie, ms: users do not tell 50 ms apart at the start
+/// of an answer, and run-to-run noise over the internet is of that order.
+pub const TIE_MIN_DIFFERENCE_MS: f64 = 50.0;
+
+/// Two medians closer than this share of the faster one are a tie too: a 10% difference on
+/// a few seconds is within day-to-day variation of a hosted API.
+pub const TIE_RELATIVE_DIFFERENCE: f64 = 0.10;
+
+/// Which model and prompt size a run used.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ModelKey {
+    /// Model id (or an endpoint label chosen by the app).
+    pub model: String,
+    /// Planned prompt size, tokens.
+    pub planned_tokens: u32,
+}
+
+/// What to run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelsConfig {
+    /// Models (or endpoint labels) to compare.
+    pub models: Vec<String>,
+    /// Prompt sizes, tokens (one size, or several for a per-model prompt-length line).
+    pub sizes_tokens: Vec<u32>,
+    /// Runs per model and size.
+    pub repetitions: usize,
+    /// Language of the filler.
+    pub lang: Lang,
+    /// Seed of the nonces and of the interleaving.
+    pub seed: u64,
+    /// Correction for the tokenizer (one for all models).
+    pub calibration: TokenCalibration,
+    /// Output limit.
+    pub max_tokens: Option<u32>,
+}
+
+impl Default for ModelsConfig {
+    fn default() -> Self {
+        ModelsConfig {
+            models: Vec::new(),
+            sizes_tokens: vec![DEFAULT_PROMPT_TOKENS],
+            repetitions: DEFAULT_REPETITIONS,
+            lang: Lang::En,
+            seed: 0,
+            calibration: TokenCalibration::IDENTITY,
+            max_tokens: Some(16),
+        }
+    }
+}
+
+/// The plan: every (model, size) pair `repetitions` times, interleaved so that each round
+/// visits every model once.
+pub fn plan(config: &ModelsConfig) -> Vec<PlannedRun<ModelKey>> {
+    let pairs: Vec<(&String, u32)> = config
+        .sizes_tokens
+        .iter()
+        .flat_map(|&size| config.models.iter().map(move |model| (model, size)))
+        .collect();
+    interleaved_order(pairs.len(), config.repetitions, config.seed)
+        .into_iter()
+        .enumerate()
+        .filter_map(|(run_index, (level, repetition))| {
+            let (model, planned_tokens) = *pairs.get(level)?;
+            let nonce = run_nonce(config.seed, run_index);
+            let prompt = sized_prompt(
+                config.calibration.planned_for(planned_tokens),
+                config.lang,
+                Some(&nonce),
+            );
+            Some(PlannedRun {
+                run_index,
+                key: ModelKey {
+                    model: model.clone(),
+                    planned_tokens,
+                },
+                repetition,
+                sim_prompt_tokens: sim_token_count(&prompt),
+                nonce: Some(nonce),
+                prompt,
+                model: Some(model.clone()),
+                max_tokens: config.max_tokens,
+            })
+        })
+        .collect()
+}
+
+/// One model's results.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelSummary {
+    /// Model id.
+    pub model: String,
+    /// Rank by p50 TTFT (ties broken by p95), from 1; `None` without successful runs.
+    pub rank: Option<usize>,
+    /// Failed runs (or without a TTFT).
+    pub failures: usize,
+    /// TTFT of the successful runs (all sizes), ms.
+    pub ttft_ms: Option<Summary>,
+    /// TTFT against prompt tokens, when at least 3 distinct sizes succeeded.
+    pub prompt_length_fit: Option<Fit>,
+    /// Prefill per 1,000 prompt tokens from that fit, ms.
+    pub prefill_ms_per_1k_tokens: Option<f64>,
+}
+
+/// What the runs say.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelsResult {
+    /// Ranked models first (by rank), then models without successful runs, by name.
+    pub models: Vec<ModelSummary>,
+    /// The conclusion.
+    pub verdict: ModelsVerdict,
+}
+
+/// The conclusion of the model comparison.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ModelsVerdict {
+    /// No model had a successful run.
+    NoSuccessfulRuns,
+    /// One model is the fastest by more than the tie margin (or is the only one measured).
+    Fastest {
+        /// The fastest model.
+        model: String,
+        /// Its median TTFT, ms.
+        p50_ms: f64,
+        /// The second, if any.
+        runner_up: Option<String>,
+        /// The second's median TTFT, ms.
+        runner_up_p50_ms: Option<f64>,
+    },
+    /// The fastest models are within the tie margin of each other.
+    Tie {
+        /// The tied models, fastest first.
+        models: Vec<String>,
+        /// The fastest median TTFT, ms.
+        p50_ms: f64,
+    },
+}
+
+impl ModelsVerdict {
+    /// What it means and what to do, in `lang`.
+    pub fn message(&self, lang: Lang) -> String {
+        match self {
+            ModelsVerdict::NoSuccessfulRuns => bilingual(
+                lang,
+                "No model answered successfully: fix the errors shown for each run first.".into(),
+                "没有任何模型成功回答：请先解决每次运行显示的错误。".into(),
+            ),
+            ModelsVerdict::Fastest {
+                model,
+                p50_ms,
+                runner_up,
+                runner_up_p50_ms,
+            } => {
+                let fastest = ms(*p50_ms);
+                match (runner_up, runner_up_p50_ms) {
+                    (Some(second), Some(second_ms)) => {
+                        let second_ms = ms(*second_ms);
+                        bilingual(
+                            lang,
+                            format!(
+                                "{model} starts answering first: median TTFT {fastest} ms, against \
+                                 {second_ms} ms for {second}. Pick it where the first token matters."
+                            ),
+                            format!(
+                                "{model} 最先开始回答：首字延迟中位数 {fastest} 毫秒，{second} 为 \
+                                 {second_ms} 毫秒。在首字速度重要的场景选用它。"
+                            ),
+                        )
+                    }
+                    _ => bilingual(
+                        lang,
+                        format!(
+                            "Only {model} was measured: median TTFT {fastest} ms. Add models to \
+                             compare."
+                        ),
+                        format!(
+                            "只测了 {model}：首字延迟中位数 {fastest} 毫秒。请加入其他模型进行比较。"
+                        ),
+                    ),
+                }
+            }
+            ModelsVerdict::Tie { models, p50_ms } => {
+                let names = models.join(", ");
+                let fastest = ms(*p50_ms);
+                bilingual(
+                    lang,
+                    format!(
+                        "{names} are tied (median TTFT about {fastest} ms, within noise): choose \
+                         by price, quality or the tail (p95) instead."
+                    ),
+                    format!(
+                        "{names} 不相上下（首字延迟中位数约 {fastest} 毫秒，差别在噪声之内）：\
+                         请按价格、质量或长尾（p95）来选择。"
+                    ),
+                )
+            }
+        }
+    }
+}
+
+/// Analyses the runs: per-model summaries, the ranking and the verdict.
+pub fn analyze(observations: &[Observation<ModelKey>]) -> ModelsResult {
+    let mut names: Vec<&String> = observations.iter().map(|o| &o.key.model).collect();
+    names.sort();
+    names.dedup();
+    let mut models: Vec<ModelSummary> = names
+        .into_iter()
+        .map(|model| model_summary(observations, model))
+        .collect();
+    models.sort_by(|a, b| ranking_order(a, b).then_with(|| a.model.cmp(&b.model)));
+    let mut rank = 0;
+    for model in models.iter_mut().filter(|m| m.ttft_ms.is_some()) {
+        rank += 1;
+        model.rank = Some(rank);
+    }
+    let verdict = verdict(&models);
+    ModelsResult { models, verdict }
+}
+
+/// By p50, then p95; models without runs last.
+fn ranking_order(a: &ModelSummary, b: &ModelSummary) -> std::cmp::Ordering {
+    match (&a.ttft_ms, &b.ttft_ms) {
+        (Some(a), Some(b)) => a.p50.total_cmp(&b.p50).then(a.p95.total_cmp(&b.p95)),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => std::cmp::Ordering::Equal,
+    }
+}
+
+/// One model's summary (rank filled in later).
+fn model_summary(observations: &[Observation<ModelKey>], model: &str) -> ModelSummary {
+    let runs: Vec<&Observation<ModelKey>> = observations
+        .iter()
+        .filter(|o| o.key.model == model)
+        .collect();
+    let points: Vec<(f64, f64)> = runs
+        .iter()
+        .filter_map(|o| {
+            let x = o
+                .sample
+                .prompt_tokens
+                .map_or(f64::from(o.key.planned_tokens), |t| t as f64);
+            Some((x, o.sample.usable_ttft_ms()?))
+        })
+        .collect();
+    let ttfts: Vec<f64> = points.iter().map(|p| p.1).collect();
+    let prompt_length_fit = linear_fit(&points).ok().flatten();
+    ModelSummary {
+        model: model.to_owned(),
+        rank: None,
+        failures: runs.len() - ttfts.len(),
+        ttft_ms: summary_of(&ttfts),
+        prefill_ms_per_1k_tokens: prompt_length_fit.as_ref().map(|fit| fit.slope * 1000.0),
+        prompt_length_fit,
+    }
+}
+
+/// Whether two medians are a tie (see [`TIE_MIN_DIFFERENCE_MS`], [`TIE_RELATIVE_DIFFERENCE`]).
+fn tied(fastest_p50_ms: f64, other_p50_ms: f64) -> bool {
+    let margin_ms = TIE_MIN_DIFFERENCE_MS.max(TIE_RELATIVE_DIFFERENCE * fastest_p50_ms);
+    other_p50_ms - fastest_p50_ms < margin_ms
+}
+
+/// The verdict from the ranked summaries.
+fn verdict(ranked: &[ModelSummary]) -> ModelsVerdict {
+    let measured: Vec<(&String, f64)> = ranked
+        .iter()
+        .filter_map(|m| Some((&m.model, m.ttft_ms.as_ref()?.p50)))
+        .collect();
+    let Some(&(fastest, fastest_p50_ms)) = measured.first() else {
+        return ModelsVerdict::NoSuccessfulRuns;
+    };
+    let tied_models: Vec<String> = measured
+        .iter()
+        .take_while(|(_, p50)| tied(fastest_p50_ms, *p50))
+        .map(|(name, _)| (*name).clone())
+        .collect();
+    if tied_models.len() > 1 {
+        return ModelsVerdict::Tie {
+            models: tied_models,
+            p50_ms: fastest_p50_ms,
+        };
+    }
+    let runner_up = measured.get(1);
+    ModelsVerdict::Fastest {
+        model: fastest.clone(),
+        p50_ms: fastest_p50_ms,
+        runner_up: runner_up.map(|(name, _)| (*name).clone()),
+        runner_up_p50_ms: runner_up.map(|(_, p50)| *p50),
+    }
+}
