@@ -14,15 +14,8 @@ use crate::components::live::{LivePanes, LiveRun, Readouts};
 use crate::components::results::{RunDetail, RunsTable, SummaryTable};
 use crate::i18n::{browser_lang, provide_i18n, use_i18n};
 use crate::run::{self, RunControl, RunRecord, RunSettings, RunUpdate};
-use crate::state::{cohort_metrics, cohort_summary, Cohort, FormState, RunEntry};
+use crate::state::{cohort_metrics, cohort_summary, Cohort, FormState, RunEntry, Session};
 use crate::{paint, storage};
-
-/// The session's finished runs and which one is selected.
-#[derive(Clone, Copy)]
-struct Session {
-    runs: RwSignal<Vec<RunEntry>>,
-    selected: RwSignal<Option<usize>>,
-}
 
 /// Runs `measured` runs (after an optional warm-up) one after the other; a failed run is
 /// recorded with its diagnosis and the series goes on; Stop ends the series.

@@ -334,6 +334,48 @@ impl RunEntry {
     }
 }
 
+/// The session's finished runs and which one is selected. Provided as context.
+#[derive(Clone, Copy)]
+pub struct Session {
+    /// Every finished run, oldest first (a failed run is kept with its diagnosis).
+    pub runs: RwSignal<Vec<RunEntry>>,
+    /// The run whose details are shown.
+    pub selected: RwSignal<Option<usize>>,
+}
+
+impl Session {
+    /// An empty session.
+    pub fn new() -> Self {
+        Session {
+            runs: RwSignal::new(Vec::new()),
+            selected: RwSignal::new(None),
+        }
+    }
+
+    /// Appends a finished run, numbered after the last one, and selects it.
+    pub fn push(&self, warmup: bool, model: String, record: RunRecord) -> usize {
+        let number = self
+            .runs
+            .with_untracked(|runs| runs.last().map_or(1, |last| last.number + 1));
+        self.runs.update(|runs| {
+            runs.push(RunEntry {
+                number,
+                warmup,
+                model,
+                record,
+            })
+        });
+        self.selected.set(Some(number));
+        number
+    }
+}
+
+impl Default for Session {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 /// Which runs a summary covers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Cohort {
