@@ -94,6 +94,9 @@ pub fn App() -> impl IntoView {
             }
         };
         let warmup = form.warmup.get_untracked();
+        // The answer must be on screen to be painted (Element Timing reports only what is
+        // painted in the viewport), and the user is looking for it anyway.
+        scroll_into_view("answer-pane");
         live.streaming.set(true);
         let ticker = set_interval_with_handle(move || live.tick(), Duration::from_millis(100)).ok();
         spawn_local(async move {
@@ -152,6 +155,19 @@ pub fn App() -> impl IntoView {
             <Results session=session />
         </main>
     }
+}
+
+/// Scrolls the element with `id` just enough to be visible.
+fn scroll_into_view(id: &str) {
+    let Some(element) = web_sys::window()
+        .and_then(|window| window.document())
+        .and_then(|document| document.get_element_by_id(id))
+    else {
+        return;
+    };
+    let options = web_sys::ScrollIntoViewOptions::new();
+    options.set_block(web_sys::ScrollLogicalPosition::Nearest);
+    element.scroll_into_view_with_scroll_into_view_options(&options);
 }
 
 fn status_text(live: LiveRun) -> String {

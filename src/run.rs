@@ -307,6 +307,33 @@ fn resource_timing(fields: &std::collections::HashMap<String, f64>) -> ResourceT
     }
 }
 
+/// How long to wait for Element Timing before taking the next-frame time instead: an
+/// element outside the viewport (or in a hidden tab) is never painted, so never reported.
+const ELEMENT_TIMING_WAIT_MS: f64 = 1_000.0;
+
+/// The paint of `paint_id` from Element Timing; if none comes within
+/// [`ELEMENT_TIMING_WAIT_MS`], the rAF + MessageChannel time of the frame after the text
+/// was set (recorded as that method).
+async fn painted_or_next_frame(paint_id: &str) -> Option<paint::Painted> {
+    let next_frame = paint::next_frame_painted().await;
+    if !paint::element_timing_supported() {
+        return next_frame;
+    }
+    let (timeout_sender, timeout_receiver) = oneshot::channel::<()>();
+    spawn_local(async move {
+        sleep_ms(ELEMENT_TIMING_WAIT_MS).await;
+        let _ = timeout_sender.send(());
+    });
+    let element = Box::pin(paint::painted(paint_id));
+    match futures_util::future::select(element, timeout_receiver).await {
+        futures_util::future::Either::Left((Some(painted), _)) => Some(painted),
+        _ => {
+            paint::forget(paint_id);
+            next_frame
+        }
+    }
+}
+
 /// The state of one run while its events arrive.
 struct Measurement {
     timeline: Rc<RefCell<RunTimeline>>,
@@ -360,7 +387,8 @@ impl Measurement {
         let (done_sender, done_receiver) = oneshot::channel();
         self.pending_paints.push(done_receiver);
         spawn_local(async move {
-            if let Some(painted) = paint::painted(&paint_id).await {
+            let painted = painted_or_next_frame(&paint_id).await;
+            if let Some(painted) = painted {
                 timeline
                     .borrow_mut()
                     .on_paint(target, painted.painted_ms, painted.method);
@@ -474,7 +502,7 @@ impl Measurement {
 
     /// Waits (bounded) for outstanding paint reports: a hidden tab never paints.
     async fn settle_paints(&mut self) {
-        const PAINT_WAIT_MS: f64 = 1_500.0;
+        const PAINT_WAIT_MS: f64 = ELEMENT_TIMING_WAIT_MS + 500.0;
         let pending = std::mem::take(&mut self.pending_paints);
         if pending.is_empty() {
             return;

@@ -323,7 +323,7 @@ pub fn LivePanes(
             </pre>
         </Show>
         <h3 class="pane-title">{move || i18n.t("Answer", "回答")}</h3>
-        <pre class="pane" data-testid="answer" aria-live="polite">
+        <pre class="pane" id="answer-pane" data-testid="answer" aria-live="polite">
             <StreamedPane text=live.answer />
         </pre>
     }

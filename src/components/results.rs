@@ -142,15 +142,19 @@ pub fn RunsTable(
                     )
                 });
                 view! {
-                    <td>{cell_ms(metrics.setup_ms)}</td>
-                    <td>{cell_ms(metrics.ttfa_visible_ms)}</td>
-                    <td>{cell_ms(metrics.reasoning_ms)}</td>
-                    <td>{cell_ms(metrics.decode_ms)}</td>
-                    <td>{cell_ms(metrics.answer_ui_delay_ms)}</td>
-                    <td>{paint.unwrap_or("—")}</td>
-                    <td>{cell_ms(network.as_ref().and_then(|network| network.queueing_ms))}</td>
+                    <td data-metric="setup_ms">{cell_ms(metrics.setup_ms)}</td>
+                    <td data-metric="ttfa_visible_ms">{cell_ms(metrics.ttfa_visible_ms)}</td>
+                    <td data-metric="reasoning_ms">{cell_ms(metrics.reasoning_ms)}</td>
+                    <td data-metric="decode_ms">{cell_ms(metrics.decode_ms)}</td>
+                    <td data-metric="answer_ui_delay_ms">{cell_ms(metrics.answer_ui_delay_ms)}</td>
+                    <td data-testid="paint-method">{paint.unwrap_or("—")}</td>
+                    <td data-metric="queueing_ms">
+                        {cell_ms(network.as_ref().and_then(|network| network.queueing_ms))}
+                    </td>
                     <td>{setup.unwrap_or_else(|| "—".into())}</td>
-                    <td>{cell_ms(network.as_ref().and_then(|network| network.waiting_ms))}</td>
+                    <td data-metric="waiting_ms">
+                        {cell_ms(network.as_ref().and_then(|network| network.waiting_ms))}
+                    </td>
                     <td>{transport}</td>
                     <td>{model.clone()}</td>
                 }

@@ -1,0 +1,166 @@
+// The widget end to end (issue 4): timing against ttft-sim's scripted ground truth,
+// a blocked main thread, every fault diagnosed without losing earlier runs, and where the
+// key lives. Real page, real Chromium, real HTTP on 127.0.0.1; nothing mocked.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { launchBrowser, openWidget, startSim } from './support.mjs';
+
+let sim;
+let browser;
+before(async () => {
+  sim = await startSim();
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  await sim?.stop();
+});
+
+/** Clicks Send and waits until the series of runs has ended. */
+async function runOnce(page, { model, runs = 1, timeoutS } = {}) {
+  if (model !== undefined) await page.getByTestId('model').fill(model);
+  await page.getByTestId('run-count').fill(String(runs));
+  if (timeoutS !== undefined) await page.getByTestId('timeout-s').fill(String(timeoutS));
+  const rowsBefore = await page.getByTestId('run-row').count();
+  await page.getByTestId('send').click();
+  await page.waitForFunction(
+    (expected) => document.querySelectorAll('[data-testid=run-row]').length >= expected
+      && !document.querySelector('[data-testid=send]').disabled,
+    rowsBefore + runs,
+    { timeout: 60_000 },
+  );
+}
+
+/** The metric cells of run `number` (1-based), as numbers (NaN for "—"). */
+async function rowMetrics(page, number) {
+  const row = page.locator(`[data-testid=run-row][data-run="${number}"]`);
+  return row.evaluate((element) => Object.fromEntries(
+    [...element.querySelectorAll('td[data-metric]')].map((cell) => [cell.dataset.metric, Number(cell.textContent)]),
+  ));
+}
+
+const REASONING_MODEL = 'sim-reasoning@prefill_ms=200,reasoning_tokens=10,itl_ms=50,answer_tokens=5,early_role=1';
+
+test('reasoning model: first reasoning at 200 ms, first answer at 700 ms, painted soon after', async () => {
+  const { page, errors } = await openWidget(browser, sim.url);
+  await runOnce(page, { model: REASONING_MODEL });
+  const metrics = await rowMetrics(page, 1);
+  assert.ok(metrics.ttfr_ms >= 200 && metrics.ttfr_ms <= 230, `ttfr_ms ${metrics.ttfr_ms} in [200, 230]`);
+  assert.ok(metrics.ttfa_ms >= 700 && metrics.ttfa_ms <= 730, `ttfa_ms ${metrics.ttfa_ms} in [700, 730]`);
+  assert.ok(metrics.first_chunk_ms < 100, `the role chunk is first (first_chunk_ms ${metrics.first_chunk_ms})`);
+  // Perceived is measured from the click, arrival from fetch(): the click comes first, so
+  // perceived ttfa >= ttfa, and the paint follows the arrival within 50 ms.
+  const perceived = metrics.perceived_ttfa_ms;
+  assert.ok(perceived >= metrics.ttfa_ms, `perceived ${perceived} >= arrival ${metrics.ttfa_ms}`);
+  const instants = await page.evaluate(() => {
+    const cell = document.querySelector('[data-testid=perceived-ttfa]');
+    return Number(cell.dataset.ms);
+  });
+  assert.equal(Math.round(instants * 10) / 10, perceived);
+  await page.getByTestId('more-columns').check();
+  const details = await rowMetrics(page, 1);
+  const uiDelay = details.answer_ui_delay_ms;
+  assert.ok(uiDelay >= 0 && uiDelay <= 50, `answer_ui_delay_ms ${uiDelay} in [0, 50]`);
+  const method = await page.locator('[data-testid=run-row][data-run="1"] [data-testid=paint-method]').textContent();
+  assert.equal(method, 'presentationTime', 'Chromium reports Element Timing presentationTime');
+  assert.deepEqual(errors, []);
+});
+
+test('a 300 ms main-thread task during prefill does not move the arrival times', async () => {
+  const { page } = await openWidget(browser, sim.url);
+  await page.getByTestId('model').fill(REASONING_MODEL);
+  // Block the main thread from 100 ms to 400 ms after the click: the first reasoning token
+  // arrives (200 ms) while the page cannot run any script.
+  await page.evaluate(() => {
+    document.querySelector('[data-testid=send]').addEventListener('click', () => {
+      setTimeout(() => {
+        const start = performance.now();
+        while (performance.now() - start < 300) { /* busy, like a long render */ }
+        window.blockedFor = performance.now() - start;
+      }, 100);
+    }, { once: true });
+  });
+  await runOnce(page, {});
+  assert.ok((await page.evaluate(() => window.blockedFor)) >= 300, 'the main thread was blocked');
+  const metrics = await rowMetrics(page, 1);
+  assert.ok(metrics.ttfr_ms >= 200 && metrics.ttfr_ms <= 230, `ttfr_ms ${metrics.ttfr_ms} in [200, 230] despite the block`);
+  assert.ok(metrics.ttfa_ms >= 700 && metrics.ttfa_ms <= 730, `ttfa_ms ${metrics.ttfa_ms} in [700, 730]`);
+});
+
+// Each fault of ttft-sim and the cause the widget must name.
+const FAULTS = [
+  { model: 'sim-fast@fault=401', key: 'sk-test-1234567890', cause: 'key_refused' },
+  { model: 'sim-fast@fault=401', key: '', cause: 'key_missing' },
+  { model: 'sim-fast@fault=403', key: 'sk-test-1234567890', cause: 'forbidden' },
+  { model: 'no-such-model', key: '', cause: 'model_not_found' },
+  { model: 'sim-fast@fault=400', key: '', cause: 'bad_request' },
+  { model: 'sim-fast@fault=429', key: '', cause: 'rate_limited' },
+  { model: 'sim-fast@fault=500', key: '', cause: 'server_error' },
+  { model: 'sim-fast@fault=midstream', key: '', cause: 'mid_stream_error' },
+  { model: 'sim-fast@fault=malformed', key: '', cause: 'malformed_chunk' },
+  { model: 'sim-fast@fault=drop', key: '', cause: 'ended_without_terminal' },
+  { model: 'sim-fast@fault=stall', key: '', cause: 'timeout', timeoutS: 2 },
+  // Cross-origin (localhost, not the page's 127.0.0.1), so the browser enforces CORS.
+  { model: 'sim-fast@fault=nocors', key: '', cause: 'connection_failed', host: 'localhost' },
+];
+
+test('every fault is diagnosed with its cause, and earlier runs stay', async () => {
+  const { page } = await openWidget(browser, sim.url);
+  await runOnce(page, { model: 'sim-fast@prefill_ms=50' });
+  const firstTtfa = (await rowMetrics(page, 1)).ttfa_ms;
+  assert.ok(firstTtfa >= 50 && firstTtfa < 120, `a good run first (ttfa ${firstTtfa})`);
+  let expectedRows = 1;
+  for (const fault of FAULTS) {
+    await page.getByTestId('api-key').fill(fault.key);
+    const host = fault.host ?? '127.0.0.1';
+    await page.getByTestId('base-url').fill(`${sim.url.replace('127.0.0.1', host)}/v1`);
+    await runOnce(page, { model: fault.model, timeoutS: fault.timeoutS ?? 30 });
+    expectedRows += 1;
+    const diagnosis = page.getByTestId('run-detail').getByTestId('diagnosis');
+    assert.equal(await diagnosis.getAttribute('data-cause'), fault.cause, `${fault.model} → ${fault.cause}`);
+    const text = await diagnosis.textContent();
+    assert.ok(text.length > 40, `a cause and a fix are written out for ${fault.model}: ${text}`);
+    assert.equal(await page.getByTestId('run-row').count(), expectedRows, 'no run was lost');
+    assert.equal(
+      await page.locator('[data-testid=run-row][data-run="1"]').getAttribute('data-outcome'),
+      'ok',
+      'the first run is still there, still ok',
+    );
+  }
+  assert.equal((await rowMetrics(page, 1)).ttfa_ms, firstTtfa, "the first run's numbers are unchanged");
+});
+
+test('a wrong base URL path is told apart from an unknown model', async () => {
+  const { page } = await openWidget(browser, sim.url);
+  await page.getByTestId('base-url').fill(`${sim.url}/v2`);
+  await runOnce(page, { model: 'sim-fast' });
+  const diagnosis = page.getByTestId('run-detail').getByTestId('diagnosis');
+  assert.equal(await diagnosis.getAttribute('data-cause'), 'wrong_path');
+});
+
+test('the key lives in sessionStorage and nowhere else', async () => {
+  const { page } = await openWidget(browser, sim.url);
+  const key = 'sk-e2e-secret-0123456789abcdef';
+  await page.getByTestId('api-key').fill(key);
+  await runOnce(page, { model: 'sim-fast@prefill_ms=20', runs: 2 });
+  const stores = await page.evaluate(async () => {
+    const databases = indexedDB.databases ? await indexedDB.databases() : [];
+    return {
+      session: JSON.stringify({ ...sessionStorage }),
+      local: JSON.stringify({ ...localStorage }),
+      cookies: document.cookie,
+      url: location.href,
+      indexedDb: JSON.stringify(databases),
+      text: document.body.innerText,
+      html: document.documentElement.outerHTML.replace(/value="[^"]*"/g, ''),
+    };
+  });
+  assert.ok(stores.session.includes(key), 'sessionStorage holds the key');
+  for (const place of ['local', 'cookies', 'url', 'indexedDb', 'text']) {
+    assert.ok(!stores[place].includes(key), `the key is not in ${place}`);
+  }
+  assert.ok(!stores.html.includes(key), 'the key is not in the page markup');
+  assert.ok(stores.text.includes('sk-e2e…cdef') || stores.text.includes('sk-…cdef') || /sk-\S*…cdef/.test(stores.text), 'only a masked key is shown');
+  await page.getByTestId('forget-key').click();
+  assert.equal(await page.evaluate(() => JSON.stringify({ ...sessionStorage })).then((s) => s.includes(key)), false);
+});
