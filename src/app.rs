@@ -6,6 +6,7 @@ use std::time::Duration;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use ttft_core::diagnosis::Lang;
+use ttft_core::timeline::RunOutcome;
 use web_sys::MouseEvent;
 
 use crate::components::charts::{DistributionView, ItlView, RunsChartView};
@@ -44,25 +45,30 @@ async fn run_series(
             }
         })
         .await;
+        let repeatable = finished
+            .as_ref()
+            .is_none_or(|record| repeating_can_succeed(&record.outcome));
         if let Some(record) = finished {
-            let number = session
-                .runs
-                .with_untracked(|runs| runs.last().map_or(1, |last| last.number + 1));
-            session.runs.update(|runs| {
-                runs.push(RunEntry {
-                    number,
-                    warmup: warmup && index == 0,
-                    model: settings.model.clone(),
-                    record,
-                })
-            });
-            session.selected.set(Some(number));
+            session.push(warmup && index == 0, settings.model.clone(), record);
         }
-        if run_control.stopped() {
+        if run_control.stopped() || !repeatable {
             break;
         }
     }
     control.set_value(None);
+}
+
+/// Whether the next run of a series can end differently: not after the input was rejected
+/// or the server refused the request itself (4xx other than 408 and 429), where every
+/// further run would fail the same way.
+fn repeating_can_succeed(outcome: &RunOutcome) -> bool {
+    match outcome {
+        RunOutcome::NotSent => false,
+        RunOutcome::HttpError { status } => {
+            !(400..500).contains(status) || matches!(status, 408 | 429)
+        }
+        _ => true,
+    }
 }
 
 /// The whole widget.
@@ -288,11 +294,15 @@ fn Results(
             >
                 <RunsTable runs=runs selected=session.selected />
                 <SummaryTable runs=runs />
-                <div class="charts">
-                    <RunsChartView series=series references=references />
-                    <DistributionView values_ms=ttfa_values markers=markers metric="ttfa_ms" />
-                    <ItlView gaps_ms=itl_gaps />
-                </div>
+                <Show when=move || !ttfa_values.with(Vec::is_empty)>
+                    <div class="charts">
+                        <RunsChartView series=series references=references />
+                        <DistributionView values_ms=ttfa_values markers=markers metric="ttfa_ms" />
+                        <Show when=move || !itl_gaps.with(Vec::is_empty)>
+                            <ItlView gaps_ms=itl_gaps />
+                        </Show>
+                    </div>
+                </Show>
                 {move || selected_entry().map(|entry| view! { <RunDetail entry=entry /> })}
             </Show>
         </section>

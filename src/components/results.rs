@@ -365,7 +365,11 @@ pub fn RunDetail(
             <p class="meta">{format!("POST {url}")}</p>
             {entry.diagnosis().cloned().map(|diagnosis| view! { <DiagnosisBox diagnosis=diagnosis /> })}
             {network_line}
-            <WaterfallView phases=Signal::derive(move || phases.clone()) />
+            {
+                // A run without a first token has only its connection setup: no chart.
+                (phases.len() > 1)
+                    .then(|| view! { <WaterfallView phases=Signal::derive(move || phases.clone()) /> })
+            }
         </div>
     }
 }

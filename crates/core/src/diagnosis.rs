@@ -862,7 +862,7 @@ impl Cause {
             },
             Cause::BrowserAccessRefused => tr(lang, "Use a key from an organisation that allows browser access (ask the provider's support), or call through a proxy such as LiteLLM.", "请使用允许浏览器访问的组织的密钥（可联系服务商支持），或通过 LiteLLM 等代理调用。"),
             Cause::Forbidden => tr(lang, "Check the key's permissions and project, whether your account can use this model, and whether the provider serves your region.", "请检查密钥的权限和所属项目、账户是否可以使用该模型，以及服务商是否支持你所在的地区。"),
-            Cause::ModelNotFound => tr(lang, "Check the model name's spelling against the provider's model list (the Models button lists what this endpoint serves).", "请对照服务商的模型列表检查模型名称拼写（“模型”按钮会列出该接口提供的模型）。"),
+            Cause::ModelNotFound => tr(lang, "Check the model name's spelling against the provider's model list (the Model field suggests the names this endpoint lists at /models).", "请对照服务商的模型列表检查模型名称拼写（“模型”输入框会提示该接口 /models 列出的名称）。"),
             Cause::WrongPath => tr(lang, "Check the base URL: most servers want it to end in /v1 (https://host/v1); do not paste the full /chat/completions path.", "请检查基础 URL：多数服务器要求以 /v1 结尾（https://host/v1）；不要粘贴完整的 /chat/completions 路径。"),
             Cause::BadRequest => tr(lang, "Read the server's message: usually a parameter this model does not support (max_tokens vs max_completion_tokens, reasoning options, stream_options).", "请阅读服务器的提示：通常是该模型不支持的参数（max_tokens 与 max_completion_tokens、推理选项、stream_options）。"),
             Cause::RequestTimeout => tr(lang, "Retry; if it repeats, check proxies in between and the server's request timeout.", "请重试；如果反复出现，请检查中间的代理和服务器的请求超时设置。"),
