@@ -164,3 +164,64 @@ test('the key lives in sessionStorage and nowhere else', async () => {
   await page.getByTestId('forget-key').click();
   assert.equal(await page.evaluate(() => JSON.stringify({ ...sessionStorage })).then((s) => s.includes(key)), false);
 });
+
+test('TTFT-only mode stops each run right after its first answer token', async () => {
+  const { page } = await openWidget(browser, sim.url);
+  await page.getByTestId('ttft-only').check();
+  // 200 answer tokens at 50 ms would take 10 s; TTFT-only must end at the first one.
+  await runOnce(page, { model: 'sim-fast@prefill_ms=100,itl_ms=50,answer_tokens=200', runs: 2 });
+  for (const number of [1, 2]) {
+    const row = page.locator(`[data-testid=run-row][data-run="${number}"]`);
+    assert.equal(await row.getAttribute('data-outcome'), 'ok');
+    assert.match(await row.getByTestId('run-outcome').textContent(), /TTFT only/);
+    const metrics = await rowMetrics(page, number);
+    assert.ok(metrics.ttfa_ms >= 100 && metrics.ttfa_ms <= 160, `ttfa_ms ${metrics.ttfa_ms}`);
+    assert.ok(Number.isNaN(metrics.e2e_ms), 'an aborted stream has no end-to-end time');
+  }
+  const answer = await page.getByTestId('answer').textContent();
+  assert.ok(answer.length < 40, `only the first tokens were shown: "${answer}"`);
+});
+
+test('Stop ends a stalled run and the series, keeping what was measured', async () => {
+  const { page } = await openWidget(browser, sim.url);
+  await runOnce(page, { model: 'sim-fast@prefill_ms=30' });
+  await page.getByTestId('model').fill('sim-fast@fault=stall');
+  await page.getByTestId('run-count').fill('3');
+  await page.getByTestId('send').click();
+  await page.locator('[data-testid=status][data-state=waiting]').waitFor();
+  await page.waitForTimeout(300);
+  await page.getByTestId('stop').click();
+  await page.waitForFunction(() => !document.querySelector('[data-testid=send]').disabled, null, { timeout: 10_000 });
+  assert.equal(await page.getByTestId('run-row').count(), 2, 'the stopped run is kept, the series ended');
+  const diagnosis = page.getByTestId('run-detail').getByTestId('diagnosis');
+  assert.equal(await diagnosis.getAttribute('data-cause'), 'aborted');
+  assert.equal(await page.locator('[data-testid=run-row][data-run="1"]').getAttribute('data-outcome'), 'ok');
+});
+
+test('cross-origin runs show the network breakdown, and summaries follow the cold/warm labels', async () => {
+  const { page } = await openWidget(browser, sim.url);
+  // localhost is another origin than the page's 127.0.0.1: CORS applies, and Resource
+  // Timing details are visible only because ttft-sim sends Timing-Allow-Origin.
+  await page.getByTestId('base-url').fill(`${sim.url.replace('127.0.0.1', 'localhost')}/v1`);
+  await runOnce(page, { model: 'sim-fast@prefill_ms=30', runs: 3 });
+  const breakdown = await page.getByTestId('network-breakdown').textContent();
+  assert.match(breakdown, /Resource Timing\)$/, `timing is visible: ${breakdown}`);
+  await page.getByTestId('more-columns').check();
+  for (const number of [1, 2, 3]) {
+    const metrics = await rowMetrics(page, number);
+    // ttft-sim sends its headers before the 30 ms prefill: the first byte comes early.
+    assert.ok(metrics.queueing_ms >= 0, `run ${number}: queueing ${metrics.queueing_ms}`);
+    assert.ok(metrics.waiting_ms >= 0 && metrics.waiting_ms < 30, `run ${number}: waiting ${metrics.waiting_ms} < 30 ms`);
+    assert.ok(metrics.ttfa_ms >= 30, `run ${number}: ttfa ${metrics.ttfa_ms} includes the prefill`);
+  }
+  // Every run is labelled cold or warm, and each cohort's n is the number of runs so labelled.
+  const labels = await page.locator('[data-testid=run-row] td:nth-child(2)').allTextContents();
+  assert.ok(labels.every((label) => label === 'cold' || label === 'warm'), `labels ${labels}`);
+  const cohortCount = async (cohort) => {
+    const row = page.locator(`[data-testid=summary-table] tr[data-cohort=${cohort}][data-metric=ttfa_ms] td`).last();
+    return (await row.count()) ? Number(await row.textContent()) : 0;
+  };
+  assert.equal(await cohortCount('all'), 3);
+  assert.equal(await cohortCount('cold'), labels.filter((label) => label === 'cold').length);
+  assert.equal(await cohortCount('warm'), labels.filter((label) => label === 'warm').length);
+});
