@@ -82,6 +82,27 @@ fn set_root_attribute(name: &str, value: Option<&str>) {
     };
 }
 
+/// Brings the archive in line with the session's runs; on a change, saves it and posts each
+/// new run to the host page. Idempotent, so the summary can call it first to keep run
+/// messages before the summary.
+fn sync_and_publish(session: Session, form: FormState, archive: Archive, embed: &Embed) {
+    let known: Vec<u32> = archive
+        .records
+        .with_untracked(|records| records.iter().map(|record| record.run_index).collect());
+    let changed = session.runs.with(|runs| archive.sync(runs, &form));
+    if changed {
+        archive.records.with_untracked(|records| {
+            persist::save_runs(records);
+            for record in records
+                .iter()
+                .filter(|record| !known.contains(&record.run_index))
+            {
+                embed.post("ttft-meter.run", embed::run_message(record));
+            }
+        });
+    }
+}
+
 /// Loads the stored history into the session and keeps storage (and the host page, when
 /// embedded) in step with it: every change of the runs is saved, every new run posted.
 fn persist_session(session: Session, form: FormState, archive: Archive, embed: Embed) {
@@ -93,23 +114,7 @@ fn persist_session(session: Session, form: FormState, archive: Archive, embed: E
         .runs
         .set(stored.iter().map(entry_from_export).collect());
     archive.records.set(stored);
-    Effect::new(move |_| {
-        let known: Vec<u32> = archive
-            .records
-            .with_untracked(|records| records.iter().map(|record| record.run_index).collect());
-        let changed = session.runs.with(|runs| archive.sync(runs, &form));
-        if changed {
-            archive.records.with_untracked(|records| {
-                persist::save_runs(records);
-                for record in records
-                    .iter()
-                    .filter(|record| !known.contains(&record.run_index))
-                {
-                    embed.post("ttft-meter.run", embed::run_message(record));
-                }
-            });
-        }
-    });
+    Effect::new(move |_| sync_and_publish(session, form, archive, &embed));
 }
 
 /// The whole widget.
@@ -182,6 +187,7 @@ pub fn App() -> impl IntoView {
                 ticker.clear();
             }
             live.streaming.set(false);
+            sync_and_publish(session, form, archive, &post_embed);
             let (total_runs, summary) = session
                 .runs
                 .with_untracked(|runs| (runs.len(), cohort_summary(runs, Cohort::All)));

@@ -122,6 +122,7 @@ pub fn ShareBar() -> impl IntoView {
                 Ok(document) => {
                     let count = document.runs.len();
                     let entries: Vec<_> = document.runs.iter().map(entry_from_export).collect();
+                    persist::save_runs(&document.runs);
                     archive.records.set(document.runs);
                     session
                         .selected
