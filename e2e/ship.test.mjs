@@ -306,7 +306,12 @@ test('JSON export imports back identically; CSV and chart SVG/PNG download', asy
     second.page.getByTestId('export-json').click(),
   ]);
   const reexported = JSON.parse(readFileSync(await again.path(), 'utf8'));
-  const withoutStamp = ({ exported_at: _exportedAt, ...rest }) => rest;
+  // Everything but the export's own time and the timer step, sampled anew at each export.
+  const withoutStamp = ({ exported_at: _exportedAt, environment, ...rest }) => {
+    const { timer_resolution_ms: stepMs, ...kept } = environment;
+    assert.ok(stepMs > 0 && stepMs <= 0.1, `timer_resolution_ms ${stepMs}`);
+    return { ...rest, environment: kept };
+  };
   assert.deepEqual(withoutStamp(reexported), withoutStamp(exported));
   // And the import is kept like any run.
   assert.deepEqual((await storedRuns(second.page)).runs, exported.runs);
@@ -327,7 +332,7 @@ const ALLOWED_IN_ZH = [
   /^TTFT$/, /^Meter$/, /^English$/, // the product name; the language button names English
   /^(ttft|ttfa|ttfr|itl|e2e|tps|p50|p95|p99|ms|JSON|CSV|SVG|PNG|API|URL|HTTP|SSE|token|tokens)$/i,
   // Statistic names beside p50/p95/p99; web and network terms; peer tools.
-  /^(min|max|mean|POST|sessionStorage|localStorage|Resource|Timing|DNS|TCP|TLS|AIPerf|GuideLLM|numpy)$/,
+  /^(UTC|min|max|mean|POST|sessionStorage|localStorage|Resource|Timing|DNS|TCP|TLS|AIPerf|GuideLLM|numpy)$/,
   /^(OpenAI|Anthropic|OpenRouter|DeepSeek|LiteLLM|Ollama|SGLang|vLLM|llama|cpp|server|proxy|ttft-sim|sim|Responses|Chat|Completions|Messages|localhost|max_tokens|Bearer|Authorization|worker|presentationTime|renderTime|rAF|MessageChannel|COOP|COEP)$/,
 ];
 

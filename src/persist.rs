@@ -75,19 +75,12 @@ pub fn iso_time(at_ms: f64) -> String {
 
 /// Where the measurement was taken, for export documents.
 pub fn environment() -> Environment {
-    let window = web_sys::window();
-    let isolated = window
-        .as_ref()
-        .and_then(|window| js_sys::Reflect::get(window, &"crossOriginIsolated".into()).ok())
-        .and_then(|value| value.as_bool())
-        .unwrap_or(false);
     Environment {
-        user_agent: window
-            .as_ref()
+        user_agent: web_sys::window()
             .and_then(|window| window.navigator().user_agent().ok())
             .unwrap_or_default(),
-        timer_resolution_ms: None,
-        cross_origin_isolated: isolated,
+        timer_resolution_ms: crate::clock::timer_resolution_ms(),
+        cross_origin_isolated: crate::clock::cross_origin_isolated(),
         transport: export::Transport::Worker,
         page_origin: crate::state::page_origin(),
     }

@@ -153,9 +153,11 @@ pub fn ShareBar() -> impl IntoView {
             <button type="button" data-testid="copy-summary" on:click=copy_summary disabled=empty>
                 {move || i18n.t("Copy summary", "复制摘要")}
             </button>
+            // The native file input shows the browser's own (untranslated) words, so it is
+            // hidden visually but kept focusable; the label looks like a button.
             <label class="file-button">
-                <span>{move || i18n.t("Import JSON (replaces the history)", "导入 JSON（替换历史记录）")}</span>
-                <input type="file" accept=".json,application/json" data-testid="import-json" on:change=import />
+                <input type="file" class="visually-hidden" accept=".json,application/json" data-testid="import-json" on:change=import />
+                <span class="button-like">{move || i18n.t("Import JSON (replaces the history)", "导入 JSON（替换历史记录）")}</span>
             </label>
             <p class="meta" role="status" data-testid="share-message">
                 {move || message.get().map(|(en, zh)| i18n.pick(en, zh))}
@@ -205,7 +207,7 @@ pub fn HistoryList() -> impl IntoView {
             .rev()
             .map(|record| {
                 let number = record.run_index as usize;
-                let when = record.started_at.replace('T', " ").chars().take(19).collect::<String>();
+                let when = format!("{} UTC", record.started_at.replace('T', " ").chars().take(19).collect::<String>());
                 let ok = ttft_core::export::outcome_is_ok(&record.outcome);
                 view! {
                     <li data-testid="history-item" data-run=number>
