@@ -316,25 +316,3 @@ pub fn summary_message(total_runs: usize, summary: Option<&RunsSummary>) -> Valu
 /// The experiment the URL asked for (`experiment=`), for the experiments panel.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExperimentRequest(pub Option<String>);
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn key_parameters_are_refused_and_others_read() {
-        let config = UrlConfig::from_pairs([
-            ("model", "sim-fast"),
-            ("api_key", "sk-secret"),
-            ("openai_key", "x"),
-            ("runs", "3"),
-            ("compact", "1"),
-            ("max_tokens", "5"),
-        ]);
-        assert_eq!(config.model.as_deref(), Some("sim-fast"));
-        assert_eq!(config.runs.as_deref(), Some("3"));
-        assert!(config.compact);
-        assert_eq!(config.refused_keys, vec!["api_key", "openai_key"]);
-        assert!(!format!("{config:?}").contains("sk-secret"));
-    }
-}
