@@ -209,7 +209,11 @@ pub fn save_runs(runs: &[export::RunRecord]) {
     }
     let mut kept = runs;
     loop {
-        let Ok(text) = document(kept).to_json() else {
+        // Compact JSON (the export's pretty form is a third larger); same canonical values.
+        let Ok(text) = document(kept)
+            .canonicalized()
+            .and_then(|document| Ok(serde_json::to_string(&document)?))
+        else {
             return;
         };
         if storage.set_item(RUNS_SLOT, &text).is_ok() || kept.len() <= 1 {

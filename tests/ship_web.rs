@@ -84,3 +84,40 @@ fn an_empty_history_clears_its_slot_and_loads_as_empty() {
     persist::save_runs(&[]);
     assert_eq!(local.get_item(persist::RUNS_SLOT).unwrap(), None);
 }
+
+fn stored_record(run_index: u32) -> ttft_core::export::RunRecord {
+    use ttft_core::export::{RunRecord, RunSettings, Transport};
+    use ttft_core::request::Protocol;
+    use ttft_core::timeline::RunTimeline;
+    let settings = RunSettings {
+        protocol: Protocol::OpenAiChat,
+        endpoint_url: "http://127.0.0.1:8787/v1/chat/completions".into(),
+        model: "sim-fast".into(),
+        dialect: None,
+        max_tokens: None,
+        ttft_only: false,
+        reasoning: false,
+        request: None,
+    };
+    let timeline = RunTimeline::new(None, 10.0);
+    RunRecord::from_timeline(
+        run_index,
+        "2026-11-29T17:00:00.000Z",
+        settings,
+        Transport::Worker,
+        &timeline,
+    )
+}
+
+#[wasm_bindgen_test]
+fn the_history_keeps_the_newest_runs_up_to_the_bound() {
+    let runs: Vec<_> = (1..=persist::MAX_STORED_RUNS as u32 + 5)
+        .map(stored_record)
+        .collect();
+    persist::save_runs(&runs);
+    let loaded = persist::load_runs();
+    assert_eq!(loaded.len(), persist::MAX_STORED_RUNS);
+    assert_eq!(loaded.first().map(|run| run.run_index), Some(6));
+    assert_eq!(loaded.last(), runs.last());
+    persist::save_runs(&[]);
+}
