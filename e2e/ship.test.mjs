@@ -3,7 +3,7 @@
 // imports back identically, every visible string translated, 360 px layout, keyboard use.
 // Everything runs against the built page and ttft-sim on 127.0.0.1; nothing is mocked.
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -423,5 +423,77 @@ test('keyboard only: Tab to Send, Enter, the result appears', async () => {
   const ttfaMs = Number(await ttfa.getAttribute('data-ms'));
   assert.ok(ttfaMs >= 80 && ttfaMs <= 150, `ttfa_ms ${ttfaMs}`);
   await waitForRuns(page, 1);
+  await context.close();
+});
+
+test('the release build works from another static host under a sub-path, and requests only the endpoint', async () => {
+  // A plain static host: no COOP/COEP, the build under /docs/tools/ttft/.
+  const prefix = '/docs/tools/ttft/';
+  const types = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css' };
+  const server = http.createServer((request, response) => {
+    const pathname = new URL(request.url, 'http://host').pathname;
+    const file = path.join(ROOT, 'dist', pathname.startsWith(prefix) ? pathname.slice(prefix.length) || 'index.html' : '-');
+    if (!pathname.startsWith(prefix) || !existsSync(file)) {
+      response.writeHead(404).end();
+      return;
+    }
+    response.writeHead(200, { 'content-type': types[path.extname(file)] ?? 'application/octet-stream' });
+    response.end(readFileSync(file));
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const site = `http://127.0.0.1:${server.address().port}`;
+  const context = await browser.newContext();
+  const requested = [];
+  context.on('request', (request) => requested.push(request.url()));
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (error) => errors.push(error));
+  const query = new URLSearchParams({ base_url: `${sim.url}/v1`, model: 'sim-fast@prefill_ms=100', lang: 'en' });
+  await page.goto(`${site}${prefix}?${query}`);
+  await page.getByTestId('send').click();
+  await waitForRuns(page, 1);
+  const [run] = (await storedRuns(page)).runs;
+  assert.equal(run.outcome.kind, 'completed');
+  assert.equal(run.transport, 'worker', 'the worker script loads from the relative URL');
+  assert.ok(run.metrics.ttfa_ms >= 100 && run.metrics.ttfa_ms <= 180, `ttfa_ms ${run.metrics.ttfa_ms}`);
+  // Not isolated here: the page says so.
+  assert.match(await page.getByTestId('timer-resolution').textContent(), /not isolated/);
+  const elsewhere = requested.filter(
+    (url) => !url.startsWith(`${site}${prefix}`) && !url.startsWith(`${sim.url}/v1/`) && !/^(data|blob):/.test(url),
+  );
+  assert.deepEqual(elsewhere, [], 'no request but to the page files and the endpoint');
+  assert.deepEqual(errors, []);
+  await context.close();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+test('the theme switch applies and is remembered; the summary is copied to the clipboard', async () => {
+  const { context, page, errors } = await freshWidget('?lang=en&model=sim-fast%40prefill_ms%3D60', {
+    permissions: ['clipboard-read', 'clipboard-write'],
+  });
+  await page.getByTestId('theme').selectOption('light');
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'light');
+  assert.equal(await page.evaluate(() => getComputedStyle(document.body).backgroundColor), 'rgb(247, 247, 245)');
+  await page.getByTestId('theme').selectOption('dark');
+  await page.reload();
+  await page.getByTestId('send').waitFor();
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
+  assert.equal(await page.getByTestId('theme').inputValue(), 'dark');
+  await page.getByTestId('theme').selectOption('auto');
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), undefined);
+
+  await page.getByTestId('api-key').fill(TYPED_KEY);
+  await page.getByTestId('send').click();
+  await waitForRuns(page, 1);
+  await page.getByTestId('copy-summary').click();
+  await page.getByTestId('share-message').filter({ hasText: 'Summary copied.' }).waitFor();
+  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  const [run] = (await storedRuns(page)).runs;
+  assert.match(copied, /ttfa/);
+  assert.ok(copied.includes(run.settings.model), 'the summary names the model');
+  for (const piece of KEY_PIECES) {
+    assert.ok(!copied.includes(piece), `the summary must not contain ${piece}`);
+  }
+  assert.deepEqual(errors, []);
   await context.close();
 });
