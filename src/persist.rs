@@ -141,7 +141,7 @@ pub fn export_record(entry: &RunEntry, form: &FormState) -> export::RunRecord {
 }
 
 /// A stored or imported run as the widget shows it. The diagnosis text is not stored (only
-/// its cause code), so a failed run from history shows its code.
+/// its cause code), so a failed run from history shows its code (`key_refused`, …).
 pub fn entry_from_export(record: &export::RunRecord) -> RunEntry {
     RunEntry {
         number: record.run_index as usize,
@@ -157,7 +157,8 @@ pub fn entry_from_export(record: &export::RunRecord) -> RunEntry {
                 .as_ref()
                 .map(|cause_code| ShownDiagnosis {
                     cause_code: cause_code.clone(),
-                    title: format!("{cause_code} (from history / 来自历史记录)"),
+                    // The stable code, the same in both languages.
+                    title: cause_code.clone(),
                     fix: String::new(),
                 }),
             request: record.settings.request.clone(),
