@@ -497,3 +497,21 @@ test('the theme switch applies and is remembered; the summary is copied to the c
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('a failed run is kept across a reload with its cause code', async () => {
+  const { context, page } = await freshWidget('?lang=en&model=sim-fast%40fault%3D401');
+  await page.getByTestId('send').click();
+  await waitForRuns(page, 1);
+  const cause = await page.getByTestId('run-detail').getByTestId('diagnosis').getAttribute('data-cause');
+  assert.ok(cause, 'the failed run has a cause');
+  const [run] = (await storedRuns(page)).runs;
+  assert.equal(run.diagnosis_cause, cause);
+  assert.equal(run.outcome.kind, 'http_error');
+  await page.reload();
+  await page.getByTestId('send').waitFor();
+  assert.match(await page.getByTestId('history-item').textContent(), /failed/);
+  const shown = page.getByTestId('run-detail').getByTestId('diagnosis');
+  assert.equal(await shown.getAttribute('data-cause'), cause);
+  assert.equal(await shown.locator('strong').textContent(), cause);
+  await context.close();
+});
