@@ -59,6 +59,68 @@ fn inline_styles(window: &web_sys::Window, source: &web_sys::Element, copy: &web
     }
 }
 
+/// Height of the legend row added under a chart in downloaded files.
+const LEGEND_HEIGHT_PX: f64 = 22.0;
+
+/// Copies the figure's HTML legend (series names in their colours) into the SVG copy, as a
+/// row under the chart, since a file has no page around it. Returns the height added.
+fn append_legend(
+    window: &web_sys::Window,
+    svg: &web_sys::Element,
+    copy: &web_sys::Element,
+    width_px: f64,
+    chart_height_px: f64,
+) -> f64 {
+    let (Some(document), Ok(Some(figure))) = (window.document(), svg.closest("figure")) else {
+        return 0.0;
+    };
+    let Ok(items) = figure.query_selector_all(".legend li") else {
+        return 0.0;
+    };
+    let mut x_px = 8.0;
+    for index in 0..items.length() {
+        let Some(item) = items
+            .item(index)
+            .and_then(|node| node.dyn_into::<web_sys::Element>().ok())
+        else {
+            continue;
+        };
+        let label = item.text_content().unwrap_or_default();
+        let colour = window
+            .get_computed_style(&item)
+            .ok()
+            .flatten()
+            .and_then(|style| style.get_property_value("color").ok())
+            .unwrap_or_default();
+        let Ok(text) = document.create_element_ns(Some("http://www.w3.org/2000/svg"), "text")
+        else {
+            continue;
+        };
+        let _ = text.set_attribute("x", &x_px.to_string());
+        let _ = text.set_attribute("y", &(chart_height_px + 15.0).to_string());
+        let _ = text.set_attribute(
+            "style",
+            &format!("fill:{colour};font:600 12px system-ui, sans-serif;"),
+        );
+        text.set_text_content(Some(&format!("— {label}")));
+        let _ = copy.append_child(&text);
+        // A rough advance at 12 px: Latin letters about 7 px, CJK characters a full em.
+        let label_px: f64 = label
+            .chars()
+            .map(|character| if character.is_ascii() { 7.0 } else { 12.5 })
+            .sum();
+        x_px += label_px + 36.0;
+        if x_px > width_px {
+            break;
+        }
+    }
+    if items.length() == 0 {
+        0.0
+    } else {
+        LEGEND_HEIGHT_PX
+    }
+}
+
 /// The chart as a standalone SVG document, with its size in px.
 fn serialize(test_id: &str) -> Option<(String, f64, f64)> {
     let window = web_sys::window()?;
@@ -74,7 +136,10 @@ fn serialize(test_id: &str) -> Option<(String, f64, f64)> {
         .split_whitespace()
         .filter_map(|number| number.parse().ok())
         .collect();
-    let (width_px, height_px) = (*view_box.get(2)?, *view_box.get(3)?);
+    let (width_px, chart_height_px) = (*view_box.get(2)?, *view_box.get(3)?);
+    let height_px =
+        chart_height_px + append_legend(&window, &svg, &copy, width_px, chart_height_px);
+    let _ = copy.set_attribute("viewBox", &format!("0 0 {width_px} {height_px}"));
     let _ = copy.set_attribute("xmlns", "http://www.w3.org/2000/svg");
     let _ = copy.set_attribute("width", &width_px.to_string());
     let _ = copy.set_attribute("height", &height_px.to_string());
