@@ -156,6 +156,8 @@ pub fn App() -> impl IntoView {
     let control = StoredValue::new_local(None::<RunControl>);
     paint::install_observer();
     let compact = config.compact;
+    // Shown on the root for scripts and tests until the experiments panel reads the context.
+    let experiment = config.experiment.clone();
     let refused_keys = config.refused_keys.clone();
     let post_embed = embed.clone();
 
@@ -206,7 +208,7 @@ pub fn App() -> impl IntoView {
     };
 
     view! {
-        <main class=if compact { "ttft compact" } else { "ttft" } data-testid="app">
+        <main class=if compact { "ttft compact" } else { "ttft" } data-testid="app" data-experiment=experiment>
             <header>
                 <h1>"TTFT Meter"</h1>
                 <p class="tagline">
