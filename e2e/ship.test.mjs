@@ -177,7 +177,12 @@ test('query parameters configure the form, language and theme, and a run uses th
   assert.equal(background, 'rgb(19, 20, 22)');
 
   await page.getByTestId('send').click();
+  // Progress while the series runs: a bar over the two runs.
+  const progress = page.getByTestId('run-progress');
+  await progress.waitFor({ timeout: 10_000 });
+  assert.equal(await progress.getAttribute('max'), '2');
   await waitForRuns(page, 2);
+  assert.equal(await progress.count(), 0, 'the bar goes when the series is over');
   const stored = await storedRuns(page);
   assert.equal(stored.runs.length, 2);
   for (const run of stored.runs) {

@@ -11,7 +11,7 @@ use crate::i18n::use_i18n;
 use crate::persist::{self, entry_from_export, Archive};
 use crate::state::Session;
 
-/// Offers `bytes` as a file download named `file_name`.
+/// Offers `text` as a file download named `file_name`, of type `mime`.
 pub fn download(file_name: &str, mime: &str, text: &str) {
     let parts = js_sys::Array::of1(&text.into());
     let options = web_sys::BlobPropertyBag::new();
