@@ -54,8 +54,11 @@ async function startHost() {
 }
 
 /** A fresh browser context (own storage), with one page on the widget. */
-async function freshWidget(query = '', options = {}) {
+async function freshWidget(query = '', options = {}, onRequest = null) {
   const context = await browser.newContext({ acceptDownloads: true, ...options });
+  if (onRequest) {
+    context.on('request', onRequest);
+  }
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (error) => errors.push(error));
@@ -202,8 +205,11 @@ test('a preset parameter applies the preset', async () => {
 });
 
 test('a key in the URL is refused, explained, removed from the address and never kept', async () => {
+  const sent = [];
   const { context, page, errors } = await freshWidget(
     `?model=sim-fast%40prefill_ms%3D50&api_key=${TYPED_KEY}&token=${TYPED_KEY}&lang=en`,
+    {},
+    (request) => sent.push({ url: request.url(), headers: request.headers() }),
   );
   const notice = await page.getByTestId('key-refused').textContent();
   assert.match(notice, /api_key, token/);
@@ -216,6 +222,13 @@ test('a key in the URL is refused, explained, removed from the address and never
   await waitForRuns(page, 1);
   const stored = await storedRuns(page);
   assert.equal(stored.runs[0].settings.request.key_sent, false);
+  // Only the page request itself carried it (the user typed it there); nothing after it,
+  // not even as Referer of the page's own files.
+  const later = JSON.stringify(sent.slice(1));
+  assert.ok(sent[0].url.includes('api_key='), 'the first request is the page itself');
+  for (const piece of KEY_PIECES) {
+    assert.ok(!later.includes(piece), `no later request may carry ${piece}`);
+  }
   const kept = await everythingKept(page);
   for (const piece of KEY_PIECES) {
     assert.ok(!kept.includes(piece), `storage and address must not contain ${piece}`);
