@@ -13,7 +13,10 @@ use crate::components::charts::{DistributionView, ItlView, RunsChartView};
 use crate::components::endpoint::EndpointForm;
 use crate::components::live::{LivePanes, LiveRun, Readouts};
 use crate::components::results::{RunDetail, RunsTable, SummaryTable};
+use crate::components::share::HistoryList;
+use crate::embed::{self, Embed, ExperimentRequest, Theme};
 use crate::i18n::{browser_lang, provide_i18n, use_i18n};
+use crate::persist::{self, entry_from_export, Archive};
 use crate::run::{self, RunControl, RunRecord, RunSettings, RunUpdate};
 use crate::state::{cohort_metrics, cohort_summary, Cohort, FormState, RunEntry, Session};
 use crate::{paint, storage};
@@ -71,18 +74,98 @@ fn repeating_can_succeed(outcome: &RunOutcome) -> bool {
     }
 }
 
+/// Sets or removes an attribute of `<html>` (theme, language).
+fn set_root_attribute(name: &str, value: Option<&str>) {
+    let Some(root) = web_sys::window()
+        .and_then(|window| window.document())
+        .and_then(|document| document.document_element())
+    else {
+        return;
+    };
+    let _ = match value {
+        Some(value) => root.set_attribute(name, value),
+        None => root.remove_attribute(name),
+    };
+}
+
+/// Brings the archive in line with the session's runs; on a change, saves it and posts each
+/// new run to the host page. Idempotent, so the summary can call it first to keep run
+/// messages before the summary.
+fn sync_and_publish(session: Session, form: FormState, archive: Archive, embed: &Embed) {
+    let known: Vec<u32> = archive
+        .records
+        .with_untracked(|records| records.iter().map(|record| record.run_index).collect());
+    let changed = session.runs.with(|runs| archive.sync(runs, &form));
+    if changed {
+        archive.records.with_untracked(|records| {
+            persist::save_runs(records);
+            for record in records
+                .iter()
+                .filter(|record| !known.contains(&record.run_index))
+            {
+                embed.post("ttft-meter.run", embed::run_message(record));
+            }
+        });
+    }
+}
+
+/// Loads the stored history into the session and keeps storage (and the host page, when
+/// embedded) in step with it: every change of the runs is saved, every new run posted.
+fn persist_session(session: Session, form: FormState, archive: Archive, embed: Embed) {
+    let stored = persist::load_runs();
+    session
+        .selected
+        .set(stored.last().map(|record| record.run_index as usize));
+    session
+        .runs
+        .set(stored.iter().map(entry_from_export).collect());
+    archive.records.set(stored);
+    Effect::new(move |_| sync_and_publish(session, form, archive, &embed));
+}
+
 /// The whole widget.
 #[component]
 pub fn App() -> impl IntoView {
-    let i18n = provide_i18n(browser_lang());
+    // First, before anything can keep it: a key in the URL is dropped from the address bar.
+    let config = embed::read_page_config();
+    let i18n = provide_i18n(
+        config
+            .lang
+            .or_else(persist::saved_lang)
+            .unwrap_or_else(browser_lang),
+    );
     let form = FormState::new(storage::load_api_key());
+    config.apply_to(&form);
     let live = LiveRun::new();
-    let session = Session {
-        runs: RwSignal::new(Vec::new()),
-        selected: RwSignal::new(None),
+    let session = Session::new();
+    let archive = Archive {
+        records: RwSignal::new(Vec::new()),
     };
+    let embed = Embed::from_config(&config);
+    provide_context(form);
+    provide_context(live);
+    provide_context(session);
+    provide_context(archive);
+    provide_context(embed.clone());
+    provide_context(ExperimentRequest(config.experiment.clone()));
+    let theme = RwSignal::new(config.theme.or_else(|| {
+        persist::load_preference(persist::THEME_SLOT).and_then(|code| Theme::parse(&code))
+    }));
+    provide_context(theme);
+    Effect::new(move |_| set_root_attribute("data-theme", theme.get().map(Theme::code)));
+    Effect::new(move |_| set_root_attribute("lang", Some(persist::lang_code(i18n.lang.get()))));
+    persist_session(session, form, archive, embed.clone());
+    embed.post(
+        "ttft-meter.ready",
+        serde_json::json!({ "page_origin": crate::state::page_origin() }),
+    );
     let control = StoredValue::new_local(None::<RunControl>);
     paint::install_observer();
+    let compact = config.compact;
+    // Shown on the root for scripts and tests until the experiments panel reads the context.
+    let experiment = config.experiment.clone();
+    let refused_keys = config.refused_keys.clone();
+    let post_embed = embed.clone();
 
     let send = move |event: MouseEvent| {
         if live.streaming.get_untracked() {
@@ -105,6 +188,7 @@ pub fn App() -> impl IntoView {
         scroll_into_view("answer-pane");
         live.streaming.set(true);
         let ticker = set_interval_with_handle(move || live.tick(), Duration::from_millis(100)).ok();
+        let post_embed = post_embed.clone();
         spawn_local(async move {
             run_series(
                 settings, measured, warmup, clicked_ms, live, session, control,
@@ -114,6 +198,14 @@ pub fn App() -> impl IntoView {
                 ticker.clear();
             }
             live.streaming.set(false);
+            sync_and_publish(session, form, archive, &post_embed);
+            let (total_runs, summary) = session
+                .runs
+                .with_untracked(|runs| (runs.len(), cohort_summary(runs, Cohort::All)));
+            post_embed.post(
+                "ttft-meter.summary",
+                embed::summary_message(total_runs, summary.as_ref()),
+            );
         });
     };
     let stop = move |_| {
@@ -125,7 +217,7 @@ pub fn App() -> impl IntoView {
     };
 
     view! {
-        <main class="ttft">
+        <main class=if compact { "ttft compact" } else { "ttft" } data-testid="app" data-experiment=experiment>
             <header>
                 <h1>"TTFT Meter"</h1>
                 <p class="tagline">
@@ -135,7 +227,9 @@ pub fn App() -> impl IntoView {
                     )}
                 </p>
                 <LanguageSwitch />
+                <ThemeSwitch theme=theme />
             </header>
+            <KeyRefusedNotice names=refused_keys />
             <EndpointForm form=form streaming=live.streaming />
             <section class="panel" aria-labelledby="run-heading">
                 <h2 id="run-heading">{move || i18n.t("Run", "运行")}</h2>
@@ -155,10 +249,12 @@ pub fn App() -> impl IntoView {
                         {move || status_text(live)}
                     </span>
                 </div>
+                <RunProgress live=live />
                 <Readouts live=live />
                 <LivePanes live=live />
             </section>
             <Results session=session />
+            <HistoryList />
         </main>
     }
 }
@@ -198,6 +294,78 @@ fn status_text(live: LiveRun) -> String {
     format!("{state}{of}")
 }
 
+/// Switches the language and remembers the choice for the next visit.
+fn choose_lang(i18n: crate::i18n::I18n, lang: Lang) {
+    i18n.lang.set(lang);
+    persist::save_preference(persist::LANG_SLOT, Some(persist::lang_code(lang)));
+}
+
+/// A progress bar while a series of several runs is going.
+#[component]
+fn RunProgress(
+    /// The live run (progress and streaming flag).
+    live: LiveRun,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    let series_running = move || live.streaming.get() && live.progress.get().1 > 1;
+    view! {
+        <Show when=series_running>
+            <progress
+                class="run-progress"
+                data-testid="run-progress"
+                max=move || live.progress.get().1
+                value=move || live.progress.get().0.saturating_sub(1)
+                aria-label=move || i18n.t("Runs done", "已完成的运行")
+            ></progress>
+        </Show>
+    }
+}
+
+/// Says that a key given in the URL was refused, and why.
+#[component]
+fn KeyRefusedNotice(
+    /// The refused parameter names.
+    names: Vec<String>,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    (!names.is_empty()).then(|| {
+        let names = names.join(", ");
+        view! {
+            <p class="notice" role="alert" data-testid="key-refused">
+                {move || i18n.pick(
+                    format!("A key in the page address ({names}) was ignored and removed from the address: addresses end up in browser history, server logs and shared links. Type the key in the API key field instead; it stays in this tab only."),
+                    format!("页面地址中的密钥（{names}）已被忽略并从地址中移除：地址会留在浏览器历史、服务器日志和分享的链接中。请在 API 密钥输入框中输入密钥；它只保存在当前标签页中。"),
+                )}
+            </p>
+        }
+    })
+}
+
+/// Light / dark / the system's choice; remembered for the next visit.
+#[component]
+fn ThemeSwitch(
+    /// The chosen theme (`None`: follow the system).
+    theme: RwSignal<Option<Theme>>,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    let choose = move |event: web_sys::Event| {
+        let chosen = Theme::parse(&event_target_value(&event));
+        theme.set(chosen);
+        persist::save_preference(persist::THEME_SLOT, chosen.map(Theme::code));
+    };
+    let code = move || theme.get().map_or("auto", Theme::code);
+    view! {
+        <label class="theme-switch">
+            <span>{move || i18n.t("Theme", "主题")}</span>
+            <select data-testid="theme" on:change=choose prop:value=code>
+                <option value="auto" selected=move || code() == "auto">{move || i18n.t("System", "跟随系统")}</option>
+                <option value="light" selected=move || code() == "light">{move || i18n.t("Light", "浅色")}</option>
+                <option value="dark" selected=move || code() == "dark">{move || i18n.t("Dark", "深色")}</option>
+            </select>
+        </label>
+    }
+}
+
 /// English / 中文.
 #[component]
 fn LanguageSwitch() -> impl IntoView {
@@ -208,7 +376,7 @@ fn LanguageSwitch() -> impl IntoView {
                 type="button"
                 data-testid="lang-en"
                 aria-pressed=move || (i18n.lang.get() == Lang::En).to_string()
-                on:click=move |_| i18n.lang.set(Lang::En)
+                on:click=move |_| choose_lang(i18n, Lang::En)
             >
                 "English"
             </button>
@@ -216,7 +384,7 @@ fn LanguageSwitch() -> impl IntoView {
                 type="button"
                 data-testid="lang-zh"
                 aria-pressed=move || (i18n.lang.get() == Lang::Zh).to_string()
-                on:click=move |_| i18n.lang.set(Lang::Zh)
+                on:click=move |_| choose_lang(i18n, Lang::Zh)
             >
                 "中文"
             </button>

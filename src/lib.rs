@@ -5,9 +5,11 @@
 pub mod app;
 pub mod clock;
 pub mod components;
+pub mod embed;
 pub mod i18n;
 pub mod net;
 pub mod paint;
+pub mod persist;
 pub mod run;
 pub mod state;
 pub mod storage;

@@ -7,6 +7,7 @@ use ttft_core::chart::{
     PhaseSpan, Rect, Reference, ReferenceLine, RunSeries,
 };
 
+use crate::components::chart_export::ChartTools;
 use crate::i18n::use_i18n;
 
 const WIDTH_PX: f64 = 640.0;
@@ -168,6 +169,21 @@ pub fn RunsChartView(
                     .map(|(_, class, en, zh)| view! { <li class=*class>{move || i18n.t(en, zh)}</li> })
                     .collect_view()}
             </ul>
+            <ChartTools
+                test_id="chart-runs"
+                headers=vec![("run", "运行"), ("ttft_ms", "ttft_ms"), ("ttfa_ms", "ttfa_ms"), ("perceived_ttfa_ms", "perceived_ttfa_ms")]
+                rows=Signal::derive(move || {
+                    let [ttft, ttfa, perceived] = series.get();
+                    (0..ttft.len())
+                        .map(|index| {
+                            let cell = |values: &[Option<f64>]| {
+                                values.get(index).copied().flatten().map_or_else(|| "—".to_string(), |value_ms| format!("{value_ms:.1}"))
+                            };
+                            vec![(index + 1).to_string(), cell(&ttft), cell(&ttfa), cell(&perceived)]
+                        })
+                        .collect()
+                })
+            />
         </figure>
     }
 }
@@ -214,6 +230,17 @@ pub fn DistributionView(
                     }
                 }}
             </svg>
+            <ChartTools
+                test_id="chart-distribution"
+                headers=vec![("from (ms)", "起（毫秒）"), ("to (ms)", "止（毫秒）"), ("runs", "次数")]
+                rows=Signal::derive(move || {
+                    distribution_chart(&values_ms.get(), &[], &frame)
+                        .bars
+                        .iter()
+                        .map(|bar| vec![format!("{:.1}", bar.start_ms), format!("{:.1}", bar.end_ms), bar.count.to_string()])
+                        .collect()
+                })
+            />
         </figure>
     }
 }
@@ -238,6 +265,18 @@ pub fn ItlView(
                     }
                 }}
             </svg>
+            <ChartTools
+                test_id="chart-itl"
+                headers=vec![("gap", "间隔"), ("itl_ms", "itl_ms")]
+                rows=Signal::derive(move || {
+                    gaps_ms
+                        .get()
+                        .iter()
+                        .enumerate()
+                        .map(|(index, gap_ms)| vec![(index + 1).to_string(), format!("{gap_ms:.1}")])
+                        .collect()
+                })
+            />
         </figure>
     }
 }
@@ -287,6 +326,20 @@ pub fn WaterfallView(
                     }
                 }}
             </svg>
+            <ChartTools
+                test_id="chart-waterfall"
+                headers=vec![("phase", "阶段"), ("from (ms)", "起（毫秒）"), ("to (ms)", "止（毫秒）")]
+                rows=Signal::derive(move || {
+                    waterfall_chart(&phases.get(), &frame)
+                        .bars
+                        .iter()
+                        .map(|bar| {
+                            let (en, zh) = phase_label(bar.phase);
+                            vec![i18n.t(en, zh).to_string(), format!("{:.1}", bar.start_ms), format!("{:.1}", bar.end_ms)]
+                        })
+                        .collect()
+                })
+            />
         </figure>
     }
 }

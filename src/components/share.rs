@@ -1,0 +1,257 @@
+//! Export, import, copy-summary and the stored history (delete one or all).
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use ttft_core::export::{runs_csv, summary_text, CsvHeader, ExportDocument};
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+
+use crate::components::live::format_ms;
+use crate::i18n::use_i18n;
+use crate::persist::{self, entry_from_export, Archive};
+use crate::state::Session;
+
+/// Offers `text` as a file download named `file_name`, of type `mime`.
+pub fn download(file_name: &str, mime: &str, text: &str) {
+    let parts = js_sys::Array::of1(&text.into());
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type(mime);
+    if let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options) {
+        download_blob(file_name, &blob);
+    }
+}
+
+/// Offers a blob as a file download: a temporary `<a download>` clicked once.
+pub fn download_blob(file_name: &str, blob: &web_sys::Blob) {
+    let Some(document) = web_sys::window().and_then(|window| window.document()) else {
+        return;
+    };
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(blob) else {
+        return;
+    };
+    if let Some(anchor) = document
+        .create_element("a")
+        .ok()
+        .and_then(|element| element.dyn_into::<web_sys::HtmlAnchorElement>().ok())
+    {
+        anchor.set_href(&url);
+        anchor.set_download(file_name);
+        anchor.click();
+    }
+    // The click has started the download; the object URL is no longer needed.
+    let _ = web_sys::Url::revoke_object_url(&url);
+}
+
+/// A file-name stamp: `2026-11-29T17-05-00`.
+fn stamp() -> String {
+    persist::iso_time(persist::now_ms())
+        .chars()
+        .take(19)
+        .map(|character| if character == ':' { '-' } else { character })
+        .collect()
+}
+
+/// Export JSON / CSV, copy the summary, import JSON.
+#[component]
+pub fn ShareBar() -> impl IntoView {
+    let i18n = use_i18n();
+    let archive = expect_archive();
+    let session = use_context::<Session>().unwrap_or_default();
+    // What the last action said (en, zh), shown in a live region.
+    let message = RwSignal::new(None::<(String, String)>);
+    // The summary, shown for manual copying when the clipboard is unavailable.
+    let manual_copy = RwSignal::new(None::<String>);
+
+    let export_json = move |_| {
+        let document = persist::document(&archive.records.get_untracked());
+        match document.to_json() {
+            Ok(text) => download(
+                &format!("ttft-meter-{}.json", stamp()),
+                "application/json",
+                &text,
+            ),
+            Err(error) => message.set(Some((error.to_string(), error.to_string()))),
+        }
+    };
+    let export_csv = move |_| {
+        let text = runs_csv(&archive.records.get_untracked(), CsvHeader::WithPeerNames);
+        download(&format!("ttft-meter-{}.csv", stamp()), "text/csv", &text);
+    };
+    let copy_summary = move |_| {
+        let lang = i18n.lang_untracked();
+        let text = match summary_text(&archive.records.get_untracked(), lang) {
+            Ok(text) => text,
+            Err(error) => return message.set(Some((error.to_string(), error.to_string()))),
+        };
+        spawn_local(async move {
+            let copied = match web_sys::window().map(|window| window.navigator().clipboard()) {
+                Some(clipboard) => JsFuture::from(clipboard.write_text(&text)).await.is_ok(),
+                None => false,
+            };
+            if copied {
+                manual_copy.set(None);
+                message.set(Some(("Summary copied.".into(), "摘要已复制。".into())));
+            } else {
+                manual_copy.set(Some(text));
+                message.set(Some((
+                    "The clipboard is not available here: select the text below and copy it."
+                        .into(),
+                    "此处无法使用剪贴板：请选中下方文本并复制。".into(),
+                )));
+            }
+        });
+    };
+    let import = move |event: web_sys::Event| {
+        let Some(input) = event
+            .target()
+            .and_then(|target| target.dyn_into::<web_sys::HtmlInputElement>().ok())
+        else {
+            return;
+        };
+        let Some(file) = input.files().and_then(|files| files.get(0)) else {
+            return;
+        };
+        input.set_value("");
+        spawn_local(async move {
+            let text = JsFuture::from(file.text())
+                .await
+                .ok()
+                .and_then(|value| value.as_string())
+                .unwrap_or_default();
+            match ExportDocument::from_json(&text) {
+                Ok(document) => {
+                    let count = document.runs.len();
+                    let entries: Vec<_> = document.runs.iter().map(entry_from_export).collect();
+                    persist::save_runs(&document.runs);
+                    archive.records.set(document.runs);
+                    session
+                        .selected
+                        .set(entries.last().map(|entry| entry.number));
+                    session.runs.set(entries);
+                    message.set(Some((
+                        format!("Imported {count} runs."),
+                        format!("已导入 {count} 次运行。"),
+                    )));
+                }
+                Err(error) => message.set(Some((
+                    error.message(ttft_core::diagnosis::Lang::En),
+                    error.message(ttft_core::diagnosis::Lang::Zh),
+                ))),
+            }
+        });
+    };
+    let empty = move || archive.records.with(Vec::is_empty);
+
+    view! {
+        <div class="share" role="group" aria-label=move || i18n.t("Export and import", "导出与导入")>
+            <button type="button" data-testid="export-json" on:click=export_json disabled=empty>
+                {move || i18n.t("Export JSON", "导出 JSON")}
+            </button>
+            <button type="button" data-testid="export-csv" on:click=export_csv disabled=empty>
+                {move || i18n.t("Export CSV", "导出 CSV")}
+            </button>
+            <button type="button" data-testid="copy-summary" on:click=copy_summary disabled=empty>
+                {move || i18n.t("Copy summary", "复制摘要")}
+            </button>
+            // The native file input shows the browser's own (untranslated) words, so it is
+            // hidden visually but kept focusable; the label looks like a button.
+            <label class="file-button">
+                <input type="file" class="visually-hidden" accept=".json,application/json" data-testid="import-json" on:change=import />
+                <span class="button-like">{move || i18n.t("Import JSON (replaces the history)", "导入 JSON（替换历史记录）")}</span>
+            </label>
+            <p class="meta" role="status" data-testid="share-message">
+                {move || message.get().map(|(en, zh)| i18n.pick(en, zh))}
+            </p>
+            {move || manual_copy.get().map(|text| view! {
+                <textarea class="manual-copy" readonly aria-label=move || i18n.t("Summary text", "摘要文本")>{text}</textarea>
+            })}
+        </div>
+    }
+}
+
+fn expect_archive() -> Archive {
+    use_context::<Archive>().unwrap_or_else(|| Archive {
+        records: RwSignal::new(Vec::new()),
+    })
+}
+
+/// The stored runs, newest first, each deletable; and "delete all" with a confirmation step.
+#[component]
+pub fn HistoryList() -> impl IntoView {
+    let i18n = use_i18n();
+    let archive = expect_archive();
+    let session = use_context::<Session>().unwrap_or_default();
+    let confirming = RwSignal::new(false);
+    let delete = move |number: usize| {
+        session
+            .runs
+            .update(|runs| runs.retain(|entry| entry.number != number));
+        if session.selected.get_untracked() == Some(number) {
+            session.selected.set(None);
+        }
+    };
+    let delete_all = move |_| {
+        if confirming.get_untracked() {
+            session.selected.set(None);
+            session.runs.set(Vec::new());
+            confirming.set(false);
+        } else {
+            confirming.set(true);
+        }
+    };
+    let rows = move || {
+        archive
+            .records
+            .get()
+            .into_iter()
+            .rev()
+            .map(|record| {
+                let number = record.run_index as usize;
+                let when = format!("{} UTC", record.started_at.replace('T', " ").chars().take(19).collect::<String>());
+                let ok = ttft_core::export::outcome_is_ok(&record.outcome);
+                view! {
+                    <li data-testid="history-item" data-run=number>
+                        <span class="history-run">{format!("#{number}")}</span>
+                        <span class="history-when">{when}</span>
+                        <span class="history-model">{record.settings.model.clone()}</span>
+                        <span class="history-ttfa">{format!("ttfa_ms {}", format_ms(record.metrics.ttfa_ms))}</span>
+                        <span class=if ok { "history-outcome ok" } else { "history-outcome failed" }>
+                            {move || if ok { i18n.t("ok", "成功") } else { i18n.t("failed", "失败") }}
+                        </span>
+                        <button
+                            type="button"
+                            class="small"
+                            data-testid="history-delete"
+                            aria-label=move || i18n.pick(format!("Delete run {number}"), format!("删除第 {number} 次运行"))
+                            on:click=move |_| delete(number)
+                        >
+                            {move || i18n.t("Delete", "删除")}
+                        </button>
+                    </li>
+                }
+            })
+            .collect_view()
+    };
+    view! {
+        <section class="panel history" aria-labelledby="history-heading" data-testid="history">
+            <h2 id="history-heading">{move || i18n.t("History (kept in this browser)", "历史记录（保存在此浏览器中）")}</h2>
+            <p class="meta">
+                {move || i18n.t(
+                    "Finished runs are kept in this browser's local storage (the last 1000), never the API key.",
+                    "已完成的运行保存在此浏览器的本地存储中（最多 1000 次），从不保存 API 密钥。",
+                )}
+            </p>
+            <ShareBar />
+            <Show when=move || !archive.records.with(Vec::is_empty)>
+                <ul class="history-list">{rows}</ul>
+                <button type="button" data-testid="history-delete-all" on:click=delete_all>
+                    {move || if confirming.get() {
+                        i18n.t("Really delete all runs? Click again", "确定删除全部运行？再点一次")
+                    } else {
+                        i18n.t("Delete all runs", "删除全部运行")
+                    }}
+                </button>
+            </Show>
+        </section>
+    }
+}
