@@ -57,9 +57,13 @@ export async function launchBrowser() {
   return chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
 }
 
-/** Opens the widget and waits until the wasm app has mounted. */
+/**
+ * Opens the widget in a fresh browser context (its own storage: history saved by another
+ * test cannot leak in) and waits until the wasm app has mounted.
+ */
 export async function openWidget(browser, simUrl, query = '') {
-  const page = await browser.newPage();
+  const context = await browser.newContext();
+  const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (error) => errors.push(error));
   await page.goto(`${simUrl}/${query}`);
