@@ -10,6 +10,7 @@ use web_sys::MouseEvent;
 
 use crate::components::charts::{DistributionView, ItlView, RunsChartView};
 use crate::components::endpoint::EndpointForm;
+use crate::components::experiments::ExperimentsPanel;
 use crate::components::live::{LivePanes, LiveRun, Readouts};
 use crate::components::results::{RunDetail, RunsTable, SummaryTable};
 use crate::i18n::{browser_lang, provide_i18n, use_i18n};
@@ -150,6 +151,7 @@ pub fn App() -> impl IntoView {
                 <LivePanes live=live />
             </section>
             <Results session=session />
+            <ExperimentsPanel form=form />
         </main>
     }
 }

@@ -5,6 +5,7 @@
 pub mod app;
 pub mod clock;
 pub mod components;
+pub mod experiments;
 pub mod i18n;
 pub mod net;
 pub mod paint;

@@ -2,5 +2,6 @@
 
 pub mod charts;
 pub mod endpoint;
+pub mod experiments;
 pub mod live;
 pub mod results;
