@@ -382,7 +382,8 @@ pub fn ExperimentsPanel(
         }
     };
     view! {
-        <section class="panel experiments" aria-labelledby="experiments-heading" data-testid="experiments">
+        <section class="panel experiments" aria-labelledby="experiments-heading" data-testid="experiments"
+            data-outcomes=move || experiments.outcomes.with(Vec::len).to_string()>
             <h2 id="experiments-heading">{move || i18n.t("Experiments", "实验")}</h2>
             <p class="meta">
                 {move || i18n.t(
