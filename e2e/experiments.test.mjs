@@ -151,6 +151,41 @@ test('concurrency with 4 slots: the 5th stream waits for the server; 8 streams o
   await screenshot(page, 'experiments-concurrency.png');
 });
 
+test('models: the faster model ranks first and each model gets its own prompt-length line', async () => {
+  // sim-fast: 60 + 0.05·n + 1e-6·n²; sim-linear-prefill: 200 + 0.5·n.
+  const { page } = await startExperiment({
+    model: 'sim-fast',
+    kind: 'models',
+    fields: { 'exp-models': 'sim-linear-prefill, sim-fast', 'exp-sizes': '100, 1000, 2000', 'exp-repetitions': '1' },
+  });
+  await waitForEnd(page);
+  const ranking = await page.getByTestId('exp-report').getAttribute('data-ranking');
+  assert.equal(ranking, 'sim-fast sim-linear-prefill');
+  assert.equal(await verdictCode(page), 'fastest');
+  const rows = page.getByTestId('exp-table').locator('tbody tr');
+  const slowest = await rows.nth(1).locator('td').allTextContents();
+  const prefillPer1k = Number(slowest[6]);
+  console.log(`models: ranking "${ranking}", sim-linear-prefill ${prefillPer1k} ms per 1k tokens (sim 500)`);
+  assert.equal(slowest[1], 'sim-linear-prefill');
+  assert.ok(within(prefillPer1k, 500, 0.1), `${prefillPer1k} ms per 1k tokens within 10% of 500`);
+  // One dashed fit line per model.
+  assert.equal(await page.locator('[data-testid="exp-report"] path.exp-fit').count(), 2);
+});
+
+test('reasoning: thinking is 80% of the wait for the first answer', async () => {
+  // First reasoning at 100 ms, first answer 20 tokens × 20 ms later, at 500 ms.
+  const { page } = await startExperiment({
+    model: 'sim-reasoning@prefill_ms=100,reasoning_tokens=20,itl_ms=20',
+    kind: 'reasoning',
+    fields: { 'exp-repetitions': '3' },
+  });
+  await waitForEnd(page);
+  const share = await reportNumber(page, 'thinking-share');
+  console.log(`reasoning: thinking share ${share} (sim 0.8)`);
+  assert.ok(Math.abs(share - 0.8) < 0.05, `share ${share} near 0.8`);
+  assert.equal(await verdictCode(page), 'mostly_thinking');
+});
+
 test('monitor: Stop ends it cleanly and keeps its results', async () => {
   const { page } = await startExperiment({
     model: 'sim-fast@prefill_ms=100',

@@ -338,6 +338,18 @@ fn cell_ms(value_ms: Option<f64>) -> String {
     value_ms.map_or_else(|| "—".into(), |value| format!("{value:.0}"))
 }
 
+/// "+ 0.5000" or "− 0.5000": a term of a formula.
+fn signed(value: f64, decimals: usize) -> String {
+    let sign = if value < 0.0 { '−' } else { '+' };
+    format!("{sign} {:.decimals$}", value.abs())
+}
+
+/// Like [`signed`] in scientific notation ("+ 2.00e-4"), for the tiny quadratic term.
+fn signed_scientific(value: f64) -> String {
+    let sign = if value < 0.0 { '−' } else { '+' };
+    format!("{sign} {:.2e}", value.abs())
+}
+
 fn attr(value: Option<f64>) -> Option<String> {
     value.filter(|v| v.is_finite()).map(|v| v.to_string())
 }
@@ -644,8 +656,8 @@ fn ScatterFigure(
     caption: String,
     /// (name, points) per series.
     series: Vec<(String, Vec<(f64, f64)>)>,
-    /// (name, fit) per curve; curve `i` is drawn in series `i`'s colour class with `fit-`.
-    fits: Vec<(String, chart::Fit)>,
+    /// (name, fit, colour index) per curve; curves are dashed, in the colour given.
+    fits: Vec<(String, chart::Fit, usize)>,
 ) -> impl IntoView {
     let frame = frame(CHART_HEIGHT_PX, 56.0);
     let scatter_series: Vec<ScatterSeries> = series
@@ -654,7 +666,7 @@ fn ScatterFigure(
         .collect();
     let curves: Vec<FitCurve> = fits
         .iter()
-        .map(|(name, fit)| FitCurve { name, fit: *fit })
+        .map(|(name, fit, _)| FitCurve { name, fit: *fit })
         .collect();
     let chart = scatter_chart(&scatter_series, &curves, CURVE_SAMPLES, &frame);
     let dots = chart
@@ -673,27 +685,19 @@ fn ScatterFigure(
     let lines = chart
         .curves
         .iter()
-        .enumerate()
-        .map(|(index, curve)| view! { <path class=format!("exp-fit exp-fit-{}", index % 6) d=curve.path.clone()></path> })
+        .zip(&fits)
+        .map(|(curve, (_, _, colour))| view! { <path class=format!("exp-fit exp-series-{}", colour % 6) d=curve.path.clone()></path> })
         .collect_view();
-    let legend = series
-        .iter()
-        .map(|(name, _)| name.clone())
-        .enumerate()
-        .chain(
-            fits.iter()
-                .enumerate()
-                .map(|(i, (name, _))| (i + 100, name.clone())),
-        )
-        .map(|(index, name)| {
-            let class = if index >= 100 {
-                format!("exp-fit-{}", (index - 100) % 6)
-            } else {
-                format!("exp-series-{}", index % 6)
-            };
-            view! { <li class=class>{name}</li> }
-        })
-        .collect_view();
+    let legend =
+        series
+            .iter()
+            .enumerate()
+            .map(|(index, (name, _))| (format!("exp-series-{}", index % 6), name.clone()))
+            .chain(fits.iter().map(|(name, _, colour)| {
+                (format!("exp-fit exp-series-{}", colour % 6), name.clone())
+            }))
+            .map(|(class, name)| view! { <li class=class>{name}</li> })
+            .collect_view();
     view! {
         <figure class="chart">
             <figcaption>{caption.clone()}</figcaption>
@@ -855,12 +859,14 @@ fn PromptLengthReport(
         fits.push((
             i18n.t("linear fit", "线性拟合").to_string(),
             to_chart_fit(linear),
+            1,
         ));
     }
     if let Some(quadratic) = &result.quadratic {
         fits.push((
             i18n.t("quadratic fit", "二次拟合").to_string(),
             to_chart_fit(quadratic),
+            2,
         ));
     }
     let mut headers = vec![
@@ -898,8 +904,12 @@ fn PromptLengthReport(
             .map_or("—".into(), |r| format!("{r:.3}"));
         let fitted = match (linear, quadratic) {
             (Some(l), Some(q)) => format!(
-                "ttft = {:.1} + {:.4}·n (R² {r2}); ttft = {:.1} + {:.4}·n + {:.3e}·n²",
-                l.intercept, l.slope, q.intercept, q.slope, q.quadratic
+                "ttft = {:.1} {}·n (R² {r2}); ttft = {:.1} {}·n {}·n²",
+                l.intercept,
+                signed(l.slope, 4),
+                q.intercept,
+                signed(q.slope, 4),
+                signed_scientific(q.quadratic),
             ),
             _ => String::new(),
         };
@@ -1031,16 +1041,19 @@ fn ModelsReport(
             (summary.model.clone(), points)
         })
         .collect();
-    // Curve i takes series i's colour: a model without a fit gets a placeholder-free gap,
-    // so fits are listed in model order and only drawn where they exist.
+    // Each model's line takes its points' colour.
     let fits = result
         .models
         .iter()
-        .filter_map(|summary| {
-            summary
-                .prompt_length_fit
-                .as_ref()
-                .map(|fit| (format!("{} fit", summary.model), to_chart_fit(fit)))
+        .enumerate()
+        .filter_map(|(index, summary)| {
+            summary.prompt_length_fit.as_ref().map(|fit| {
+                let name = i18n.pick(
+                    format!("{} (fit)", summary.model),
+                    format!("{}（拟合）", summary.model),
+                );
+                (name, to_chart_fit(fit), index)
+            })
         })
         .collect();
     let headers = vec![
@@ -1069,9 +1082,16 @@ fn ModelsReport(
             ]
         })
         .collect();
+    let ranking = result
+        .models
+        .iter()
+        .filter(|m| m.rank.is_some())
+        .map(|m| m.model.clone())
+        .collect::<Vec<_>>()
+        .join(" ");
     let verdict = verdict_item(&result.verdict, |lang| result.verdict.message(lang));
     view! {
-        <div class="report" data-testid="exp-report" data-kind="models">
+        <div class="report" data-testid="exp-report" data-kind="models" data-ranking=ranking>
             <Verdicts items=vec![verdict] />
             <div class="charts">
                 <ScatterFigure
