@@ -166,7 +166,7 @@ test('models: the faster model ranks first and each model gets its own prompt-le
   const slowest = await rows.nth(1).locator('td').allTextContents();
   const prefillPer1k = Number(slowest[6]);
   console.log(`models: ranking "${ranking}", sim-linear-prefill ${prefillPer1k} ms per 1k tokens (sim 500)`);
-  assert.equal(slowest[1], 'sim-linear-prefill');
+  assert.equal(slowest[0], 'sim-linear-prefill');
   assert.ok(within(prefillPer1k, 500, 0.1), `${prefillPer1k} ms per 1k tokens within 10% of 500`);
   // One dashed fit line per model.
   assert.equal(await page.locator('[data-testid="exp-report"] path.exp-fit').count(), 2);
@@ -184,6 +184,23 @@ test('reasoning: thinking is 80% of the wait for the first answer', async () => 
   console.log(`reasoning: thinking share ${share} (sim 0.8)`);
   assert.ok(Math.abs(share - 0.8) < 0.05, `share ${share} near 0.8`);
   assert.equal(await verdictCode(page), 'mostly_thinking');
+});
+
+test('tails: tight within each size when every run gets a slot; head-of-line blocking when runs outnumber the 4 slots', async () => {
+  // 100 tokens: 250 ms; 4000 tokens: 2200 ms. Ten runs per size (the bimodality minimum).
+  const fields = (inFlight) => ({ 'exp-sizes': '100, 4000', 'exp-repetitions': '10', 'exp-in-flight': inFlight });
+  const tight = await startExperiment({ model: 'sim-linear-prefill', kind: 'tails', fields: fields('4') });
+  await waitForEnd(tight.page);
+  assert.equal(await verdictCode(tight.page), 'tight_tails');
+  await tight.page.close();
+
+  const blocked = await startExperiment({ model: 'sim-linear-prefill', kind: 'tails', fields: fields('6') });
+  await waitForEnd(blocked.page);
+  const shortRow = await blocked.page.getByTestId('exp-table').locator('tbody tr').first().locator('td').allTextContents();
+  console.log(`tails: 100-token bucket with 6 in flight: p50 ${shortRow[3]} ms, p95 ${shortRow[4]} ms`);
+  assert.equal(await verdictCode(blocked.page), 'head_of_line_suspected');
+  // A short prompt stuck behind a long prefill waits at least part of its 2.2 s.
+  assert.ok(Number(shortRow[4]) > 2 * Number(shortRow[3]), `p95 ${shortRow[4]} > 2 × p50 ${shortRow[3]}`);
 });
 
 test('monitor: Stop ends it cleanly and keeps its results', async () => {

@@ -384,9 +384,14 @@ impl Experiments {
     /// Runs `config` against the endpoint of `base` (its prompt, model and max_tokens are
     /// replaced by the plan's where the plan sets them). Returns at once; the experiment
     /// runs in the background.
-    pub fn start(&self, config: ExperimentConfig, base: RunSettings) {
+    pub fn start(&self, config: ExperimentConfig, mut base: RunSettings) {
         if self.running.get_untracked() {
             return;
+        }
+        // The reasoning experiment is about thinking: ask for it even when the form does not
+        // (effort or thinking budget per protocol, see `RunSettings::reasoning`).
+        if config.kind() == ExperimentKind::Reasoning {
+            base.reasoning = true;
         }
         let control = ExperimentControl::default();
         self.control.set_value(control.clone());

@@ -656,8 +656,8 @@ fn ScatterFigure(
     caption: String,
     /// (name, points) per series.
     series: Vec<(String, Vec<(f64, f64)>)>,
-    /// (name, fit, colour index) per curve; curves are dashed, in the colour given.
-    fits: Vec<(String, chart::Fit, usize)>,
+    /// (name, fit, colour index, dashed) per curve.
+    fits: Vec<(String, chart::Fit, usize, bool)>,
 ) -> impl IntoView {
     let frame = frame(CHART_HEIGHT_PX, 56.0);
     let scatter_series: Vec<ScatterSeries> = series
@@ -666,7 +666,7 @@ fn ScatterFigure(
         .collect();
     let curves: Vec<FitCurve> = fits
         .iter()
-        .map(|(name, fit, _)| FitCurve { name, fit: *fit })
+        .map(|(name, fit, ..)| FitCurve { name, fit: *fit })
         .collect();
     let chart = scatter_chart(&scatter_series, &curves, CURVE_SAMPLES, &frame);
     let dots = chart
@@ -686,18 +686,28 @@ fn ScatterFigure(
         .curves
         .iter()
         .zip(&fits)
-        .map(|(curve, (_, _, colour))| view! { <path class=format!("exp-fit exp-series-{}", colour % 6) d=curve.path.clone()></path> })
+        .map(|(curve, (_, _, colour, dashed))| {
+            let class = format!(
+                "exp-fit exp-series-{}{}",
+                colour % 6,
+                if *dashed { " dashed" } else { "" }
+            );
+            view! { <path class=class d=curve.path.clone()></path> }
+        })
         .collect_view();
-    let legend =
-        series
-            .iter()
-            .enumerate()
-            .map(|(index, (name, _))| (format!("exp-series-{}", index % 6), name.clone()))
-            .chain(fits.iter().map(|(name, _, colour)| {
-                (format!("exp-fit exp-series-{}", colour % 6), name.clone())
-            }))
-            .map(|(class, name)| view! { <li class=class>{name}</li> })
-            .collect_view();
+    let legend = series
+        .iter()
+        .enumerate()
+        .map(|(index, (name, _))| (format!("exp-series-{}", index % 6), name.clone()))
+        .chain(fits.iter().map(|(name, _, colour, dashed)| {
+            let dash = if *dashed { " dashed" } else { "" };
+            (
+                format!("exp-fit exp-series-{}{dash}", colour % 6),
+                name.clone(),
+            )
+        }))
+        .map(|(class, name)| view! { <li class=class>{name}</li> })
+        .collect_view();
     view! {
         <figure class="chart">
             <figcaption>{caption.clone()}</figcaption>
@@ -860,6 +870,7 @@ fn PromptLengthReport(
             i18n.t("linear fit", "线性拟合").to_string(),
             to_chart_fit(linear),
             1,
+            false,
         ));
     }
     if let Some(quadratic) = &result.quadratic {
@@ -867,6 +878,7 @@ fn PromptLengthReport(
             i18n.t("quadratic fit", "二次拟合").to_string(),
             to_chart_fit(quadratic),
             2,
+            true,
         ));
     }
     let mut headers = vec![
@@ -1052,13 +1064,13 @@ fn ModelsReport(
                     format!("{} (fit)", summary.model),
                     format!("{}（拟合）", summary.model),
                 );
-                (name, to_chart_fit(fit), index)
+                (name, to_chart_fit(fit), index, true)
             })
         })
         .collect();
     let headers = vec![
-        i18n.t("rank", "排名").to_string(),
         i18n.t("model", "模型").to_string(),
+        i18n.t("rank", "排名").to_string(),
         "p50 ms".into(),
         "p95 ms".into(),
         i18n.t("runs", "次数").to_string(),
@@ -1071,8 +1083,8 @@ fn ModelsReport(
         .iter()
         .map(|m| {
             vec![
-                m.rank.map_or("—".into(), |r| r.to_string()),
                 m.model.clone(),
+                m.rank.map_or("—".into(), |r| r.to_string()),
                 cell_ms(m.ttft_ms.as_ref().map(|s| s.p50)),
                 cell_ms(m.ttft_ms.as_ref().map(|s| s.p95)),
                 m.ttft_ms.as_ref().map_or(0, |s| s.count).to_string(),
