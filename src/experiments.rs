@@ -292,9 +292,13 @@ pub struct ExperimentOutcome {
     pub kind: String,
     /// When it started, ms since the Unix epoch.
     pub started_unix_ms: f64,
+    /// The endpoint's base URL, as typed (never the key).
+    pub base_url: String,
+    /// The form's model (the models experiment names its own in `config`).
+    pub model: String,
     /// False when Stop ended it early (the analysis covers the runs made).
     pub complete: bool,
-    /// Runs made (concurrency: streams).
+    /// Runs observed (concurrency: streams; monitor: runs made).
     pub runs_done: usize,
     /// Runs planned.
     pub runs_planned: usize,
@@ -399,6 +403,7 @@ impl Experiments {
         self.report.set(None);
         self.progress.set((0, 0));
         let experiments = *self;
+        let (base_url, model) = (base.base_url.clone(), base.model.clone());
         leptos::task::spawn_local(async move {
             let started_unix_ms = js_sys::Date::now();
             let runner = Runner {
@@ -407,16 +412,18 @@ impl Experiments {
                 experiments,
             };
             let planned = runner.execute(&config).await;
-            let (done, _) = experiments.progress.get_untracked();
             if let Some(report) = experiments.report.get_untracked() {
+                let observations = report.observations_json();
                 let outcome = ExperimentOutcome {
                     kind: config.kind().code().into(),
                     started_unix_ms,
+                    base_url,
+                    model,
                     complete: !control.stopped(),
-                    runs_done: done,
+                    runs_done: observations.as_array().map_or(0, Vec::len),
                     runs_planned: planned,
                     config: config.to_json(),
-                    observations: report.observations_json(),
+                    observations,
                     result: report.result_json(),
                 };
                 experiments

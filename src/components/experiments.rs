@@ -97,7 +97,8 @@ impl ExperimentParams {
             models: RwSignal::new(String::new()),
             levels: RwSignal::new(join(&concurrency::DEFAULT_LEVELS)),
             in_flight: RwSignal::new(tails::DEFAULT_IN_FLIGHT.to_string()),
-            question: RwSignal::new(reasoning::DEFAULT_QUESTION_EN.into()),
+            // Empty: the default question in the page's language (shown as the placeholder).
+            question: RwSignal::new(String::new()),
             interval_s: RwSignal::new("10".into()),
             duration_s: RwSignal::new("300".into()),
             threshold_ms: RwSignal::new("2000".into()),
@@ -486,8 +487,12 @@ fn ParamField(
     /// Wide field.
     #[prop(optional)]
     wide: bool,
+    /// Shown while the field is empty (en, zh).
+    #[prop(optional)]
+    placeholder: Option<(&'static str, &'static str)>,
 ) -> impl IntoView {
     let i18n = use_i18n();
+    let placeholder = move || placeholder.map(|(en, zh)| i18n.t(en, zh));
     view! {
         <div class=if wide { "field wide" } else { "field" }>
             <label for=id>{move || i18n.t(label.0, label.1)}</label>
@@ -496,6 +501,7 @@ fn ParamField(
                 data-testid=id
                 type="text"
                 spellcheck="false"
+                placeholder=placeholder
                 prop:value=move || value.get()
                 on:input=move |event| value.set(event_target_value(&event))
             />
@@ -547,7 +553,7 @@ fn ParamsEditor(
             }
             .into_any(),
             ExperimentKind::Reasoning => view! {
-                <ParamField label=("Question", "问题") id="exp-question" value=params.question wide=true />
+                <ParamField label=("Question", "问题") id="exp-question" value=params.question wide=true placeholder=(reasoning::DEFAULT_QUESTION_EN, reasoning::DEFAULT_QUESTION_ZH) />
                 {reps}
             }
             .into_any(),
