@@ -228,6 +228,8 @@ test('monitor: Stop ends it cleanly and keeps its results', async () => {
   assert.equal(await verdictCode(page), 'healthy');
   assert.equal(await page.getByTestId('exp-table').locator('tbody tr').count(), runs);
   assert.equal(await page.getByTestId('experiments').getAttribute('data-outcomes'), '1');
+  const kept = await page.getByTestId('exp-outcomes').locator('tbody td').allTextContents();
+  assert.deepEqual(kept.slice(1), ['Monitor', 'sim-fast@prefill_ms=100', `${runs}/60`, 'stopped', 'healthy']);
   await screenshot(page, 'experiments-monitor.png');
 });
 

@@ -26,8 +26,8 @@ use ttft_core::stats::{Fit, Summary};
 
 use super::charts::{axes, frame, reference_lines, view_box};
 use crate::experiments::{
-    fresh_seed, ExperimentConfig, ExperimentKind, ExperimentReport, Experiments, MonitorConfig,
-    RollingPoint,
+    fresh_seed, ExperimentConfig, ExperimentKind, ExperimentOutcome, ExperimentReport, Experiments,
+    MonitorConfig, RollingPoint,
 };
 use crate::i18n::use_i18n;
 use crate::state::FormState;
@@ -418,6 +418,7 @@ pub fn ExperimentsPanel(
                 <p class="error" role="alert" data-testid="exp-input-error">{i18n.pick(en.clone(), zh.clone())}</p>
             })}
             {move || experiments.report.get().map(|report| view! { <ReportView report=report /> })}
+            <OutcomesList outcomes=experiments.outcomes />
         </section>
     }
 }
@@ -1524,5 +1525,68 @@ fn MonitorReport(
             </div>
             <DataTable testid="exp-table" headers=headers rows=rows />
         </div>
+    }
+}
+
+/// The verdict codes of an outcome's result (`verdict` or `verdicts`, each tagged `kind`).
+fn outcome_verdicts(result: &serde_json::Value) -> String {
+    let code = |verdict: &serde_json::Value| verdict.get("kind")?.as_str().map(str::to_owned);
+    match (result.get("verdict"), result.get("verdicts")) {
+        (Some(verdict), _) => code(verdict).unwrap_or_default(),
+        (None, Some(serde_json::Value::Array(verdicts))) => verdicts
+            .iter()
+            .filter_map(code)
+            .collect::<Vec<_>>()
+            .join(", "),
+        _ => String::new(),
+    }
+}
+
+/// The session's finished and stopped experiments (kept for export).
+#[component]
+fn OutcomesList(
+    /// Every experiment of the session, oldest first.
+    outcomes: RwSignal<Vec<ExperimentOutcome>>,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    let rows = move || {
+        outcomes
+            .get()
+            .iter()
+            .enumerate()
+            .map(|(index, outcome)| {
+                let (en, zh) = ExperimentKind::from_code(&outcome.kind)
+                    .map_or(("?", "?"), ExperimentKind::label);
+                vec![
+                    (index + 1).to_string(),
+                    i18n.t(en, zh).to_string(),
+                    outcome.model.clone(),
+                    format!("{}/{}", outcome.runs_done, outcome.runs_planned),
+                    if outcome.complete {
+                        i18n.t("complete", "完成")
+                    } else {
+                        i18n.t("stopped", "已停止")
+                    }
+                    .to_string(),
+                    outcome_verdicts(&outcome.result),
+                ]
+            })
+            .collect::<Vec<_>>()
+    };
+    view! {
+        <Show when=move || !outcomes.with(Vec::is_empty)>
+            <h3>{move || i18n.t("Experiments this session", "本次会话的实验")}</h3>
+            {move || {
+                let headers = vec![
+                    "#".to_string(),
+                    i18n.t("experiment", "实验").to_string(),
+                    i18n.t("model", "模型").to_string(),
+                    i18n.t("runs", "次数").to_string(),
+                    i18n.t("ended", "结束").to_string(),
+                    i18n.t("verdict", "结论").to_string(),
+                ];
+                view! { <DataTable testid="exp-outcomes" headers=headers rows=rows() /> }
+            }}
+        </Show>
     }
 }
