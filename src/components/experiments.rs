@@ -301,9 +301,11 @@ fn parse_count(text: &str, min: u32, max: u32) -> Result<u32, String> {
             .trim()
             .parse::<f64>()
             .ok()
-            .map(|value| (value * 1000.0).round())
-            .filter(|value| value.fract() == 0.0 && *value >= 0.0 && *value <= f64::from(u32::MAX))
-            .map(|value| value as u32),
+            .map(|value| value * 1000.0)
+            // "1.5k" is 1500; "1.2345k" is not a whole number of tokens.
+            .filter(|value| (value - value.round()).abs() < 1e-6)
+            .filter(|value| *value >= 0.0 && *value <= f64::from(u32::MAX))
+            .map(|value| value.round() as u32),
         None => lower.parse::<u32>().ok(),
     };
     match parsed {
@@ -1588,5 +1590,48 @@ fn OutcomesList(
                 view! { <DataTable testid="exp-outcomes" headers=headers rows=rows() /> }
             }}
         </Show>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wasm_bindgen_test::wasm_bindgen_test;
+
+    #[wasm_bindgen_test]
+    fn counts_accept_thousands_and_reject_out_of_range() {
+        assert_eq!(parse_count(" 400 ", 1, 1000), Ok(400));
+        assert_eq!(parse_count("5k", 1, 10_000), Ok(5_000));
+        assert_eq!(parse_count("1.5K", 1, 10_000), Ok(1_500));
+        assert!(parse_count("0", 1, 10).is_err());
+        assert!(parse_count("11", 1, 10).is_err());
+        assert!(parse_count("ten", 1, 10).is_err());
+        assert!(parse_count("1.2345k", 1, 10_000).is_err());
+    }
+
+    #[wasm_bindgen_test]
+    fn lists_split_on_commas_and_spaces() {
+        assert_eq!(
+            parse_list("100, 1k 5000，10k", 1, 100_000),
+            Ok(vec![100, 1_000, 5_000, 10_000])
+        );
+        assert!(parse_list(" , ", 1, 10).is_err());
+        assert!(parse_list("1, x", 1, 10).is_err());
+    }
+
+    #[wasm_bindgen_test]
+    fn verdict_codes_are_the_serde_tags() {
+        let verdict = ttft_core::experiment::max_tokens::MaxTokensVerdict::NotEnoughData;
+        assert_eq!(verdict_code(&verdict), "not_enough_data");
+        let result =
+            serde_json::json!({ "verdicts": [{ "kind": "cache_works" }, { "kind": "no_hits" }] });
+        assert_eq!(outcome_verdicts(&result), "cache_works, no_hits");
+    }
+
+    #[wasm_bindgen_test]
+    fn formula_terms_carry_their_sign() {
+        assert_eq!(signed(-0.5, 2), "− 0.50");
+        assert_eq!(signed(0.26, 1), "+ 0.3");
+        assert_eq!(signed_scientific(0.0002), "+ 2.00e-4");
     }
 }
