@@ -419,7 +419,12 @@ pub fn ExperimentsPanel(
             {move || input_error.get().map(|(en, zh)| view! {
                 <p class="error" role="alert" data-testid="exp-input-error">{i18n.pick(en.clone(), zh.clone())}</p>
             })}
-            {move || experiments.report.get().map(|report| view! { <ReportView report=report /> })}
+            {move || {
+                // Captions, headers and legends are read once per render: redraw on a
+                // language switch too.
+                i18n.lang.track();
+                experiments.report.get().map(|report| view! { <ReportView report=report /> })
+            }}
             <OutcomesList outcomes=experiments.outcomes />
         </section>
     }
