@@ -11,6 +11,7 @@ use web_sys::MouseEvent;
 
 use crate::components::charts::{DistributionView, ItlView, RunsChartView};
 use crate::components::endpoint::EndpointForm;
+use crate::components::experiments::ExperimentsPanel;
 use crate::components::live::{LivePanes, LiveRun, Readouts};
 use crate::components::results::{RunDetail, RunsTable, SummaryTable};
 use crate::components::share::HistoryList;
@@ -254,6 +255,7 @@ pub fn App() -> impl IntoView {
                 <LivePanes live=live />
             </section>
             <Results session=session />
+            <ExperimentsPanel form=form />
             <HistoryList />
         </main>
     }

@@ -6,6 +6,7 @@ pub mod app;
 pub mod clock;
 pub mod components;
 pub mod embed;
+pub mod experiments;
 pub mod i18n;
 pub mod net;
 pub mod paint;

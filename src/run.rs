@@ -180,9 +180,20 @@ enum Sender {
 pub struct RunControl {
     reason: Rc<Cell<Option<AbortReason>>>,
     sender: Rc<RefCell<Option<Sender>>>,
+    unpainted: bool,
 }
 
 impl RunControl {
+    /// A handle for a run whose text is never shown (experiments): no paint time is
+    /// awaited, so the run ends when its stream ends instead of waiting out the paint
+    /// timeout for elements that will never exist.
+    pub fn unpainted() -> Self {
+        RunControl {
+            unpainted: true,
+            ..RunControl::default()
+        }
+    }
+
     /// Whether Stop was pressed (a series of runs ends there too).
     pub fn stopped(&self) -> bool {
         self.reason.get() == Some(AbortReason::Stop)
@@ -346,6 +357,7 @@ struct Measurement {
     first_visible_answer_sent: bool,
     pending_paints: Vec<oneshot::Receiver<()>>,
     run_id: u32,
+    watch_paints: bool,
 }
 
 thread_local! {
@@ -353,7 +365,12 @@ thread_local! {
 }
 
 impl Measurement {
-    fn new(clicked_ms: Option<f64>, request_started_ms: f64, dialect: Option<Dialect>) -> Self {
+    fn new(
+        clicked_ms: Option<f64>,
+        request_started_ms: f64,
+        dialect: Option<Dialect>,
+        watch_paints: bool,
+    ) -> Self {
         let run_id = NEXT_RUN_ID.with(|next| {
             let run_id = next.get();
             next.set(run_id.wrapping_add(1));
@@ -373,6 +390,7 @@ impl Measurement {
             first_visible_answer_sent: false,
             pending_paints: Vec::new(),
             run_id,
+            watch_paints,
         }
     }
 
@@ -383,6 +401,9 @@ impl Measurement {
 
     /// Waits for the paint of `paint_id` and records it on the timeline.
     fn watch_paint(&mut self, target: PaintTarget, paint_id: String) {
+        if !self.watch_paints {
+            return;
+        }
         let timeline = Rc::clone(&self.timeline);
         let (done_sender, done_receiver) = oneshot::channel();
         self.pending_paints.push(done_receiver);
@@ -619,7 +640,12 @@ pub async fn measure(
     while let Some(event) = events.next().await {
         match event {
             WorkerEvent::Started { at_ms } => {
-                measurement = Some(Measurement::new(clicked_ms, at_ms, settings.dialect));
+                measurement = Some(Measurement::new(
+                    clicked_ms,
+                    at_ms,
+                    settings.dialect,
+                    !control.unpainted,
+                ));
                 let timeout_control = control.clone();
                 deadline = set_timeout(
                     move || timeout_control.abort(AbortReason::Timeout),

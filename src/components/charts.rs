@@ -13,7 +13,7 @@ use crate::i18n::use_i18n;
 const WIDTH_PX: f64 = 640.0;
 const HEIGHT_PX: f64 = 240.0;
 
-fn frame(height_px: f64, left_px: f64) -> Frame {
+pub(crate) fn frame(height_px: f64, left_px: f64) -> Frame {
     Frame::new(
         WIDTH_PX,
         height_px,
@@ -26,12 +26,12 @@ fn frame(height_px: f64, left_px: f64) -> Frame {
     )
 }
 
-fn view_box(frame: &Frame) -> String {
+pub(crate) fn view_box(frame: &Frame) -> String {
     format!("0 0 {} {}", frame.width_px, frame.height_px)
 }
 
 /// The x axis under `plot` and the y axis left of it, with grid lines.
-fn axes(plot: Rect, x_axis: &Axis, y_axis: Option<&Axis>) -> impl IntoView {
+pub(crate) fn axes(plot: Rect, x_axis: &Axis, y_axis: Option<&Axis>) -> impl IntoView {
     let bottom = plot.y_px + plot.height_px;
     let right = plot.x_px + plot.width_px;
     let x_ticks = x_axis
@@ -69,7 +69,7 @@ fn axes(plot: Rect, x_axis: &Axis, y_axis: Option<&Axis>) -> impl IntoView {
     }
 }
 
-fn reference_lines(lines: &[ReferenceLine]) -> impl IntoView {
+pub(crate) fn reference_lines(lines: &[ReferenceLine]) -> impl IntoView {
     lines
         .iter()
         .map(|line| {

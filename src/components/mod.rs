@@ -3,6 +3,7 @@
 pub mod chart_export;
 pub mod charts;
 pub mod endpoint;
+pub mod experiments;
 pub mod live;
 pub mod results;
 pub mod share;
