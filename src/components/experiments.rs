@@ -381,6 +381,13 @@ pub fn ExperimentsPanel(
     let i18n = use_i18n();
     let experiments = Experiments::use_or_provide();
     let params = ExperimentParams::new();
+    // `experiment=` in the page URL (embedding) preselects an experiment.
+    if let Some(kind) = use_context::<crate::embed::ExperimentRequest>()
+        .and_then(|request| request.0)
+        .and_then(|code| ExperimentKind::from_code(&code))
+    {
+        params.kind.set(kind);
+    }
     let input_error = RwSignal::new(None::<InputError>);
     let run = move |_| {
         let lang = i18n.lang_untracked();
