@@ -263,7 +263,7 @@ fn RunOptions(
     let number_field = move |id: &'static str,
                              label: Signal<&'static str>,
                              value: RwSignal<String>,
-                             placeholder: &'static str| {
+                             placeholder: Signal<&'static str>| {
         view! {
             <div class="field small">
                 <label for=id>{label}</label>
@@ -297,19 +297,19 @@ fn RunOptions(
                 "run-count",
                 Signal::derive(move || i18n.t("Runs", "运行次数")),
                 form.run_count,
-                "1",
+                Signal::stored("1"),
             )}
             {number_field(
                 "max-tokens",
                 Signal::derive(move || i18n.t("max_tokens", "max_tokens")),
                 form.max_tokens,
-                "default",
+                Signal::derive(move || i18n.t("server default", "服务器默认")),
             )}
             {number_field(
                 "timeout-s",
                 Signal::derive(move || i18n.t("Timeout per run (s)", "每次超时（秒）")),
                 form.timeout_s,
-                "120",
+                Signal::stored("120"),
             )}
             <div class="checks">
                 {check(
