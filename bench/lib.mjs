@@ -17,11 +17,19 @@ export const CHROMIUM_ARGS = [
   '--disable-quic',
 ];
 
+// Sims still running when node exits (an uncaught error) are stopped by their own ids.
+const children = new Set();
+process.once('exit', () => {
+  for (const child of children) child.kill('SIGTERM');
+});
+
 /** Starts the release ttft-sim on a free loopback port; `dist` serves the built page. */
 export async function startSim({ dist = true, extraArgs = [] } = {}) {
   const binary = path.join(ROOT, 'target', 'release', 'ttft-sim');
   const args = ['--port', '0', ...(dist ? ['--dist', path.join(ROOT, 'dist')] : []), ...extraArgs];
   const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
   let buffered = '';
   const url = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('ttft-sim did not start within 15 s')), 15_000);
@@ -97,8 +105,12 @@ export const INIT_SCRIPT = `(() => {
 })();`;
 
 /** Opens the widget in a fresh context (own connections, own preflight cache). */
+// Tall enough that the answer pane is inside the viewport: Element Timing never reports an
+// element outside it (at Playwright's default 1280×720 the pane is below the fold).
+export const VIEWPORT = { width: 1280, height: 2000 };
+
 export async function openWidget(browser, pageUrl) {
-  const context = await browser.newContext();
+  const context = await browser.newContext({ viewport: VIEWPORT });
   await context.addInitScript(INIT_SCRIPT);
   const page = await context.newPage();
   const errors = [];
@@ -195,3 +207,62 @@ export function run(command, args, options = {}) {
 }
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A bare-browser peer in the same page: `fetch()` + `reader.read()`, stopping the clock at
+ * the first read whose accumulated text holds a non-empty `"content"` (the first answer
+ * token), on the main thread or in a fresh dedicated Worker (one request per message, both
+ * stamps taken in the worker). One warm-up request first. With `busy`, a busy loop of
+ * `busy.ms` runs on the page's main thread `busy.afterMs` after each request is posted.
+ */
+export async function rawFetchPeer(page, { url, model, runs, inWorker, busy = null }) {
+  return page.evaluate(
+    async ({ url, model, runs, inWorker, busy }) => {
+      // This function's source also runs inside the worker: keep it self-contained.
+      const measure = async (url, model) => {
+        const start = performance.now();
+        const response = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
+          body: JSON.stringify({ model, stream: true, messages: [{ role: 'user', content: 'Hello' }] }),
+        });
+        const reader = response.body.getReader();
+        const decoder = new TextDecoder();
+        let text = '';
+        let first = null;
+        for (;;) {
+          const { done, value } = await reader.read();
+          const now = performance.now();
+          if (done) break;
+          text += decoder.decode(value, { stream: true });
+          if (first === null && /"content":"[^"]/.test(text)) first = now - start;
+        }
+        return first;
+      };
+      const spin = () => {
+        if (!busy) return;
+        setTimeout(() => {
+          const until = performance.now() + busy.ms;
+          while (performance.now() < until) {}
+        }, busy.afterMs);
+      };
+      const out = [];
+      if (!inWorker) {
+        for (let i = 0; i <= runs; i += 1) out.push(await measure(url, model));
+        return out.slice(1);
+      }
+      const source = `const measure = ${measure.toString()};
+        onmessage = async (event) => postMessage(await measure(event.data.url, event.data.model));`;
+      const worker = new Worker(URL.createObjectURL(new Blob([source], { type: 'text/javascript' })));
+      for (let i = 0; i <= runs; i += 1) {
+        const result = new Promise((resolve) => (worker.onmessage = (event) => resolve(event.data)));
+        worker.postMessage({ url, model });
+        if (i > 0) spin();
+        out.push(await result);
+      }
+      worker.terminate();
+      return out.slice(1);
+    },
+    { url, model, runs, inWorker, busy },
+  );
+}

@@ -22,6 +22,8 @@ export function renderMarkdown(report) {
       widget_ttfa: 'TTFT Meter `ttfa_ms` (first non-empty answer, worker-stamped)',
       widget_perceived_ttfa: 'TTFT Meter `perceived_ttfa_ms` (painted; scheduled runs count from fetch)',
       widget_first_chunk: 'TTFT Meter `first_chunk_ms` (first event of any kind)',
+      browser_fetch_main_thread: 'bare `fetch()` in the same page, main thread, first non-empty content',
+      browser_fetch_worker: 'bare `fetch()` in a Worker of the same page, first non-empty content',
       openai_sdk_first_content: 'openai SDK, first non-empty `delta.content`',
       openai_sdk_first_chunk: 'openai SDK, first chunk of any kind',
       curl_starttransfer: 'curl `time_starttransfer` (first byte)',
@@ -48,6 +50,7 @@ export function renderMarkdown(report) {
     for (const r of p.rates) out.push(`| ${r.tokens_per_s} tokens/s | ${r.itl_ms} | ${f(r.ui_delay_ms.p50)} | ${f(r.ui_delay_ms.p95)} | ${f(r.ui_delay_ms.max)} | ${r.paint_methods.join(', ')} | ${f(r.ttfa_error_ms.p95)} |`);
     const i = p.injected_task;
     out.push(`| ${i.tokens_per_s} tokens/s + ${i.task_ms} ms main-thread task starting ${i.starts_ms_before_first_answer} ms before the first answer | 2 | ${f(i.ui_delay_ms.p50)} | ${f(i.ui_delay_ms.p95)} | ${f(i.ui_delay_ms.max)} | | ${f(i.ttfa_error_ms.p95)} |`);
+    out.push('', `Under the injected task, a bare \`fetch()\` in a plain Worker of the same page (stamps taken in the worker) has a first-content error of p50 ${f(i.bare_worker_fetch_first_content_error_ms.p50)} ms, p95 ${f(i.bare_worker_fetch_first_content_error_ms.p95)} ms (the widget's ttfa error above: p50 ${f(i.ttfa_error_ms.p50)}, p95 ${f(i.ttfa_error_ms.p95)}).`);
     out.push('', `Target p95 ≤ 16.7 ms at 500 tokens/s: ${f(p.target.p95_at_500_tps_ms)} ms, ${verdict(p.target.le_16_7ms, `${f(p.target.miss_ms)} ms`)}.`, '');
   } else if (s.paint) out.push('## 2. Paint delay', '', '```', s.paint.error, '```', '');
 
@@ -63,9 +66,11 @@ export function renderMarkdown(report) {
   if (s.parser && !s.parser.error) {
     const q = s.parser;
     out.push('## 4. Parser cost (same page, same bytes, same reads)', '');
-    out.push(`Transcript: \`${q.transcript.model}\` chat stream with usage, ${kb(q.transcript.bytes)}, ${q.transcript.events} events. Agreement: ttft-core ${q.agreement.rustEvents} events, eventsource-parser ${q.agreement.jsEvents}; same answer text: ${q.agreement.sameAnswer}. Bench wasm ${kb(q.bench_wasm.raw)} (opt-level ${q.bench_wasm.opt_level}). 10 rounds × 10 parses per side, sides alternated.`, '');
+    out.push(`Transcript: \`${q.transcript.model}\` chat stream with usage, ${kb(q.transcript.bytes)}, ${q.transcript.events} events. Agreement: ttft-core ${q.agreement.rustEvents} events, eventsource-parser ${q.agreement.jsEvents}; same answer text: ${q.agreement.sameAnswer}. Bench wasm ${kb(q.bench_wasm.raw)} (opt-level ${q.bench_wasm.opt_level}). 10 rounds × 5 parses per side, the order of the sides rotated each round.`, '');
     out.push('| read size | ttft-core (wasm) events/s p50 | eventsource-parser + JSON.parse events/s p50 | ratio p50 (per-round ratio p5…p95 range: min–max) |', '|---|---|---|---|');
     for (const c of q.chunks) out.push(`| ${c.read_bytes} B | ${f(c.ttft_core_wasm_events_per_s.p50, 0)} | ${f(c.eventsource_parser_json_events_per_s.p50, 0)} | ${f(c.ratio_ttft_core_over_peer_p50, 3)} (${f(c.per_round_ratio.min, 2)}–${f(c.per_round_ratio.max, 2)}) |`);
+    out.push('', 'Where the time goes (p50 events/s):', '', '| read size | SSE layer only: ttft-core SseParser | eventsource-parser (no JSON) | ratio | full ttft-core at opt-level 3 | ratio to peer |', '|---|---|---|---|---|---|');
+    for (const c of q.chunks) out.push(`| ${c.read_bytes} B | ${f(c.sse_only.ttft_core_events_per_s.p50, 0)} | ${f(c.sse_only.eventsource_parser_events_per_s.p50, 0)} | ${f(c.sse_only.ratio_p50, 3)} | ${c.opt_level_3 ? f(c.opt_level_3.ttft_core_events_per_s.p50, 0) : 'not built'} | ${c.opt_level_3 ? f(c.opt_level_3.ratio_over_peer_p50, 3) : ''} |`);
     out.push('', `Target at least as fast: ${verdict(q.target.at_least_as_fast, `${f(q.target.miss_percent, 1)} % (worst ratio ${f(q.target.worst_ratio, 3)})`)}.`, '');
   } else if (s.parser) out.push('## 4. Parser cost', '', '```', s.parser.error, '```', '');
 

@@ -32,6 +32,9 @@ say "building ttft-core's stream reader to wasm for the parser benchmark (bench/
   cd bench/parser-wasm
   cargo build --quiet --release --target wasm32-unknown-unknown
   wasm-bindgen --target web --out-dir pkg target/wasm32-unknown-unknown/release/ttft_parser_bench.wasm
+  # The same at opt-level 3, to show how much of the parser's cost is the size-first profile.
+  CARGO_PROFILE_RELEASE_OPT_LEVEL=3 cargo build --quiet --release --target wasm32-unknown-unknown --target-dir target/o3
+  wasm-bindgen --target web --out-dir pkg-o3 target/o3/wasm32-unknown-unknown/release/ttft_parser_bench.wasm
 )
 
 node bench/run.mjs "$@"

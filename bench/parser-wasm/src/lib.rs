@@ -3,6 +3,7 @@
 //! network read) in reads of `chunk` bytes, and returns the number of dispatched events.
 
 use ttft_core::dialect::StreamReader;
+use ttft_core::sse::SseParser;
 use wasm_bindgen::prelude::wasm_bindgen;
 
 /// Parses `bytes` in reads of `chunk` bytes (0 = one read) and returns the event count.
@@ -28,4 +29,18 @@ pub fn answer_text(bytes: &[u8]) -> String {
     let mut reader = StreamReader::new(None);
     let _ = reader.on_bytes(bytes);
     reader.finish().answer_text
+}
+
+/// The SSE layer alone (no JSON, no dialect): where the time goes.
+#[wasm_bindgen]
+pub fn parse_sse_only(bytes: &[u8], chunk: usize) -> u32 {
+    let mut parser = SseParser::new();
+    let mut events = Vec::new();
+    let step = if chunk == 0 { bytes.len().max(1) } else { chunk };
+    for piece in bytes.chunks(step) {
+        parser.feed_into(piece, &mut events);
+        events.clear();
+    }
+    parser.finish();
+    parser.event_count() as u32
 }
