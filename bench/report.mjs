@@ -67,8 +67,8 @@ export function renderMarkdown(report) {
     const q = s.parser;
     out.push('## 4. Parser cost (same page, same bytes, same reads)', '');
     out.push(`Transcript: \`${q.transcript.model}\` chat stream with usage, ${kb(q.transcript.bytes)}, ${q.transcript.events} events. Agreement: ttft-core ${q.agreement.rustEvents} events, eventsource-parser ${q.agreement.jsEvents}; same answer text: ${q.agreement.sameAnswer}. Bench wasm ${kb(q.bench_wasm.raw)} (opt-level ${q.bench_wasm.opt_level}). 10 rounds × 5 parses per side, the order of the sides rotated each round.`, '');
-    out.push('| read size | ttft-core (wasm) events/s p50 | eventsource-parser + JSON.parse events/s p50 | ratio p50 (per-round ratio p5…p95 range: min–max) |', '|---|---|---|---|');
-    for (const c of q.chunks) out.push(`| ${c.read_bytes} B | ${f(c.ttft_core_wasm_events_per_s.p50, 0)} | ${f(c.eventsource_parser_json_events_per_s.p50, 0)} | ${f(c.ratio_ttft_core_over_peer_p50, 3)} (${f(c.per_round_ratio.min, 2)}–${f(c.per_round_ratio.max, 2)}) |`);
+    out.push('| read size | ttft-core (wasm) events/s p50 | eventsource-parser + JSON.parse events/s p50 | ratio p50 (per-round ratio min–max) | µs per event: ttft-core / peer |', '|---|---|---|---|---|');
+    for (const c of q.chunks) out.push(`| ${c.read_bytes} B | ${f(c.ttft_core_wasm_events_per_s.p50, 0)} | ${f(c.eventsource_parser_json_events_per_s.p50, 0)} | ${f(c.ratio_ttft_core_over_peer_p50, 3)} (${f(c.per_round_ratio.min, 2)}–${f(c.per_round_ratio.max, 2)}) | ${f(1e6 / c.ttft_core_wasm_events_per_s.p50, 2)} / ${f(1e6 / c.eventsource_parser_json_events_per_s.p50, 2)} |`);
     out.push('', 'Where the time goes (p50 events/s):', '', '| read size | SSE layer only: ttft-core SseParser | eventsource-parser (no JSON) | ratio | full ttft-core at opt-level 3 | ratio to peer |', '|---|---|---|---|---|---|');
     for (const c of q.chunks) out.push(`| ${c.read_bytes} B | ${f(c.sse_only.ttft_core_events_per_s.p50, 0)} | ${f(c.sse_only.eventsource_parser_events_per_s.p50, 0)} | ${f(c.sse_only.ratio_p50, 3)} | ${c.opt_level_3 ? f(c.opt_level_3.ttft_core_events_per_s.p50, 0) : 'not built'} | ${c.opt_level_3 ? f(c.opt_level_3.ratio_over_peer_p50, 3) : ''} |`);
     out.push('', `Target at least as fast: ${verdict(q.target.at_least_as_fast, `${f(q.target.miss_percent, 1)} % (worst ratio ${f(q.target.worst_ratio, 3)})`)}.`, '');
@@ -79,6 +79,7 @@ export function renderMarkdown(report) {
     out.push('## 5. Long stream: 100,000 answer tokens at 5000 tokens/s', '');
     out.push(`\`${l.model}\`: ${f(l.elapsed_s, 1)} s from click to Send enabled again; outcome ${l.run?.outcome}, e2e ${f(l.run?.e2e_ms, 0)} ms, output_tps ${f(l.run?.output_tps, 0)}.`, '');
     out.push(`- Long tasks: ${l.longtasks.count}, longest ${f(l.longtasks.longest_ms, 1)} ms, total ${f(l.longtasks.total_ms, 0)} ms. Target no task over 50 ms: ${verdict(l.target.no_task_over_50ms, `${f(l.target.miss_ms, 1)} ms`)}.`);
+    out.push(`- Long tasks by quarter of the stream (in order): ${l.longtasks_by_quarter.map((q) => `Q${q.quarter} ${q.count} tasks, mean ${f(q.mean_ms, 0)} ms, longest ${f(q.longest_ms, 0)} ms`).join('; ')}.`);
     out.push(`- Frames: ${l.frames.count}, median gap ${f(l.frames.median_gap_ms, 2)} ms, gaps over 2 frames: ${l.frames.gaps_over_2_frames}, longest gap ${f(l.frames.longest_gap_ms, 1)} ms.`);
     out.push('', '| when | t (s) | JS heap used | wasm memory | DOM nodes | answer chars |', '|---|---|---|---|---|---|');
     const [before, after] = l.memory.samples;

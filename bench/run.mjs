@@ -334,9 +334,9 @@ async function parser(browser, apiSim) {
         : null,
     });
   }
+  const sides = await page.evaluate(() => window.benchSides);
   await context.close();
   server.close();
-  const sides = await page.evaluate(() => window.benchSides);
   const wasmPath = path.join(ROOT, 'bench', 'parser-wasm', 'pkg', 'ttft_parser_bench_bg.wasm');
   const wasmBytes = await readFile(wasmPath);
   const slowest = Math.min(...chunks.map((chunk) => chunk.ratio_ttft_core_over_peer_p50));
@@ -409,6 +409,11 @@ async function longStream(browser, pageSim) {
     tokens,
     elapsed_s: round(elapsedS, 1),
     run: rows[rows.length - 1],
+    longtasks_by_quarter: [0, 1, 2, 3].map((quarter) => {
+      const n = frames.longtasks.length;
+      const part = frames.longtasks.slice(Math.floor((quarter * n) / 4), Math.floor(((quarter + 1) * n) / 4)).map((task) => task.duration);
+      return { quarter: quarter + 1, count: part.length, longest_ms: round(Math.max(0, ...part), 1), mean_ms: round(part.reduce((a, b) => a + b, 0) / Math.max(1, part.length), 1) };
+    }),
     longtasks: { count: frames.longtasks.length, longest_ms: round(longest, 1), total_ms: round(frames.longtasks.reduce((sum, task) => sum + task.duration, 0), 1), durations: frames.longtasks.map((task) => round(task.duration, 1)) },
     frames: { count: frames.gaps.length, median_gap_ms: round(frameMs, 2), gaps_over_2_frames: dropped.length, longest_gap_ms: round(Math.max(...frames.gaps), 1) },
     memory: { samples, during },
