@@ -22,6 +22,9 @@ export function renderMarkdown(report) {
       widget_ttfa: 'TTFT Meter `ttfa_ms` (first non-empty answer, worker-stamped)',
       widget_perceived_ttfa: 'TTFT Meter `perceived_ttfa_ms` (painted; scheduled runs count from fetch)',
       widget_first_chunk: 'TTFT Meter `first_chunk_ms` (first event of any kind)',
+      widget_setup_ms: 'TTFT Meter `setup_ms` (headers − fetch; not an error: the sim sends headers at once)',
+      widget_queueing_ms: 'TTFT Meter `queueing_ms` (Resource Timing requestStart − fetchStart; not an error)',
+      widget_waiting_ms: 'TTFT Meter `waiting_ms` (responseStart − requestStart; not an error)',
       browser_fetch_main_thread: 'bare `fetch()` in the same page, main thread, first non-empty content',
       browser_fetch_worker: 'bare `fetch()` in a Worker of the same page, first non-empty content',
       openai_sdk_first_content: 'openai SDK, first non-empty `delta.content`',
@@ -51,6 +54,7 @@ export function renderMarkdown(report) {
     const i = p.injected_task;
     out.push(`| ${i.tokens_per_s} tokens/s + ${i.task_ms} ms main-thread task starting ${i.starts_ms_before_first_answer} ms before the first answer | 2 | ${f(i.ui_delay_ms.p50)} | ${f(i.ui_delay_ms.p95)} | ${f(i.ui_delay_ms.max)} | | ${f(i.ttfa_error_ms.p95)} |`);
     out.push('', `Under the injected task, a bare \`fetch()\` in a plain Worker of the same page (stamps taken in the worker) has a first-content error of p50 ${f(i.bare_worker_fetch_first_content_error_ms.p50)} ms, p95 ${f(i.bare_worker_fetch_first_content_error_ms.p95)} ms (the widget's ttfa error above: p50 ${f(i.ttfa_error_ms.p50)}, p95 ${f(i.ttfa_error_ms.p95)}).`);
+    out.push('', `The widget's own breakdown under the injected task (p50 / p95 ms): setup_ms ${f(i.setup_ms.p50)} / ${f(i.setup_ms.p95)}, queueing_ms ${f(i.queueing_ms.p50)} / ${f(i.queueing_ms.p95)}, waiting_ms ${f(i.waiting_ms.p50)} / ${f(i.waiting_ms.p95)}, first_chunk_ms ${f(i.first_chunk_ms.p50)} / ${f(i.first_chunk_ms.p95)}.`);
     out.push('', `Target p95 ≤ 16.7 ms at 500 tokens/s: ${f(p.target.p95_at_500_tps_ms)} ms, ${verdict(p.target.le_16_7ms, `${f(p.target.miss_ms)} ms`)}.`, '');
   } else if (s.paint) out.push('## 2. Paint delay', '', '```', s.paint.error, '```', '');
 
