@@ -11,7 +11,11 @@ use wasm_bindgen::prelude::wasm_bindgen;
 pub fn parse(bytes: &[u8], chunk: usize) -> u32 {
     let mut reader = StreamReader::new(None);
     let mut decoded = Vec::new();
-    let step = if chunk == 0 { bytes.len().max(1) } else { chunk };
+    let step = if chunk == 0 {
+        bytes.len().max(1)
+    } else {
+        chunk
+    };
     for piece in bytes.chunks(step) {
         reader.on_bytes_into(piece, &mut decoded);
         decoded.clear();
@@ -36,7 +40,11 @@ pub fn answer_text(bytes: &[u8]) -> String {
 pub fn parse_sse_only(bytes: &[u8], chunk: usize) -> u32 {
     let mut parser = SseParser::new();
     let mut events = Vec::new();
-    let step = if chunk == 0 { bytes.len().max(1) } else { chunk };
+    let step = if chunk == 0 {
+        bytes.len().max(1)
+    } else {
+        chunk
+    };
     for piece in bytes.chunks(step) {
         parser.feed_into(piece, &mut events);
         events.clear();
