@@ -1,0 +1,523 @@
+// TTFT Meter benchmark: fidelity, paint delay, size and start, parser cost, long stream and
+// scale, each against peers measured in the same run. Writes bench/out/report.json and
+// bench/out/report.md. Run through scripts/bench.sh (it builds what this needs).
+//
+// Usage: node bench/run.mjs [section ...]   sections: fidelity paint size parser long scale
+//        BENCH_RUNS=20 (runs per fidelity/paint level)
+import { createServer } from 'node:http';
+import { readFile, readdir, writeFile, mkdir, stat } from 'node:fs/promises';
+import { gzipSync } from 'node:zlib';
+import os from 'node:os';
+import path from 'node:path';
+import { execSync } from 'node:child_process';
+import {
+  ROOT, INIT_SCRIPT, launchBrowser, openWidget, readRows, run, runSeries, setForm, sleep, startSim,
+  summary, percentile, rowCount, waitForRows, rawFetchPeer, VIEWPORT,
+} from './lib.mjs';
+import { renderMarkdown } from './report.mjs';
+
+const RUNS = Number(process.env.BENCH_RUNS || 20);
+const ALL = ['size', 'fidelity', 'paint', 'parser', 'long', 'scale'];
+const wanted = process.argv.slice(2).length ? process.argv.slice(2) : ALL;
+const OUT = path.join(ROOT, 'bench', 'out');
+const PYTHON = process.env.BENCH_PYTHON || path.join(ROOT, 'bench', '.venv', 'bin', 'python');
+
+const log = (...args) => console.error('[bench]', ...args);
+const round = (value, digits = 2) => (value === null || value === undefined ? null : Number(value.toFixed(digits)));
+
+function machine() {
+  let chromium = '';
+  try {
+    chromium = execSync('/usr/bin/chromium --version', { encoding: 'utf8' }).trim();
+  } catch {}
+  let commit = '';
+  try {
+    commit = execSync('git rev-parse --short HEAD', { cwd: ROOT, encoding: 'utf8' }).trim();
+  } catch {}
+  return {
+    date: new Date().toISOString(),
+    host: os.hostname(),
+    cpu: os.cpus()[0]?.model,
+    cores: os.cpus().length,
+    memory_gb: round(os.totalmem() / 2 ** 30, 1),
+    load_average_at_start: os.loadavg().map((value) => round(value, 2)),
+    os: `${os.type()} ${os.release()}`,
+    node: process.version,
+    chromium,
+    commit,
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// 1. Fidelity: ttfa − scripted first-answer time, widget vs openai SDK vs curl.
+
+const fidelityModel = (prefillMs, earlyRole = 1) =>
+  `sim-fast@prefill_ms=${prefillMs},early_role=${earlyRole},itl_ms=1,answer_tokens=5`;
+
+async function curlOnce(apiUrl, model) {
+  const body = JSON.stringify({ model, stream: true, messages: [{ role: 'user', content: 'Hello' }] });
+  const out = await run('curl', [
+    '-s', '-N', '-o', '/dev/null', '-D', '-', '-w', 'TSTART=%{time_starttransfer}\n',
+    '-H', 'content-type: application/json', '-H', 'authorization: Bearer sk-bench',
+    '-d', body, `${apiUrl}/v1/chat/completions`,
+  ]);
+  const start = Number(out.match(/TSTART=([\d.]+)/)[1]) * 1000;
+  const header = (name) => Number((out.match(new RegExp(`^${name}:\\s*([\\d.]+)`, 'mi')) || [])[1]);
+  return { ms: start, firstAnswerMs: header('x-sim-first-answer-ms'), queueMs: header('x-sim-queue-ms') };
+}
+
+async function fidelity(browser, pageSim, apiSim) {
+  const levels = [100, 300, 1000];
+  const result = { levels: [], runs: RUNS };
+  for (const scripted of levels) {
+    const model = fidelityModel(scripted);
+    log(`fidelity ${scripted} ms: widget`);
+    // The widget, cross-origin to the API (as with a real provider): the first request of a
+    // fresh context pays the CORS preflight and a new connection; the warm-up run takes it.
+    const { page, context, errors } = await openWidget(browser, pageSim.url);
+    await runSeries(page, { baseUrl: `${apiSim.url}/v1`, model, runs: RUNS, warmup: true });
+    // "More columns" adds setup_ms, queueing_ms, waiting_ms: where the widget's time goes.
+    await page.getByTestId('more-columns').setChecked(true);
+    const rows = (await readRows(page)).slice(-RUNS);
+    // Bare browser peers in the same page and browser context (same connection pool).
+    log(`fidelity ${scripted} ms: bare fetch() in the same page (main thread, worker)`);
+    const apiUrl = `${apiSim.url}/v1/chat/completions`;
+    const rawMain = await rawFetchPeer(page, { url: apiUrl, model, runs: RUNS, inWorker: false });
+    const rawWorker = await rawFetchPeer(page, { url: apiUrl, model, runs: RUNS, inWorker: true });
+    await context.close();
+    const cold = await openWidget(browser, pageSim.url);
+    const coldRows = await runSeries(cold.page, { baseUrl: `${apiSim.url}/v1`, model, runs: 1 });
+    await cold.context.close();
+
+    log(`fidelity ${scripted} ms: openai SDK`);
+    const py = JSON.parse(await run(PYTHON, [path.join(ROOT, 'bench', 'peer_openai.py'), `${apiSim.url}/v1`, model, String(RUNS)]));
+
+    log(`fidelity ${scripted} ms: curl`);
+    const curl = [];
+    const curlNoRole = [];
+    const truth = [];
+    for (let i = 0; i < RUNS; i += 1) {
+      const sample = await curlOnce(apiSim.url, model);
+      curl.push(sample.ms);
+      truth.push(sample);
+      curlNoRole.push((await curlOnce(apiSim.url, fidelityModel(scripted, 0))).ms);
+    }
+    const errorsOf = (values) => values.map((value) => value - scripted);
+    const widgetErrors = errorsOf(rows.map((row) => row.ttfa_ms));
+    const level = {
+      scripted_ms: scripted,
+      model,
+      ground_truth_header_x_sim_first_answer_ms: [...new Set(truth.map((sample) => sample.firstAnswerMs))],
+      ground_truth_header_x_sim_queue_ms: [...new Set(truth.map((sample) => sample.queueMs))],
+      clients: {
+        widget_ttfa: summary(widgetErrors),
+        widget_setup_ms: summary(rows.map((row) => row.setup_ms)),
+        widget_queueing_ms: summary(rows.map((row) => row.queueing_ms)),
+        widget_waiting_ms: summary(rows.map((row) => row.waiting_ms)),
+        widget_first_chunk: summary(errorsOf(rows.map((row) => row.first_chunk_ms))),
+        widget_perceived_ttfa: summary(errorsOf(rows.map((row) => row.perceived_ttfa_ms))),
+        browser_fetch_main_thread: summary(errorsOf(rawMain)),
+        browser_fetch_worker: summary(errorsOf(rawWorker)),
+        openai_sdk_first_content: summary(errorsOf(py.first_content_ms)),
+        openai_sdk_first_chunk: summary(errorsOf(py.first_chunk_ms)),
+        curl_starttransfer: summary(errorsOf(curl)),
+        curl_starttransfer_no_early_role: summary(errorsOf(curlNoRole)),
+      },
+      cold: {
+        widget_ttfa_error_ms: coldRows[0]?.ttfa_ms - scripted,
+        widget_connection: coldRows[0]?.connection ?? null,
+        widget_setup_ms: coldRows[0]?.setup_ms ?? null,
+        openai_sdk_first_content_error_ms: py.cold.first_content_ms - scripted,
+      },
+      openai_version: py.openai_version,
+      page_errors: errors,
+    };
+    // Same-connection cost, to explain the cold number: the widget's warm-up row.
+    result.levels.push(level);
+  }
+  // Targets: p95 error ≤ 2 ms and no worse than the best peer that measures the answer.
+  for (const level of result.levels) {
+    const widgetP95 = Math.abs(level.clients.widget_ttfa.p95);
+    const peers = ['browser_fetch_main_thread', 'browser_fetch_worker', 'openai_sdk_first_content', 'openai_sdk_first_chunk', 'curl_starttransfer', 'curl_starttransfer_no_early_role'];
+    const bestPeer = peers
+      .map((name) => ({ name, p95: Math.abs(level.clients[name].p95) }))
+      .sort((a, b) => a.p95 - b.p95)[0];
+    level.target = {
+      p95_abs_error_ms: round(widgetP95, 3),
+      le_2ms: widgetP95 <= 2,
+      best_peer: bestPeer.name,
+      best_peer_p95_abs_error_ms: round(bestPeer.p95, 3),
+      no_worse_than_best_peer: widgetP95 <= bestPeer.p95,
+      miss_vs_2ms: round(Math.max(0, widgetP95 - 2), 3),
+      miss_vs_best_peer: round(Math.max(0, widgetP95 - bestPeer.p95), 3),
+    };
+  }
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------
+// 2. Paint delay: answer_ui_delay_ms at 50, 500, 5000 tokens/s, and under a 100 ms task.
+
+async function paint(browser, pageSim) {
+  const prefill = 50;
+  const rates = [
+    { tokens_per_s: 50, itl_ms: 20, answer_tokens: 15 },
+    { tokens_per_s: 500, itl_ms: 2, answer_tokens: 150 },
+    { tokens_per_s: 5000, itl_ms: 0.2, answer_tokens: 1500 },
+  ];
+  const result = { rates: [] };
+  const { page, context, errors } = await openWidget(browser, pageSim.url);
+  // The runs table (and its "More columns" switch, which shows answer_ui_delay_ms) appears
+  // with the first run.
+  await runSeries(page, { model: `sim-fast@prefill_ms=${prefill},itl_ms=2,answer_tokens=5`, runs: 1 });
+  await page.getByTestId('more-columns').setChecked(true);
+  for (const rate of rates) {
+    log(`paint ${rate.tokens_per_s} tokens/s`);
+    const model = `sim-fast@prefill_ms=${prefill},itl_ms=${rate.itl_ms},answer_tokens=${rate.answer_tokens}`;
+    const rows = await runSeries(page, { model, runs: RUNS, warmup: true });
+    result.rates.push({
+      ...rate,
+      model,
+      ui_delay_ms: summary(rows.map((row) => row.answer_ui_delay_ms)),
+      paint_methods: [...new Set(rows.map((row) => row.paint))],
+      ttfa_error_ms: summary(rows.map((row) => row.ttfa_ms - prefill)),
+    });
+  }
+  // A 100 ms busy loop on the main thread, started 20 ms before the first answer token is
+  // due, during a 500 tokens/s stream: one run per click, the click and the timer set in the
+  // same page task so the offset is exact.
+  log('paint: 100 ms main-thread task injected');
+  const injected = [];
+  const model = `sim-fast@prefill_ms=${prefill},itl_ms=2,answer_tokens=150`;
+  await setForm(page, { model, runs: 1 });
+  for (let i = 0; i < RUNS + 1; i += 1) {
+    const before = await rowCount(page);
+    await page.evaluate((startAfterMs) => {
+      document.querySelector('[data-testid=send]').click();
+      setTimeout(() => {
+        const until = performance.now() + 100;
+        while (performance.now() < until) {}
+      }, startAfterMs);
+    }, prefill - 20);
+    await waitForRows(page, before + 1);
+    const rows = await readRows(page);
+    if (i > 0) injected.push(rows[rows.length - 1]); // the first one is the warm-up
+  }
+  // The same busy loop beside a bare fetch() in a plain Worker of the same page: how much of
+  // the arrival-stamp delay under main-thread load is the browser's (and this machine's).
+  const rawUnderLoad = await rawFetchPeer(page, {
+    url: `${pageSim.url}/v1/chat/completions`, model, runs: RUNS, inWorker: true, busy: { ms: 100, afterMs: prefill - 20 },
+  });
+  result.injected_task = {
+    bare_worker_fetch_first_content_error_ms: summary(rawUnderLoad.map((value) => value - prefill)),
+    task_ms: 100,
+    starts_ms_before_first_answer: 20,
+    tokens_per_s: 500,
+    model,
+    ui_delay_ms: summary(injected.map((row) => row.answer_ui_delay_ms)),
+    ttfa_error_ms: summary(injected.map((row) => row.ttfa_ms - prefill)),
+    setup_ms: summary(injected.map((row) => row.setup_ms)),
+    queueing_ms: summary(injected.map((row) => row.queueing_ms)),
+    waiting_ms: summary(injected.map((row) => row.waiting_ms)),
+    first_chunk_ms: summary(injected.map((row) => row.first_chunk_ms)),
+  };
+  const at500 = result.rates.find((rate) => rate.tokens_per_s === 500).ui_delay_ms.p95;
+  result.target = { p95_at_500_tps_ms: round(at500, 2), le_16_7ms: at500 <= 16.7, miss_ms: round(Math.max(0, at500 - 16.7), 2) };
+  result.page_errors = errors;
+  await context.close();
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------
+// 3. Size and start.
+
+async function size(browser, pageSim) {
+  const dist = path.join(ROOT, 'dist');
+  const files = [];
+  for (const name of await readdir(dist)) {
+    const full = path.join(dist, name);
+    if (!(await stat(full)).isFile()) continue;
+    const bytes = await readFile(full);
+    files.push({ name, raw: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length });
+  }
+  const kind = (name) => (name.endsWith('.wasm') ? 'wasm' : name.endsWith('.js') ? 'js' : name.endsWith('.css') ? 'css' : name.endsWith('.html') ? 'html' : 'other');
+  const byKind = {};
+  for (const file of files) {
+    const entry = (byKind[kind(file.name)] ||= { raw: 0, gzip: 0, files: [] });
+    entry.raw += file.raw;
+    entry.gzip += file.gzip;
+    entry.files.push(file.name);
+  }
+  const total = { raw: files.reduce((sum, file) => sum + file.raw, 0), gzip: files.reduce((sum, file) => sum + file.gzip, 0) };
+  log('size: 10 cold loads');
+  const loads = [];
+  for (let i = 0; i < 10; i += 1) {
+    const context = await browser.newContext({ viewport: VIEWPORT });
+    await context.addInitScript(INIT_SCRIPT);
+    const page = await context.newPage();
+    await page.goto(pageSim.url);
+    await page.waitForFunction(() => window.__bench.interactiveMs !== null, null, { timeout: 30_000 });
+    loads.push(
+      await page.evaluate(() => {
+        const nav = performance.getEntriesByType('navigation')[0];
+        return {
+          interactive_ms: window.__bench.interactiveMs,
+          dom_content_loaded_ms: nav.domContentLoadedEventEnd,
+          load_ms: nav.loadEventEnd,
+          mounted: Boolean(document.querySelector('[data-testid=model]')),
+        };
+      }),
+    );
+    await context.close();
+  }
+  const budget = 150 * 1024;
+  return {
+    by_kind: byKind,
+    files,
+    total,
+    gzip_level: 9,
+    interactive_ms: summary(loads.map((load) => load.interactive_ms)),
+    dom_content_loaded_ms: summary(loads.map((load) => load.dom_content_loaded_ms)),
+    loads,
+    target: { budget_gzip_bytes: budget, met: total.gzip <= budget, miss_bytes: Math.max(0, total.gzip - budget) },
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// 4. Parser cost: ttft-core (wasm) vs eventsource-parser + JSON.parse, same page.
+
+async function parser(browser, apiSim) {
+  const transcriptModel = 'sim-reasoning@prefill_ms=0,itl_ms=0,reasoning_tokens=1000,answer_tokens=4000';
+  const response = await fetch(`${apiSim.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: transcriptModel, stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'Hello' }] }),
+  });
+  const transcript = Buffer.from(await response.arrayBuffer());
+  const types = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm' };
+  const server = createServer(async (request, reply) => {
+    const url = new URL(request.url, 'http://x');
+    try {
+      if (url.pathname === '/transcript.sse') {
+        reply.writeHead(200, { 'content-type': 'text/event-stream' }).end(transcript);
+        return;
+      }
+      const file = url.pathname === '/' ? '/bench/parser/index.html' : url.pathname;
+      if (!file.startsWith('/bench/') && !file.startsWith('/node_modules/eventsource-parser/')) throw new Error('forbidden');
+      const body = await readFile(path.join(ROOT, path.normalize(file)));
+      reply.writeHead(200, { 'content-type': types[path.extname(file)] || 'application/octet-stream' }).end(body);
+    } catch {
+      reply.writeHead(404).end();
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (error) => errors.push(String(error)));
+  page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
+  await page.goto(`http://127.0.0.1:${server.address().port}/`);
+  await page.waitForFunction(() => window.benchReady, null, { timeout: 30_000 });
+  await page.evaluate(() => window.benchReady);
+  const agreement = await page.evaluate(() => window.checkAgreement());
+  const transcriptBytes = await page.evaluate(() => window.transcriptBytes);
+  const chunks = [];
+  for (const chunk of [512, 16384]) {
+    log(`parser: reads of ${chunk} bytes`);
+    await page.evaluate((chunk) => window.runBench({ chunk, iterations: 2, rounds: 2 }), chunk); // warm the JITs
+    const rounds = await page.evaluate((chunk) => window.runBench({ chunk, iterations: 5, rounds: 10 }), chunk);
+    const rust = percentile(rounds.rust, 50);
+    const js = percentile(rounds.js, 50);
+    chunks.push({
+      read_bytes: chunk,
+      ttft_core_wasm_events_per_s: summary(rounds.rust),
+      eventsource_parser_json_events_per_s: summary(rounds.js),
+      ratio_ttft_core_over_peer_p50: round(rust / js, 3),
+      per_round_ratio: summary(rounds.rust.map((value, index) => value / rounds.js[index])),
+      sse_only: {
+        ttft_core_events_per_s: summary(rounds.rust_sse_only),
+        eventsource_parser_events_per_s: summary(rounds.js_sse_only),
+        ratio_p50: round(percentile(rounds.rust_sse_only, 50) / percentile(rounds.js_sse_only, 50), 3),
+      },
+      opt_level_3: rounds.rust_o3
+        ? { ttft_core_events_per_s: summary(rounds.rust_o3), ratio_over_peer_p50: round(percentile(rounds.rust_o3, 50) / js, 3) }
+        : null,
+    });
+  }
+  const sides = await page.evaluate(() => window.benchSides);
+  await context.close();
+  server.close();
+  const wasmPath = path.join(ROOT, 'bench', 'parser-wasm', 'pkg', 'ttft_parser_bench_bg.wasm');
+  const wasmBytes = await readFile(wasmPath);
+  const slowest = Math.min(...chunks.map((chunk) => chunk.ratio_ttft_core_over_peer_p50));
+  return {
+    sides,
+    transcript: { model: transcriptModel, bytes: transcriptBytes, events: agreement.rustEvents },
+    agreement,
+    bench_wasm: { raw: wasmBytes.length, gzip: gzipSync(wasmBytes, { level: 9 }).length, opt_level: 'z (as the shipped app)' },
+    chunks,
+    page_errors: errors,
+    target: { at_least_as_fast: slowest >= 1, worst_ratio: slowest, miss_percent: round(Math.max(0, (1 - slowest) * 100), 1) },
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// 5. Long stream: 100,000 answer tokens at 5000 tokens/s through the widget.
+
+async function metrics(cdp) {
+  const { metrics: list } = await cdp.send('Performance.getMetrics');
+  return Object.fromEntries(list.map((metric) => [metric.name, metric.value]));
+}
+
+async function longStream(browser, pageSim) {
+  const tokens = 100_000;
+  const model = `sim-fast@prefill_ms=50,itl_ms=0.2,answer_tokens=${tokens}`;
+  const { page, context, errors } = await openWidget(browser, pageSim.url);
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Performance.enable');
+  await setForm(page, { model, runs: 1 });
+  const sample = async (label) => {
+    await cdp.send('HeapProfiler.collectGarbage').catch(() => {});
+    const m = await metrics(cdp);
+    const wasm = await page.evaluate(() => window.__bench.memories.map((memory) => memory.buffer.byteLength));
+    const answerChars = await page.evaluate(() => document.querySelector('[data-testid=answer]')?.textContent.length ?? 0);
+    return { label, t_s: null, js_heap_used: m.JSHeapUsedSize, js_heap_total: m.JSHeapTotalSize, nodes: m.Nodes, wasm_memory: wasm[0] ?? null, answer_chars: answerChars };
+  };
+  const samples = [await sample('before')];
+  await page.evaluate(() => {
+    window.__bench.longtasks = [];
+    window.__benchRaf(true);
+  });
+  const started = Date.now();
+  await page.getByTestId('send').click();
+  log('long stream: 100,000 tokens at 5000 tokens/s (~20 s)');
+  // Sample without forcing GC during the stream (a forced GC would itself be a long task).
+  const during = [];
+  while (await page.evaluate(() => document.querySelector('[data-testid=send]').disabled)) {
+    const m = await metrics(cdp);
+    const extra = await page.evaluate(() => ({
+      wasm: window.__bench.memories[0]?.buffer.byteLength ?? null,
+      chars: document.querySelector('[data-testid=answer]')?.textContent.length ?? 0,
+    }));
+    during.push({ t_s: round((Date.now() - started) / 1000, 1), js_heap_used: m.JSHeapUsedSize, nodes: m.Nodes, wasm_memory: extra.wasm, answer_chars: extra.chars });
+    if (Date.now() - started > 180_000) break;
+    await sleep(2000);
+  }
+  const elapsedS = (Date.now() - started) / 1000;
+  const frames = await page.evaluate(() => {
+    window.__benchRaf(false);
+    return { gaps: window.__bench.rafGaps, longtasks: window.__bench.longtasks };
+  });
+  samples.push(await sample('after (GC forced)'));
+  const rows = await readRows(page);
+  const frameMs = percentile(frames.gaps, 50);
+  const dropped = frames.gaps.filter((gap) => gap > 2 * frameMs);
+  const longest = Math.max(0, ...frames.longtasks.map((task) => task.duration));
+  await context.close();
+  return {
+    model,
+    tokens,
+    elapsed_s: round(elapsedS, 1),
+    run: rows[rows.length - 1],
+    longtasks_by_quarter: [0, 1, 2, 3].map((quarter) => {
+      const n = frames.longtasks.length;
+      const part = frames.longtasks.slice(Math.floor((quarter * n) / 4), Math.floor(((quarter + 1) * n) / 4)).map((task) => task.duration);
+      return { quarter: quarter + 1, count: part.length, longest_ms: round(Math.max(0, ...part), 1), mean_ms: round(part.reduce((a, b) => a + b, 0) / Math.max(1, part.length), 1) };
+    }),
+    longtasks: { count: frames.longtasks.length, longest_ms: round(longest, 1), total_ms: round(frames.longtasks.reduce((sum, task) => sum + task.duration, 0), 1), durations: frames.longtasks.map((task) => round(task.duration, 1)) },
+    frames: { count: frames.gaps.length, median_gap_ms: round(frameMs, 2), gaps_over_2_frames: dropped.length, longest_gap_ms: round(Math.max(...frames.gaps), 1) },
+    memory: { samples, during },
+    page_errors: errors,
+    target: { no_task_over_50ms: longest <= 50, longest_task_ms: round(longest, 1), miss_ms: round(Math.max(0, longest - 50), 1) },
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// 6. Scale: 1,000 runs in the session; cost of rendering the table and charts.
+
+async function frameAfter(page, action) {
+  // Time from the action (same task) to the next rendering opportunity after it: double rAF.
+  return page.evaluate(async (action) => {
+    const start = performance.now();
+    if (action.click) document.querySelector(action.click).click();
+    await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+    return performance.now() - start;
+  }, action);
+}
+
+async function scale(browser, pageSim) {
+  const model = 'sim-fast@prefill_ms=0,itl_ms=0,answer_tokens=1';
+  const { page, context, errors } = await openWidget(browser, pageSim.url);
+  const batches = [];
+  const probe = async (count) => ({
+    runs: count,
+    more_columns_on_ms: round(await frameAfter(page, { click: '[data-testid=more-columns]' }), 1),
+    more_columns_off_ms: round(await frameAfter(page, { click: '[data-testid=more-columns]' }), 1),
+    language_zh_ms: round(await frameAfter(page, { click: '[data-testid=lang-zh]' }), 1),
+    language_en_ms: round(await frameAfter(page, { click: '[data-testid=lang-en]' }), 1),
+  });
+  const probes = [];
+  const deadline = Date.now() + 6 * 60_000;
+  let total = 0;
+  for (let batch = 0; batch < 5; batch += 1) {
+    await page.evaluate(() => (window.__bench.longtasks = []));
+    await setForm(page, { model, runs: 200 });
+    const start = Date.now();
+    await page.getByTestId('send').click();
+    const remaining = deadline - Date.now();
+    try {
+      await waitForRows(page, total + 200, Math.max(10_000, remaining));
+    } catch (error) {
+      batches.push({ batch: batch + 1, timed_out: true, rows: await rowCount(page) });
+      break;
+    }
+    total += 200;
+    const seconds = (Date.now() - start) / 1000;
+    const tasks = await page.evaluate(() => window.__bench.longtasks.map((task) => task.duration));
+    batches.push({ batch: batch + 1, rows_after: total, seconds: round(seconds, 1), ms_per_run: round((seconds * 1000) / 200, 1), longest_task_ms: round(Math.max(0, ...tasks), 1), longtasks: tasks.length });
+    log(`scale: ${total} runs (${seconds.toFixed(1)} s for the batch)`);
+    if (batch === 0 || batch === 4) probes.push(await probe(total));
+  }
+  const charts = await page.evaluate(() =>
+    [...document.querySelectorAll('[data-testid^=chart-]')].map((chart) => ({ id: chart.dataset.testid, nodes: chart.querySelectorAll('*').length })),
+  );
+  const nodes = await page.evaluate(() => document.querySelectorAll('*').length);
+  const rowsShown = await rowCount(page);
+  await context.close();
+  return { model, batches, probes, charts, dom_elements: nodes, rows_shown: rowsShown, page_errors: errors, import_available: false };
+}
+
+// ---------------------------------------------------------------------------------------
+
+async function main() {
+  await mkdir(OUT, { recursive: true });
+  const started = Date.now();
+  const report = { machine: machine(), runs_per_level: RUNS, percentile_method: 'linear interpolation between closest ranks (R-7)', sections: {} };
+  const pageSim = await startSim();
+  const apiSim = await startSim({ dist: false });
+  const browser = await launchBrowser();
+  const sections = { size, fidelity, paint, parser, long: longStream, scale };
+  try {
+    for (const name of ALL.filter((section) => wanted.includes(section))) {
+      const sectionStart = Date.now();
+      try {
+        const args = name === 'fidelity' ? [browser, pageSim, apiSim] : name === 'parser' ? [browser, apiSim] : [browser, pageSim];
+        report.sections[name] = await sections[name](...args);
+      } catch (error) {
+        log(`${name} failed: ${error.stack}`);
+        report.sections[name] = { error: String(error.stack || error) };
+      }
+      report.sections[name].section_seconds = round((Date.now() - sectionStart) / 1000, 1);
+    }
+  } finally {
+    await browser.close();
+    await pageSim.stop();
+    await apiSim.stop();
+  }
+  report.total_seconds = round((Date.now() - started) / 1000, 1);
+  await writeFile(path.join(OUT, 'report.json'), JSON.stringify(report, null, 2) + '\n');
+  await writeFile(path.join(OUT, 'report.md'), renderMarkdown(report));
+  log(`wrote bench/out/report.md and bench/out/report.json in ${report.total_seconds} s`);
+}
+
+await main();

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The benchmark (not part of scripts/test.sh; takes about 5 to 10 minutes): fidelity against
+# the openai Python SDK and curl, paint delay, size and start, parser cost against
+# eventsource-parser, a 100,000-token stream and 1,000 runs. Writes bench/out/report.md and
+# bench/out/report.json. Usage: scripts/bench.sh [section ...]
+#   sections: size fidelity paint parser long scale (default: all); BENCH_RUNS=20
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/setup.sh
+say() { printf '[bench] %s\n' "$*" >&2; }
+
+# Peers: curl (Debian) and the openai SDK (PyPI, into bench/.venv).
+if ! command -v curl >/dev/null; then
+  sudo_cmd=()
+  [ "$(id -u)" = 0 ] || sudo_cmd=(sudo)
+  say "installing curl from Debian"
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq curl >/dev/null
+fi
+if ! bench/.venv/bin/python -c 'import openai' 2>/dev/null; then
+  say "installing the openai Python SDK from PyPI into bench/.venv"
+  python3 -m venv bench/.venv
+  bench/.venv/bin/pip install --quiet --disable-pip-version-check openai
+fi
+
+say "building the widget (trunk build --release) and ttft-sim (release)"
+trunk build --release --quiet
+cargo build --quiet --release -p ttft-sim
+
+say "building ttft-core's stream reader to wasm for the parser benchmark (bench/parser-wasm)"
+(
+  cd bench/parser-wasm
+  cargo build --quiet --release --target wasm32-unknown-unknown
+  wasm-bindgen --target web --out-dir pkg target/wasm32-unknown-unknown/release/ttft_parser_bench.wasm
+  # The same at opt-level 3, to show how much of the parser's cost is the size-first profile.
+  CARGO_PROFILE_RELEASE_OPT_LEVEL=3 cargo build --quiet --release --target wasm32-unknown-unknown --target-dir target/o3
+  wasm-bindgen --target web --out-dir pkg-o3 target/o3/wasm32-unknown-unknown/release/ttft_parser_bench.wasm
+)
+
+node bench/run.mjs "$@"
