@@ -9,11 +9,19 @@ use crate::run::{RunUpdate, ShownDiagnosis};
 
 /// Streamed text split around its first painted piece: the first (visible) text goes into
 /// a fresh element with a unique `elementtiming` name so its paint can be timed.
+///
+/// The rest of a long answer is appended, never re-rendered: text that arrives between two
+/// frames is batched and added as one text node at the next animation frame, so a
+/// 100,000-token answer costs the page work in proportion to each piece, not to the whole.
 #[derive(Clone, Copy)]
 pub struct StreamedText {
     lead: RwSignal<String>,
     first: RwSignal<Option<(String, String)>>,
-    rest: RwSignal<String>,
+    /// Bytes of text appended after the first piece (drawn or pending).
+    rest_len: RwSignal<usize>,
+    rest_node: NodeRef<leptos::html::Span>,
+    pending: StoredValue<String, LocalStorage>,
+    flush_scheduled: StoredValue<bool, LocalStorage>,
 }
 
 impl StreamedText {
@@ -21,14 +29,21 @@ impl StreamedText {
         Self {
             lead: RwSignal::new(String::new()),
             first: RwSignal::new(None),
-            rest: RwSignal::new(String::new()),
+            rest_len: RwSignal::new(0),
+            rest_node: NodeRef::new(),
+            pending: StoredValue::new_local(String::new()),
+            flush_scheduled: StoredValue::new_local(false),
         }
     }
 
     fn clear(&self) {
         self.lead.set(String::new());
         self.first.set(None);
-        self.rest.set(String::new());
+        self.rest_len.set(0);
+        self.pending.update_value(String::clear);
+        if let Some(node) = self.rest_node.get_untracked() {
+            node.set_text_content(None);
+        }
     }
 
     fn push(&self, text: String, paint_id: Option<String>) {
@@ -37,14 +52,51 @@ impl StreamedText {
         } else if self.first.with_untracked(Option::is_none) {
             self.lead.update(|lead| lead.push_str(&text));
         } else {
-            self.rest.update(|rest| rest.push_str(&text));
+            self.rest_len.update(|rest_len| *rest_len += text.len());
+            self.pending.update_value(|pending| pending.push_str(&text));
+            self.schedule_flush();
+        }
+    }
+
+    fn schedule_flush(&self) {
+        if self.flush_scheduled.get_value() {
+            return;
+        }
+        let this = *self;
+        let callback = wasm_bindgen::closure::Closure::once_into_js(move || {
+            this.flush_scheduled.set_value(false);
+            this.flush();
+        });
+        let scheduled = web_sys::window().is_some_and(|window| {
+            window
+                .request_animation_frame(wasm_bindgen::JsCast::unchecked_ref(&callback))
+                .is_ok()
+        });
+        self.flush_scheduled.set_value(scheduled);
+    }
+
+    /// Appends the pending text as one text node (plain text, never HTML).
+    fn flush(&self) {
+        let Some(node) = self.rest_node.get_untracked() else {
+            // Not mounted yet (the pane appears with its first text): try next frame.
+            if !self.pending.with_value(String::is_empty) {
+                self.schedule_flush();
+            }
+            return;
+        };
+        let pending = self
+            .pending
+            .try_update_value(std::mem::take)
+            .unwrap_or_default();
+        if !pending.is_empty() {
+            let _ = node.append_with_str_1(&pending);
         }
     }
 
     fn is_empty(&self) -> bool {
         self.lead.with(String::is_empty)
             && self.first.with(Option::is_none)
-            && self.rest.with(String::is_empty)
+            && self.rest_len.get() == 0
     }
 }
 
@@ -141,6 +193,9 @@ impl LiveRun {
                 }
             }
             RunUpdate::Finished(record) => {
+                // Whatever arrived since the last frame is shown now, with the result.
+                self.reasoning.flush();
+                self.answer.flush();
                 let metrics = &record.metrics;
                 self.ttfa_ms.set(metrics.ttfa_ms);
                 self.ttfr_ms.set(metrics.ttfr_ms);
@@ -300,7 +355,7 @@ fn StreamedPane(
                         .child(first_text)
                 })
         }}
-        {move || text.rest.get()}
+        <span class="rest" node_ref=text.rest_node></span>
     }
 }
 

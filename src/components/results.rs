@@ -216,7 +216,8 @@ pub fn RunsTable(
             <table class="runs" data-testid="runs-table">
                 <thead><tr>{header}</tr></thead>
                 <tbody>
-                    {move || runs.get().into_iter().map(row).collect_view()}
+                    // Keyed by run number: a new run adds one row instead of rebuilding all.
+                    <For each=move || runs.get() key=|entry| entry.number children=row />
                 </tbody>
             </table>
         </div>
