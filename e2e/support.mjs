@@ -68,5 +68,7 @@ export async function openWidget(browser, simUrl, query = '') {
   page.on('pageerror', (error) => errors.push(error));
   await page.goto(`${simUrl}/${query}`);
   await page.getByTestId('send').waitFor({ state: 'visible', timeout: 20_000 });
+  // The fetch worker is started at load; a run sent before it is ready would wait for it.
+  await page.locator('[data-testid=app][data-transport=worker]').waitFor({ timeout: 10_000 });
   return { page, errors };
 }

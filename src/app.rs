@@ -162,6 +162,12 @@ pub fn App() -> impl IntoView {
     );
     let control = StoredValue::new_local(None::<RunControl>);
     paint::install_observer();
+    // "starting", then "worker" or "main-thread": which transport runs will use.
+    let transport = RwSignal::new("starting");
+    spawn_local(async move {
+        let worker = run::prewarm_worker().await;
+        transport.set(if worker { "worker" } else { "main-thread" });
+    });
     let compact = config.compact;
     // Shown on the root for scripts and tests until the experiments panel reads the context.
     let experiment = config.experiment.clone();
@@ -218,7 +224,12 @@ pub fn App() -> impl IntoView {
     };
 
     view! {
-        <main class=if compact { "ttft compact" } else { "ttft" } data-testid="app" data-experiment=experiment>
+        <main
+            class=if compact { "ttft compact" } else { "ttft" }
+            data-testid="app"
+            data-experiment=experiment
+            data-transport=move || transport.get()
+        >
             <header>
                 <h1>"TTFT Meter"</h1>
                 <p class="tagline">

@@ -216,18 +216,65 @@ impl RunControl {
     }
 }
 
-thread_local! {
-    static SHARED_WORKER: RefCell<Option<Rc<FetchWorker>>> = const { RefCell::new(None) };
+/// The page's fetch worker: not started, starting (callers waiting), or settled.
+enum WorkerSlot {
+    Idle,
+    Starting(Vec<oneshot::Sender<Option<Rc<FetchWorker>>>>),
+    Settled(Option<Rc<FetchWorker>>),
 }
 
-/// The page's one fetch worker, started on first use; `None` where Workers are unavailable.
+thread_local! {
+    static SHARED_WORKER: RefCell<WorkerSlot> = const { RefCell::new(WorkerSlot::Idle) };
+}
+
+/// The page's one fetch worker, started once (concurrent callers wait for the same start);
+/// `None` where Workers are unavailable, and the runs then fetch on the main thread.
 async fn shared_worker() -> Option<Rc<FetchWorker>> {
-    if let Some(worker) = SHARED_WORKER.with(|slot| slot.borrow().clone()) {
-        return Some(worker);
+    let waiting = SHARED_WORKER.with(|slot| {
+        let mut slot = slot.borrow_mut();
+        match &mut *slot {
+            WorkerSlot::Settled(worker) => Err(worker.clone()),
+            WorkerSlot::Starting(waiters) => {
+                let (sender, receiver) = oneshot::channel();
+                waiters.push(sender);
+                Ok(Some(receiver))
+            }
+            WorkerSlot::Idle => {
+                *slot = WorkerSlot::Starting(Vec::new());
+                Ok(None)
+            }
+        }
+    });
+    match waiting {
+        Err(settled) => settled,
+        Ok(Some(receiver)) => receiver.await.ok().flatten(),
+        Ok(None) => {
+            let worker = FetchWorker::spawn(WORKER_SCRIPT_URL)
+                .await
+                .ok()
+                .map(Rc::new);
+            let waiters = SHARED_WORKER.with(|slot| {
+                match std::mem::replace(
+                    &mut *slot.borrow_mut(),
+                    WorkerSlot::Settled(worker.clone()),
+                ) {
+                    WorkerSlot::Starting(waiters) => waiters,
+                    _ => Vec::new(),
+                }
+            });
+            for waiter in waiters {
+                let _ = waiter.send(worker.clone());
+            }
+            worker
+        }
     }
-    let worker = Rc::new(FetchWorker::spawn(WORKER_SCRIPT_URL).await.ok()?);
-    SHARED_WORKER.with(|slot| *slot.borrow_mut() = Some(Rc::clone(&worker)));
-    Some(worker)
+}
+
+/// Starts the fetch worker ahead of the first run, so a click sends its request at once:
+/// a worker that is still starting when the user clicks would hold the request back.
+/// Returns whether a worker is available.
+pub async fn prewarm_worker() -> bool {
+    shared_worker().await.is_some()
 }
 
 fn http_request(prepared: &PreparedRequest) -> HttpRequest {
