@@ -402,6 +402,7 @@ struct Measurement {
     error_body: Vec<u8>,
     first_reasoning_sent: bool,
     first_visible_answer_sent: bool,
+    ttfa_reported: bool,
     pending_paints: Vec<oneshot::Receiver<()>>,
     run_id: u32,
     watch_paints: bool,
@@ -435,6 +436,7 @@ impl Measurement {
             error_body: Vec::new(),
             first_reasoning_sent: false,
             first_visible_answer_sent: false,
+            ttfa_reported: false,
             pending_paints: Vec::new(),
             run_id,
             watch_paints,
@@ -510,12 +512,15 @@ impl Measurement {
                 }
                 on_update(RunUpdate::Reasoning {
                     text: event.reasoning.clone(),
+                    // Metrics are computed once per first, not per event: computing them
+                    // walks every arrival, which per event would be quadratic in the stream.
                     ttfr_ms: if first { metrics().ttfr_ms } else { None },
                     paint_id,
                 });
             }
             if !event.answer.is_empty() {
-                let first_answer = metrics().ttfa_ms.is_some() && !self.first_visible_answer_sent;
+                let first_answer = !self.ttfa_reported;
+                self.ttfa_reported = true;
                 let first_visible =
                     !self.first_visible_answer_sent && !event.answer.trim().is_empty();
                 let paint_id = first_visible.then(|| format!("answer-{}", self.run_id));

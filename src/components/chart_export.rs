@@ -217,6 +217,10 @@ fn download_png(test_id: &str) -> Option<()> {
     Some(())
 }
 
+/// Rows a chart's data table shows: an ITL table of a 100,000-token stream would otherwise
+/// put 100,000 rows into the page (the export has them all).
+const MAX_TABLE_ROWS: usize = 500;
+
 /// Under a chart: SVG and PNG downloads, and the chart's data as a table.
 #[component]
 pub fn ChartTools(
@@ -246,12 +250,23 @@ pub fn ChartTools(
                     <table data-testid=format!("{test_id}-table")>
                         <thead><tr>{head}</tr></thead>
                         <tbody>
-                            {move || rows.get().into_iter().map(|cells| view! {
+                            {move || rows.with(|rows| rows.iter().take(MAX_TABLE_ROWS).cloned().collect::<Vec<_>>()).into_iter().map(|cells| view! {
                                 <tr>{cells.into_iter().map(|cell| view! { <td>{cell}</td> }).collect_view()}</tr>
                             }).collect_view()}
                         </tbody>
                     </table>
                 </div>
+                {move || {
+                    let total = rows.with(Vec::len);
+                    (total > MAX_TABLE_ROWS).then(|| view! {
+                        <p class="meta">
+                            {i18n.pick(
+                                format!("The first {MAX_TABLE_ROWS} of {total} rows; export JSON or CSV for all of them."),
+                                format!("仅显示前 {MAX_TABLE_ROWS} 行（共 {total} 行）；导出 JSON 或 CSV 可获得全部数据。"),
+                            )}
+                        </p>
+                    })
+                }}
             </details>
         </div>
     }
