@@ -1,61 +1,12 @@
 // Shared helpers of the benchmark: processes, the browser, the widget, statistics.
 import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { CHROMIUM_ARGS, ROOT, launchBrowser, startSim as startSimProcess } from '../e2e/support.mjs';
 
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-
-export const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
-
-// Sims still running when node exits (an uncaught error) are stopped by their own ids.
-const children = new Set();
-process.once('exit', () => {
-  for (const child of children) child.kill('SIGTERM');
-});
+export { CHROMIUM_ARGS, ROOT, launchBrowser };
 
 /** Starts the release ttft-sim on a free loopback port; `dist` serves the built page. */
 export async function startSim({ dist = true, extraArgs = [] } = {}) {
-  const binary = path.join(ROOT, 'target', 'release', 'ttft-sim');
-  const args = ['--port', '0', ...(dist ? ['--dist', path.join(ROOT, 'dist')] : []), ...extraArgs];
-  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  let buffered = '';
-  const url = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('ttft-sim did not start within 15 s')), 15_000);
-    child.once('exit', (code) => reject(new Error(`ttft-sim exited early with ${code}`)));
-    child.stdout.on('data', (data) => {
-      buffered += data.toString();
-      const match = buffered.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-  });
-  return {
-    url,
-    async stop() {
-      if (child.exitCode === null) {
-        child.kill('SIGTERM');
-        await once(child, 'exit');
-      }
-    },
-  };
-}
-
-export async function launchBrowser() {
-  return chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+  return startSimProcess(extraArgs, { profile: 'release', dist });
 }
 
 /**

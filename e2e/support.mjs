@@ -19,15 +19,23 @@ export const CHROMIUM_ARGS = [
   '--disable-quic',
 ];
 
+// Sims still running when node exits (an uncaught error) are stopped too.
+const children = new Set();
+process.once('exit', () => {
+  for (const child of children) child.kill('SIGTERM');
+});
+
 /**
- * Starts ttft-sim (built by the test command) on a free loopback port.
+ * Starts ttft-sim (built by the test command; `profile: 'release'` for the benchmarks) on a
+ * free loopback port, serving the built page unless `dist` is false.
  * Resolves to { url, stop } once it prints its listening line.
  */
-export async function startSim(extraArgs = []) {
-  const binary = path.join(ROOT, 'target', 'debug', 'ttft-sim');
-  const child = spawn(binary, ['--port', '0', '--dist', path.join(ROOT, 'dist'), ...extraArgs], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+export async function startSim(extraArgs = [], { profile = 'debug', dist = true } = {}) {
+  const binary = path.join(ROOT, 'target', profile, 'ttft-sim');
+  const args = ['--port', '0', ...(dist ? ['--dist', path.join(ROOT, 'dist')] : []), ...extraArgs];
+  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
   let buffered = '';
   const url = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('ttft-sim did not start within 15 s')), 15_000);

@@ -69,17 +69,8 @@ pub struct ShownDiagnosis {
 
 impl ShownDiagnosis {
     fn from_diagnosis(diagnosis: &Diagnosis, lang: Lang) -> Self {
-        let cause_code = serde_json::to_value(&diagnosis.cause)
-            .ok()
-            .and_then(|value| {
-                value
-                    .get("kind")
-                    .and_then(|kind| kind.as_str())
-                    .map(str::to_owned)
-            })
-            .unwrap_or_else(|| "unknown".into());
         ShownDiagnosis {
-            cause_code,
+            cause_code: ttft_core::export::cause_code(&diagnosis.cause),
             title: diagnosis.message(lang),
             fix: diagnosis.fix(lang),
         }

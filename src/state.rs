@@ -3,9 +3,10 @@
 
 use leptos::prelude::*;
 use ttft_core::chart::{run_phases, PhaseSpan};
+use ttft_core::export::cold_from_connection;
 use ttft_core::request::Protocol;
 use ttft_core::stats::Summary;
-use ttft_core::timeline::{ConnectionKind, RunMetrics, RunOutcome, RunsSummary};
+use ttft_core::timeline::{RunMetrics, RunOutcome, RunsSummary};
 
 use crate::run::{RunRecord, RunSettings, ShownDiagnosis};
 
@@ -311,16 +312,10 @@ impl RunEntry {
 
     /// `Some(true)` on a new connection, `Some(false)` on a reused one, `None` if unknown.
     pub fn cold(&self) -> Option<bool> {
-        match self
-            .record
+        self.record
             .network
             .as_ref()
-            .map(|network| network.connection)
-        {
-            Some(ConnectionKind::New) => Some(true),
-            Some(ConnectionKind::Reused) => Some(false),
-            _ => None,
-        }
+            .and_then(|network| cold_from_connection(network.connection))
     }
 
     /// The waterfall phases of this run.
