@@ -24,8 +24,8 @@ after(async () => {
  * Opens the page, points the form at `model`, chooses the experiment `kind`, fills the
  * parameter fields (test id → value) and starts it. Returns the page.
  */
-async function startExperiment({ model, kind, fields }) {
-  const { page, errors } = await openWidget(browser, sim.url);
+async function startExperiment({ model, kind, fields, server = sim }) {
+  const { page, errors } = await openWidget(browser, server.url);
   await page.getByTestId('model').fill(model);
   await page.getByTestId('exp-kind').selectOption(kind);
   for (const [testId, value] of Object.entries(fields)) {
@@ -186,14 +186,14 @@ test('reasoning: thinking is 80% of the wait for the first answer', async () => 
   assert.equal(await verdictCode(page), 'mostly_thinking');
 });
 
-test('tails: tight within each size when every run gets a slot; head-of-line blocking when runs outnumber the 4 slots', async () => {
+test('tails: tight within each size when every run gets a slot; head-of-line blocking when a long prefill holds the only slot', async () => {
   // 100 tokens: 250 ms; 4000 tokens: 2200 ms. Ten runs per size (the bimodality minimum).
-  const fields = (inFlight) => ({ 'exp-sizes': '100, 4000', 'exp-repetitions': '10', 'exp-in-flight': inFlight });
+  const fields = (sizes, repetitions, inFlight) => ({ 'exp-sizes': sizes, 'exp-repetitions': repetitions, 'exp-in-flight': inFlight });
   const bucketCells = (page) =>
     page.getByTestId('exp-table').locator('tbody tr').evaluateAll((rows) =>
       rows.map((row) => [...row.querySelectorAll('td')].map((cell) => Number(cell.textContent))),
     );
-  const tight = await startExperiment({ model: 'sim-linear-prefill', kind: 'tails', fields: fields('4') });
+  const tight = await startExperiment({ model: 'sim-linear-prefill', kind: 'tails', fields: fields('100, 4000', '10', '4') });
   await waitForEnd(tight.page);
   const [tightShort, tightLong] = await bucketCells(tight.page);
   console.log(`tails: 4 in flight: p50 ${tightShort[3]} / ${tightLong[3]} ms, p95 ${tightShort[4]} / ${tightLong[4]} ms`);
@@ -202,13 +202,26 @@ test('tails: tight within each size when every run gets a slot; head-of-line blo
   assert.ok(within(tightLong[3], 2200, 0.15), `4000-token p50 ${tightLong[3]} ms near the sim's 2200 ms`);
   await tight.page.close();
 
-  const blocked = await startExperiment({ model: 'sim-linear-prefill', kind: 'tails', fields: fields('6') });
-  await waitForEnd(blocked.page);
-  const shortRow = await blocked.page.getByTestId('exp-table').locator('tbody tr').first().locator('td').allTextContents();
-  console.log(`tails: 100-token bucket with 6 in flight: p50 ${shortRow[3]} ms, p95 ${shortRow[4]} ms`);
-  assert.equal(await verdictCode(blocked.page), 'head_of_line_suspected');
-  // A 250 ms prompt stuck behind a 2.2 s prefill: its slowest runs take seconds.
-  assert.ok(Number(shortRow[5]) > 1000, `100-token p99 ${shortRow[5]} ms shows waits behind long prefills`);
+  // One slot, two runs in flight: each run waits for the whole service of the run ahead of
+  // it. The plan alternates S L L S S L …, so half the short runs wait behind a short one
+  // (250 + 250 ms) and half behind a long one (1200 + 250 ms): two modes of equal weight.
+  // Sarle's coefficient of two equal modes is 0.56 at 10 runs (a coin toss against 5/9)
+  // and 0.77 at 20, so this half runs 20 per size.
+  const oneSlot = await startSim(['--set', 'itl_ms=1', '--set', 'answer_tokens=2', '--slots', '1']);
+  try {
+    const blocked = await startExperiment({
+      model: 'sim-linear-prefill', kind: 'tails', fields: fields('100, 2000', '20', '2'), server: oneSlot,
+    });
+    await waitForEnd(blocked.page, 'done', 90_000);
+    const shortRow = await blocked.page.getByTestId('exp-table').locator('tbody tr').first().locator('td').allTextContents();
+    console.log(`tails: 100-token bucket behind one slot: runs ${shortRow[1]}, p50 ${shortRow[3]} ms, p95 ${shortRow[4]} ms, p99 ${shortRow[5]} ms`);
+    assert.equal(await verdictCode(blocked.page), 'head_of_line_suspected');
+    // A 250 ms prompt stuck behind a 1.2 s prefill: its slowest runs take 1.45 s.
+    assert.ok(Number(shortRow[5]) > 1300, `100-token p99 ${shortRow[5]} ms shows waits behind long prefills`);
+    await blocked.page.close();
+  } finally {
+    await oneSlot.stop();
+  }
 });
 
 test('monitor: Stop ends it cleanly and keeps its results', async () => {

@@ -203,16 +203,17 @@ test('cross-origin runs show the network breakdown, and summaries follow the col
   // localhost is another origin than the page's 127.0.0.1: CORS applies, and Resource
   // Timing details are visible only because ttft-sim sends Timing-Allow-Origin.
   await page.getByTestId('base-url').fill(`${sim.url.replace('127.0.0.1', 'localhost')}/v1`);
-  await runOnce(page, { model: 'sim-fast@prefill_ms=30', runs: 3 });
+  await runOnce(page, { model: 'sim-fast@prefill_ms=300', runs: 3 });
   const breakdown = await page.getByTestId('network-breakdown').textContent();
   assert.match(breakdown, /Resource Timing\)$/, `timing is visible: ${breakdown}`);
   await page.getByTestId('more-columns').check();
   for (const number of [1, 2, 3]) {
     const metrics = await rowMetrics(page, number);
-    // ttft-sim sends its headers before the 30 ms prefill: the first byte comes early.
+    // ttft-sim sends its headers before the 300 ms prefill: the first byte comes long
+    // before the first token (the bound leaves room for a busy machine).
     assert.ok(metrics.queueing_ms >= 0, `run ${number}: queueing ${metrics.queueing_ms}`);
-    assert.ok(metrics.waiting_ms >= 0 && metrics.waiting_ms < 30, `run ${number}: waiting ${metrics.waiting_ms} < 30 ms`);
-    assert.ok(metrics.ttfa_ms >= 30, `run ${number}: ttfa ${metrics.ttfa_ms} includes the prefill`);
+    assert.ok(metrics.waiting_ms >= 0 && metrics.waiting_ms < 150, `run ${number}: waiting ${metrics.waiting_ms} < 150 ms`);
+    assert.ok(metrics.ttfa_ms >= 300, `run ${number}: ttfa ${metrics.ttfa_ms} includes the prefill`);
   }
   // Every run is labelled cold or warm, and each cohort's n is the number of runs so labelled.
   const labels = await page.locator('[data-testid=run-row] td:nth-child(2)').allTextContents();

@@ -18,10 +18,61 @@
 
 const controllers = new Map();
 
-function resourceTiming(url) {
-  const entries = performance.getEntriesByName(url, 'resource');
-  const entry = entries[entries.length - 1];
-  performance.clearResourceTimings();
+// Resource Timing entries reach the timeline on their own schedule: in Chromium often after
+// the body reader has reported `done`, and later still on a busy machine. So entries are
+// taken from an observer, and a finished request waits for its own entry (a bounded wait:
+// browsers report no entry for some aborted requests). Several requests to one URL may be
+// in flight: an entry belongs to the request whose fetch started last before the entry's
+// startTime.
+const ENTRY_WAIT_MS = { ok: 2000, failed: 300 };
+const unclaimed = [];
+const waiting = [];
+
+function claim(entry) {
+  let best = -1;
+  for (let i = 0; i < waiting.length; i++) {
+    const w = waiting[i];
+    if (w.url !== entry.name || entry.startTime < w.since - 1) continue;
+    if (best < 0 || w.since > waiting[best].since) best = i;
+  }
+  if (best < 0) {
+    unclaimed.push(entry);
+    if (unclaimed.length > 64) unclaimed.shift();
+    return;
+  }
+  const [w] = waiting.splice(best, 1);
+  clearTimeout(w.timer);
+  w.resolve(entry);
+}
+
+if (typeof PerformanceObserver === 'function') {
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) claim(entry);
+    // The observer has them: keep the 250-entry buffer from filling up in long sessions.
+    performance.clearResourceTimings();
+  }).observe({ type: 'resource', buffered: true });
+}
+
+function entryFor(url, since, waitMs) {
+  let found = -1;
+  for (let i = 0; i < unclaimed.length; i++) {
+    const entry = unclaimed[i];
+    if (entry.name !== url || entry.startTime < since - 1) continue;
+    if (found < 0 || entry.startTime < unclaimed[found].startTime) found = i;
+  }
+  if (found >= 0) return Promise.resolve(unclaimed.splice(found, 1)[0]);
+  return new Promise((resolve) => {
+    const w = { url, since, resolve };
+    w.timer = setTimeout(() => {
+      const at = waiting.indexOf(w);
+      if (at >= 0) waiting.splice(at, 1);
+      resolve(null);
+    }, waitMs);
+    waiting.push(w);
+  });
+}
+
+function copyTiming(entry) {
   if (!entry) return null;
   const fields = [
     'startTime', 'fetchStart', 'domainLookupStart', 'domainLookupEnd', 'connectStart',
@@ -36,8 +87,10 @@ function resourceTiming(url) {
 async function run({ id, url, method, headers, body }) {
   const controller = new AbortController();
   controllers.set(id, controller);
+  const since = performance.now();
+  let outcome = 'failed';
   try {
-    postMessage({ type: 'started', id, t: performance.now() });
+    postMessage({ type: 'started', id, t: since });
     const response = await fetch(url, { method, headers, body, signal: controller.signal });
     postMessage({
       type: 'headers', id, t: performance.now(), status: response.status,
@@ -55,6 +108,7 @@ async function run({ id, url, method, headers, body }) {
       }
     }
     postMessage({ type: 'end', id, t: performance.now() });
+    outcome = 'ok';
   } catch (error) {
     postMessage({
       type: 'failed', id, t: performance.now(),
@@ -62,7 +116,8 @@ async function run({ id, url, method, headers, body }) {
     });
   } finally {
     controllers.delete(id);
-    postMessage({ type: 'timing', id, entry: resourceTiming(url) });
+    const entry = await entryFor(url, since, ENTRY_WAIT_MS[outcome]);
+    postMessage({ type: 'timing', id, entry: copyTiming(entry) });
   }
 }
 
