@@ -80,15 +80,16 @@ export async function setForm(page, { baseUrl, model, runs = 1, warmup = false, 
   await page.getByTestId('ttft-only').setChecked(ttftOnly);
 }
 
+/** Runs in the session (the table lists only the newest 100, its data-runs counts all). */
 export async function rowCount(page) {
-  return page.locator('[data-testid=run-row]').count();
+  return page.evaluate(() => Number(document.querySelector('[data-testid=runs-table]')?.dataset.runs ?? 0));
 }
 
-/** Waits until `count` rows exist and the series is over (Send enabled again). */
+/** Waits until the session holds `count` runs and the series is over (Send enabled again). */
 export async function waitForRows(page, count, timeoutMs = 120_000) {
   await page.waitForFunction(
     (wanted) =>
-      document.querySelectorAll('[data-testid=run-row]').length >= wanted &&
+      Number(document.querySelector('[data-testid=runs-table]')?.dataset.runs ?? 0) >= wanted &&
       !document.querySelector('[data-testid=send]').disabled,
     count,
     { timeout: timeoutMs, polling: 50 },

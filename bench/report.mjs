@@ -96,12 +96,14 @@ export function renderMarkdown(report) {
   if (s.scale && !s.scale.error) {
     const c = s.scale;
     out.push('## 6. Scale: 1,000 runs in one session', '');
-    out.push(`No import exists yet, so the session is filled by running \`${c.model}\` in batches of 200 (the form's maximum).`, '');
-    out.push('| batch | rows after | seconds | ms per run | long tasks | longest task |', '|---|---|---|---|---|---|');
-    for (const b of c.batches) out.push(b.timed_out ? `| ${b.batch} | timed out at ${b.rows} rows | | | | |` : `| ${b.batch} | ${b.rows_after} | ${f(b.seconds, 1)} | ${f(b.ms_per_run, 1)} | ${b.longtasks} | ${f(b.longest_task_ms, 1)} ms |`);
-    out.push('', 'Re-render cost, action → second animation frame (ms):', '', '| runs | More columns on | off | language → 中文 | → English |', '|---|---|---|---|---|');
-    for (const p of c.probes) out.push(`| ${p.runs} | ${f(p.more_columns_on_ms, 1)} | ${f(p.more_columns_off_ms, 1)} | ${f(p.language_zh_ms, 1)} | ${f(p.language_en_ms, 1)} |`);
-    out.push('', `At the end: ${c.rows_shown} table rows, ${c.dom_elements} DOM elements; charts: ${c.charts.map((chart) => `${chart.id} ${chart.nodes} elements`).join(', ')}.`, '');
+    out.push(`20 real runs of \`${c.model}\` were made, then the stored history (the app's localStorage slot, export schema) was copied to ${c.seeded.runs} runs (${f(c.seeded.bytes / 1024, 0)} KB of JSON) and the page reloaded. Peer in the same run: the same page holding 20 runs.`, '');
+    out.push(`- Reload with ${c.seeded.runs} stored runs: all ${c.load.runs} in the session and ${c.load.rows} rows in the table (its window of the newest) ${f(c.load.wall_ms, 0)} ms after the reload began (interactive at ${f(c.load.interactive_ms, 0)} ms of the page clock); longest task ${f(c.load.longest_task_ms, 1)} ms.`, '');
+    out.push('| session before | runs | seconds | ms per run | long tasks | longest task |', '|---|---|---|---|---|---|');
+    for (const b of c.batches) out.push(`| ${b.rows_before} runs | ${b.runs} | ${f(b.seconds, 1)} | ${f(b.ms_per_run, 1)} | ${b.longtasks} | ${f(b.longest_task_ms, 1)} ms |`);
+    out.push('', `Per-run wall time with ${c.seeded.runs} runs kept, against 20: **${f(c.per_run_ratio, 2)}×**.`, '');
+    out.push('Re-render cost, action → second animation frame (ms):', '', '| runs | More columns on | off | language → 中文 | → English | select a row |', '|---|---|---|---|---|---|');
+    for (const p of c.probes) out.push(`| ${p.runs} | ${f(p.more_columns_on_ms, 1)} | ${f(p.more_columns_off_ms, 1)} | ${f(p.language_zh_ms, 1)} | ${f(p.language_en_ms, 1)} | ${f(p.select_row_ms, 1)} |`);
+    out.push('', `At the end: ${c.rows_shown} table rows, ${c.dom_elements} DOM elements, ${f(c.stored_bytes / 1024, 0)} KB stored; charts: ${c.charts.map((chart) => `${chart.id} ${chart.nodes} elements`).join(', ')}.`, '');
   } else if (s.scale) out.push('## 6. Scale', '', '```', s.scale.error, '```', '');
 
   return out.join('\n') + '\n';

@@ -281,6 +281,56 @@ test('finished runs survive a reload (same count and ttfa values); the typed key
   await context.close();
 });
 
+test('1,000 stored runs: the table lists the newest 100 (all on request), a new run is kept, Clear asks twice', async () => {
+  const { context, page, errors } = await freshWidget();
+  await page.getByTestId('model').fill('sim-fast@prefill_ms=20');
+  await page.getByTestId('run-count').fill('2');
+  await page.getByTestId('send').click();
+  await waitForRuns(page, 2);
+  // Copy the two real records to 1,000 (the most kept), numbered 1..1000, and reload.
+  await page.evaluate(() => {
+    const document = JSON.parse(localStorage.getItem('ttft-meter.runs.v1'));
+    const real = document.runs;
+    document.runs = Array.from({ length: 1000 }, (_, index) => ({ ...real[index % 2], run_index: index + 1 }));
+    localStorage.setItem('ttft-meter.runs.v1', JSON.stringify(document));
+  });
+  await page.reload();
+  const table = page.getByTestId('runs-table');
+  await page.locator('[data-testid=runs-table][data-runs="1000"]').waitFor({ timeout: 30_000 });
+  assert.equal(await page.getByTestId('run-row').count(), 100);
+  assert.equal(await page.getByTestId('run-row').first().getAttribute('data-run'), '901');
+  assert.match(await page.getByTestId('rows-hidden').textContent(), /900 older runs/);
+  // The summary and the charts cover every run, not only the listed ones.
+  const allN = page.locator('[data-testid=summary-table] tr[data-cohort=all][data-metric=ttfa_ms] td').last();
+  assert.equal(await allN.textContent(), '1000');
+  assert.equal(await page.getByTestId('history-item').count(), 50);
+  await page.getByTestId('show-all-runs').click();
+  assert.equal(await page.getByTestId('run-row').count(), 1000);
+  await page.getByTestId('show-all-runs').click();
+  assert.equal(await page.getByTestId('run-row').count(), 100);
+
+  // One more run: number 1001, listed, and stored (the oldest dropped: 1,000 kept).
+  await page.getByTestId('run-count').fill('1');
+  await page.getByTestId('send').click();
+  await page.locator('[data-testid=run-row][data-run="1001"]').waitFor({ timeout: 30_000 });
+  await page.waitForFunction(() => !document.querySelector('[data-testid=send]').disabled);
+  assert.equal(await table.getAttribute('data-runs'), '1001');
+  assert.equal(await page.getByTestId('run-row').count(), 100);
+  const stored = (await storedRuns(page)).runs.map((run) => run.run_index);
+  assert.equal(stored.length, 1000);
+  assert.deepEqual([stored[0], stored.at(-1)], [2, 1001]);
+
+  // Clear deletes the stored history too, so the first click only asks.
+  await page.getByTestId('clear-runs').click();
+  assert.equal(await table.getAttribute('data-runs'), '1001');
+  assert.match(await page.getByTestId('clear-runs').textContent(), /click again/);
+  await page.getByTestId('clear-runs').click();
+  await page.getByText('No runs yet').waitFor();
+  assert.equal(await page.evaluate(() => localStorage.getItem('ttft-meter.runs.v1')), null);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('JSON export imports back identically; CSV and chart SVG/PNG download', async () => {
   const first = await freshWidget();
   await first.page.getByTestId('model').fill('sim-fast@prefill_ms=100');

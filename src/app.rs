@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use ttft_core::diagnosis::Lang;
 use ttft_core::timeline::RunOutcome;
+use wasm_bindgen::JsCast;
 use web_sys::MouseEvent;
 
 use crate::components::charts::{DistributionView, ItlView, RunsChartView};
@@ -89,17 +90,25 @@ fn set_root_attribute(name: &str, value: Option<&str>) {
     };
 }
 
-/// Brings the archive in line with the session's runs; on a change, saves it and posts each
-/// new run to the host page. Idempotent, so the summary can call it first to keep run
+/// Brings the archive in line with the session's runs; on a change, posts each new run to
+/// the host page and saves (at once when `save_now`, else at most every
+/// [`persist::SAVE_INTERVAL_MS`]). Idempotent, so the summary can call it first to keep run
 /// messages before the summary.
-fn sync_and_publish(session: Session, form: FormState, archive: Archive, embed: &Embed) {
+fn sync_and_publish(
+    session: Session,
+    form: FormState,
+    archive: Archive,
+    embed: &Embed,
+    save_now: bool,
+) {
     let known: Vec<u32> = archive
         .records
         .with_untracked(|records| records.iter().map(|record| record.run_index).collect());
     let changed = session.runs.with(|runs| archive.sync(runs, &form));
     if changed {
+        archive.mark_unsaved();
         archive.records.with_untracked(|records| {
-            persist::save_runs(records);
+            let known: std::collections::HashSet<u32> = known.into_iter().collect();
             for record in records
                 .iter()
                 .filter(|record| !known.contains(&record.run_index))
@@ -108,11 +117,19 @@ fn sync_and_publish(session: Session, form: FormState, archive: Archive, embed: 
             }
         });
     }
+    archive.save(save_now);
 }
 
 /// Loads the stored history into the session and keeps storage (and the host page, when
-/// embedded) in step with it: every change of the runs is saved, every new run posted.
-fn persist_session(session: Session, form: FormState, archive: Archive, embed: Embed) {
+/// embedded) in step with it: every change of the runs is saved (throttled while a series
+/// runs), every new run posted; leaving the page writes what is pending.
+fn persist_session(
+    session: Session,
+    form: FormState,
+    archive: Archive,
+    embed: Embed,
+    streaming: RwSignal<bool>,
+) {
     let stored = persist::load_runs();
     session
         .selected
@@ -121,7 +138,17 @@ fn persist_session(session: Session, form: FormState, archive: Archive, embed: E
         .runs
         .set(stored.iter().map(entry_from_export).collect());
     archive.records.set(stored);
-    Effect::new(move |_| sync_and_publish(session, form, archive, &embed));
+    Effect::new(move |_| {
+        sync_and_publish(session, form, archive, &embed, !streaming.get_untracked())
+    });
+    if let Some(window) = web_sys::window() {
+        let flush = wasm_bindgen::closure::Closure::<dyn Fn()>::new(move || {
+            archive.save(true);
+        });
+        let _ = window.add_event_listener_with_callback("pagehide", flush.as_ref().unchecked_ref());
+        // Lives as long as the page.
+        flush.forget();
+    }
 }
 
 /// The whole widget.
@@ -139,9 +166,7 @@ pub fn App() -> impl IntoView {
     config.apply_to(&form);
     let live = LiveRun::new();
     let session = Session::new();
-    let archive = Archive {
-        records: RwSignal::new(Vec::new()),
-    };
+    let archive = Archive::new();
     let embed = Embed::from_config(&config);
     provide_context(form);
     provide_context(live);
@@ -155,7 +180,7 @@ pub fn App() -> impl IntoView {
     provide_context(theme);
     Effect::new(move |_| set_root_attribute("data-theme", theme.get().map(Theme::code)));
     Effect::new(move |_| set_root_attribute("lang", Some(persist::lang_code(i18n.lang.get()))));
-    persist_session(session, form, archive, embed.clone());
+    persist_session(session, form, archive, embed.clone(), live.streaming);
     embed.post(
         "ttft-meter.ready",
         serde_json::json!({ "page_origin": crate::state::page_origin() }),
@@ -205,7 +230,7 @@ pub fn App() -> impl IntoView {
                 ticker.clear();
             }
             live.streaming.set(false);
-            sync_and_publish(session, form, archive, &post_embed);
+            sync_and_publish(session, form, archive, &post_embed, true);
             let (total_runs, summary) = session
                 .runs
                 .with_untracked(|runs| (runs.len(), cohort_summary(runs, Cohort::All)));
@@ -413,21 +438,21 @@ fn Results(
 ) -> impl IntoView {
     let i18n = use_i18n();
     let runs = session.runs;
-    let measured = move || {
-        runs.get()
-            .into_iter()
-            .filter(|entry| !entry.warmup)
-            .collect::<Vec<_>>()
-    };
-    let series = Signal::derive(move || {
-        let measured = measured();
-        let pick =
-            |metric: fn(&RunEntry) -> Option<f64>| measured.iter().map(metric).collect::<Vec<_>>();
-        [
-            pick(|entry| entry.record.metrics.ttft_ms),
-            pick(|entry| entry.record.metrics.ttfa_ms),
-            pick(|entry| entry.record.metrics.perceived_ttfa_ms),
-        ]
+    // Memos: computed once per change of the runs, and unchanged values re-render nothing.
+    let series = Memo::new(move |_| {
+        runs.with(|runs| {
+            let pick = |metric: fn(&RunEntry) -> Option<f64>| {
+                runs.iter()
+                    .filter(|entry| !entry.warmup)
+                    .map(metric)
+                    .collect::<Vec<_>>()
+            };
+            [
+                pick(|entry| entry.record.metrics.ttft_ms),
+                pick(|entry| entry.record.metrics.ttfa_ms),
+                pick(|entry| entry.record.metrics.perceived_ttfa_ms),
+            ]
+        })
     });
     let ttfa_summary = Memo::new(move |_| {
         runs.with(|runs| cohort_summary(runs, Cohort::All))
@@ -451,11 +476,13 @@ fn Results(
             })
             .unwrap_or_default()
     });
-    let ttfa_values = Signal::derive(move || {
-        runs.with(|runs| cohort_metrics(runs, Cohort::All))
-            .iter()
-            .filter_map(|metrics| metrics.ttfa_ms)
-            .collect()
+    let ttfa_values = Memo::new(move |_| {
+        runs.with(|runs| {
+            cohort_metrics(runs, Cohort::All)
+                .iter()
+                .filter_map(|metrics| metrics.ttfa_ms)
+                .collect::<Vec<f64>>()
+        })
     });
     let selected_entry = move || {
         let selected = session.selected.get()?;
@@ -477,8 +504,8 @@ fn Results(
                 <SummaryTable runs=runs />
                 <Show when=move || !ttfa_values.with(Vec::is_empty)>
                     <div class="charts">
-                        <RunsChartView series=series references=references />
-                        <DistributionView values_ms=ttfa_values markers=markers metric="ttfa_ms" />
+                        <RunsChartView series=series.into() references=references />
+                        <DistributionView values_ms=ttfa_values.into() markers=markers metric="ttfa_ms" />
                         <Show when=move || !itl_gaps.with(Vec::is_empty)>
                             <ItlView gaps_ms=itl_gaps />
                         </Show>

@@ -230,26 +230,81 @@ pub fn save_runs(runs: &[export::RunRecord]) {
 pub struct Archive {
     /// One record per run of the session, oldest first.
     pub records: RwSignal<Vec<export::RunRecord>>,
+    /// Whether `records` holds changes not yet written to storage.
+    unsaved: StoredValue<bool>,
+    /// Page-clock time of the last write, ms.
+    last_saved_ms: StoredValue<f64>,
 }
 
+impl Default for Archive {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// While a series runs, the history is written at most this often: writing it serializes
+/// every stored run (a few MB at [`MAX_STORED_RUNS`]), too much to repeat for every run.
+/// The series' end, a deletion and leaving the page write at once.
+pub const SAVE_INTERVAL_MS: f64 = 2_000.0;
+
 impl Archive {
+    /// An empty archive.
+    pub fn new() -> Archive {
+        Archive {
+            records: RwSignal::new(Vec::new()),
+            unsaved: StoredValue::new(false),
+            last_saved_ms: StoredValue::new(f64::NEG_INFINITY),
+        }
+    }
+
+    /// Marks the records as changed since the last write.
+    pub fn mark_unsaved(&self) {
+        self.unsaved.set_value(true);
+    }
+
+    /// Writes the records when they changed and either `now` is asked or
+    /// [`SAVE_INTERVAL_MS`] have passed since the last write. Returns whether it wrote.
+    pub fn save(&self, now: bool) -> bool {
+        let at_ms = now_ms();
+        if !self.unsaved.get_value()
+            || !(now || at_ms - self.last_saved_ms.get_value() >= SAVE_INTERVAL_MS)
+        {
+            return false;
+        }
+        self.records.with_untracked(|records| save_runs(records));
+        self.unsaved.set_value(false);
+        self.last_saved_ms.set_value(at_ms);
+        true
+    }
+
     /// Brings the archive in line with the session's runs: records of new runs are made
     /// from the form, records of deleted runs dropped. Returns whether anything changed.
     pub fn sync(&self, runs: &[RunEntry], form: &FormState) -> bool {
-        let current = self.records.get_untracked();
+        // Records never change once made, so equal run numbers in the same order mean
+        // nothing to do: an O(n) check of numbers, not a deep comparison of records.
+        let unchanged = self.records.with_untracked(|records| {
+            records.len() == runs.len()
+                && records
+                    .iter()
+                    .zip(runs)
+                    .all(|(record, entry)| record.run_index as usize == entry.number)
+        });
+        if unchanged {
+            return false;
+        }
+        let mut kept: std::collections::HashMap<usize, export::RunRecord> = self
+            .records
+            .update_untracked(std::mem::take)
+            .into_iter()
+            .map(|record| (record.run_index as usize, record))
+            .collect();
         let synced: Vec<export::RunRecord> = runs
             .iter()
             .map(|entry| {
-                current
-                    .iter()
-                    .find(|record| record.run_index as usize == entry.number)
-                    .cloned()
+                kept.remove(&entry.number)
                     .unwrap_or_else(|| export_record(entry, form))
             })
             .collect();
-        if synced == current {
-            return false;
-        }
         self.records.set(synced);
         true
     }

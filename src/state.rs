@@ -383,7 +383,7 @@ pub enum Cohort {
 }
 
 /// The metrics of the measured (not warm-up), successful runs of `cohort`.
-pub fn cohort_metrics(runs: &[RunEntry], cohort: Cohort) -> Vec<RunMetrics> {
+pub fn cohort_metrics(runs: &[RunEntry], cohort: Cohort) -> Vec<&RunMetrics> {
     runs.iter()
         .filter(|entry| !entry.warmup && entry.succeeded())
         .filter(|entry| match cohort {
@@ -391,7 +391,7 @@ pub fn cohort_metrics(runs: &[RunEntry], cohort: Cohort) -> Vec<RunMetrics> {
             Cohort::Cold => entry.cold() == Some(true),
             Cohort::Warm => entry.cold() == Some(false),
         })
-        .map(|entry| entry.record.metrics.clone())
+        .map(|entry| &entry.record.metrics)
         .collect()
 }
 
@@ -401,7 +401,7 @@ pub fn cohort_summary(runs: &[RunEntry], cohort: Cohort) -> Option<RunsSummary> 
     if metrics.is_empty() {
         return None;
     }
-    RunsSummary::from_runs(&metrics).ok()
+    RunsSummary::from_run_refs(&metrics).ok()
 }
 
 /// A summary's row for one metric: p50, p95, p99, min, max, mean, n.

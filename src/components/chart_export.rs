@@ -12,11 +12,12 @@ use crate::components::share::{download, download_blob};
 use crate::i18n::use_i18n;
 
 /// Style properties copied into the file: what the stylesheet sets on chart elements.
-const INLINED_PROPERTIES: [&str; 12] = [
+const INLINED_PROPERTIES: [&str; 13] = [
     "fill",
     "fill-opacity",
     "stroke",
     "stroke-width",
+    "stroke-linecap",
     "stroke-dasharray",
     "stroke-opacity",
     "opacity",

@@ -143,15 +143,17 @@ pub fn RunsChartView(
                         .iter()
                         .zip(RUN_SERIES.iter())
                         .map(|(geometry, (_, class, ..))| {
-                            let dots = geometry
+                            // All markers of a series in one path of zero-length round-capped
+                            // segments: one element per series, however many runs.
+                            let dots: String = geometry
                                 .markers
                                 .iter()
-                                .map(|marker| view! { <circle cx=marker.x_px cy=marker.y_px r="3"></circle> })
-                                .collect_view();
+                                .map(|marker| format!("M{:.1},{:.1}h0", marker.x_px, marker.y_px))
+                                .collect();
                             view! {
                                 <g class=*class>
                                     <path d=geometry.path.clone()></path>
-                                    {dots}
+                                    <path class="dots" d=dots></path>
                                 </g>
                             }
                         })

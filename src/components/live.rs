@@ -22,7 +22,19 @@ pub struct StreamedText {
     rest_node: NodeRef<leptos::html::Span>,
     pending: StoredValue<String, LocalStorage>,
     flush_scheduled: StoredValue<bool, LocalStorage>,
+    /// The block the next text goes into (`None`: the inline `rest` span itself).
+    chunk: StoredValue<Option<web_sys::Element>, LocalStorage>,
+    /// Bytes in that block.
+    chunk_len: StoredValue<usize, LocalStorage>,
 }
+
+/// A long answer is laid out in blocks of about this many bytes, each starting after a line
+/// break: appending to one text node makes the browser lay out the whole text again on every
+/// frame (tasks grew past 200 ms over a 100,000-token answer), while a new block leaves the
+/// earlier ones' layout cached.
+const CHUNK_BYTES: usize = 4_096;
+/// Text without line breaks is cut into a new block after this many bytes anyway.
+const CHUNK_MAX_BYTES: usize = 16_384;
 
 impl StreamedText {
     fn new() -> Self {
@@ -33,6 +45,8 @@ impl StreamedText {
             rest_node: NodeRef::new(),
             pending: StoredValue::new_local(String::new()),
             flush_scheduled: StoredValue::new_local(false),
+            chunk: StoredValue::new_local(None),
+            chunk_len: StoredValue::new_local(0),
         }
     }
 
@@ -41,6 +55,8 @@ impl StreamedText {
         self.first.set(None);
         self.rest_len.set(0);
         self.pending.update_value(String::clear);
+        self.chunk.set_value(None);
+        self.chunk_len.set_value(0);
         if let Some(node) = self.rest_node.get_untracked() {
             node.set_text_content(None);
         }
@@ -75,7 +91,8 @@ impl StreamedText {
         self.flush_scheduled.set_value(scheduled);
     }
 
-    /// Appends the pending text as one text node (plain text, never HTML).
+    /// Appends the pending text (plain text, never HTML) to the current block, starting a
+    /// new block after a line break once the current one holds [`CHUNK_BYTES`].
     fn flush(&self) {
         let Some(node) = self.rest_node.get_untracked() else {
             // Not mounted yet (the pane appears with its first text): try next frame.
@@ -88,9 +105,42 @@ impl StreamedText {
             .pending
             .try_update_value(std::mem::take)
             .unwrap_or_default();
-        if !pending.is_empty() {
-            let _ = node.append_with_str_1(&pending);
+        if pending.is_empty() {
+            return;
         }
+        let rest: web_sys::Element = node.into();
+        let current = self.chunk.get_value().unwrap_or_else(|| rest.clone());
+        let filled = self.chunk_len.get_value();
+        let (now, later) = if filled + pending.len() <= CHUNK_BYTES {
+            (pending.as_str(), "")
+        } else if let Some(line_end) = pending.rfind('\n') {
+            pending.split_at(line_end + 1)
+        } else if filled + pending.len() > CHUNK_MAX_BYTES {
+            ("", pending.as_str())
+        } else {
+            (pending.as_str(), "")
+        };
+        if !now.is_empty() {
+            let _ = current.append_with_str_1(now);
+        }
+        if now.len() == pending.len() {
+            self.chunk_len.set_value(filled + now.len());
+            return;
+        }
+        let Some(block) = rest
+            .owner_document()
+            .and_then(|document| document.create_element("span").ok())
+        else {
+            let _ = current.append_with_str_1(later);
+            return;
+        };
+        block.set_class_name("chunk");
+        if !later.is_empty() {
+            let _ = block.append_with_str_1(later);
+        }
+        let _ = rest.append_child(&block);
+        self.chunk.set_value(Some(block));
+        self.chunk_len.set_value(later.len());
     }
 
     fn is_empty(&self) -> bool {

@@ -60,7 +60,121 @@ fn connection_label(entry: &RunEntry) -> (&'static str, &'static str) {
     }
 }
 
-/// Per-run table; a row click selects the run for the details below.
+/// Rows the runs table shows by default: the newest ones. A long session (1,000 stored
+/// runs) would otherwise cost a thousand rows of DOM and their updates on every change.
+pub const TABLE_WINDOW_ROWS: usize = 100;
+
+/// Column names of the runs table after #, connection and outcome: (name, shown only with
+/// "More columns"). `tokens` is translated.
+const RUN_COLUMNS: [(&str, bool); 20] = [
+    ("ttft_ms", false),
+    ("ttfa_ms", false),
+    ("perceived_ttfa_ms", false),
+    ("ttfr_ms", false),
+    ("first_chunk_ms", false),
+    ("itl_ms", false),
+    ("e2e_ms", false),
+    ("output_tps", false),
+    ("tokens", false),
+    ("setup_ms", true),
+    ("ttfa_visible_ms", true),
+    ("reasoning_ms", true),
+    ("decode_ms", true),
+    ("answer_ui_delay_ms", true),
+    ("paint", true),
+    ("queueing_ms", true),
+    ("dns/tcp/tls_ms", true),
+    ("waiting_ms", true),
+    ("transport", true),
+    ("model", true),
+];
+
+/// One row of the runs table. The rare columns are always rendered and hidden by the
+/// table's class, so "More columns" flips one class instead of rebuilding every row.
+fn run_row(entry: RunEntry, selected: RwSignal<Option<usize>>) -> impl IntoView {
+    let i18n = use_i18n();
+    let number = entry.number;
+    let (outcome_en, outcome_zh) = outcome_label(&entry.record.outcome);
+    let (connection_en, connection_zh) = connection_label(&entry);
+    let failed = !entry.succeeded();
+    let metrics: RunMetrics = entry.record.metrics;
+    let network = entry.record.network;
+    let paint = entry
+        .record
+        .instants
+        .answer_painted
+        .map(|painted| match painted.method {
+            PaintMethod::PresentationTime => "presentationTime",
+            PaintMethod::RenderTime => "renderTime",
+            PaintMethod::RafMessageChannel => "rAF+MessageChannel",
+        });
+    let transport = match entry.record.transport {
+        Transport::Worker => "worker",
+        Transport::MainThread => "main thread",
+    };
+    let setup = network.as_ref().map(|network| {
+        format!(
+            "{}/{}/{}",
+            cell_ms(network.dns_ms),
+            cell_ms(network.tcp_ms),
+            cell_ms(network.tls_ms)
+        )
+    });
+    let queueing = network.as_ref().and_then(|network| network.queueing_ms);
+    let waiting = network.as_ref().and_then(|network| network.waiting_ms);
+    view! {
+        <tr
+            data-testid="run-row"
+            data-run=number
+            data-outcome=if failed { "failed" } else { "ok" }
+            class:failed=failed
+            class:selected=move || selected.get() == Some(number)
+            tabindex="0"
+            aria-selected=move || (selected.get() == Some(number)).to_string()
+            on:click=move |_| selected.set(Some(number))
+            on:keydown=move |event: web_sys::KeyboardEvent| {
+                if event.key() == "Enter" || event.key() == " " {
+                    event.prevent_default();
+                    selected.set(Some(number));
+                }
+            }
+        >
+            <td>{number}</td>
+            <td>{move || i18n.t(connection_en, connection_zh)}</td>
+            <td data-testid="run-outcome">{move || i18n.pick(outcome_en.clone(), outcome_zh.clone())}</td>
+            <td data-metric="ttft_ms">{cell_ms(metrics.ttft_ms)}</td>
+            <td data-metric="ttfa_ms">{cell_ms(metrics.ttfa_ms)}</td>
+            <td data-metric="perceived_ttfa_ms">{cell_ms(metrics.perceived_ttfa_ms)}</td>
+            <td data-metric="ttfr_ms">{cell_ms(metrics.ttfr_ms)}</td>
+            <td data-metric="first_chunk_ms">{cell_ms(metrics.first_chunk_ms)}</td>
+            <td data-metric="itl_ms">{cell_ms(metrics.itl_ms)}</td>
+            <td data-metric="e2e_ms">{cell_ms(metrics.e2e_ms)}</td>
+            <td data-metric="output_tps">{cell_number(metrics.output_tps, 1)}</td>
+            <td>
+                {format!(
+                    "{} / {} / {}",
+                    cell_count(metrics.prompt_tokens),
+                    cell_count(metrics.cached_prompt_tokens),
+                    cell_count(metrics.output_tokens),
+                )}
+            </td>
+            <td class="extra" data-metric="setup_ms">{cell_ms(metrics.setup_ms)}</td>
+            <td class="extra" data-metric="ttfa_visible_ms">{cell_ms(metrics.ttfa_visible_ms)}</td>
+            <td class="extra" data-metric="reasoning_ms">{cell_ms(metrics.reasoning_ms)}</td>
+            <td class="extra" data-metric="decode_ms">{cell_ms(metrics.decode_ms)}</td>
+            <td class="extra" data-metric="answer_ui_delay_ms">{cell_ms(metrics.answer_ui_delay_ms)}</td>
+            <td class="extra" data-testid="paint-method">{paint.unwrap_or("—")}</td>
+            <td class="extra" data-metric="queueing_ms">{cell_ms(queueing)}</td>
+            <td class="extra">{setup.unwrap_or_else(|| "—".into())}</td>
+            <td class="extra" data-metric="waiting_ms">{cell_ms(waiting)}</td>
+            <td class="extra">{transport}</td>
+            <td class="extra">{entry.model}</td>
+        </tr>
+    }
+}
+
+/// Per-run table of the newest [`TABLE_WINDOW_ROWS`] runs (all on request); a row click
+/// selects the run for the details below.
 #[component]
 pub fn RunsTable(
     /// The session's runs.
@@ -70,137 +184,68 @@ pub fn RunsTable(
 ) -> impl IntoView {
     let i18n = use_i18n();
     let more = RwSignal::new(false);
-    let header = move || {
-        let mut columns = vec![
-            "#".to_string(),
-            i18n.t("connection", "连接").into(),
-            i18n.t("outcome", "结果").into(),
-            "ttft_ms".into(),
-            "ttfa_ms".into(),
-            "perceived_ttfa_ms".into(),
-            "ttfr_ms".into(),
-            "first_chunk_ms".into(),
-            "itl_ms".into(),
-            "e2e_ms".into(),
-            "output_tps".into(),
-            i18n.t("tokens in / cached / out", "输入 / 缓存 / 输出 token")
-                .into(),
-        ];
-        if more.get() {
-            columns.extend(
-                [
-                    "setup_ms",
-                    "ttfa_visible_ms",
-                    "reasoning_ms",
-                    "decode_ms",
-                    "answer_ui_delay_ms",
-                    "paint",
-                    "queueing_ms",
-                    "dns/tcp/tls_ms",
-                    "waiting_ms",
-                    "transport",
-                    "model",
-                ]
-                .map(String::from),
-            );
+    let show_all = RwSignal::new(false);
+    let total = Memo::new(move |_| runs.with(Vec::len));
+    let hidden = move || {
+        if show_all.get() {
+            0
+        } else {
+            total.get().saturating_sub(TABLE_WINDOW_ROWS)
         }
-        columns
-            .into_iter()
-            .map(|column| view! { <th scope="col">{column}</th> })
-            .collect_view()
     };
-    let row = move |entry: RunEntry| {
-        let number = entry.number;
-        let metrics: RunMetrics = entry.record.metrics.clone();
-        let (outcome_en, outcome_zh) = outcome_label(&entry.record.outcome);
-        let (connection_en, connection_zh) = connection_label(&entry);
-        let failed = !entry.succeeded();
-        let network = entry.record.network.clone();
-        let paint = entry
-            .record
-            .instants
-            .answer_painted
-            .map(|painted| match painted.method {
-                PaintMethod::PresentationTime => "presentationTime",
-                PaintMethod::RenderTime => "renderTime",
-                PaintMethod::RafMessageChannel => "rAF+MessageChannel",
-            });
-        let transport = match entry.record.transport {
-            Transport::Worker => "worker",
-            Transport::MainThread => "main thread",
-        };
-        let model = entry.model.clone();
-        let extra = move || {
-            more.get().then(|| {
-                let network = network.clone();
-                let setup = network.as_ref().map(|network| {
-                    format!(
-                        "{}/{}/{}",
-                        cell_ms(network.dns_ms),
-                        cell_ms(network.tcp_ms),
-                        cell_ms(network.tls_ms)
-                    )
-                });
-                view! {
-                    <td data-metric="setup_ms">{cell_ms(metrics.setup_ms)}</td>
-                    <td data-metric="ttfa_visible_ms">{cell_ms(metrics.ttfa_visible_ms)}</td>
-                    <td data-metric="reasoning_ms">{cell_ms(metrics.reasoning_ms)}</td>
-                    <td data-metric="decode_ms">{cell_ms(metrics.decode_ms)}</td>
-                    <td data-metric="answer_ui_delay_ms">{cell_ms(metrics.answer_ui_delay_ms)}</td>
-                    <td data-testid="paint-method">{paint.unwrap_or("—")}</td>
-                    <td data-metric="queueing_ms">
-                        {cell_ms(network.as_ref().and_then(|network| network.queueing_ms))}
-                    </td>
-                    <td>{setup.unwrap_or_else(|| "—".into())}</td>
-                    <td data-metric="waiting_ms">
-                        {cell_ms(network.as_ref().and_then(|network| network.waiting_ms))}
-                    </td>
-                    <td>{transport}</td>
-                    <td>{model.clone()}</td>
-                }
-            })
-        };
-        let metrics = entry.record.metrics.clone();
-        view! {
-            <tr
-                data-testid="run-row"
-                data-run=number
-                data-outcome=if failed { "failed" } else { "ok" }
-                class:failed=failed
-                class:selected=move || selected.get() == Some(number)
-                tabindex="0"
-                aria-selected=move || (selected.get() == Some(number)).to_string()
-                on:click=move |_| selected.set(Some(number))
-                on:keydown=move |event: web_sys::KeyboardEvent| {
-                    if event.key() == "Enter" || event.key() == " " {
-                        event.prevent_default();
-                        selected.set(Some(number));
-                    }
-                }
-            >
-                <td>{number}</td>
-                <td>{move || i18n.t(connection_en, connection_zh)}</td>
-                <td data-testid="run-outcome">{move || i18n.pick(outcome_en.clone(), outcome_zh.clone())}</td>
-                <td data-metric="ttft_ms">{cell_ms(metrics.ttft_ms)}</td>
-                <td data-metric="ttfa_ms">{cell_ms(metrics.ttfa_ms)}</td>
-                <td data-metric="perceived_ttfa_ms">{cell_ms(metrics.perceived_ttfa_ms)}</td>
-                <td data-metric="ttfr_ms">{cell_ms(metrics.ttfr_ms)}</td>
-                <td data-metric="first_chunk_ms">{cell_ms(metrics.first_chunk_ms)}</td>
-                <td data-metric="itl_ms">{cell_ms(metrics.itl_ms)}</td>
-                <td data-metric="e2e_ms">{cell_ms(metrics.e2e_ms)}</td>
-                <td data-metric="output_tps">{cell_number(metrics.output_tps, 1)}</td>
-                <td>
-                    {format!(
-                        "{} / {} / {}",
-                        cell_count(metrics.prompt_tokens),
-                        cell_count(metrics.cached_prompt_tokens),
-                        cell_count(metrics.output_tokens),
+    let header = RUN_COLUMNS
+        .iter()
+        .map(|(name, extra)| {
+            let name = if *name == "tokens" {
+                None
+            } else {
+                Some(*name)
+            };
+            view! {
+                <th scope="col" class:extra=*extra>
+                    {move || name.map_or_else(
+                        || i18n.t("tokens in / cached / out", "输入 / 缓存 / 输出 token").to_string(),
+                        str::to_string,
                     )}
-                </td>
-                {extra}
-            </tr>
+                </th>
+            }
+        })
+        .collect_view();
+    // Clearing the table also clears the stored history: a second click confirms (in the
+    // page: an embedding iframe may not allow `window.confirm`).
+    let confirming = RwSignal::new(false);
+    let clear = move |_| {
+        if confirming.get_untracked() {
+            runs.set(Vec::new());
+            selected.set(None);
+            confirming.set(false);
+        } else {
+            confirming.set(true);
         }
     };
+    // The table scrolls in its own box, newest run last; it follows new runs while the user
+    // is at its bottom, and stays put when they scrolled up to read an older run.
+    let scroller = NodeRef::<leptos::html::Div>::new();
+    let follow = StoredValue::new(true);
+    let on_scroll = move |_| {
+        if let Some(element) = scroller.get_untracked() {
+            let from_bottom =
+                element.scroll_height() - element.scroll_top() - element.client_height();
+            follow.set_value(from_bottom < 24);
+        }
+    };
+    Effect::new(move |_| {
+        total.track();
+        if !follow.get_value() {
+            return;
+        }
+        // After the new row is in the DOM.
+        request_animation_frame(move || {
+            if let Some(element) = scroller.get_untracked() {
+                element.set_scroll_top(element.scroll_height());
+            }
+        });
+    });
     view! {
         <div class="table-head">
             <h3>{move || i18n.t("Runs", "运行记录")}</h3>
@@ -208,16 +253,51 @@ pub fn RunsTable(
                 <input type="checkbox" data-testid="more-columns" prop:checked=move || more.get() on:change=move |event| more.set(event_target_checked(&event)) />
                 {move || i18n.t("More columns", "更多列")}
             </label>
-            <button type="button" data-testid="clear-runs" on:click=move |_| { runs.set(Vec::new()); selected.set(None); }>
-                {move || i18n.t("Clear", "清空")}
+            <Show when=move || { total.get() > TABLE_WINDOW_ROWS }>
+                <button type="button" data-testid="show-all-runs" aria-pressed=move || show_all.get().to_string() on:click=move |_| show_all.update(|all| *all = !*all)>
+                    {move || if show_all.get() {
+                        i18n.pick(format!("Show the newest {TABLE_WINDOW_ROWS}"), format!("只显示最新 {TABLE_WINDOW_ROWS} 条"))
+                    } else {
+                        i18n.pick(format!("Show all {}", total.get()), format!("显示全部 {} 条", total.get()))
+                    }}
+                </button>
+            </Show>
+            <button type="button" data-testid="clear-runs" on:click=clear on:blur=move |_| confirming.set(false)>
+                {move || if confirming.get() {
+                    i18n.t("Also deletes the stored history: click again", "也会删除已保存的历史：再点一次")
+                } else {
+                    i18n.t("Clear", "清空")
+                }}
             </button>
         </div>
-        <div class="table-scroll" tabindex="0">
-            <table class="runs" data-testid="runs-table">
-                <thead><tr>{header}</tr></thead>
+        <Show when=move || { hidden() > 0 }>
+            <p class="meta" data-testid="rows-hidden">
+                {move || i18n.pick(
+                    format!("The {} older runs are left out of the table (they are in the summary, the charts and the exports).", hidden()),
+                    format!("较早的 {} 次运行未列在表中（汇总、图表和导出中仍包含它们）。", hidden()),
+                )}
+            </p>
+        </Show>
+        <div class="table-scroll runs-scroll" tabindex="0" node_ref=scroller on:scroll=on_scroll>
+            <table class="runs" class:more=move || more.get() data-testid="runs-table" data-runs=move || total.get()>
+                <thead>
+                    <tr>
+                        <th scope="col">"#"</th>
+                        <th scope="col">{move || i18n.t("connection", "连接")}</th>
+                        <th scope="col">{move || i18n.t("outcome", "结果")}</th>
+                        {header}
+                    </tr>
+                </thead>
                 <tbody>
                     // Keyed by run number: a new run adds one row instead of rebuilding all.
-                    <For each=move || runs.get() key=|entry| entry.number children=row />
+                    <For
+                        each=move || {
+                            let skip = hidden();
+                            runs.with(|runs| runs[skip.min(runs.len())..].to_vec())
+                        }
+                        key=|entry| entry.number
+                        children=move |entry| run_row(entry, selected)
+                    />
                 </tbody>
             </table>
         </div>
@@ -258,11 +338,17 @@ pub fn SummaryTable(
         ),
     ];
     let body = move || {
-        let runs = runs.get();
+        let summaries: Vec<Option<RunsSummary>> = runs.with(|runs| {
+            cohorts
+                .iter()
+                .map(|(cohort, ..)| cohort_summary(runs, *cohort))
+                .collect()
+        });
         cohorts
             .into_iter()
-            .filter_map(|(cohort, en, zh, id)| {
-                let summary = cohort_summary(&runs, cohort)?;
+            .zip(summaries)
+            .filter_map(|((_, en, zh, id), summary)| {
+                let summary = summary?;
                 let rows = ROWS
                     .iter()
                     .map(|(metric, pick)| {

@@ -170,10 +170,11 @@ pub fn ShareBar() -> impl IntoView {
 }
 
 fn expect_archive() -> Archive {
-    use_context::<Archive>().unwrap_or_else(|| Archive {
-        records: RwSignal::new(Vec::new()),
-    })
+    use_context::<Archive>().unwrap_or_default()
 }
+
+/// History items listed by default (the newest); the rest on request.
+pub const HISTORY_WINDOW_ITEMS: usize = 50;
 
 /// The stored runs, newest first, each deletable; and "delete all" with a confirmation step.
 #[component]
@@ -199,38 +200,57 @@ pub fn HistoryList() -> impl IntoView {
             confirming.set(true);
         }
     };
-    let rows = move || {
-        archive
-            .records
-            .get()
-            .into_iter()
-            .rev()
-            .map(|record| {
-                let number = record.run_index as usize;
-                let when = format!("{} UTC", record.started_at.replace('T', " ").chars().take(19).collect::<String>());
-                let ok = ttft_core::export::outcome_is_ok(&record.outcome);
-                view! {
-                    <li data-testid="history-item" data-run=number>
-                        <span class="history-run">{format!("#{number}")}</span>
-                        <span class="history-when">{when}</span>
-                        <span class="history-model">{record.settings.model.clone()}</span>
-                        <span class="history-ttfa">{format!("ttfa_ms {}", format_ms(record.metrics.ttfa_ms))}</span>
-                        <span class=if ok { "history-outcome ok" } else { "history-outcome failed" }>
-                            {move || if ok { i18n.t("ok", "成功") } else { i18n.t("failed", "失败") }}
-                        </span>
-                        <button
-                            type="button"
-                            class="small"
-                            data-testid="history-delete"
-                            aria-label=move || i18n.pick(format!("Delete run {number}"), format!("删除第 {number} 次运行"))
-                            on:click=move |_| delete(number)
-                        >
-                            {move || i18n.t("Delete", "删除")}
-                        </button>
-                    </li>
-                }
-            })
-            .collect_view()
+    let show_all = RwSignal::new(false);
+    let total = Memo::new(move |_| archive.records.with(Vec::len));
+    // Newest first; the newest HISTORY_WINDOW only, unless asked: a thousand list items
+    // would be rebuilt on every change otherwise.
+    let shown = move || {
+        let limit = if show_all.get() {
+            usize::MAX
+        } else {
+            HISTORY_WINDOW_ITEMS
+        };
+        archive.records.with(|records| {
+            records
+                .iter()
+                .rev()
+                .take(limit)
+                .cloned()
+                .collect::<Vec<_>>()
+        })
+    };
+    let row = move |record: ttft_core::export::RunRecord| {
+        let number = record.run_index as usize;
+        let when = format!(
+            "{} UTC",
+            record
+                .started_at
+                .replace('T', " ")
+                .chars()
+                .take(19)
+                .collect::<String>()
+        );
+        let ok = ttft_core::export::outcome_is_ok(&record.outcome);
+        view! {
+            <li data-testid="history-item" data-run=number>
+                <span class="history-run">{format!("#{number}")}</span>
+                <span class="history-when">{when}</span>
+                <span class="history-model">{record.settings.model.clone()}</span>
+                <span class="history-ttfa">{format!("ttfa_ms {}", format_ms(record.metrics.ttfa_ms))}</span>
+                <span class=if ok { "history-outcome ok" } else { "history-outcome failed" }>
+                    {move || if ok { i18n.t("ok", "成功") } else { i18n.t("failed", "失败") }}
+                </span>
+                <button
+                    type="button"
+                    class="small"
+                    data-testid="history-delete"
+                    aria-label=move || i18n.pick(format!("Delete run {number}"), format!("删除第 {number} 次运行"))
+                    on:click=move |_| delete(number)
+                >
+                    {move || i18n.t("Delete", "删除")}
+                </button>
+            </li>
+        }
     };
     view! {
         <section class="panel history" aria-labelledby="history-heading" data-testid="history">
@@ -243,7 +263,18 @@ pub fn HistoryList() -> impl IntoView {
             </p>
             <ShareBar />
             <Show when=move || !archive.records.with(Vec::is_empty)>
-                <ul class="history-list">{rows}</ul>
+                <ul class="history-list">
+                    <For each=shown key=|record| record.run_index children=row />
+                </ul>
+                <Show when=move || { total.get() > HISTORY_WINDOW_ITEMS }>
+                    <button type="button" data-testid="history-show-all" aria-pressed=move || show_all.get().to_string() on:click=move |_| show_all.update(|all| *all = !*all)>
+                        {move || if show_all.get() {
+                            i18n.pick(format!("Show the newest {HISTORY_WINDOW_ITEMS}"), format!("只显示最新 {HISTORY_WINDOW_ITEMS} 条"))
+                        } else {
+                            i18n.pick(format!("Show all {}", total.get()), format!("显示全部 {} 条", total.get()))
+                        }}
+                    </button>
+                </Show>
                 <button type="button" data-testid="history-delete-all" on:click=delete_all>
                     {move || if confirming.get() {
                         i18n.t("Really delete all runs? Click again", "确定删除全部运行？再点一次")

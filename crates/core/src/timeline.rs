@@ -650,8 +650,14 @@ pub struct RunsSummary {
 impl RunsSummary {
     /// Summarizes metrics of several runs; an error if any value is NaN or infinite.
     pub fn from_runs(runs: &[RunMetrics]) -> Result<RunsSummary, StatsError> {
+        Self::from_run_refs(&runs.iter().collect::<Vec<_>>())
+    }
+
+    /// [`RunsSummary::from_runs`] over borrowed metrics, so a caller holding runs inside
+    /// larger records need not clone them (their ITL gaps can be long).
+    pub fn from_run_refs(runs: &[&RunMetrics]) -> Result<RunsSummary, StatsError> {
         let over = |pick: fn(&RunMetrics) -> Option<f64>| -> Result<Option<Summary>, StatsError> {
-            let values: Vec<f64> = runs.iter().filter_map(pick).collect();
+            let values: Vec<f64> = runs.iter().filter_map(|run| pick(run)).collect();
             Summary::from_samples(&values)
         };
         let pooled: Vec<f64> = runs

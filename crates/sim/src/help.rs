@@ -52,7 +52,8 @@ TOKEN COUNTING (prompt_tokens)
 OUTPUT TEXT
   Fixed word lists, cycled, one entry per token ("Let me think about this..." for
   reasoning, "Here is a simulated answer from ttft-sim..." for the answer); in Chinese
-  when the last prompt text contains a CJK ideograph.
+  when the last prompt text contains a CJK ideograph. paragraph_tokens=P starts every
+  P-th answer token with a paragraph break (\n\n) instead of a space (default 0: one line).
 
 PREFIX CACHE
   Per model (name before `@`), in blocks of --block-tokens (64) tokens: cached_tokens =
@@ -85,6 +86,7 @@ PROFILE FIELDS (keys for the suffix, --set and the config file; times are number
   itl_ms                    inter-token latency, ms
   reasoning_tokens          reasoning tokens before the answer
   answer_tokens             answer tokens
+  paragraph_tokens          a paragraph break before every P-th answer token (0 = none)
   reasoning_style           chat field for reasoning: reasoning_content (DeepSeek),
                             reasoning (vLLM/Ollama), think (inline <think>...</think> in
                             content), none (reasoning takes time but is not streamed in any

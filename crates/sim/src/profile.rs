@@ -60,6 +60,8 @@ pub struct Profile {
     pub reasoning_tokens: u32,
     /// Answer tokens generated (before any `max_tokens` cap).
     pub answer_tokens: u32,
+    /// A paragraph break (`\n\n`) before every this-many-th answer token; 0 = one line.
+    pub paragraph_tokens: u32,
     /// How chat streams carry the reasoning.
     pub reasoning_style: ReasoningStyle,
     /// Send the role-only chunk (or `message_start` / `response.created`) on arrival,
@@ -85,6 +87,7 @@ impl Default for Profile {
             itl_ms: 20.0,
             reasoning_tokens: 0,
             answer_tokens: 40,
+            paragraph_tokens: 0,
             reasoning_style: ReasoningStyle::None,
             early_role: false,
             keepalive_ms: 0.0,
@@ -104,6 +107,7 @@ pub const PROFILE_KEYS: &[&str] = &[
     "itl_ms",
     "reasoning_tokens",
     "answer_tokens",
+    "paragraph_tokens",
     "reasoning_style",
     "early_role",
     "keepalive_ms",
@@ -199,6 +203,7 @@ impl Profile {
             "itl_ms" => self.itl_ms = parse_ms(key, value)?,
             "reasoning_tokens" => self.reasoning_tokens = parse_count(key, value)?,
             "answer_tokens" => self.answer_tokens = parse_count(key, value)?,
+            "paragraph_tokens" => self.paragraph_tokens = parse_count(key, value)?,
             "reasoning_style" => {
                 self.reasoning_style =
                     ReasoningStyle::parse(value).ok_or_else(|| ProfileError::BadValue {

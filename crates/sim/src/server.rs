@@ -468,7 +468,11 @@ async fn complete(
             .unwrap_or(&[]),
     );
     let reasoning_text = text::reasoning_tokens(prepared.counts.reasoning_tokens, chinese);
-    let answer_text = text::answer_tokens(prepared.counts.answer_tokens, chinese);
+    let answer_text = text::answer_tokens(
+        prepared.counts.answer_tokens,
+        chinese,
+        profile.paragraph_tokens,
+    );
     let input = WriterInput {
         request_id: prepared.request_id,
         model: &request.model,

@@ -56,9 +56,21 @@ fn cycle(words: &[&str], count: u32, spaced_repeats: bool) -> Vec<String> {
         .collect()
 }
 
-/// The `count` answer tokens (Chinese if the prompt has CJK ideographs).
-pub fn answer_tokens(count: u32, chinese: bool) -> Vec<String> {
-    cycle(if chinese { ANSWER_ZH } else { ANSWER_EN }, count, !chinese)
+/// The `count` answer tokens (Chinese if the prompt has CJK ideographs). With
+/// `paragraph_tokens` > 0, every `paragraph_tokens`-th token starts a new paragraph
+/// (`\n\n` in place of its leading space), as real answers come in paragraphs.
+pub fn answer_tokens(count: u32, chinese: bool, paragraph_tokens: u32) -> Vec<String> {
+    let mut tokens = cycle(if chinese { ANSWER_ZH } else { ANSWER_EN }, count, !chinese);
+    if paragraph_tokens > 0 {
+        for token in tokens
+            .iter_mut()
+            .skip(paragraph_tokens as usize)
+            .step_by(paragraph_tokens as usize)
+        {
+            *token = format!("\n\n{}", token.trim_start());
+        }
+    }
+    tokens
 }
 
 /// The `count` reasoning tokens (Chinese if the prompt has CJK ideographs).
@@ -76,14 +88,25 @@ mod tests {
 
     #[test]
     fn cycles_deterministically() {
-        let tokens = answer_tokens(26, false);
+        let tokens = answer_tokens(26, false, 0);
         assert_eq!(tokens.len(), 26);
         assert_eq!(tokens[0], "Here");
         assert_eq!(
             tokens[24], " Here",
             "a repeat is spaced from the sentence before"
         );
-        assert_eq!(answer_tokens(1, true), vec!["这是"]);
+        assert_eq!(answer_tokens(1, true, 0), vec!["这是"]);
         assert!(reasoning_tokens(0, false).is_empty());
+    }
+
+    #[test]
+    fn paragraphs_every_n_tokens() {
+        let text: String = answer_tokens(10, false, 4).concat();
+        assert_eq!(
+            text,
+            "Here is a simulated\n\nanswer from ttft-sim\n\n. Each"
+        );
+        let plain: String = answer_tokens(10, false, 0).concat();
+        assert!(!plain.contains('\n'));
     }
 }
