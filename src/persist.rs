@@ -108,7 +108,7 @@ pub fn export_record(entry: &RunEntry, form: &FormState) -> export::RunRecord {
         |request| request.protocol,
     );
     let max_tokens = form.max_tokens.get_untracked().trim().parse::<u32>().ok();
-    export::RunRecord {
+    let exported = export::RunRecord {
         run_index: u32::try_from(entry.number).unwrap_or(u32::MAX),
         started_at: iso_time(record.instants.request_started),
         settings: ExportSettings {
@@ -136,8 +136,11 @@ pub fn export_record(entry: &RunEntry, form: &FormState) -> export::RunRecord {
             .diagnosis
             .as_ref()
             .map(|diagnosis| diagnosis.cause_code.clone()),
-    }
-    .redacted()
+    };
+    // Canonical once, here, so saving the history need not round every run again.
+    exported
+        .canonicalized()
+        .unwrap_or_else(|_| exported.redacted())
 }
 
 /// A stored or imported run as the widget shows it. The diagnosis text is not stored (only
@@ -210,11 +213,10 @@ pub fn save_runs(runs: &[export::RunRecord]) {
     }
     let mut kept = runs;
     loop {
-        // Compact JSON (the export's pretty form is a third larger); same canonical values.
-        let Ok(text) = document(kept)
-            .canonicalized()
-            .and_then(|document| Ok(serde_json::to_string(&document)?))
-        else {
+        // Compact JSON (the export's pretty form is a third larger). The records are
+        // canonical already (made by `export_record`, or read from storage or an import),
+        // so the document is written as it is: no second rounding pass over every run.
+        let Ok(text) = serde_json::to_string(&document(kept)) else {
             return;
         };
         if storage.set_item(RUNS_SLOT, &text).is_ok() || kept.len() <= 1 {

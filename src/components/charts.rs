@@ -76,7 +76,7 @@ pub(crate) fn reference_lines(lines: &[ReferenceLine]) -> impl IntoView {
             view! {
                 <g class="reference">
                     <line x1=line.x1_px y1=line.y1_px x2=line.x2_px y2=line.y2_px></line>
-                    <text x=line.x2_px - 2.0 y=line.y1_px - 3.0 text-anchor="end">{line.name.clone()}</text>
+                    <text x=line.label_x_px y=line.label_y_px text-anchor="end">{line.name.clone()}</text>
                 </g>
             }
         })

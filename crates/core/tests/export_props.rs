@@ -362,6 +362,17 @@ proptest! {
     }
 
     #[test]
+    fn canonical_runs_are_what_the_canonical_document_holds((document, _key) in document()) {
+        let canonical = document.canonicalized().unwrap();
+        let each: Vec<RunRecord> = document.runs.iter().map(|run| run.canonicalized().unwrap()).collect();
+        prop_assert_eq!(&each, &canonical.runs);
+        // And canonicalizing again changes nothing (the stored history relies on it).
+        for run in &each {
+            prop_assert_eq!(&run.canonicalized().unwrap(), run);
+        }
+    }
+
+    #[test]
     fn csv_reads_back_with_one_field_per_column((document, _key) in document()) {
         let records = fixture::parse_csv(&runs_csv(&document.runs, CsvHeader::WithPeerNames));
         prop_assert_eq!(records.len(), document.runs.len() + 3);

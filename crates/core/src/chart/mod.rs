@@ -186,7 +186,16 @@ pub struct ReferenceLine {
     pub x2_px: f64,
     /// End y.
     pub y2_px: f64,
+    /// Where the label's text ends (it is drawn right-aligned, `text-anchor="end"`).
+    pub label_x_px: f64,
+    /// The label's baseline.
+    pub label_y_px: f64,
 }
+
+/// Height of one label line, px (the stylesheet draws them at about 10 px).
+pub const LABEL_LINE_PX: f64 = 11.0;
+/// Width given to one short label ("p95"), px.
+pub const LABEL_WIDTH_PX: f64 = 24.0;
 
 /// A named value to mark on a chart, such as `("p95", 812.0)`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -198,49 +207,75 @@ pub struct Reference<'a> {
 }
 
 /// Lines across the plot at each drawable reference value on the y axis of `y_scale`.
+/// Labels sit above their line at the right end; a label that would overlap the one of a
+/// line drawn before it (closer than [`LABEL_LINE_PX`] vertically) moves left by
+/// [`LABEL_WIDTH_PX`] until it is clear.
 fn horizontal_lines(
     references: &[Reference<'_>],
     y_scale: &LinearScale,
     plot: &Rect,
 ) -> Vec<ReferenceLine> {
-    references
+    let mut lines: Vec<ReferenceLine> = Vec::new();
+    for reference in references
         .iter()
         .filter(|reference| is_drawable(reference.value))
-        .map(|reference| {
-            let y_px = y_scale.project(reference.value);
-            ReferenceLine {
-                name: reference.name.to_owned(),
-                value: reference.value,
-                x1_px: plot.x_px,
-                y1_px: y_px,
-                x2_px: plot.right_px(),
-                y2_px: y_px,
-            }
-        })
-        .collect()
+    {
+        let y_px = y_scale.project(reference.value);
+        let mut label_x_px = plot.right_px() - 2.0;
+        while lines.iter().any(|placed| {
+            (placed.label_y_px - (y_px - 3.0)).abs() < LABEL_LINE_PX
+                && (placed.label_x_px - label_x_px).abs() < LABEL_WIDTH_PX
+        }) {
+            label_x_px -= LABEL_WIDTH_PX;
+        }
+        lines.push(ReferenceLine {
+            name: reference.name.to_owned(),
+            value: reference.value,
+            x1_px: plot.x_px,
+            y1_px: y_px,
+            x2_px: plot.right_px(),
+            y2_px: y_px,
+            label_x_px,
+            label_y_px: y_px - 3.0,
+        });
+    }
+    lines
 }
 
 /// Lines down the plot at each drawable reference value on the x axis of `x_scale`.
+/// Labels sit at the top, right-aligned to their line; a label that would overlap the one
+/// of a line drawn before it (closer than [`LABEL_WIDTH_PX`] horizontally) moves down by
+/// [`LABEL_LINE_PX`] until it is clear.
 fn vertical_lines(
     references: &[Reference<'_>],
     x_scale: &LinearScale,
     plot: &Rect,
 ) -> Vec<ReferenceLine> {
-    references
+    let mut lines: Vec<ReferenceLine> = Vec::new();
+    for reference in references
         .iter()
         .filter(|reference| is_drawable(reference.value))
-        .map(|reference| {
-            let x_px = x_scale.project(reference.value);
-            ReferenceLine {
-                name: reference.name.to_owned(),
-                value: reference.value,
-                x1_px: x_px,
-                y1_px: plot.y_px,
-                x2_px: x_px,
-                y2_px: plot.bottom_px(),
-            }
-        })
-        .collect()
+    {
+        let x_px = x_scale.project(reference.value);
+        let mut label_y_px = plot.y_px - 3.0;
+        while lines.iter().any(|placed| {
+            (placed.label_x_px - (x_px - 2.0)).abs() < LABEL_WIDTH_PX
+                && (placed.label_y_px - label_y_px).abs() < LABEL_LINE_PX
+        }) {
+            label_y_px += LABEL_LINE_PX;
+        }
+        lines.push(ReferenceLine {
+            name: reference.name.to_owned(),
+            value: reference.value,
+            x1_px: x_px,
+            y1_px: plot.y_px,
+            x2_px: x_px,
+            y2_px: plot.bottom_px(),
+            label_x_px: x_px - 2.0,
+            label_y_px,
+        });
+    }
+    lines
 }
 
 /// The drawn form of one named series: its line and its markers.
@@ -316,6 +351,62 @@ mod tests {
                 "frame {width_px}×{height_px}"
             );
         }
+    }
+
+    #[test]
+    fn close_reference_labels_do_not_overlap() {
+        let plot = Rect {
+            x_px: 40.0,
+            y_px: 10.0,
+            width_px: 400.0,
+            height_px: 200.0,
+        };
+        // 0..100 ms over 400 px: 1 ms = 4 px.
+        let x_scale = LinearScale::new(Domain::new(0.0, 100.0), 40.0, 440.0);
+        let references = [
+            Reference {
+                name: "p50",
+                value: 50.0,
+            },
+            Reference {
+                name: "p95",
+                value: 98.0,
+            },
+            Reference {
+                name: "p99",
+                value: 99.0,
+            },
+        ];
+        let lines = vertical_lines(&references, &x_scale, &plot);
+        let labels: Vec<(f64, f64)> = lines
+            .iter()
+            .map(|line| (line.label_x_px, line.label_y_px))
+            .collect();
+        // p50 and p95 are far apart: same height; p99 is 4 px from p95: one line lower.
+        assert_eq!(labels, [(238.0, 7.0), (430.0, 7.0), (434.0, 18.0)]);
+
+        // Horizontal: p95 3 px above p50 moves left by one label width.
+        let y_scale = LinearScale::new(Domain::new(0.0, 100.0), 210.0, 10.0);
+        let references = [
+            Reference {
+                name: "p50",
+                value: 50.0,
+            },
+            Reference {
+                name: "p95",
+                value: 51.5,
+            },
+            Reference {
+                name: "p99",
+                value: 90.0,
+            },
+        ];
+        let lines = horizontal_lines(&references, &y_scale, &plot);
+        let labels: Vec<(f64, f64)> = lines
+            .iter()
+            .map(|line| (line.label_x_px, line.label_y_px))
+            .collect();
+        assert_eq!(labels, [(438.0, 107.0), (414.0, 104.0), (438.0, 27.0)]);
     }
 
     #[test]

@@ -257,6 +257,16 @@ impl RunRecord {
         }
     }
 
+    /// The record as a canonical document holds it: [`redacted`](Self::redacted), with every
+    /// float rounded as [`ExportDocument::canonicalized`] rounds it. A document whose runs are
+    /// all canonical can be written without canonicalizing it again (the app's stored
+    /// history does so: rounding thousands of runs on every save costs too much).
+    pub fn canonicalized(&self) -> Result<RunRecord, ExportError> {
+        let mut value = serde_json::to_value(self.redacted())?;
+        canonicalize_numbers(&mut value);
+        Ok(serde_json::from_value(value)?)
+    }
+
     /// The record with every key-bearing header value masked and key-like query parameters
     /// blanked, whatever the caller put in. Idempotent. All outputs go through it.
     pub fn redacted(&self) -> RunRecord {
