@@ -218,3 +218,76 @@ export async function rawFetchPeer(page, { url, model, runs, inWorker, busy = nu
     { url, model, runs, inWorker, busy },
   );
 }
+
+/**
+ * The paint-delay peer: the least a page can do to show the first answer token. A plain
+ * Worker fetches the stream and posts each read with its arrival stamp; the page decodes,
+ * and on the first non-empty `content` puts it in a fresh inline-block span with an
+ * `elementtiming` name (fixed at the top of the viewport). Returns, per run (after one
+ * warm-up), Element Timing's presentationTime − arrival (page clock), ms; null when no
+ * entry came within a second.
+ */
+export async function paintPeer(page, { url, model, runs }) {
+  return page.evaluate(
+    async ({ url, model, runs }) => {
+      const source = `onmessage = async (event) => {
+        const { url, model } = event.data;
+        const response = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
+          body: JSON.stringify({ model, stream: true, messages: [{ role: 'user', content: 'Hello' }] }),
+        });
+        const reader = response.body.getReader();
+        for (;;) {
+          const { done, value } = await reader.read();
+          const t = performance.now();
+          if (done) break;
+          postMessage({ t, bytes: value }, [value.buffer]);
+        }
+        postMessage({ done: true });
+      };
+      postMessage({ origin: performance.timeOrigin });`;
+      const worker = new Worker(URL.createObjectURL(new Blob([source], { type: 'text/javascript' })));
+      const workerOrigin = await new Promise((resolve) => (worker.onmessage = (event) => resolve(event.data.origin)));
+      const host = document.createElement('div');
+      host.style.cssText = 'position:fixed;top:0;left:0;z-index:99;background:#fff;color:#000;font:14px monospace;padding:4px';
+      document.body.append(host);
+      const paints = new Map();
+      const observer = new PerformanceObserver((list) => {
+        for (const entry of list.getEntries()) paints.set(entry.identifier, entry.presentationTime || entry.renderTime);
+      });
+      observer.observe({ type: 'element', buffered: true });
+      const out = [];
+      for (let i = 0; i <= runs; i += 1) {
+        const id = `bench-peer-${performance.now()}-${i}`;
+        const decoder = new TextDecoder();
+        let text = '';
+        let arrival = null;
+        await new Promise((resolve) => {
+          worker.onmessage = (event) => {
+            if (event.data.done) return resolve();
+            if (arrival !== null) return;
+            text += decoder.decode(event.data.bytes, { stream: true });
+            const match = text.match(/"content":"([^"]+)"/);
+            if (!match) return;
+            arrival = event.data.t + workerOrigin - performance.timeOrigin;
+            const span = document.createElement('span');
+            span.style.display = 'inline-block';
+            span.setAttribute('elementtiming', id);
+            span.textContent = match[1];
+            host.replaceChildren(span);
+          };
+          worker.postMessage({ url, model });
+        });
+        const waitStart = performance.now();
+        while (!paints.has(id) && performance.now() - waitStart < 1000) await new Promise((resolve) => setTimeout(resolve, 20));
+        if (i > 0) out.push(paints.has(id) && arrival !== null ? paints.get(id) - arrival : null);
+      }
+      observer.disconnect();
+      worker.terminate();
+      host.remove();
+      return out;
+    },
+    { url, model, runs },
+  );
+}

@@ -231,9 +231,21 @@ pub fn App() -> impl IntoView {
             }
             live.streaming.set(false);
             sync_and_publish(session, form, archive, &post_embed, true);
-            let (total_runs, summary) = session
-                .runs
-                .with_untracked(|runs| (runs.len(), cohort_summary(runs, Cohort::All)));
+            // From the archive's records, as the run messages are: the same (canonical)
+            // numbers in both.
+            let (total_runs, summary) = archive.records.with_untracked(|records| {
+                let measured: Vec<&ttft_core::timeline::RunMetrics> = records
+                    .iter()
+                    .filter(|record| {
+                        !record.warm_up && ttft_core::export::outcome_is_ok(&record.outcome)
+                    })
+                    .map(|record| &record.metrics)
+                    .collect();
+                let summary = (!measured.is_empty())
+                    .then(|| ttft_core::timeline::RunsSummary::from_run_refs(&measured).ok())
+                    .flatten();
+                (records.len(), summary)
+            });
             post_embed.post(
                 "ttft-meter.summary",
                 embed::summary_message(total_runs, summary.as_ref()),
