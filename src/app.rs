@@ -101,17 +101,11 @@ fn sync_and_publish(
     embed: &Embed,
     save_now: bool,
 ) {
-    let known: Vec<u32> = archive
-        .records
-        .with_untracked(|records| records.iter().map(|record| record.run_index).collect());
-    let changed = session.runs.with(|runs| archive.sync(runs, &form));
-    if changed {
-        archive.mark_unsaved();
+    if let Some(made) = session.runs.with(|runs| archive.sync(runs, &form)) {
         archive.records.with_untracked(|records| {
-            let known: std::collections::HashSet<u32> = known.into_iter().collect();
             for record in records
                 .iter()
-                .filter(|record| !known.contains(&record.run_index))
+                .filter(|record| made.contains(&record.run_index))
             {
                 embed.post("ttft-meter.run", embed::run_message(record));
             }
@@ -234,15 +228,8 @@ pub fn App() -> impl IntoView {
             // From the archive's records, as the run messages are: the same (canonical)
             // numbers in both.
             let (total_runs, summary) = archive.records.with_untracked(|records| {
-                let measured: Vec<&ttft_core::timeline::RunMetrics> = records
-                    .iter()
-                    .filter(|record| {
-                        !record.warm_up && ttft_core::export::outcome_is_ok(&record.outcome)
-                    })
-                    .map(|record| &record.metrics)
-                    .collect();
-                let summary = (!measured.is_empty())
-                    .then(|| ttft_core::timeline::RunsSummary::from_run_refs(&measured).ok())
+                let summary = ttft_core::export::statistics_summary(records)
+                    .ok()
                     .flatten();
                 (records.len(), summary)
             });

@@ -259,11 +259,6 @@ impl Archive {
         }
     }
 
-    /// Marks the records as changed since the last write.
-    pub fn mark_unsaved(&self) {
-        self.unsaved.set_value(true);
-    }
-
     /// Writes the records when they changed and either `now` is asked or
     /// [`SAVE_INTERVAL_MS`] have passed since the last write. Returns whether it wrote.
     pub fn save(&self, now: bool) -> bool {
@@ -280,8 +275,10 @@ impl Archive {
     }
 
     /// Brings the archive in line with the session's runs: records of new runs are made
-    /// from the form, records of deleted runs dropped. Returns whether anything changed.
-    pub fn sync(&self, runs: &[RunEntry], form: &FormState) -> bool {
+    /// from the form, records of deleted runs dropped, and the change marked for the next
+    /// [`save`](Self::save). Returns `None` when nothing changed, else the run numbers of the
+    /// records made now (the new runs).
+    pub fn sync(&self, runs: &[RunEntry], form: &FormState) -> Option<Vec<u32>> {
         // Records never change once made, so equal run numbers in the same order mean
         // nothing to do: an O(n) check of numbers, not a deep comparison of records.
         let unchanged = self.records.with_untracked(|records| {
@@ -292,7 +289,7 @@ impl Archive {
                     .all(|(record, entry)| record.run_index as usize == entry.number)
         });
         if unchanged {
-            return false;
+            return None;
         }
         let mut kept: std::collections::HashMap<usize, export::RunRecord> = self
             .records
@@ -300,15 +297,20 @@ impl Archive {
             .into_iter()
             .map(|record| (record.run_index as usize, record))
             .collect();
+        let mut made = Vec::new();
         let synced: Vec<export::RunRecord> = runs
             .iter()
             .map(|entry| {
-                kept.remove(&entry.number)
-                    .unwrap_or_else(|| export_record(entry, form))
+                kept.remove(&entry.number).unwrap_or_else(|| {
+                    let record = export_record(entry, form);
+                    made.push(record.run_index);
+                    record
+                })
             })
             .collect();
         self.records.set(synced);
-        true
+        self.unsaved.set_value(true);
+        Some(made)
     }
 }
 

@@ -2,6 +2,7 @@
 
 pub mod chart_export;
 pub mod charts;
+pub mod controls;
 pub mod endpoint;
 pub mod experiments;
 pub mod live;

@@ -5,6 +5,7 @@ use leptos::prelude::*;
 use ttft_core::timeline::{PaintMethod, RunMetrics, RunOutcome, RunsSummary};
 
 use super::charts::WaterfallView;
+use super::controls::ShowAllToggle;
 use super::live::{format_ms, DiagnosisBox};
 use crate::i18n::use_i18n;
 use crate::run::Transport;
@@ -195,18 +196,14 @@ pub fn RunsTable(
     };
     let header = RUN_COLUMNS
         .iter()
-        .map(|(name, extra)| {
-            let name = if *name == "tokens" {
-                None
-            } else {
-                Some(*name)
-            };
+        .map(|&(name, extra)| {
             view! {
-                <th scope="col" class:extra=*extra>
-                    {move || name.map_or_else(
-                        || i18n.t("tokens in / cached / out", "输入 / 缓存 / 输出 token").to_string(),
-                        str::to_string,
-                    )}
+                <th scope="col" class:extra=extra>
+                    {move || if name == "tokens" {
+                        i18n.t("tokens in / cached / out", "输入 / 缓存 / 输出 token").to_string()
+                    } else {
+                        name.to_string()
+                    }}
                 </th>
             }
         })
@@ -253,15 +250,7 @@ pub fn RunsTable(
                 <input type="checkbox" data-testid="more-columns" prop:checked=move || more.get() on:change=move |event| more.set(event_target_checked(&event)) />
                 {move || i18n.t("More columns", "更多列")}
             </label>
-            <Show when=move || { total.get() > TABLE_WINDOW_ROWS }>
-                <button type="button" data-testid="show-all-runs" aria-pressed=move || show_all.get().to_string() on:click=move |_| show_all.update(|all| *all = !*all)>
-                    {move || if show_all.get() {
-                        i18n.pick(format!("Show the newest {TABLE_WINDOW_ROWS}"), format!("只显示最新 {TABLE_WINDOW_ROWS} 条"))
-                    } else {
-                        i18n.pick(format!("Show all {}", total.get()), format!("显示全部 {} 条", total.get()))
-                    }}
-                </button>
-            </Show>
+            <ShowAllToggle testid="show-all-runs" show_all=show_all total=total window=TABLE_WINDOW_ROWS />
             <button type="button" data-testid="clear-runs" on:click=clear on:blur=move |_| confirming.set(false)>
                 {move || if confirming.get() {
                     i18n.t("Also deletes the stored history: click again", "也会删除已保存的历史：再点一次")

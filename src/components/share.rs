@@ -6,6 +6,7 @@ use ttft_core::export::{runs_csv, summary_text, CsvHeader, ExportDocument};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
+use crate::components::controls::ShowAllToggle;
 use crate::components::live::format_ms;
 use crate::i18n::use_i18n;
 use crate::persist::{self, entry_from_export, Archive};
@@ -266,15 +267,7 @@ pub fn HistoryList() -> impl IntoView {
                 <ul class="history-list">
                     <For each=shown key=|record| record.run_index children=row />
                 </ul>
-                <Show when=move || { total.get() > HISTORY_WINDOW_ITEMS }>
-                    <button type="button" data-testid="history-show-all" aria-pressed=move || show_all.get().to_string() on:click=move |_| show_all.update(|all| *all = !*all)>
-                        {move || if show_all.get() {
-                            i18n.pick(format!("Show the newest {HISTORY_WINDOW_ITEMS}"), format!("只显示最新 {HISTORY_WINDOW_ITEMS} 条"))
-                        } else {
-                            i18n.pick(format!("Show all {}", total.get()), format!("显示全部 {} 条", total.get()))
-                        }}
-                    </button>
-                </Show>
+                <ShowAllToggle testid="history-show-all" show_all=show_all total=total window=HISTORY_WINDOW_ITEMS />
                 <button type="button" data-testid="history-delete-all" on:click=delete_all>
                     {move || if confirming.get() {
                         i18n.t("Really delete all runs? Click again", "确定删除全部运行？再点一次")

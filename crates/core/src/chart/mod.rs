@@ -206,10 +206,27 @@ pub struct Reference<'a> {
     pub value: f64,
 }
 
+/// Where a label starting at `start` (x, y in px) can go: moved by `step` until it is
+/// clear of every label already placed (closer than [`LABEL_WIDTH_PX`] across and
+/// [`LABEL_LINE_PX`] down counts as overlapping).
+fn clear_label_position(
+    placed: &[ReferenceLine],
+    start: (f64, f64),
+    step: (f64, f64),
+) -> (f64, f64) {
+    let mut at = start;
+    while placed.iter().any(|line| {
+        (line.label_x_px - at.0).abs() < LABEL_WIDTH_PX
+            && (line.label_y_px - at.1).abs() < LABEL_LINE_PX
+    }) {
+        at = (at.0 + step.0, at.1 + step.1);
+    }
+    at
+}
+
 /// Lines across the plot at each drawable reference value on the y axis of `y_scale`.
-/// Labels sit above their line at the right end; a label that would overlap the one of a
-/// line drawn before it (closer than [`LABEL_LINE_PX`] vertically) moves left by
-/// [`LABEL_WIDTH_PX`] until it is clear.
+/// Labels sit above their line at the right end; one that would overlap an earlier line's
+/// label moves left by [`LABEL_WIDTH_PX`] until it is clear.
 fn horizontal_lines(
     references: &[Reference<'_>],
     y_scale: &LinearScale,
@@ -221,13 +238,11 @@ fn horizontal_lines(
         .filter(|reference| is_drawable(reference.value))
     {
         let y_px = y_scale.project(reference.value);
-        let mut label_x_px = plot.right_px() - 2.0;
-        while lines.iter().any(|placed| {
-            (placed.label_y_px - (y_px - 3.0)).abs() < LABEL_LINE_PX
-                && (placed.label_x_px - label_x_px).abs() < LABEL_WIDTH_PX
-        }) {
-            label_x_px -= LABEL_WIDTH_PX;
-        }
+        let (label_x_px, label_y_px) = clear_label_position(
+            &lines,
+            (plot.right_px() - 2.0, y_px - 3.0),
+            (-LABEL_WIDTH_PX, 0.0),
+        );
         lines.push(ReferenceLine {
             name: reference.name.to_owned(),
             value: reference.value,
@@ -236,16 +251,15 @@ fn horizontal_lines(
             x2_px: plot.right_px(),
             y2_px: y_px,
             label_x_px,
-            label_y_px: y_px - 3.0,
+            label_y_px,
         });
     }
     lines
 }
 
 /// Lines down the plot at each drawable reference value on the x axis of `x_scale`.
-/// Labels sit at the top, right-aligned to their line; a label that would overlap the one
-/// of a line drawn before it (closer than [`LABEL_WIDTH_PX`] horizontally) moves down by
-/// [`LABEL_LINE_PX`] until it is clear.
+/// Labels sit at the top, right-aligned to their line; one that would overlap an earlier
+/// line's label moves down by [`LABEL_LINE_PX`] until it is clear.
 fn vertical_lines(
     references: &[Reference<'_>],
     x_scale: &LinearScale,
@@ -257,13 +271,8 @@ fn vertical_lines(
         .filter(|reference| is_drawable(reference.value))
     {
         let x_px = x_scale.project(reference.value);
-        let mut label_y_px = plot.y_px - 3.0;
-        while lines.iter().any(|placed| {
-            (placed.label_x_px - (x_px - 2.0)).abs() < LABEL_WIDTH_PX
-                && (placed.label_y_px - label_y_px).abs() < LABEL_LINE_PX
-        }) {
-            label_y_px += LABEL_LINE_PX;
-        }
+        let (label_x_px, label_y_px) =
+            clear_label_position(&lines, (x_px - 2.0, plot.y_px - 3.0), (0.0, LABEL_LINE_PX));
         lines.push(ReferenceLine {
             name: reference.name.to_owned(),
             value: reference.value,
@@ -271,7 +280,7 @@ fn vertical_lines(
             y1_px: plot.y_px,
             x2_px: x_px,
             y2_px: plot.bottom_px(),
-            label_x_px: x_px - 2.0,
+            label_x_px,
             label_y_px,
         });
     }

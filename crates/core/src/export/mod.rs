@@ -45,7 +45,7 @@ mod text;
 pub use csv::{csv_columns, runs_csv, CsvColumn, CsvHeader};
 pub use import::ImportError;
 pub use peers::{peer_names, PeerNames, PEER_NAMES};
-pub use text::{summary_text, summary_text_with};
+pub use text::{statistics_summary, summary_text, summary_text_with};
 
 /// The value of the `schema` field: what says "this JSON is a TTFT Meter export".
 pub const SCHEMA_NAME: &str = "ttft-meter/export";

@@ -182,6 +182,19 @@ fn statistics_runs(runs: &[RunRecord]) -> Vec<&RunRecord> {
         .collect()
 }
 
+/// The statistics of the runs that count (successful, not warm-up); `None` when there are
+/// none. An error only if a metric is NaN or infinite.
+pub fn statistics_summary(runs: &[RunRecord]) -> Result<Option<RunsSummary>, StatsError> {
+    let metrics: Vec<&RunMetrics> = statistics_runs(runs)
+        .into_iter()
+        .map(|run| &run.metrics)
+        .collect();
+    if metrics.is_empty() {
+        return Ok(None);
+    }
+    RunsSummary::from_run_refs(&metrics).map(Some)
+}
+
 fn connections_field(runs: &[RunRecord], lang: Lang) -> Field {
     let measured = statistics_runs(runs);
     let cold = measured.iter().filter(|run| run.cold == Some(true)).count();
@@ -316,8 +329,8 @@ fn ttft_where_cold(runs: &[&RunRecord], cold: bool) -> Result<Option<Summary>, S
 /// An error only if a metric is NaN or infinite.
 pub fn summary_text(runs: &[RunRecord], lang: Lang) -> Result<String, StatsError> {
     let measured = statistics_runs(runs);
-    let metrics: Vec<RunMetrics> = measured.iter().map(|run| run.metrics.clone()).collect();
-    let stats = RunsSummary::from_runs(&metrics)?;
+    let metrics: Vec<&RunMetrics> = measured.iter().map(|run| &run.metrics).collect();
+    let stats = RunsSummary::from_run_refs(&metrics)?;
     let mut rows = metric_rows(&stats);
     let cold = ttft_where_cold(&measured, true)?;
     let warm = ttft_where_cold(&measured, false)?;
