@@ -298,7 +298,7 @@ impl Measurement {
             out.push(Progress::Text {
                 channel: Channel::Reasoning,
                 text: event.reasoning.clone(),
-                first_token_ms: first.then(|| now_ms - started),
+                first_token_ms: first.then_some(now_ms - started),
                 paint_id: first.then(|| self.paint_id(Channel::Reasoning)),
             });
         }
@@ -308,7 +308,7 @@ impl Measurement {
             out.push(Progress::Text {
                 channel: Channel::Answer,
                 text: event.answer.clone(),
-                first_token_ms: before.first_answer.is_none().then(|| now_ms - started),
+                first_token_ms: before.first_answer.is_none().then_some(now_ms - started),
                 paint_id: first_visible.then(|| self.paint_id(Channel::Answer)),
             });
         }
