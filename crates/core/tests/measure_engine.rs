@@ -204,8 +204,10 @@ fn every_transcript_fed_every_way_gives_the_oracle_texts_and_outcome() {
 /// after 1500 ms more: ttfa 1510 ms, first chunk 10 ms. openrouter_error_midstream: a
 /// comment first (not an event), the role chunk's closing blank line in the read at 50 ms,
 /// "The capital"'s in the read at 80 ms.
-const REPLAYED: [(&str, f64, Option<f64>, Option<f64>, f64); 9] = [
-    // (transcript, first_chunk_ms, ttfr_ms, ttfa_ms, last read ms)
+/// (transcript, first_chunk_ms, ttfr_ms, ttfa_ms, last read ms)
+type Replayed = (&'static str, f64, Option<f64>, Option<f64>, f64);
+
+const REPLAYED: [Replayed; 9] = [
     (
         "openai_role_chunk_then_delay.sse",
         10.0,
@@ -449,7 +451,7 @@ fn an_error_body_is_diagnosed_from_its_first_64_kib_only() {
     assert_eq!(record.diagnosis_cause.as_deref(), Some("key_missing"));
     let quoted = record.diagnosis.unwrap().provider_message.unwrap();
     assert!(quoted.contains("Incorrect API key"), "{quoted}");
-    assert!(MAX_ERROR_BODY_BYTES == 64 * 1024);
+    const { assert!(MAX_ERROR_BODY_BYTES == 64 * 1024) };
 }
 
 #[test]
