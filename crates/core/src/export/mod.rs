@@ -32,6 +32,7 @@ use serde_json::Value;
 
 use crate::record::{RunRecord, Transport};
 use crate::request::ApiKey;
+use crate::secret::{is_secret_header, redact_url};
 
 mod csv;
 mod import;
@@ -143,25 +144,6 @@ impl RunRecord {
     }
 }
 
-/// Header names whose values carry a key (compared without case).
-const SECRET_HEADERS: [&str; 3] = ["authorization", "x-api-key", "api-key"];
-
-/// Query parameter names that usually carry a key (compared without case).
-const SECRET_QUERY_PARAMS: [&str; 6] = [
-    "key",
-    "api_key",
-    "api-key",
-    "apikey",
-    "access_token",
-    "token",
-];
-
-fn is_secret_header(name: &str) -> bool {
-    SECRET_HEADERS
-        .iter()
-        .any(|secret| secret.eq_ignore_ascii_case(name))
-}
-
 /// A key header value in masked form. A value that already holds `…` is a masked one (real
 /// keys are ASCII, [`ApiKey::parse`] refuses anything else) and is kept.
 fn masked_secret(value: &str) -> String {
@@ -176,36 +158,6 @@ fn masked_secret(value: &str) -> String {
         Ok(Some(key)) => format!("{prefix}{}", key.masked()),
         _ => format!("{prefix}…"),
     }
-}
-
-/// The URL with the values of key-like query parameters replaced by `…`.
-fn redact_url(url: &str) -> String {
-    let Some((before, query)) = url.split_once('?') else {
-        return url.to_owned();
-    };
-    let (query, fragment) = match query.split_once('#') {
-        Some((query, fragment)) => (query, Some(fragment)),
-        None => (query, None),
-    };
-    let params: Vec<String> = query
-        .split('&')
-        .map(|param| match param.split_once('=') {
-            Some((name, _))
-                if SECRET_QUERY_PARAMS
-                    .iter()
-                    .any(|secret| secret.eq_ignore_ascii_case(name)) =>
-            {
-                format!("{name}=…")
-            }
-            _ => param.to_owned(),
-        })
-        .collect();
-    let mut redacted = format!("{before}?{}", params.join("&"));
-    if let Some(fragment) = fragment {
-        redacted.push('#');
-        redacted.push_str(fragment);
-    }
-    redacted
 }
 
 /// `value` rounded to 15 significant digits: the most that survive decimal → f64 → decimal,

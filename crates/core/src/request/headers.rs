@@ -4,6 +4,7 @@
 
 use super::key::ApiKey;
 use crate::protocol::{AuthStyle, Protocol, ANTHROPIC_VERSION};
+use crate::secret::is_secret_header;
 
 /// One HTTP header.
 #[derive(Clone, PartialEq, Eq)]
@@ -23,11 +24,6 @@ impl std::fmt::Debug for Header {
             masked_header_value(&self.name, &self.value)
         )
     }
-}
-
-/// Header names whose values carry the key.
-fn is_secret_header(name: &str) -> bool {
-    matches!(name, "authorization" | "x-api-key" | "api-key")
 }
 
 /// A header value fit for display: secrets masked.

@@ -48,6 +48,7 @@ use crate::protocol::{AuthStyle, Protocol};
 mod body;
 mod headers;
 mod key;
+mod models;
 mod url;
 
 pub use body::{
@@ -58,6 +59,9 @@ pub use body::{
 pub(crate) use headers::masked_header_value;
 pub use headers::{build_headers, Header};
 pub use key::{ApiKey, KeyError};
+pub use models::{
+    parse_model_list, MAX_MODELS, MAX_MODELS_BODY_BYTES, MAX_MODEL_ID_CHARS, MODELS_TIMEOUT_MS,
+};
 pub(crate) use url::{host_without_port, is_loopback_host};
 pub use url::{normalize_base_url, Endpoint, UrlError, UrlWarning};
 
