@@ -162,7 +162,7 @@ mod tests {
         for key in PROFILE_KEYS {
             assert!(HELP.contains(key), "key {key}");
         }
-        for fault in Fault::NAMES {
+        for fault in Fault::names() {
             assert!(HELP.contains(fault), "fault {fault}");
         }
         for header in GROUND_TRUTH_HEADERS {

@@ -354,7 +354,7 @@ async fn responses_stream_event_order_and_usage() {
 #[tokio::test]
 async fn no_cache_flag_reports_no_cached_tokens() {
     let base = start(ServerConfig {
-        cache_enabled: false,
+        cache_mode: ttft_sim::cache::CacheMode::Off,
         ..ServerConfig::default()
     })
     .await;
