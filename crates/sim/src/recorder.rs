@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use std::sync::Mutex;
 
 use axum::http::request::Parts;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The route that lists (GET) and clears (DELETE) the recorded requests; never recorded.
 pub const REQUESTS_PATH: &str = "/__sim/requests";
@@ -16,7 +16,7 @@ pub const MAX_REQUESTS: usize = 10_000;
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
 /// One request as received.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RecordedRequest {
     /// Arrival order, from 1.
     pub seq: u64,
@@ -39,7 +39,7 @@ pub struct RecordedRequest {
 }
 
 /// What `GET /__sim/requests` answers.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RecordedRequests {
     /// The kept requests, oldest first.
     pub requests: Vec<RecordedRequest>,

@@ -398,23 +398,6 @@ async fn models_lists_profiles() {
     assert_eq!(value["data"][0]["object"], "model");
 }
 
-async fn status_and_json(
-    base: &str,
-    path: &str,
-    body: &Value,
-    headers: &[(&str, &str)],
-) -> (u16, reqwest::header::HeaderMap, Value) {
-    let (response, _) = post(base, path, body, headers).await;
-    let status = response.status().as_u16();
-    let header_map = response.headers().clone();
-    let text = response.text().await.unwrap();
-    (
-        status,
-        header_map,
-        serde_json::from_str(&text).unwrap_or(Value::String(text)),
-    )
-}
-
 #[tokio::test]
 async fn status_faults_in_each_dialect() {
     let base = start(ServerConfig::default()).await;
