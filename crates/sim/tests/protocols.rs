@@ -912,9 +912,10 @@ async fn serves_the_page_cross_origin_isolated() {
         header(&headers, "cross-origin-embedder-policy"),
         Some("require-corp")
     );
+    // A document may be framed by a cross-origin isolated host (static_page.rs has more).
     assert_eq!(
         header(&headers, "cross-origin-resource-policy"),
-        Some("same-origin")
+        Some("cross-origin")
     );
     assert!(page.text().await.unwrap().contains("<title>t</title>"));
     let wasm = client()

@@ -69,8 +69,7 @@ impl<'a> Iterator for Pieces<'a> {
         let start = self.rest.find(|c: char| !c.is_whitespace())?;
         let rest = &self.rest[start..];
         let mut end = 0;
-        let mut chars = 0;
-        for (index, c) in rest.char_indices() {
+        for (chars, (index, c)) in rest.char_indices().enumerate() {
             if c.is_whitespace() || chars == CHARS_PER_TOKEN {
                 break;
             }
@@ -80,7 +79,6 @@ impl<'a> Iterator for Pieces<'a> {
                 }
                 break;
             }
-            chars += 1;
             end = index + c.len_utf8();
         }
         self.rest = &rest[end..];
