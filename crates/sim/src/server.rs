@@ -6,8 +6,7 @@ use std::time::Duration;
 
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::header::{HeaderName, HeaderValue};
-use axum::http::{HeaderMap, Method, StatusCode};
+use axum::http::{HeaderMap, Method};
 use axum::response::Response;
 use axum::Router;
 use bytes::Bytes;
@@ -19,21 +18,17 @@ use crate::config::ServerConfig;
 use crate::dialect::errors::{invalid_url, ApiError, Overflow, BAD_GATEWAY_HTML};
 use crate::dialect::{self, FaultDetails, Frame, FrameBody, Usage, WriterInput};
 use crate::fault::{self, Fault};
+use crate::http::{
+    allowed_headers, api_error, finish_api, json_response, response, set, IDENTITY_HEADER,
+};
 use crate::profile::{Profile, ProfileError, ReasoningStyle, ResolvedModel};
 use crate::recorder::{Recorder, REQUESTS_PATH};
 use crate::request::{parse_request, Dialect, RequestError, SimRequest};
+use crate::routes::{extras_response, models, query_value, requests_route, static_response};
 use crate::timing::{self, Booking, Jitter, OutputCounts, SlotSchedule, StreamPlan};
-use crate::{auth, extras, static_files, text, tokens};
+use crate::{auth, extras, text, tokens};
 
 const SSE_CONTENT_TYPE: &str = "text/event-stream; charset=utf-8";
-
-/// Headers a browser may send to the API (the preflight's allow list).
-pub const ALLOWED_HEADERS: &str = "authorization, content-type, x-api-key, anthropic-version, \
-                                   anthropic-dangerous-direct-browser-access, x-sim-fault";
-/// W3C trace-context headers, allowed too unless `--no-trace-headers`.
-pub const TRACE_HEADERS: &str = "traceparent, tracestate";
-/// On every response: the server is ttft-sim (its version), so a page can tell.
-pub const IDENTITY_HEADER: &str = "x-ttft-sim";
 
 /// Ground-truth headers on every simulated completion (all times in ms after the request
 /// reached the server's handler).
@@ -62,12 +57,12 @@ struct SimState {
 
 /// The shared server.
 pub struct App {
-    config: ServerConfig,
+    pub(crate) config: ServerConfig,
     /// The port it listens on (the default `redirect` target is the next one).
     port: u16,
     epoch: Instant,
     state: Mutex<SimState>,
-    recorder: Option<Recorder>,
+    pub(crate) recorder: Option<Recorder>,
 }
 
 impl App {
@@ -177,76 +172,6 @@ fn route_of(path: &str, accept_unversioned: bool) -> Option<Route> {
     }
 }
 
-fn header_value(text: &str) -> HeaderValue {
-    HeaderValue::from_str(text).unwrap_or_else(|_| HeaderValue::from_static("invalid"))
-}
-
-fn set(headers: &mut HeaderMap, name: &'static str, value: &str) {
-    headers.insert(HeaderName::from_static(name), header_value(value));
-}
-
-/// The preflight's allow list.
-fn allowed_headers(trace_headers_allowed: bool) -> String {
-    if trace_headers_allowed {
-        format!("{ALLOWED_HEADERS}, {TRACE_HEADERS}")
-    } else {
-        ALLOWED_HEADERS.to_string()
-    }
-}
-
-/// CORS and resource-timing headers of an API response.
-fn add_cors(headers: &mut HeaderMap, allowed_headers: &str) {
-    set(headers, "access-control-allow-origin", "*");
-    set(
-        headers,
-        "access-control-allow-methods",
-        "POST, GET, DELETE, OPTIONS",
-    );
-    set(headers, "access-control-allow-headers", allowed_headers);
-    let exposed = ["retry-after", IDENTITY_HEADER]
-        .into_iter()
-        .chain(GROUND_TRUTH_HEADERS.iter().copied())
-        .collect::<Vec<_>>()
-        .join(", ");
-    set(headers, "access-control-expose-headers", &exposed);
-    set(headers, "access-control-max-age", "600");
-    set(headers, "timing-allow-origin", "*");
-}
-
-fn response(status: u16, content_type: &str, body: Body) -> Response {
-    let mut response = Response::new(body);
-    *response.status_mut() =
-        StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    set(response.headers_mut(), "content-type", content_type);
-    response
-}
-
-/// Adds the headers every API response has (CORS unless off, CORP for isolated pages).
-fn finish_api(mut response: Response, cors: Option<&str>) -> Response {
-    let headers = response.headers_mut();
-    set(headers, "cross-origin-resource-policy", "cross-origin");
-    if let Some(allowed_headers) = cors {
-        add_cors(headers, allowed_headers);
-    }
-    response
-}
-
-fn json_response(status: u16, body: String) -> Response {
-    response(status, "application/json", Body::from(body))
-}
-
-fn api_error(error: &ApiError, dialect: Dialect) -> Response {
-    let mut response = json_response(error.status(), error.body(dialect));
-    if let ApiError::RateLimited(retry_after_s) = error {
-        set(
-            response.headers_mut(),
-            "retry-after",
-            &retry_after_s.to_string(),
-        );
-    }
-    response
-}
-
 /// Every response says it comes from ttft-sim.
 async fn handle(State(app): State<Arc<App>>, request: Request) -> Response {
     let mut response = route(app, request).await;
@@ -338,160 +263,6 @@ async fn route(app: Arc<App>, request: Request) -> Response {
     }
 }
 
-/// The value of `name` in a query string (no percent-decoding beyond `%40` for `@`, the
-/// only escape a model name with a suffix needs).
-fn query_value(query: &str, name: &str) -> Option<String> {
-    query.split('&').find_map(|pair| {
-        let (key, value) = pair.split_once('=')?;
-        (key == name).then(|| value.replace("%40", "@").replace("%2C", ","))
-    })
-}
-
-fn extras_response(answer: Result<serde_json::Value, extras::ExtrasError>) -> Response {
-    match answer {
-        Ok(value) => json_response(200, value.to_string()),
-        Err(extras::ExtrasError::Model(ProfileError::UnknownModel(model))) => {
-            api_error(&ApiError::ModelNotFound(model), Dialect::Chat)
-        }
-        Err(error) => api_error(&ApiError::BadRequest(error.to_string()), Dialect::Chat),
-    }
-}
-
-/// `GET` lists the recorded requests, `DELETE` clears them (404 without `--record-requests`).
-fn requests_route(app: &App, method: &Method) -> Response {
-    let Some(recorder) = &app.recorder else {
-        let message = "Requests are recorded only with --record-requests.";
-        let body = crate::dialect::errors::openai(message, "invalid_request_error", None);
-        return json_response(404, body);
-    };
-    if method == Method::DELETE {
-        recorder.clear();
-        return response(204, "text/plain", Body::empty());
-    }
-    let snapshot = recorder.snapshot();
-    json_response(
-        200,
-        serde_json::to_string(&snapshot).unwrap_or_else(|_| "{}".into()),
-    )
-}
-
-/// A file of `--dist`, cross-origin isolated. The app's page (`index.html`) and every
-/// non-HTML file (a worker's policy comes from its script's response) carry the CSP; other
-/// HTML files (embed-example.html is a host page, not the widget) do not. Documents carry
-/// `Cross-Origin-Resource-Policy: cross-origin` so a cross-origin-isolated host may frame
-/// them; assets stay `same-origin` (only the page itself loads them).
-async fn static_response(
-    app: &App,
-    dist: &std::path::Path,
-    path: &str,
-    accept_encoding: Option<&str>,
-) -> Response {
-    let Some(file) = static_files::read(dist, path, accept_encoding).await else {
-        let mut response = response(404, "text/plain; charset=utf-8", Body::from("Not found"));
-        set(response.headers_mut(), "cache-control", "no-cache");
-        return response;
-    };
-    let document = static_files::is_html(&file.path);
-    let policy = if !app.config.csp.enabled || (document && !static_files::is_app_page(&file.path))
-    {
-        None
-    } else if document {
-        page_policy(app, &file).await
-    } else {
-        Some(static_files::content_security_policy(&app.config.csp, &[]))
-    };
-    let encoding = file.encoding;
-    let compressible = static_files::compressible(&file.path);
-    let mut response = response(200, file.mime, Body::from(file.bytes));
-    let headers = response.headers_mut();
-    set(headers, "cross-origin-opener-policy", "same-origin");
-    set(headers, "cross-origin-embedder-policy", "require-corp");
-    let corp = if document {
-        "cross-origin"
-    } else {
-        "same-origin"
-    };
-    set(headers, "cross-origin-resource-policy", corp);
-    set(headers, "cache-control", "no-cache");
-    if let Some(policy) = policy {
-        set(headers, "content-security-policy", &policy);
-    }
-    if let Some(encoding) = encoding {
-        set(headers, "content-encoding", encoding.name());
-    }
-    if compressible {
-        set(headers, "vary", "Accept-Encoding");
-    }
-    response
-}
-
-/// The CSP of an app page: hashes of its inline scripts, read from the uncompressed file
-/// (whatever encoding is sent).
-async fn page_policy(app: &App, file: &static_files::StaticFile) -> Option<String> {
-    let html = if file.encoding.is_none() {
-        String::from_utf8_lossy(&file.bytes).into_owned()
-    } else {
-        let bytes = tokio::fs::read(&file.path).await.ok()?;
-        String::from_utf8_lossy(&bytes).into_owned()
-    };
-    Some(static_files::policy_for_page(&app.config.csp, &html))
-}
-
-/// `GET /v1/models`: the profiles (with their context windows unless
-/// `--no-context-info`), or the fault of `x-sim-fault` / `--fault` where one applies to a
-/// listing. Returns the response and whether it may carry CORS.
-fn models(app: &App, headers: &HeaderMap, path: &str) -> (Response, bool) {
-    if let Some(key) = &app.config.require_key {
-        if let Err(error) = auth::check_key(headers, auth::KeyStyle::Either, key) {
-            return (api_error(&error, Dialect::Chat), true);
-        }
-    }
-    let fault = match header_fault(headers) {
-        Ok(fault) => fault.or(app.config.fault),
-        Err(error) => return (api_error(&error, Dialect::Chat), true),
-    };
-    let profiles = &app.config.profiles.by_name;
-    let mut data: Vec<serde_json::Value> = profiles
-        .iter()
-        .map(|(name, profile)| extras::model_entry(name, profile, app.config.context_info))
-        .collect();
-    match fault {
-        Some(Fault::Stall) => {
-            let never = futures_util::stream::pending::<Result<Bytes, std::io::Error>>();
-            return (
-                response(200, "application/json", Body::from_stream(never)),
-                true,
-            );
-        }
-        Some(Fault::Xss | Fault::XssError) => {
-            let default = Profile::default();
-            let xss_all = fault::xss_all();
-            let hostile = fault::XSS_PAYLOADS
-                .iter()
-                .copied()
-                .chain([xss_all.as_str()]);
-            data.extend(
-                hostile.map(|id| extras::model_entry(id, &default, app.config.context_info)),
-            );
-        }
-        Some(Fault::NoCors) => return (json_list(data), false),
-        Some(fault) => {
-            if let Some(refusal) = status_refusal(app, fault, headers, "", None, path) {
-                return (refusal.response(Dialect::Chat), true);
-            }
-        }
-        None => {}
-    }
-    (json_list(data), true)
-}
-
-fn json_list(data: Vec<serde_json::Value>) -> Response {
-    json_response(
-        200,
-        serde_json::json!({"object": "list", "data": data}).to_string(),
-    )
-}
-
 fn round_ms(ms: f64) -> String {
     let rounded = (ms * 1000.0).round() / 1000.0;
     format!("{rounded}")
@@ -516,7 +287,7 @@ struct Prepared {
 
 /// A request answered before any simulation: an API error in the dialect's shape, a
 /// gateway's HTML error page, or a redirect.
-enum Refusal {
+pub(crate) enum Refusal {
     Api(ApiError),
     BadGatewayHtml,
     Redirect(String),
@@ -529,7 +300,7 @@ impl From<ApiError> for Refusal {
 }
 
 impl Refusal {
-    fn response(&self, dialect: Dialect) -> Response {
+    pub(crate) fn response(&self, dialect: Dialect) -> Response {
         match self {
             Self::Api(error) => api_error(error, dialect),
             Self::BadGatewayHtml => response(502, "text/html", Body::from(BAD_GATEWAY_HTML)),
@@ -543,7 +314,7 @@ impl Refusal {
 }
 
 /// The fault named by `x-sim-fault`, if any.
-fn header_fault(headers: &HeaderMap) -> Result<Option<Fault>, ApiError> {
+pub(crate) fn header_fault(headers: &HeaderMap) -> Result<Option<Fault>, ApiError> {
     let Some(value) = headers.get("x-sim-fault") else {
         return Ok(None);
     };
@@ -576,7 +347,7 @@ fn redirect_location(app: &App, profile_target: Option<&str>, path_and_query: &s
 }
 
 /// The refusal a fault answers with before any streaming, if it is such a fault.
-fn status_refusal(
+pub(crate) fn status_refusal(
     app: &App,
     fault: Fault,
     headers: &HeaderMap,
