@@ -15,13 +15,37 @@ use crate::request::Dialect;
 use crate::server::{header_fault, status_refusal, App};
 use crate::{auth, extras, static_files};
 
-/// The value of `name` in a query string (no percent-decoding beyond `%40` for `@`, the
-/// only escape a model name with a suffix needs).
+/// The value of `name` in a query string, percent-decoded (`+` is a space, as in forms).
 pub(crate) fn query_value(query: &str, name: &str) -> Option<String> {
     query.split('&').find_map(|pair| {
         let (key, value) = pair.split_once('=')?;
-        (key == name).then(|| value.replace("%40", "@").replace("%2C", ","))
+        (percent_decode(key) == name).then(|| percent_decode(value))
     })
+}
+
+/// `%XX` to its byte (a malformed escape stays as written), `+` to a space; then lossy UTF-8.
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut index = 0;
+    while index < bytes.len() {
+        let hex = |at: usize| bytes.get(at).and_then(|b| char::from(*b).to_digit(16));
+        match (bytes[index], hex(index + 1), hex(index + 2)) {
+            (b'%', Some(high), Some(low)) => {
+                decoded.push((high * 16 + low) as u8);
+                index += 3;
+            }
+            (b'+', _, _) => {
+                decoded.push(b' ');
+                index += 1;
+            }
+            (byte, _, _) => {
+                decoded.push(byte);
+                index += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&decoded).into_owned()
 }
 
 pub(crate) fn extras_response(answer: Result<serde_json::Value, extras::ExtrasError>) -> Response {
@@ -167,4 +191,21 @@ pub(crate) fn json_list(data: Vec<serde_json::Value>) -> Response {
         200,
         serde_json::json!({"object": "list", "data": data}).to_string(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_values_are_percent_decoded() {
+        let query = "a=1&model=sim-fast%40context_tokens%3D4096%2Cstream_usage%3D0&b=%zz+x";
+        assert_eq!(
+            query_value(query, "model").as_deref(),
+            Some("sim-fast@context_tokens=4096,stream_usage=0")
+        );
+        assert_eq!(query_value(query, "b").as_deref(), Some("%zz x"));
+        assert_eq!(query_value(query, "c"), None);
+        assert_eq!(percent_decode("%E4%BD%A0"), "你");
+    }
 }
