@@ -463,7 +463,8 @@ test('switching to Chinese translates every visible string (allow-list: metric n
 });
 
 test('at 360 px wide the page does not scroll sideways (with results, in both languages)', async () => {
-  const { context, page } = await freshWidget('?lang=en', { viewport: { width: 360, height: 800 } });
+  // bypassCSP: the check injects a <style> below, which the page's CSP (style-src 'self') refuses.
+  const { context, page } = await freshWidget('?lang=en', { viewport: { width: 360, height: 800 }, bypassCSP: true });
   await page.getByTestId('model').fill('sim-fast@prefill_ms=50');
   await page.getByTestId('send').click();
   await waitForRuns(page, 1);
