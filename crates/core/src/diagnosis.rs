@@ -749,11 +749,36 @@ impl NetworkHint {
 impl Cause {
     /// The stable code of the cause: its serialized `kind` (`key_refused`,
     /// `model_not_found`, `connection_failed`, …), as exports and `data-cause` carry it.
-    pub fn code(&self) -> String {
-        serde_json::to_value(self)
-            .ok()
-            .and_then(|value| value.get("kind")?.as_str().map(str::to_owned))
-            .unwrap_or_else(|| "unknown".to_owned())
+    pub fn code(&self) -> &'static str {
+        // A match rather than serde: the serializer would cost the page its code size. A test
+        // checks that every code is the serialized `kind`.
+        match self {
+            Cause::KeyMissing => "key_missing",
+            Cause::KeyRefused => "key_refused",
+            Cause::KeyHasWhitespace => "key_has_whitespace",
+            Cause::KeyHasInvalidCharacter => "key_has_invalid_character",
+            Cause::WrongAuthHeader { .. } => "wrong_auth_header",
+            Cause::Forbidden => "forbidden",
+            Cause::BrowserAccessRefused => "browser_access_refused",
+            Cause::ModelNotFound => "model_not_found",
+            Cause::WrongPath => "wrong_path",
+            Cause::BadRequest => "bad_request",
+            Cause::RequestTimeout => "request_timeout",
+            Cause::PayloadTooLarge => "payload_too_large",
+            Cause::Unprocessable => "unprocessable",
+            Cause::RateLimited { .. } => "rate_limited",
+            Cause::Overloaded { .. } => "overloaded",
+            Cause::ServerError { .. } => "server_error",
+            Cause::OtherHttpStatus { .. } => "other_http_status",
+            Cause::NotAnEventStream { .. } => "not_an_event_stream",
+            Cause::ConnectionFailed { .. } => "connection_failed",
+            Cause::Timeout { .. } => "timeout",
+            Cause::Aborted => "aborted",
+            Cause::MidStreamError { .. } => "mid_stream_error",
+            Cause::MalformedChunk { .. } => "malformed_chunk",
+            Cause::EmptyStream => "empty_stream",
+            Cause::EndedWithoutTerminal => "ended_without_terminal",
+        }
     }
 
     /// What happened, without the provider's quote.
