@@ -735,45 +735,75 @@ fn warm_up_runs_make_spans_but_no_metrics() {
 #[test]
 fn successive_runs_get_successive_delta_windows_and_batch_into_one_request() {
     let mut exporter = OtlpExporter::new(resource(), clock(), options(), QueueConfig::default());
-    for (record, run_ids) in traced_runs() {
-        let now_ms = record.instants.request_started + 2000.0;
-        exporter.record_run(record, run_ids, now_ms).unwrap();
-    }
-    let metrics = exporter.poll(9000.0, false).unwrap();
-    assert_eq!((metrics.path.as_str(), metrics.runs), ("/v1/metrics", 3));
-    let body: Value = serde_json::from_str(&metrics.body).unwrap();
-    let windows: Vec<(String, String)> = body["resourceMetrics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|entry| {
-            let point = &entry["scopeMetrics"][0]["metrics"][0]["histogram"]["dataPoints"][0];
-            (
-                point["startTimeUnixNano"].as_str().unwrap().to_owned(),
-                point["timeUnixNano"].as_str().unwrap().to_owned(),
-            )
-        })
-        .collect();
-    // Each window starts where the previous ended: [1000, 3000], [3000, 4000], [4000, 5000].
-    assert_eq!(
-        windows,
-        vec![
-            (nanos(1000), nanos(3000)),
-            (nanos(3000), nanos(4000)),
-            (nanos(4000), nanos(5000)),
-        ]
-    );
     let ok = SendOutcome::Response {
         status: 200,
         retry_after: None,
         body: "{}".into(),
     };
-    exporter.on_outcome(metrics.id, &ok, 9010.0, 0.5);
-    let traces = exporter.poll(9020.0, false).unwrap();
-    assert_eq!((traces.path.as_str(), traces.runs), ("/v1/traces", 3));
-    let body: Value = serde_json::from_str(&traces.body).unwrap();
-    assert_eq!(body["resourceSpans"].as_array().unwrap().len(), 3);
-    write_golden("batched_metrics.json", &metrics.body);
+    let mut windows = Vec::new();
+    let mut metric_bodies = Vec::new();
+    let mut traces_bodies = Vec::new();
+    let mut traced = traced_runs().into_iter();
+    // Run 1 alone, sent at 3000 ms; runs 2 and 3 together, sent at 5000 ms (during run 3's
+    // stream nothing goes out).
+    exporter
+        .record_run(traced.next().unwrap().0, ids(0xa1))
+        .unwrap();
+    for (now_ms, record) in [(3000.0, None), (5000.0, Some(2))] {
+        if let Some(count) = record {
+            for _ in 0..count {
+                let (record, run_ids) = traced.next().unwrap();
+                exporter.record_run(record, run_ids).unwrap();
+                assert_eq!(
+                    exporter.poll(now_ms - 1.0, true).unwrap(),
+                    None,
+                    "stream open"
+                );
+            }
+        }
+        let metrics = exporter.poll(now_ms, false).unwrap().unwrap();
+        assert_eq!(metrics.path, "/v1/metrics");
+        let body: Value = serde_json::from_str(&metrics.body).unwrap();
+        assert_eq!(
+            body["resourceMetrics"].as_array().unwrap().len(),
+            1,
+            "aggregated"
+        );
+        let point = &body["resourceMetrics"][0]["scopeMetrics"][0]["metrics"][0]["histogram"]
+            ["dataPoints"][0];
+        windows.push((
+            metrics.runs,
+            point["startTimeUnixNano"].as_str().unwrap().to_owned(),
+            point["timeUnixNano"].as_str().unwrap().to_owned(),
+        ));
+        metric_bodies.push(metrics.body.clone());
+        exporter.on_outcome(metrics.id, &ok, now_ms + 10.0, 0.5);
+        let traces = exporter.poll(now_ms + 20.0, false).unwrap().unwrap();
+        assert_eq!(traces.path, "/v1/traces");
+        let body: Value = serde_json::from_str(&traces.body).unwrap();
+        assert_eq!(
+            body["resourceSpans"].as_array().unwrap().len() as u64,
+            traces.runs
+        );
+        traces_bodies.push(traces.body.clone());
+        exporter.on_outcome(traces.id, &ok, now_ms + 30.0, 0.5);
+    }
+    // The second window starts where the first ended.
+    assert_eq!(
+        windows,
+        vec![(1, nanos(1000), nanos(3000)), (2, nanos(3000), nanos(5000)),]
+    );
+    let status = exporter.status();
+    assert_eq!((status.metrics.sent_runs, status.traces.sent_runs), (3, 3));
+    // Runs 2 and 3 make one duration point per attribute set: run 3 ok, run 2 refused.
+    let second: Value = serde_json::from_str(&metric_bodies[1]).unwrap();
+    assert_eq!(points(&second, "gen_ai.client.operation.duration").len(), 2);
+    let runs: u64 = points(&second, "ttft_meter.client.runs")
+        .iter()
+        .map(|point| point["asInt"].as_str().unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(runs, 2);
+    write_golden("batched_traces.json", &traces_bodies[1]);
 }
 
 fn golden_dir() -> PathBuf {

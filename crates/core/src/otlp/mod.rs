@@ -48,9 +48,9 @@
 //!     trace_id: TraceId::from_bytes([7; 16]).unwrap(),
 //!     span_id: SpanId::from_bytes([9; 8]).unwrap(),
 //! };
-//! exporter.record_run(record, ids, 1400.0).unwrap();
+//! exporter.record_run(record, ids).unwrap();
 //! // Between runs (never while a stream is open):
-//! let request = exporter.poll(1500.0, false).unwrap();
+//! let request = exporter.poll(1500.0, false).unwrap().unwrap();
 //! assert_eq!(request.path, "/v1/metrics");
 //! // … fetch(endpoint + request.path, {method: "POST", body: request.body, …}) …
 //! let delivery = exporter.on_outcome(
@@ -127,13 +127,21 @@ pub enum OtlpError {
     WindowBackwards,
 }
 
-/// The export of one page session: builds each finished run's bodies and queues them.
+/// The export of one page session: builds each finished run's span at once, and the
+/// metrics of all runs recorded since the last send as one aggregated delta when a send can
+/// happen (so ten runs cost one set of histogram points, not ten).
 #[derive(Debug, Clone)]
 pub struct OtlpExporter {
     resource: ResourceFacts,
     clock: WallClock,
     options: ExportOptions,
     queue: SendQueue,
+    max_pending_runs: usize,
+    /// Runs whose metrics are not built yet (request bodies dropped: the prompt is not
+    /// needed for metrics and can be large).
+    pending_metric_runs: Vec<RunRecord>,
+    /// Runs dropped from `pending_metric_runs` because it was full.
+    dropped_metric_runs: u64,
     last_window_end_unix_nanos: Option<u64>,
 }
 
@@ -149,67 +157,97 @@ impl OtlpExporter {
             resource,
             clock,
             options,
+            max_pending_runs: config.max_queued_items.max(1),
             queue: SendQueue::new(config),
+            pending_metric_runs: Vec::new(),
+            dropped_metric_runs: 0,
             last_window_end_unix_nanos: None,
         }
     }
 
-    /// New resource facts (the connection changed); they apply to runs recorded from now.
+    /// New resource facts (the connection changed); they apply to what is built from now.
     pub fn set_resource(&mut self, resource: ResourceFacts) {
         self.resource = resource;
     }
 
-    /// New options (SLOs changed); they apply to runs recorded from now.
+    /// New options (SLOs changed); they apply to what is built from now.
     pub fn set_options(&mut self, options: ExportOptions) {
         self.options = options;
     }
 
-    /// Queues a finished run (at `now_ms`, page clock). Its metrics cover the window from the
-    /// end of the previous one (or the run's start) to now, so successive deltas follow each
-    /// other. A run never sent, or still streaming, queues nothing.
-    pub fn record_run(
-        &mut self,
-        record: RunRecord,
-        ids: RunIds,
-        now_ms: f64,
-    ) -> Result<(), OtlpError> {
+    /// Queues a finished run: its span now, its metrics with the next send. A run never
+    /// sent, or still streaming, queues nothing.
+    pub fn record_run(&mut self, record: RunRecord, ids: RunIds) -> Result<(), OtlpError> {
         let record = record.redacted();
-        let started = self
+        if self
             .clock
             .unix_nanos(record.instants.request_started)
-            .ok_or(OtlpError::TimeOutOfRange {
+            .is_none()
+        {
+            return Err(OtlpError::TimeOutOfRange {
                 page_ms: record.instants.request_started,
-            })?;
-        let now = self
-            .clock
-            .unix_nanos(now_ms)
-            .ok_or(OtlpError::TimeOutOfRange { page_ms: now_ms })?;
-        let start = self.last_window_end_unix_nanos.unwrap_or(started);
-        let window = DeltaWindow {
-            start_unix_nanos: start,
-            end_unix_nanos: now.max(start),
-        };
-        let metrics = resource_metrics(
-            std::slice::from_ref(&record),
-            &self.resource,
-            window,
-            &self.options,
-        )?;
-        let runs = [(record, ids)];
-        let spans = resource_spans(&runs, &self.resource, &self.clock, &self.options)?;
-        if let Some(metrics) = metrics {
-            self.last_window_end_unix_nanos = Some(window.end_unix_nanos);
-            self.queue.push(Signal::Metrics, metrics.to_string(), 1);
+            });
         }
-        if let Some(spans) = spans {
+        let runs = [(record, ids)];
+        if let Some(spans) = resource_spans(&runs, &self.resource, &self.clock, &self.options)? {
             self.queue.push(Signal::Traces, spans.to_string(), 1);
+        }
+        let [(mut record, _)] = runs;
+        record.settings.request = None;
+        self.pending_metric_runs.push(record);
+        if self.pending_metric_runs.len() > self.max_pending_runs {
+            self.pending_metric_runs.remove(0);
+            self.dropped_metric_runs += 1;
         }
         Ok(())
     }
 
-    /// The next request to make (see [`SendQueue::poll`]).
-    pub fn poll(&mut self, now_ms: f64, stream_open: bool) -> Option<OutgoingRequest> {
-        self.queue.poll(now_ms, stream_open)
+    /// Builds the metrics of the pending runs as one delta from the end of the previous
+    /// window (or the first run's start) to `now_ms`, and queues it.
+    fn build_pending_metrics(&mut self, now_ms: f64) -> Result<(), OtlpError> {
+        let Some(first) = self.pending_metric_runs.first() else {
+            return Ok(());
+        };
+        let first_start = first.instants.request_started;
+        let start = match self.last_window_end_unix_nanos {
+            Some(end) => end,
+            None => self
+                .clock
+                .unix_nanos(first_start)
+                .ok_or(OtlpError::TimeOutOfRange {
+                    page_ms: first_start,
+                })?,
+        };
+        let now = self
+            .clock
+            .unix_nanos(now_ms)
+            .ok_or(OtlpError::TimeOutOfRange { page_ms: now_ms })?;
+        let window = DeltaWindow {
+            start_unix_nanos: start,
+            end_unix_nanos: now.max(start),
+        };
+        let runs = std::mem::take(&mut self.pending_metric_runs);
+        if let Some(entry) = resource_metrics(&runs, &self.resource, window, &self.options)? {
+            self.last_window_end_unix_nanos = Some(window.end_unix_nanos);
+            self.queue
+                .push(Signal::Metrics, entry.to_string(), runs.len() as u64);
+        }
+        Ok(())
+    }
+
+    /// The next request to make (see [`SendQueue::poll`]); when a send can happen, the
+    /// metrics of the runs recorded since the last one are built first, covering up to
+    /// `now_ms`.
+    pub fn poll(
+        &mut self,
+        now_ms: f64,
+        stream_open: bool,
+    ) -> Result<Option<OutgoingRequest>, OtlpError> {
+        if stream_open || self.queue.status().in_flight {
+            return Ok(None);
+        }
+        self.build_pending_metrics(now_ms)?;
+        Ok(self.queue.poll(now_ms, stream_open))
     }
 
     /// What a request came to (see [`SendQueue::on_outcome`]).
@@ -223,13 +261,19 @@ impl OtlpExporter {
         self.queue.on_outcome(id, outcome, now_ms, jitter)
     }
 
-    /// Everything waiting, for `fetch(…, {keepalive: true})` on `pagehide`.
-    pub fn flush_on_pagehide(&mut self) -> Vec<OutgoingRequest> {
-        self.queue.flush_on_pagehide()
+    /// Everything waiting, for `fetch(…, {keepalive: true})` on `pagehide` (see
+    /// [`SendQueue::flush_on_pagehide`]); pending metrics are built up to `now_ms` first.
+    pub fn flush_on_pagehide(&mut self, now_ms: f64) -> Result<Vec<OutgoingRequest>, OtlpError> {
+        self.build_pending_metrics(now_ms)?;
+        Ok(self.queue.flush_on_pagehide())
     }
 
-    /// Counts and the last problem, for the UI.
+    /// Counts and the last problem, for the UI. Runs whose metrics are not built yet count
+    /// as waiting.
     pub fn status(&self) -> QueueStatus {
-        self.queue.status()
+        let mut status = self.queue.status();
+        status.metrics.waiting_runs += self.pending_metric_runs.len() as u64;
+        status.metrics.dropped_runs += self.dropped_metric_runs;
+        status
     }
 }
