@@ -260,7 +260,15 @@ pub fn span(
         ("startTimeUnixNano", u64_string(start)),
         ("endTimeUnixNano", u64_string(end)),
         ("attributes", span_attributes(record, options).to_json()),
-        ("events", Value::Array(events)),
+        // proto3 JSON leaves empty repeated fields out.
+        (
+            "events",
+            if events.is_empty() {
+                Value::Null
+            } else {
+                Value::Array(events)
+            },
+        ),
         ("status", status.unwrap_or(Value::Null)),
     ])))
 }
