@@ -11,6 +11,7 @@ pub mod experiment;
 pub mod export;
 pub mod otlp;
 pub mod request;
+pub mod share;
 pub mod slo;
 pub mod sse;
 pub mod stats;
