@@ -2,10 +2,10 @@
 //!
 //! "Copy link" puts the runs' main numbers (per run: ttft, ttfa, ttfr, perceived ttfa, first
 //! chunk, e2e, ITL, outcome, cold/warm, label, cohort) and a few facts (tool version, host,
-//! model, protocol, environment, SLO) in `#share=v1.<data>`, where `<data>` is the JSON of
-//! [`SharedResults`] in columns, deflated (raw DEFLATE, RFC 1951) and base64url-encoded
-//! without padding. Opening the link shows the charts read-only; statistics are recomputed
-//! from the runs, so a link cannot carry a summary that disagrees with its data.
+//! model, protocol, environment, SLO) in `#share=v1.<data>`, where `<data>` is a compact
+//! binary form of [`SharedResults`] (columns of varint-coded differences: see `codec.rs`),
+//! base64url-encoded without padding. Opening the link shows the charts read-only; statistics
+//! are recomputed from the runs, so a link cannot carry a summary that disagrees with its data.
 //!
 //! The fragment never reaches a server (browsers do not send it), so only browsers and the
 //! tools a link is pasted into limit its length. Never in a link: the key, headers, the
@@ -16,20 +16,24 @@
 //! - A link's fragment is at most [`MAX_FRAGMENT_BYTES`] (16 KiB). Chromium takes URLs up to
 //!   2 MB, but chat tools, issue trackers and e-mail clients cut or refuse long links sooner;
 //!   16 KiB passes through the common ones. [`encode_fitting`] keeps the newest runs that fit
-//!   (measured: about 870 runs of realistic jitter; 100 runs take about 2.4 KB, 500 about
-//!   9.7 KB) and can be given a smaller limit.
-//! - Decoding refuses anything that inflates past [`MAX_INFLATED_BYTES`] (a decompression
-//!   bomb: 16 KiB of DEFLATE can inflate to about 16 MB), more than [`MAX_SHARED_RUNS`] runs,
-//!   strings longer than their limits, and numbers that are not finite times.
+//!   (measured with realistic jitter: 723 runs; 100 runs take 2.4 KB, 500 take 11.3 KB; an
+//!   8 KiB limit holds 358) and can be given a smaller limit.
+//! - Decoding refuses more than [`MAX_SHARED_RUNS`] runs, strings longer than their limits,
+//!   numbers that are not times, and any count or length larger than the bytes left: the
+//!   data cannot expand beyond the link's own size (no decompression bomb is possible).
 //!
-//! # Why DEFLATE (miniz_oxide)
+//! # Why a hand-written codec, not DEFLATE
 //!
-//! Links of 50 to 500 runs are numbers that repeat their digits and field names: DEFLATE
-//! makes them 3 to 4 times smaller than base64url JSON alone (measured: 100 runs 8,120 →
-//! 2,363 bytes; 500 runs 39,342 → 9,736), and
-//! miniz_oxide is the pure-Rust DEFLATE used by flate2 and the Rust standard library's
-//! backtraces, with `decompress_to_vec_with_limit` for the bound. Its wasm cost was measured
-//! against a build without it (docs/otel.md, "Share links").
+//! Both were built and measured. Links (the jittered sample of the tests): with DEFLATE
+//! (miniz_oxide, level 9) over the same columns as JSON, 100 runs took 2,363 bytes, 500 took
+//! 9,736, and 873 runs fit in 16 KiB; with this codec 2,409, 11,340 and 723. Wasm
+//! (bench/share-size: one cdylib built as the app is, opt-level z and LTO, with each codec;
+//! docs/otel.md has the table): miniz_oxide adds 41.9 KB (16.7 KB gzip), a varint codec
+//! 6.4 KB (2.3 KB gzip). The shipped wasm is already over its size budget, so 14 KB of gzip
+//! for links 2 to 15 % shorter is not worth it. The format is small, versioned by its first
+//! byte, round-trip property-tested, and the property tests feed the decoder arbitrary input.
+
+mod codec;
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
@@ -42,8 +46,6 @@ use crate::export::{outcome_code, RunRecord};
 pub const FRAGMENT_PREFIX: &str = "share=v1.";
 /// Longest fragment made or read, in bytes (prefix included).
 pub const MAX_FRAGMENT_BYTES: usize = 16 * 1024;
-/// Most bytes a fragment may inflate to.
-pub const MAX_INFLATED_BYTES: usize = 1024 * 1024;
 /// Most runs in one link.
 pub const MAX_SHARED_RUNS: usize = 2000;
 /// Longest label or cohort name.
@@ -56,8 +58,6 @@ pub const MAX_FACT_BYTES: usize = 512;
 pub const MAX_SHARED_PROMPT_BYTES: usize = 4096;
 /// Largest time accepted, ms (a day: no measured wait is longer).
 const MAX_TIME_MS: f64 = 86_400_000.0;
-/// DEFLATE level: 9 (best) costs nothing noticeable on a few kilobytes.
-const DEFLATE_LEVEL: u8 = 9;
 
 /// One run as a link carries it. Times in ms, rounded to 0.1 ms.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -135,24 +135,17 @@ pub struct SharedResults {
     pub runs: Vec<SharedRun>,
 }
 
-/// The link's JSON: the same data in columns (one array per field), which is shorter and
-/// compresses better than one object per run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// The link's data in columns (one list per field), the shape `codec` writes: shorter than
+/// one record per run, and each column's values are close to each other.
+#[derive(Debug, Clone, PartialEq)]
 struct Wire {
     tool: String,
     at: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     host: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     model: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     protocol: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     env: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     slo: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     prompt: Option<String>,
     /// Cohort names; runs refer to them by index.
     cohorts: Vec<String>,
@@ -197,18 +190,12 @@ pub enum ShareError {
         /// [`MAX_FRAGMENT_BYTES`].
         max: usize,
     },
-    /// Not base64url, or not DEFLATE, or cut short (often a link cut by the tool it was
+    /// Not base64url, or not our format, or cut short (often a link cut by the tool it was
     /// pasted into).
     #[error("This shared link is damaged ({detail}). It was probably cut short when it was copied; ask for the whole link.")]
     Damaged {
         /// What failed.
         detail: String,
-    },
-    /// Inflates past [`MAX_INFLATED_BYTES`].
-    #[error("This shared link expands to more than {max} bytes, more than any link TTFT Meter makes; it was refused.")]
-    InflatesTooMuch {
-        /// [`MAX_INFLATED_BYTES`].
-        max: usize,
     },
     /// Valid container, but the data is not what TTFT Meter writes.
     #[error("This shared link's data is not valid ({detail}). It was not made by this version of TTFT Meter, or it was edited.")]
@@ -229,7 +216,6 @@ impl ShareError {
                 ShareError::NotAShareLink => "这个链接不含分享的结果（地址中没有 #share=v1. 部分）。".to_owned(),
                 ShareError::LinkTooLong { bytes, max } => format!("这个分享链接长 {bytes} 字节；TTFT Meter 生成和读取的链接最多 {max} 字节。它可能不是 TTFT Meter 生成的。"),
                 ShareError::Damaged { detail } => format!("这个分享链接已损坏（{detail}）。可能在复制时被截断了；请索取完整的链接。"),
-                ShareError::InflatesTooMuch { max } => format!("这个分享链接解压后超过 {max} 字节，超出 TTFT Meter 生成的任何链接，已拒绝。"),
                 ShareError::Invalid { detail } => format!("这个分享链接的数据无效（{detail}）。它不是此版本的 TTFT Meter 生成的，或被修改过。"),
             },
         }
@@ -491,9 +477,10 @@ pub fn encode(results: &SharedResults) -> Result<String, ShareError> {
     let wire = results.to_wire();
     // A link that could not be read back is never made (too many cohorts, say).
     wire.clone().into_results()?;
-    let json = serde_json::to_vec(&wire).map_err(|error| invalid(error.to_string()))?;
-    let deflated = miniz_oxide::deflate::compress_to_vec(&json, DEFLATE_LEVEL);
-    let fragment = format!("{FRAGMENT_PREFIX}{}", URL_SAFE_NO_PAD.encode(deflated));
+    let fragment = format!(
+        "{FRAGMENT_PREFIX}{}",
+        URL_SAFE_NO_PAD.encode(codec::write(&wire))
+    );
     if fragment.len() > MAX_FRAGMENT_BYTES {
         return Err(ShareError::TooLarge {
             bytes: fragment.len(),
@@ -564,22 +551,12 @@ pub fn decode(fragment: &str) -> Result<SharedResults, ShareError> {
         .split('&')
         .find_map(|part| part.strip_prefix(FRAGMENT_PREFIX))
         .ok_or(ShareError::NotAShareLink)?;
-    let deflated =
-        URL_SAFE_NO_PAD
-            .decode(data.trim_end())
-            .map_err(|error| ShareError::Damaged {
-                detail: format!("not base64url: {error}"),
-            })?;
-    let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&deflated, MAX_INFLATED_BYTES)
-        .map_err(|error| match error.status {
-            miniz_oxide::inflate::TINFLStatus::HasMoreOutput => ShareError::InflatesTooMuch {
-                max: MAX_INFLATED_BYTES,
-            },
-            status => ShareError::Damaged {
-                detail: format!("not DEFLATE data: {status:?}"),
-            },
+    let bytes = URL_SAFE_NO_PAD
+        .decode(data.trim_end())
+        .map_err(|error| ShareError::Damaged {
+            detail: format!("not base64url: {error}"),
         })?;
-    let wire: Wire = serde_json::from_slice(&json).map_err(|error| invalid(error.to_string()))?;
+    let wire = codec::read(&bytes).map_err(|detail| ShareError::Damaged { detail })?;
     wire.into_results()
 }
 
@@ -667,16 +644,15 @@ mod tests {
     }
 
     #[test]
-    fn a_decompression_bomb_is_refused() {
-        let zeros = vec![b' '; 4 * MAX_INFLATED_BYTES];
-        let deflated = miniz_oxide::deflate::compress_to_vec(&zeros, 9);
-        let fragment = format!("{FRAGMENT_PREFIX}{}", URL_SAFE_NO_PAD.encode(&deflated));
-        assert!(fragment.len() < MAX_FRAGMENT_BYTES, "{}", fragment.len());
-        assert_eq!(
-            decode(&fragment),
-            Err(ShareError::InflatesTooMuch {
-                max: MAX_INFLATED_BYTES
-            })
+    fn a_link_announcing_more_than_it_holds_is_refused_before_anything_is_made() {
+        // Version, two empty strings, no facts, no tables, then "4,000,000,000 runs".
+        let mut bytes = vec![1, 0, 0, 0, 0, 0];
+        bytes.extend([0x80, 0xd0, 0xac, 0xf3, 0x0e]);
+        let fragment = format!("{FRAGMENT_PREFIX}{}", URL_SAFE_NO_PAD.encode(&bytes));
+        let error = decode(&fragment).unwrap_err();
+        assert!(
+            error.to_string().contains("announces 4000000000 items"),
+            "{error}"
         );
     }
 
@@ -696,30 +672,49 @@ mod tests {
             decode(&"a".repeat(MAX_FRAGMENT_BYTES + 10)),
             Err(ShareError::LinkTooLong { .. })
         ));
-        let edited = |json: &str| {
-            let deflated = miniz_oxide::deflate::compress_to_vec(json.as_bytes(), 9);
+        let edited = |edit: fn(&mut Wire)| {
+            let mut wire = sample(2).to_wire();
+            edit(&mut wire);
             decode(&format!(
                 "{FRAGMENT_PREFIX}{}",
-                URL_SAFE_NO_PAD.encode(deflated)
+                URL_SAFE_NO_PAD.encode(codec::write(&wire))
             ))
         };
-        let columns = r#""cohorts":[],"outcomes":["completed"],"label":[null],"cohort":[null],"outcome":[0],"cold":[null],"ttfr":[null],"perceived_ttfa":[null],"first_chunk":[null],"e2e":[null],"itl":[null]"#;
-        assert!(edited(&format!(
-            r#"{{"tool":"x","at":"y","index":[1],"ttft":[-5],"ttfa":[null],{columns}}}"#
+        assert!(edited(|wire| wire.ttft[0] = Some(-5.0))
+            .unwrap_err()
+            .to_string()
+            .contains("not a time"));
+        assert!(edited(|wire| {
+            wire.ttfa.pop();
+        })
+        .unwrap_err()
+        .to_string()
+        .contains("ends too early"));
+        assert!(edited(|wire| wire.outcome[0] = 7)
+            .unwrap_err()
+            .to_string()
+            .contains("outside its table"));
+        assert!(edited(|wire| wire.label[0] = Some("x".repeat(65)))
+            .unwrap_err()
+            .to_string()
+            .contains("longer than 64"));
+        let mut bytes = codec::write(&sample(1).to_wire());
+        bytes.push(0);
+        assert!(decode(&format!(
+            "{FRAGMENT_PREFIX}{}",
+            URL_SAFE_NO_PAD.encode(&bytes)
         ))
         .unwrap_err()
         .to_string()
-        .contains("not a time"));
-        assert!(edited(&format!(
-            r#"{{"tool":"x","at":"y","index":[1,2],"ttft":[1],"ttfa":[null],{columns}}}"#
+        .contains("left over"));
+        bytes[0] = 2;
+        assert!(decode(&format!(
+            "{FRAGMENT_PREFIX}{}",
+            URL_SAFE_NO_PAD.encode(&bytes)
         ))
         .unwrap_err()
         .to_string()
-        .contains("values for 2 runs"));
-        assert!(matches!(
-            edited(r#"{"tool":"x","at":"y","key":"sk-1"}"#),
-            Err(ShareError::Invalid { .. })
-        ));
+        .contains("format 2"));
         for error in [ShareError::NoRuns, ShareError::NotAShareLink] {
             assert!(!error.message(Lang::Zh).is_empty());
         }
