@@ -23,8 +23,9 @@ github.com/rs/cors v1.11.1, AllowCredentials: true): a preflight (OPTIONS with
 Access-Control-Request-Method) gets 204 and, when the origin, method (GET, POST, HEAD) and
 requested headers (default: accept, content-type, x-requested-with) are allowed, the
 requested origin, method and headers echoed with Access-Control-Allow-Credentials: true;
-actual requests from an allowed origin get Access-Control-Allow-Origin (the origin) and
-Access-Control-Allow-Credentials: true; every answer carries Vary. With CORS off (no
+actual requests from an allowed origin get Access-Control-Allow-Origin (the origin),
+Access-Control-Expose-Headers (the --exposed-header names; Retry-After must be one for a page
+to read it) and Access-Control-Allow-Credentials: true; every answer carries Vary. With CORS off (no
 allowed origin, or --no-cors) the receiver answers OPTIONS with 405 as the Collector's OTLP
 handler does, so a browser's preflight fails.
 
@@ -33,7 +34,8 @@ ids), GET /rejected (what was refused and why), DELETE /received (forget both), 
 ({"refuse_status": 503, "retry_after": "1", "cors": false}: refuse or drop CORS from now on),
 GET /health.
 
-    receiver.py [--port 0] [--allowed-origin ORIGIN]... [--allowed-header NAME]... [--no-cors]
+    receiver.py [--port 0] [--allowed-origin ORIGIN]... [--allowed-header NAME]...
+                [--exposed-header NAME]... [--no-cors]
     receiver.py --check FILE...   # parse files strictly, print what is wrong, exit 1 if any
 
 It prints "otlp receiver listening on http://127.0.0.1:PORT" once ready.
@@ -241,7 +243,7 @@ def status_body(code, message):
 
 
 class State:
-    def __init__(self, allowed_origins, allowed_headers, cors):
+    def __init__(self, allowed_origins, allowed_headers, cors, exposed_headers=()):
         self.lock = threading.Lock()
         self.received = []
         self.rejected = []
@@ -250,6 +252,10 @@ class State:
             {header.lower() for header in allowed_headers} or set(DEFAULT_ALLOWED_HEADERS)
         )
         self.cors = cors and bool(self.allowed_origins)
+        # rs/cors writes them canonicalized and joined: "Retry-After, X-Foo".
+        self.exposed_headers = ", ".join(
+            "-".join(part.capitalize() for part in name.split("-")) for name in exposed_headers
+        )
         self.refuse_status = None
         self.retry_after = None
 
@@ -307,10 +313,10 @@ class Handler(BaseHTTPRequestHandler):
             and self.state.origin_allowed(origin)
             and self.command in ALLOWED_METHODS
         ):
-            headers += [
-                ("Access-Control-Allow-Origin", origin),
-                ("Access-Control-Allow-Credentials", "true"),
-            ]
+            headers.append(("Access-Control-Allow-Origin", origin))
+            if self.state.exposed_headers:
+                headers.append(("Access-Control-Expose-Headers", self.state.exposed_headers))
+            headers.append(("Access-Control-Allow-Credentials", "true"))
         return headers
 
     def do_OPTIONS(self):
@@ -432,10 +438,10 @@ class Handler(BaseHTTPRequestHandler):
         self.reply(200, b"{}")
 
 
-def serve(host, port, allowed_origins, allowed_headers, cors):
+def serve(host, port, allowed_origins, allowed_headers, cors, exposed_headers=()):
     server = ThreadingHTTPServer((host, port), Handler)
     server.daemon_threads = True
-    server.state = State(allowed_origins, allowed_headers, cors)
+    server.state = State(allowed_origins, allowed_headers, cors, exposed_headers)
     return server
 
 
@@ -461,6 +467,7 @@ def main():
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--allowed-origin", action="append", default=[])
     parser.add_argument("--allowed-header", action="append", default=[])
+    parser.add_argument("--exposed-header", action="append", default=[])
     parser.add_argument("--no-cors", action="store_true")
     parser.add_argument("--check", nargs="+", metavar="FILE")
     args = parser.parse_args()
@@ -468,7 +475,14 @@ def main():
         sys.exit(1 if check_files(args.check) else 0)
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         parser.error("the test receiver only listens on loopback")
-    server = serve(args.host, args.port, args.allowed_origin, args.allowed_header, not args.no_cors)
+    server = serve(
+        args.host,
+        args.port,
+        args.allowed_origin,
+        args.allowed_header,
+        not args.no_cors,
+        args.exposed_header,
+    )
     print(f"otlp receiver listening on http://127.0.0.1:{server.server_address[1]}", flush=True)
     try:
         server.serve_forever()

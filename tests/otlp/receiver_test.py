@@ -48,7 +48,7 @@ def signal_path(file_path):
 class ReceiverTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.server = receiver.serve("127.0.0.1", 0, [PAGE_ORIGIN], [], True)
+        cls.server = receiver.serve("127.0.0.1", 0, [PAGE_ORIGIN], [], True, ["retry-after"])
         cls.base = f"http://127.0.0.1:{cls.server.server_address[1]}"
         cls.thread = threading.Thread(target=cls.server.serve_forever, daemon=True)
         cls.thread.start()
@@ -201,6 +201,7 @@ class ReceiverTest(unittest.TestCase):
         self.control({"refuse_status": 503, "retry_after": "2"})
         status, headers, body = self.post(path, raw)
         self.assertEqual((status, headers.get("Retry-After")), (503, "2"))
+        self.assertEqual(headers.get("Access-Control-Expose-Headers"), "Retry-After")
         self.assertIn("message", json.loads(body))
         self.assertEqual(headers.get("Access-Control-Allow-Origin"), PAGE_ORIGIN)
         self.control({"refuse_status": 401, "retry_after": None})
