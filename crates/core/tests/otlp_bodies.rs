@@ -845,3 +845,31 @@ fn golden_bodies_are_what_the_builders_write() {
         .to_string(),
     );
 }
+
+#[test]
+fn a_ttft_only_run_has_no_operation_duration_but_its_first_tokens() {
+    let mut run = RunTimeline::new(Some(995.0), 1000.0);
+    run.on_headers(1050.0, 200);
+    run.on_event(1060.0, &DecodedEvent::default());
+    run.on_event(1250.0, &text(1, "Hi", ""));
+    run.on_stopped_after_first_answer(1251.0);
+    let record = RunRecord::from_timeline(1, "x", settings(), Transport::Worker, &run);
+    let body: Value = serde_json::from_str(
+        &metrics_request(&[record], &resource(), window(), &ExportOptions::default())
+            .unwrap()
+            .unwrap(),
+    )
+    .unwrap();
+    let names: Vec<&str> = body["resourceMetrics"][0]["scopeMetrics"][0]["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|metric| metric["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        !names.contains(&"gen_ai.client.operation.duration"),
+        "{names:?}"
+    );
+    assert!(names.contains(&"ttft_meter.client.time_to_first_answer_token"));
+    assert!(names.contains(&"gen_ai.client.operation.time_to_first_chunk"));
+}

@@ -243,7 +243,7 @@ impl OtlpExporter {
         now_ms: f64,
         stream_open: bool,
     ) -> Result<Option<OutgoingRequest>, OtlpError> {
-        if stream_open || self.queue.status().in_flight {
+        if stream_open || self.queue.in_flight() {
             return Ok(None);
         }
         self.build_pending_metrics(now_ms)?;

@@ -357,6 +357,3 @@ pub mod token_type {
     /// Output (completion) tokens, reasoning included.
     pub const OUTPUT: &str = "output";
 }
-
-/// `error.type` when nothing more specific applies (the conventions' fallback value).
-pub const ERROR_TYPE_OTHER: &str = "_OTHER";

@@ -640,6 +640,11 @@ impl SendQueue {
         requests
     }
 
+    /// Whether a request is in flight (nothing else is sent until its outcome is known).
+    pub fn in_flight(&self) -> bool {
+        self.in_flight.is_some()
+    }
+
     /// Counts and state for the UI.
     pub fn status(&self) -> QueueStatus {
         let stats = |lane: &Lane| SignalStats {

@@ -263,7 +263,11 @@ pub(crate) fn observations(
 
     let mut with_error = base.clone();
     with_error.opt_str(attr::ERROR_TYPE, error_type(&record.outcome).as_deref());
-    let duration_ms = operation_end_ms(record).map(|end| end - record.instants.request_started);
+    // A "TTFT only" run was cut on purpose after its first answer token: its length says
+    // nothing about the operation's duration.
+    let duration_ms = operation_end_ms(record)
+        .filter(|_| record.outcome != RunOutcome::StoppedAfterFirstAnswer)
+        .map(|end| end - record.instants.request_started);
     push(OPERATION_DURATION, &with_error, duration_ms.map(seconds));
     push(
         TIME_TO_FIRST_CHUNK,
