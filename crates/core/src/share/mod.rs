@@ -28,9 +28,9 @@
 //! (miniz_oxide, level 9) over the same columns as JSON, 100 runs took 2,363 bytes, 500 took
 //! 9,736, and 873 runs fit in 16 KiB; with this codec 2,409, 11,340 and 723. Wasm
 //! (bench/share-size: one cdylib built as the app is, opt-level z and LTO, with each codec;
-//! docs/otel.md has the table): miniz_oxide adds 41.9 KB (16.7 KB gzip), a varint codec
-//! 6.4 KB (2.3 KB gzip). The shipped wasm is already over its size budget, so 14 KB of gzip
-//! for links 2 to 15 % shorter is not worth it. The format is small, versioned by its first
+//! then `wasm-opt -Oz`; docs/otel.md has the table): miniz_oxide adds 39.0 KB (17.6 KB
+//! gzip), a varint codec 4.2 KB (1.9 KB gzip). The shipped wasm is already over its size
+//! budget, so 16 KB of gzip for links 2 to 15 % shorter is not worth it. The format is small, versioned by its first
 //! byte, round-trip property-tested, and the property tests feed the decoder arbitrary input.
 
 mod codec;
