@@ -8,7 +8,6 @@ use serde::Serialize;
 use ttft_core::chart::{
     self, runs_chart, scatter_chart, FitCurve, Reference, RunSeries, ScatterSeries,
 };
-use ttft_core::diagnosis::Lang;
 use ttft_core::experiment::cache::{CacheArm, CacheConfig, CacheKey, CacheResult};
 use ttft_core::experiment::concurrency::{ConcurrencyConfig, ConcurrencyKey, ConcurrencyResult};
 use ttft_core::experiment::max_tokens::{MaxTokensConfig, MaxTokensResult};
@@ -22,6 +21,7 @@ use ttft_core::experiment::tails::{TailsConfig, TailsResult};
 use ttft_core::experiment::{
     cache, concurrency, max_tokens, prompt_length, reasoning, tails, Observation,
 };
+use ttft_core::lang::Lang;
 use ttft_core::stats::{Fit, Summary};
 
 use super::charts::{axes, frame, reference_lines, view_box};
@@ -29,8 +29,8 @@ use crate::experiments::{
     fresh_seed, ExperimentConfig, ExperimentKind, ExperimentOutcome, ExperimentReport, Experiments,
     MonitorConfig, RollingPoint,
 };
+use crate::form::FormState;
 use crate::i18n::use_i18n;
-use crate::state::FormState;
 
 /// Height of the experiment charts, px (viewBox units).
 const CHART_HEIGHT_PX: f64 = 240.0;
@@ -391,14 +391,19 @@ pub fn ExperimentsPanel(
     let input_error = RwSignal::new(None::<InputError>);
     let run = move |_| {
         let lang = i18n.lang_untracked();
-        let (settings, _) = match form.settings(lang) {
-            Ok(parsed) => parsed,
-            Err(message) => return input_error.set(Some(message)),
+        let plan = match form.series() {
+            Ok(series) => series.run,
+            Err(error) => {
+                return input_error.set(Some((
+                    error.message(ttft_core::lang::Lang::En),
+                    error.message(ttft_core::lang::Lang::Zh),
+                )))
+            }
         };
-        match params.config(lang, &settings.model) {
+        match params.config(lang, &plan.spec.model) {
             Ok(config) => {
                 input_error.set(None);
-                experiments.start(config, settings);
+                experiments.start(config, plan);
             }
             Err(message) => input_error.set(Some(message)),
         }

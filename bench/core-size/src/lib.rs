@@ -1,8 +1,8 @@
 //! One exported function over a static buffer that uses what the app uses of ttft-core, and,
 //! per feature, the otlp / slo / share modules as the page will: so the size difference
 //! between builds is what each module costs when it ships.
-use ttft_core::diagnosis::Lang;
-use ttft_core::export::RunRecord;
+use ttft_core::lang::Lang;
+use ttft_core::record::RunRecord;
 
 static mut BUFFER: [u8; 1 << 16] = [0; 1 << 16];
 

@@ -5,12 +5,20 @@
 #![warn(missing_docs)]
 
 pub mod chart;
+pub mod config;
 pub mod diagnosis;
 pub mod dialect;
 pub mod experiment;
 pub mod export;
+pub mod lang;
+pub mod measure;
+pub mod metric;
 pub mod otlp;
+pub mod preset;
+pub mod protocol;
+pub mod record;
 pub mod request;
+pub mod secret;
 pub mod share;
 pub mod slo;
 pub mod sse;

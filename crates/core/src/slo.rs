@@ -44,8 +44,9 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::diagnosis::{Lang, NetworkFailure};
-use crate::export::RunRecord;
+use crate::diagnosis::NetworkFailure;
+use crate::lang::Lang;
+use crate::record::RunRecord;
 use crate::stats::percentile;
 use crate::timeline::{RunMetrics, RunOutcome};
 

@@ -131,6 +131,34 @@ pub enum RunOutcome {
     EndedWithoutTerminal,
 }
 
+impl RunOutcome {
+    /// Whether the run measured what it set out to: it completed, or "TTFT only" mode
+    /// stopped it after the first answer token as planned. Everything else counts as failed.
+    pub fn is_ok(&self) -> bool {
+        matches!(
+            self,
+            RunOutcome::Completed | RunOutcome::StoppedAfterFirstAnswer
+        )
+    }
+
+    /// The snake_case code of the outcome (its serialized `kind`), for `data-*` attributes,
+    /// CSV and messages.
+    pub fn code(&self) -> &'static str {
+        match self {
+            RunOutcome::Streaming => "streaming",
+            RunOutcome::Completed => "completed",
+            RunOutcome::StoppedAfterFirstAnswer => "stopped_after_first_answer",
+            RunOutcome::HttpError { .. } => "http_error",
+            RunOutcome::NetworkFailure { .. } => "network_failure",
+            RunOutcome::StreamError { .. } => "stream_error",
+            RunOutcome::MalformedChunk { .. } => "malformed_chunk",
+            RunOutcome::EmptyStream => "empty_stream",
+            RunOutcome::EndedWithoutTerminal => "ended_without_terminal",
+            RunOutcome::NotSent => "not_sent",
+        }
+    }
+}
+
 /// Where `perceived_*` metrics are measured from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -530,6 +558,18 @@ pub enum ConnectionKind {
     Unknown,
 }
 
+impl ConnectionKind {
+    /// Whether this means a cold run: `Some(true)` for a new connection, `Some(false)` for
+    /// a reused one, `None` when the browser hid it.
+    pub fn cold(self) -> Option<bool> {
+        match self {
+            ConnectionKind::New => Some(true),
+            ConnectionKind::Reused => Some(false),
+            ConnectionKind::Unknown => None,
+        }
+    }
+}
+
 /// Network phases of one request from Resource Timing. `None` for phases the browser did
 /// not expose (no `Timing-Allow-Origin`) or that did not apply (no TLS on plain http).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -554,6 +594,12 @@ pub struct NetworkBreakdown {
     pub connection: ConnectionKind,
     /// Whether the detailed fields were visible (`Timing-Allow-Origin` allowed them).
     pub timing_visible: bool,
+    /// The CORS preflight this request waited for, when it was the page's first preflighted
+    /// request to its origin: the OPTIONS round trip (and the new connection it opened) is
+    /// inside `queueing_ms`, which is what this repeats. Resource Timing has no entry for the
+    /// preflight itself. Since schema 2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preflight_ms: Option<f64>,
 }
 
 /// `end − start` when both are real timestamps (non-zero) in order.
@@ -579,6 +625,7 @@ impl NetworkBreakdown {
                 request_ms: None,
                 connection: ConnectionKind::Unknown,
                 timing_visible: false,
+                preflight_ms: None,
             };
         }
         let has_tls = timing.secure_connection_start > 0.0;
@@ -607,6 +654,7 @@ impl NetworkBreakdown {
             request_ms: phase(timing.fetch_start, timing.response_start),
             connection,
             timing_visible: true,
+            preflight_ms: None,
         }
     }
 }

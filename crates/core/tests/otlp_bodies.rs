@@ -11,12 +11,13 @@ use std::path::PathBuf;
 
 use serde_json::{json, Value};
 use ttft_core::dialect::{DecodedEvent, Dialect, Usage};
-use ttft_core::export::{RunRecord, RunSettings, Transport};
 use ttft_core::otlp::{
     metrics_request, traces_request, ConnectionFacts, DeltaWindow, ExportOptions, OtlpExporter,
     QueueConfig, ResourceFacts, RunIds, SendOutcome, SpanId, TraceId, WallClock,
 };
-use ttft_core::request::{normalize_base_url, prepare_request, ApiKey, PromptSpec, Protocol};
+use ttft_core::protocol::Protocol;
+use ttft_core::record::{RunRecord, RunSettings, Transport};
+use ttft_core::request::{normalize_base_url, prepare_request, ApiKey, PromptSpec};
 use ttft_core::slo::SloSet;
 use ttft_core::timeline::{
     NetworkBreakdown, PaintMethod, PaintTarget, ResourceTiming, RunTimeline,
@@ -30,6 +31,29 @@ const TIME_ORIGIN_UNIX_MS: f64 = 1_764_000_000_000.0;
 /// Unix nanoseconds of page-clock `ms` (whole ms only, as every instant below).
 fn nanos(ms: u64) -> String {
     (1_764_000_000_000_u64 * 1_000_000 + ms * 1_000_000).to_string()
+}
+
+/// A run's record as `Measurement::finish` makes it, from a handmade timeline.
+fn record_from(run_index: u32, settings: RunSettings, run: &RunTimeline) -> RunRecord {
+    RunRecord {
+        run_index,
+        started_at: "2026-11-24T16:00:00.000Z".to_owned(),
+        settings,
+        transport: Transport::Worker,
+        cold: run
+            .network
+            .as_ref()
+            .and_then(|network| network.connection.cold()),
+        warm_up: false,
+        metrics: run.metrics(),
+        instants: run.instants.clone(),
+        usage: run.usage.clone(),
+        network: run.network.clone(),
+        outcome: run.outcome.clone(),
+        diagnosis_cause: None,
+        diagnosis: None,
+        experiment: None,
+    }
 }
 
 fn settings() -> RunSettings {
@@ -98,26 +122,14 @@ fn completed() -> RunRecord {
     });
     run.on_event(1311.0, &terminal(5));
     run.on_stream_end(1312.0);
-    RunRecord::from_timeline(
-        1,
-        "2026-11-24T16:00:01.000Z",
-        settings(),
-        Transport::Worker,
-        &run,
-    )
+    record_from(1, settings(), &run)
 }
 
 /// Run 2, refused: request 2000, HTTP 401 at 2120 (diagnosed `key_refused`).
 fn refused() -> RunRecord {
     let mut run = RunTimeline::new(Some(1995.0), 2000.0);
     run.on_headers(2120.0, 401);
-    let mut record = RunRecord::from_timeline(
-        2,
-        "2026-11-24T16:00:02.000Z",
-        settings(),
-        Transport::Worker,
-        &run,
-    );
+    let mut record = record_from(2, settings(), &run);
     record.diagnosis_cause = Some("key_refused".to_owned());
     record
 }
@@ -148,13 +160,7 @@ fn reasoning() -> RunRecord {
     });
     run.on_event(4000.0, &terminal(3));
     run.on_stream_end(4001.0);
-    RunRecord::from_timeline(
-        3,
-        "2026-11-24T16:00:03.000Z",
-        settings(),
-        Transport::Worker,
-        &run,
-    )
+    record_from(3, settings(), &run)
 }
 
 fn runs() -> Vec<RunRecord> {
@@ -853,7 +859,7 @@ fn a_ttft_only_run_has_no_operation_duration_but_its_first_tokens() {
     run.on_event(1060.0, &DecodedEvent::default());
     run.on_event(1250.0, &text(1, "Hi", ""));
     run.on_stopped_after_first_answer(1251.0);
-    let record = RunRecord::from_timeline(1, "x", settings(), Transport::Worker, &run);
+    let record = record_from(1, settings(), &run);
     let body: Value = serde_json::from_str(
         &metrics_request(&[record], &resource(), window(), &ExportOptions::default())
             .unwrap()

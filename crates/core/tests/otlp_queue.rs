@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use serde_json::Value;
-use ttft_core::diagnosis::Lang;
+use ttft_core::lang::Lang;
 use ttft_core::otlp::{
     backoff_ms, Delivery, ProblemContext, QueueConfig, SendOutcome, SendProblem, SendQueue, Signal,
     KEEPALIVE_BUDGET_BYTES,

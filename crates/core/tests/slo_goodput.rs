@@ -4,10 +4,33 @@
 
 use ttft_core::diagnosis::NetworkFailure;
 use ttft_core::dialect::DecodedEvent;
-use ttft_core::export::{RunRecord, RunSettings, Transport};
-use ttft_core::request::Protocol;
+use ttft_core::protocol::Protocol;
+use ttft_core::record::{RunRecord, RunSettings, Transport};
 use ttft_core::slo::{SloSet, Verdict};
 use ttft_core::timeline::{PaintMethod, PaintTarget, RunTimeline};
+
+/// A run's record as `Measurement::finish` makes it, from a handmade timeline.
+fn record_from(run_index: u32, settings: RunSettings, run: &RunTimeline) -> RunRecord {
+    RunRecord {
+        run_index,
+        started_at: "2026-11-24T16:00:00.000Z".to_owned(),
+        settings,
+        transport: Transport::Worker,
+        cold: run
+            .network
+            .as_ref()
+            .and_then(|network| network.connection.cold()),
+        warm_up: false,
+        metrics: run.metrics(),
+        instants: run.instants.clone(),
+        usage: run.usage.clone(),
+        network: run.network.clone(),
+        outcome: run.outcome.clone(),
+        diagnosis_cause: None,
+        diagnosis: None,
+        experiment: None,
+    }
+}
 
 fn settings() -> RunSettings {
     RunSettings {
@@ -46,13 +69,7 @@ fn completed(index: u32, ttfa_ms: f64) -> RunRecord {
     };
     run.on_event(start + ttfa_ms + 100.0, &done);
     run.on_stream_end(start + ttfa_ms + 101.0);
-    RunRecord::from_timeline(
-        index,
-        "2026-11-29T16:00:00.000Z",
-        settings(),
-        Transport::Worker,
-        &run,
-    )
+    record_from(index, settings(), &run)
 }
 
 fn runs() -> Vec<RunRecord> {
@@ -67,8 +84,8 @@ fn runs() -> Vec<RunRecord> {
         completed(2, 200.0),
         completed(3, 300.0),
         completed(4, 900.0),
-        RunRecord::from_timeline(5, "x", settings(), Transport::Worker, &refused),
-        RunRecord::from_timeline(6, "x", settings(), Transport::Worker, &stopped),
+        record_from(5, settings(), &refused),
+        record_from(6, settings(), &stopped),
     ]
 }
 

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use super::filler::{filler_text, sim_token_count, sized_prompt, TokenCalibration};
 use super::{bilingual, interleaved_order, ms, percent, run_nonce, split_mix64, summary_of};
 use super::{Observation, PlannedRun};
-use crate::diagnosis::Lang;
+use crate::lang::Lang;
 use crate::stats::Summary;
 
 /// Default prompt size, tokens: above the 1,024-token minimum of OpenAI's automatic

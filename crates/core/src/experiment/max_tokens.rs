@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::filler::{sim_token_count, sized_prompt, TokenCalibration};
 use super::{bilingual, interleaved_order, median_of, ms, run_nonce, summary_of};
 use super::{Observation, PlannedRun};
-use crate::diagnosis::Lang;
+use crate::lang::Lang;
 use crate::stats::Summary;
 
 /// Default output limits compared: a short answer and a long one.

@@ -20,7 +20,7 @@
 //! prompt token):
 //!
 //! ```
-//! use ttft_core::diagnosis::Lang;
+//! use ttft_core::lang::Lang;
 //! use ttft_core::experiment::prompt_length::{analyze, plan, PromptLengthConfig};
 //! use ttft_core::experiment::RunSample;
 //!
@@ -50,7 +50,7 @@ pub mod tails;
 
 use serde::{Deserialize, Serialize};
 
-use crate::diagnosis::Lang;
+use crate::lang::Lang;
 use crate::stats::Summary;
 use crate::timeline::{ConnectionKind, NetworkBreakdown, RunMetrics, RunOutcome, RunTimeline};
 
@@ -243,10 +243,7 @@ pub(crate) fn median_of(values: &[f64]) -> Option<f64> {
 
 /// Picks the text of `lang`.
 pub(crate) fn bilingual(lang: Lang, en: String, zh: String) -> String {
-    match lang {
-        Lang::En => en,
-        Lang::Zh => zh,
-    }
+    lang.pick(en, zh)
 }
 
 /// Milliseconds rounded for messages ("1234 ms").

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Observation;
 use super::{bilingual, ms, percent, summary_of};
-use crate::diagnosis::Lang;
+use crate::lang::Lang;
 use crate::stats::Summary;
 
 /// Most runs a schedule plans, so a typo (an interval of 0.001 s for a week) cannot make

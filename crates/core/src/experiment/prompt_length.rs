@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::filler::{sim_token_count, sized_prompt, TokenCalibration};
 use super::{bilingual, interleaved_order, ms, percent, run_nonce, summary_of};
 use super::{Observation, PlannedRun};
-use crate::diagnosis::Lang;
+use crate::lang::Lang;
 use crate::stats::{linear_fit, quadratic_fit, Fit, Summary};
 
 /// Default prompt sizes, tokens: from "nothing to read" to a long document.

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{bilingual, ms, percent, run_nonce, summary_of};
 use super::{Observation, PlannedRun};
-use crate::diagnosis::Lang;
+use crate::lang::Lang;
 use crate::request::with_nonce;
 use crate::stats::Summary;
 

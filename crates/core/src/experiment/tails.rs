@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use super::filler::{sim_token_count, sized_prompt, TokenCalibration};
 use super::{bilingual, interleaved_order, run_nonce, summary_of};
 use super::{Observation, PlannedRun};
-use crate::diagnosis::Lang;
+use crate::lang::Lang;
 use crate::stats::{
     BimodalityCheck, Summary, TailCheck, BIMODALITY_MIN_SAMPLES, DEFAULT_TAIL_RATIO_THRESHOLD,
 };

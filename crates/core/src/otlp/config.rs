@@ -1,7 +1,7 @@
 //! The embedder's OTLP settings: the collector endpoint (`otlp_endpoint`) and extra headers
 //! (`otlp_headers`), checked before anything is sent.
 
-use crate::diagnosis::Lang;
+use crate::lang::Lang;
 
 use super::queue::Signal;
 use super::run::ServerAddress;

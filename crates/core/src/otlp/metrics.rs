@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use crate::export::RunRecord;
+use crate::record::RunRecord;
 
 use super::json::{object, u64_string, Attributes, AGGREGATION_TEMPORALITY_DELTA};
 use super::names::{attr, InstrumentKind, MetricSpec, METRICS, RUNS, SCHEMA_URL, SCOPE_NAME};

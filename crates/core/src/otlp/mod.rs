@@ -18,8 +18,8 @@
 //!
 //! ```
 //! use ttft_core::otlp::*;
-//! # use ttft_core::export::{RunRecord, RunSettings, Transport};
-//! # use ttft_core::request::Protocol;
+//! # use ttft_core::protocol::Protocol;
+//! # use ttft_core::record::{RunRecord, RunSettings, Transport};
 //! # use ttft_core::timeline::RunTimeline;
 //! # let mut timeline = RunTimeline::new(Some(995.0), 1000.0);
 //! # timeline.on_headers(1080.0, 200);
@@ -27,7 +27,11 @@
 //! # let settings = RunSettings { protocol: Protocol::OpenAiChat,
 //! #     endpoint_url: "http://127.0.0.1:8787/v1/chat/completions".into(), model: "sim-fast".into(),
 //! #     dialect: None, max_tokens: None, ttft_only: false, reasoning: false, request: None };
-//! # let record = RunRecord::from_timeline(1, "2026-11-29T16:45:10.123Z", settings, Transport::Worker, &timeline);
+//! # let record = RunRecord { run_index: 1, started_at: String::new(), settings,
+//! #     transport: Transport::Worker, cold: None, warm_up: false, metrics: timeline.metrics(),
+//! #     instants: timeline.instants.clone(), usage: None, network: None,
+//! #     outcome: timeline.outcome.clone(), diagnosis_cause: None, diagnosis: None,
+//! #     experiment: None };
 //! let resource = ResourceFacts {
 //!     service_name: String::new(),
 //!     service_version: "0.1.0".into(),
@@ -88,7 +92,7 @@ pub use traces::{resource_spans, span, traces_request, MAX_PROMPT_BYTES};
 
 use serde::{Deserialize, Serialize};
 
-use crate::export::RunRecord;
+use crate::record::RunRecord;
 use crate::slo::SloSet;
 
 /// Choices of the embedder or user that shape what is sent.

@@ -12,7 +12,7 @@ use std::collections::VecDeque;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::diagnosis::Lang;
+use crate::lang::Lang;
 
 use super::names::path;
 use super::resource::cut;

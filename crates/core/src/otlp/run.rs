@@ -3,8 +3,8 @@
 //! run only through here.
 
 use crate::diagnosis::NetworkFailure;
-use crate::export::{outcome_code, RunRecord};
-use crate::request::Protocol;
+use crate::protocol::Protocol;
+use crate::record::RunRecord;
 use crate::timeline::{PerceivedAnchor, RunOutcome};
 
 use super::json::Attributes;
@@ -140,7 +140,7 @@ pub fn error_type(outcome: &RunOutcome) -> Option<String> {
                 .unwrap_or("stream_error")
                 .to_owned(),
         ),
-        other => Some(outcome_code(other).to_owned()),
+        other => Some(other.code().to_owned()),
     }
 }
 

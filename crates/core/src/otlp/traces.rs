@@ -4,8 +4,8 @@
 
 use serde_json::{json, Value};
 
-use crate::export::{outcome_code, RunRecord};
-use crate::request::Protocol;
+use crate::protocol::Protocol;
+use crate::record::RunRecord;
 use crate::timeline::{PaintMethod, PaintTime};
 
 use super::json::{object, u64_string, AttrValue, Attributes, SPAN_KIND_CLIENT, STATUS_CODE_ERROR};
@@ -137,17 +137,11 @@ fn span_attributes(record: &RunRecord, options: &ExportOptions) -> Attributes {
     }
     attributes
         .int(attr::RUN_INDEX, i64::from(record.run_index))
-        .str(attr::RUN_OUTCOME, outcome_code(&record.outcome))
+        .str(attr::RUN_OUTCOME, record.outcome.code())
         .opt_str(attr::DIAGNOSIS_CAUSE, record.diagnosis_cause.as_deref())
         .opt_bool(attr::CONNECTION_COLD, record.cold)
         .bool(attr::WARM_UP, record.warm_up)
-        .str(
-            attr::TRANSPORT,
-            match record.transport {
-                crate::export::Transport::Worker => "worker",
-                crate::export::Transport::MainThread => "main_thread",
-            },
-        )
+        .str(attr::TRANSPORT, record.transport.code())
         .bool(attr::TTFT_ONLY, record.settings.ttft_only)
         .str(
             attr::PERCEIVED_FROM,
@@ -248,7 +242,7 @@ pub fn span(
     let status = error.as_ref().map(|error| {
         json!({
             "code": STATUS_CODE_ERROR,
-            "message": format!("{} ({error})", outcome_code(&record.outcome)),
+            "message": format!("{} ({error})", record.outcome.code()),
         })
     });
     let name = format!("{OPERATION_CHAT} {}", record.settings.model);

@@ -39,8 +39,8 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 
-use crate::diagnosis::Lang;
-use crate::export::{outcome_code, RunRecord};
+use crate::lang::Lang;
+use crate::record::RunRecord;
 
 /// The fragment's prefix (after `#`).
 pub const FRAGMENT_PREFIX: &str = "share=v1.";
@@ -89,17 +89,21 @@ pub struct SharedRun {
 }
 
 impl SharedRun {
-    /// The run's shared part: its metrics, outcome and connection; the cohort is `cold` or
-    /// `warm` when known (the glue may set a label or another cohort instead).
+    /// The run's shared part: its metrics, outcome and connection; the label is its
+    /// experiment arm (`1000 tokens`, `warm`, a model id) when it belonged to an experiment,
+    /// the cohort `cold` or `warm` when known (the page may set others).
     pub fn from_record(record: &RunRecord) -> SharedRun {
         let metrics = &record.metrics;
         SharedRun {
             run_index: record.run_index,
-            label: None,
+            label: record
+                .experiment
+                .as_ref()
+                .map(|experiment| experiment.arm.clone()),
             cohort: record
                 .cold
                 .map(|cold| if cold { "cold" } else { "warm" }.to_owned()),
-            outcome: outcome_code(&record.outcome).to_owned(),
+            outcome: record.outcome.code().to_owned(),
             cold: record.cold,
             ttft_ms: metrics.ttft_ms,
             ttfa_ms: metrics.ttfa_ms,
