@@ -18,9 +18,10 @@
 //!   (Hyndman-Fan type 7, numpy's default, what AIPerf reports).
 //! - `goodput>=0.95` or `goodput>=95%`: the share of runs that must meet every per-run
 //!   threshold. Without it, every run must (goodput ≥ 100%).
-//! - Operators: `<=`, `<`, `>=`, `>`. Metrics are the names of DESIGN.md §2 ([`SLO_METRICS`]);
-//!   values are in the metric's unit, and `_ms` metrics also take `s` or `ms` after the
-//!   number (`perceived_ttfa_ms:p95<=1.5s`).
+//! - Operators: `<=`, `<`, `>=`, `>`. Metrics are the numeric ones of the metric catalogue
+//!   ([`crate::metric::METRICS`], the names of DESIGN.md §2: [`slo_metric_names`]); values
+//!   are in the metric's unit, and millisecond metrics also take `s` or `ms` after the number
+//!   (`perceived_ttfa_ms:p95<=1.5s`).
 //!
 //! [`SloSet`]'s `Display` writes the canonical form (values in the metric's unit, percent
 //! for goodput), which parses back to the same set.
@@ -42,13 +43,14 @@
 
 use std::fmt;
 
-use serde::{Deserialize, Serialize};
+use serde::{Serialize, Serializer};
 
 use crate::diagnosis::NetworkFailure;
 use crate::lang::Lang;
+use crate::metric::{self, Metric, Unit};
 use crate::record::RunRecord;
 use crate::stats::percentile;
-use crate::timeline::{RunMetrics, RunOutcome};
+use crate::timeline::RunOutcome;
 
 /// Longest text form accepted, in bytes: it travels in URLs and embed configuration.
 pub const MAX_SPEC_BYTES: usize = 512;
@@ -56,134 +58,31 @@ pub const MAX_SPEC_BYTES: usize = 512;
 /// Most thresholds (goodput target included) in one set.
 pub const MAX_THRESHOLDS: usize = 16;
 
-/// Whether smaller or larger is better for a metric (used for hints only).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Better {
-    /// Latencies.
-    Lower,
-    /// Throughput.
-    Higher,
+/// Whether thresholds can be set on `metric`: a number per run (ms, tokens/s, tokens), not a
+/// code or a distribution.
+pub fn is_slo_metric(metric: &Metric) -> bool {
+    !metric.series && metric.unit != Unit::Label
 }
 
-/// A metric a threshold can be set on: a field of [`RunMetrics`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SloMetric {
-    /// `ttft_ms`.
-    TtftMs,
-    /// `ttfa_ms`.
-    TtfaMs,
-    /// `ttfa_visible_ms`.
-    TtfaVisibleMs,
-    /// `ttfr_ms`.
-    TtfrMs,
-    /// `first_chunk_ms`.
-    FirstChunkMs,
-    /// `setup_ms`.
-    SetupMs,
-    /// `perceived_ttft_ms`.
-    PerceivedTtftMs,
-    /// `perceived_ttfa_ms`.
-    PerceivedTtfaMs,
-    /// `answer_ui_delay_ms`.
-    AnswerUiDelayMs,
-    /// `reasoning_ms`.
-    ReasoningMs,
-    /// `decode_ms`.
-    DecodeMs,
-    /// `e2e_ms`.
-    E2eMs,
-    /// `itl_ms`.
-    ItlMs,
-    /// `output_tps`.
-    OutputTps,
+/// The names thresholds can use, from the metric catalogue ([`crate::metric::METRICS`]).
+pub fn slo_metric_names() -> Vec<&'static str> {
+    metric::METRICS
+        .iter()
+        .filter(|metric| is_slo_metric(metric))
+        .map(|metric| metric.name)
+        .collect()
 }
 
-/// Every metric thresholds can use, with its name and which direction is better.
-pub const SLO_METRICS: [(SloMetric, &str, Better); 14] = [
-    (SloMetric::TtftMs, "ttft_ms", Better::Lower),
-    (SloMetric::TtfaMs, "ttfa_ms", Better::Lower),
-    (SloMetric::TtfaVisibleMs, "ttfa_visible_ms", Better::Lower),
-    (SloMetric::TtfrMs, "ttfr_ms", Better::Lower),
-    (SloMetric::FirstChunkMs, "first_chunk_ms", Better::Lower),
-    (SloMetric::SetupMs, "setup_ms", Better::Lower),
-    (
-        SloMetric::PerceivedTtftMs,
-        "perceived_ttft_ms",
-        Better::Lower,
-    ),
-    (
-        SloMetric::PerceivedTtfaMs,
-        "perceived_ttfa_ms",
-        Better::Lower,
-    ),
-    (
-        SloMetric::AnswerUiDelayMs,
-        "answer_ui_delay_ms",
-        Better::Lower,
-    ),
-    (SloMetric::ReasoningMs, "reasoning_ms", Better::Lower),
-    (SloMetric::DecodeMs, "decode_ms", Better::Lower),
-    (SloMetric::E2eMs, "e2e_ms", Better::Lower),
-    (SloMetric::ItlMs, "itl_ms", Better::Lower),
-    (SloMetric::OutputTps, "output_tps", Better::Higher),
-];
-
-impl SloMetric {
-    /// The metric's name (`ttfa_ms`).
-    pub fn name(self) -> &'static str {
-        SLO_METRICS
-            .iter()
-            .find(|(metric, _, _)| *metric == self)
-            .map_or("", |(_, name, _)| name)
-    }
-
-    /// Which direction is better.
-    pub fn better(self) -> Better {
-        SLO_METRICS
-            .iter()
-            .find(|(metric, _, _)| *metric == self)
-            .map_or(Better::Lower, |(_, _, better)| *better)
-    }
-
-    /// From its name; `None` for an unknown one.
-    pub fn from_name(name: &str) -> Option<SloMetric> {
-        SLO_METRICS
-            .iter()
-            .find(|(_, known, _)| *known == name)
-            .map(|(metric, _, _)| *metric)
-    }
-
-    /// Whether the metric is a time in ms (so `s` / `ms` suffixes apply).
-    pub fn is_milliseconds(self) -> bool {
-        self.name().ends_with("_ms")
-    }
-
-    /// The run's value, when it was measured.
-    pub fn value(self, metrics: &RunMetrics) -> Option<f64> {
-        match self {
-            SloMetric::TtftMs => metrics.ttft_ms,
-            SloMetric::TtfaMs => metrics.ttfa_ms,
-            SloMetric::TtfaVisibleMs => metrics.ttfa_visible_ms,
-            SloMetric::TtfrMs => metrics.ttfr_ms,
-            SloMetric::FirstChunkMs => metrics.first_chunk_ms,
-            SloMetric::SetupMs => metrics.setup_ms,
-            SloMetric::PerceivedTtftMs => metrics.perceived_ttft_ms,
-            SloMetric::PerceivedTtfaMs => metrics.perceived_ttfa_ms,
-            SloMetric::AnswerUiDelayMs => metrics.answer_ui_delay_ms,
-            SloMetric::ReasoningMs => metrics.reasoning_ms,
-            SloMetric::DecodeMs => metrics.decode_ms,
-            SloMetric::E2eMs => metrics.e2e_ms,
-            SloMetric::ItlMs => metrics.itl_ms,
-            SloMetric::OutputTps => metrics.output_tps,
-        }
+/// A metric's value in a run, when measured and finite.
+fn value_of(metric: &Metric, record: &RunRecord) -> Option<f64> {
+    metric
+        .read(record)
+        .number()
         .filter(|value| value.is_finite())
-    }
 }
 
 /// What a distribution threshold looks at.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Statistic {
     /// A percentile, 0 to 100 (type 7).
@@ -208,7 +107,7 @@ impl fmt::Display for Statistic {
 }
 
 /// A comparison operator.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Comparison {
     /// `<=`.
@@ -244,10 +143,10 @@ impl Comparison {
 }
 
 /// One threshold on one metric.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy)]
 pub struct Threshold {
-    /// The metric.
-    pub metric: SloMetric,
+    /// The metric, from the catalogue.
+    pub metric: &'static Metric,
     /// `None`: checked on every run; `Some`: on this statistic of all runs.
     pub statistic: Option<Statistic>,
     /// The operator.
@@ -256,9 +155,31 @@ pub struct Threshold {
     pub limit: f64,
 }
 
+impl PartialEq for Threshold {
+    fn eq(&self, other: &Threshold) -> bool {
+        self.metric.name == other.metric.name
+            && self.statistic == other.statistic
+            && self.comparison == other.comparison
+            && self.limit == other.limit
+    }
+}
+
+impl Serialize for Threshold {
+    /// `{"metric": "ttfa_ms", "statistic": null, "comparison": "at_most", "limit": 800.0}`.
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut fields = serializer.serialize_struct("Threshold", 4)?;
+        fields.serialize_field("metric", self.metric.name)?;
+        fields.serialize_field("statistic", &self.statistic)?;
+        fields.serialize_field("comparison", &self.comparison)?;
+        fields.serialize_field("limit", &self.limit)?;
+        fields.end()
+    }
+}
+
 impl fmt::Display for Threshold {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.metric.name())?;
+        f.write_str(self.metric.name)?;
         if let Some(statistic) = self.statistic {
             write!(f, ":{statistic}")?;
         }
@@ -267,7 +188,7 @@ impl fmt::Display for Threshold {
 }
 
 /// A set of thresholds and the goodput target.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SloSet {
     /// The thresholds, in the order written.
     pub thresholds: Vec<Threshold>,
@@ -330,7 +251,7 @@ pub enum SloParseError {
         /// The item.
         item: String,
     },
-    /// The metric name is not one of [`SLO_METRICS`].
+    /// The metric name is not one of [`slo_metric_names`].
     #[error("Item {position}: `{name}` is not a metric. Use one of: {known}.")]
     UnknownMetric {
         /// 1-based.
@@ -461,18 +382,20 @@ fn parse_statistic(text: &str, position: usize) -> Result<Statistic, SloParseErr
     }
 }
 
-fn parse_limit(metric: SloMetric, text: &str, position: usize) -> Result<f64, SloParseError> {
+fn parse_limit(metric: &Metric, text: &str, position: usize) -> Result<f64, SloParseError> {
+    let milliseconds = metric.unit == Unit::Ms;
     let bad = || SloParseError::BadValue {
         position,
         value: text.to_owned(),
-        unit_hint: if metric.is_milliseconds() {
-            " (in ms, or with `s` or `ms` after it)".to_owned()
-        } else {
-            " (tokens per second)".to_owned()
-        },
+        unit_hint: match metric.unit {
+            Unit::Ms => " (in ms, or with `s` or `ms` after it)",
+            Unit::TokensPerSecond => " (tokens per second)",
+            Unit::Tokens | Unit::Label => " (tokens)",
+        }
+        .to_owned(),
     };
     let lower = text.to_ascii_lowercase();
-    let value = if metric.is_milliseconds() {
+    let value = if milliseconds {
         if let Some(ms) = lower.strip_suffix("ms") {
             number(ms)
         } else if let Some(seconds) = lower.strip_suffix('s') {
@@ -560,17 +483,13 @@ impl SloSet {
                 set.goodput_target = Some(parse_goodput(statistic, comparison, right, position)?);
                 continue;
             }
-            let metric = SloMetric::from_name(&name.to_ascii_lowercase()).ok_or_else(|| {
-                SloParseError::UnknownMetric {
+            let metric = metric::find(&name.to_ascii_lowercase())
+                .filter(|metric| is_slo_metric(metric))
+                .ok_or_else(|| SloParseError::UnknownMetric {
                     position,
                     name: name.to_owned(),
-                    known: SLO_METRICS
-                        .iter()
-                        .map(|(_, name, _)| *name)
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                }
-            })?;
+                    known: slo_metric_names().join(", "),
+                })?;
             let statistic = statistic
                 .map(|statistic| parse_statistic(statistic, position))
                 .transpose()?;
@@ -596,9 +515,9 @@ impl SloSet {
     }
 
     /// Whether one run meets every per-run threshold (true when there is none).
-    pub fn run_meets(&self, metrics: &RunMetrics) -> bool {
+    pub fn run_meets(&self, record: &RunRecord) -> bool {
         self.per_run_thresholds()
-            .all(|threshold| threshold_met_by_run(threshold, metrics) == Some(true))
+            .all(|threshold| threshold_met_by_run(threshold, record) == Some(true))
     }
 
     /// Evaluates the set over runs (see the module documentation for which runs count).
@@ -610,7 +529,7 @@ impl SloSet {
             .map(|run| {
                 let checks: Vec<bool> = per_run
                     .iter()
-                    .map(|threshold| threshold_met_by_run(threshold, &run.metrics) == Some(true))
+                    .map(|threshold| threshold_met_by_run(threshold, run) == Some(true))
                     .collect();
                 RunAttainment {
                     run_index: run.run_index,
@@ -674,21 +593,21 @@ pub fn counts_for_slo(run: &RunRecord) -> bool {
 }
 
 /// A per-run threshold on one run: `None` when the run did not measure the metric.
-fn threshold_met_by_run(threshold: &Threshold, metrics: &RunMetrics) -> Option<bool> {
-    let value = threshold.metric.value(metrics)?;
+fn threshold_met_by_run(threshold: &Threshold, record: &RunRecord) -> Option<bool> {
+    let value = value_of(threshold.metric, record)?;
     Some(threshold.comparison.holds(value, threshold.limit))
 }
 
 fn evaluate_threshold(threshold: &Threshold, runs: &[&RunRecord]) -> ThresholdResult {
     let values: Vec<f64> = runs
         .iter()
-        .filter_map(|run| threshold.metric.value(&run.metrics))
+        .filter_map(|run| value_of(threshold.metric, run))
         .collect();
     match threshold.statistic {
         None => {
             let met_runs = runs
                 .iter()
-                .filter(|run| threshold_met_by_run(threshold, &run.metrics) == Some(true))
+                .filter(|run| threshold_met_by_run(threshold, run) == Some(true))
                 .count();
             ThresholdResult {
                 threshold: *threshold,
@@ -721,7 +640,7 @@ fn evaluate_threshold(threshold: &Threshold, runs: &[&RunRecord]) -> ThresholdRe
 }
 
 /// One run's attainment.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RunAttainment {
     /// The run's `run_index`.
     pub run_index: u32,
@@ -732,7 +651,7 @@ pub struct RunAttainment {
 }
 
 /// One threshold's result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ThresholdResult {
     /// The threshold.
     pub threshold: Threshold,
@@ -747,7 +666,7 @@ pub struct ThresholdResult {
 }
 
 /// The overall verdict: what the badge shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// Every distribution threshold met, and goodput at or above its target.
@@ -770,7 +689,7 @@ impl Verdict {
 }
 
 /// Everything an SLO evaluation found.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SloReport {
     /// The set, in canonical text form.
     pub spec: String,
@@ -802,13 +721,13 @@ mod tests {
             set.thresholds,
             vec![
                 Threshold {
-                    metric: SloMetric::PerceivedTtfaMs,
+                    metric: metric::find("perceived_ttfa_ms").unwrap(),
                     statistic: Some(Statistic::Percentile { percent: 95.0 }),
                     comparison: Comparison::AtMost,
                     limit: 1500.0,
                 },
                 Threshold {
-                    metric: SloMetric::TtfaMs,
+                    metric: metric::find("ttfa_ms").unwrap(),
                     statistic: None,
                     comparison: Comparison::AtMost,
                     limit: 800.0,

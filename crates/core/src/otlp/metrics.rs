@@ -191,7 +191,7 @@ fn run_counter_attributes(
         .opt_str(attr::NETWORK_EFFECTIVE_TYPE, effective_type);
     if let Some(slo) = &options.slo {
         attributes
-            .bool(attr::SLO_MET, slo.run_meets(&record.metrics))
+            .bool(attr::SLO_MET, slo.run_meets(record))
             .str(attr::SLO_SPEC, slo.to_string());
     }
     attributes

@@ -90,13 +90,11 @@ pub use resource::{
 pub use run::{error_type, provider_name, ServerAddress};
 pub use traces::{resource_spans, span, traces_request, MAX_PROMPT_BYTES};
 
-use serde::{Deserialize, Serialize};
-
 use crate::record::RunRecord;
 use crate::slo::SloSet;
 
 /// Choices of the embedder or user that shape what is sent.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ExportOptions {
     /// `gen_ai.provider.name` to send instead of the one derived from the endpoint
     /// ([`provider_name`]).
