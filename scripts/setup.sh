@@ -17,6 +17,7 @@ say() { printf '[setup] %s\n' "$*" >&2; }
 missing_debs=()
 [ -x /usr/bin/chromium ] || missing_debs+=(chromium)
 [ -x /usr/bin/chromedriver ] || missing_debs+=(chromium-driver)
+python3 -c 'import venv, ensurepip' 2>/dev/null || missing_debs+=(python3-venv)
 if [ ${#missing_debs[@]} -gt 0 ]; then
   sudo_cmd=()
   [ "$(id -u)" = 0 ] || sudo_cmd=(sudo)
@@ -68,3 +69,14 @@ fi
 
 # 6. Crates, since Trunk runs cargo offline.
 cargo fetch --quiet
+
+# 7. The strict OTLP test receiver's Python packages (tests/otlp/requirements.txt: exact
+#    versions from PyPI), in a venv of their own; reinstalled only when the pins change.
+OTLP_VENV="$PWD/.venv-otlp"
+if [ ! -x "$OTLP_VENV/bin/python" ] || ! cmp -s tests/otlp/requirements.txt "$OTLP_VENV/requirements.txt"; then
+  say "installing the OTLP test receiver's packages from PyPI into .venv-otlp"
+  python3 -m venv --clear "$OTLP_VENV"
+  "$OTLP_VENV/bin/pip" install --quiet --disable-pip-version-check --no-input -r tests/otlp/requirements.txt
+  cp tests/otlp/requirements.txt "$OTLP_VENV/requirements.txt"
+fi
+export OTLP_PYTHON="$OTLP_VENV/bin/python"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # README command 2: installs what is missing, then runs every check and test:
-# formatting, clippy (native and wasm32), ttft-core and ttft-sim tests, the app's browser
+# formatting, clippy (native and wasm32), ttft-core and ttft-sim tests, the OTLP bodies through
+# the strict receiver (tests/otlp/), the app's browser
 # tests (wasm-bindgen-test in headless Chromium), the release build, and the end-to-end
 # tests (playwright-core + Debian Chromium against ttft-sim on 127.0.0.1).
 set -euo pipefail
@@ -22,6 +23,9 @@ cargo clippy --quiet -p ttft-meter --target wasm32-unknown-unknown --all-targets
 
 step "cargo test: ttft-core and ttft-sim"
 cargo test -p ttft-core -p ttft-sim
+
+step "OTLP bodies through the strict receiver (official protobuf definitions, CORS as the Collector)"
+"$OTLP_PYTHON" tests/otlp/receiver_test.py
 
 step "wasm-bindgen-test: the app in headless Chromium, against a live ttft-sim"
 cargo build --quiet -p ttft-sim
