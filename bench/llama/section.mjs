@@ -21,7 +21,7 @@ import { parseServerLog } from './log.mjs';
 const PYTHON = process.env.BENCH_PYTHON || path.join(ROOT, 'bench', '.venv', 'bin', 'python');
 const CACHE = path.join(ROOT, 'bench', '.cache', 'llama');
 /** Server-counted prompt sizes (tokens) the widget is asked for and the SDK sends. */
-const SIZES = (process.env.LLAMA_SIZES || '250,1000,2000,4000').split(',').map(Number);
+const SIZES = (process.env.LLAMA_SIZES || '250,1000,2000,4000').split(',').map(Number).sort((a, b) => a - b);
 /** Rounds: each is one widget experiment (one run per size) and one SDK pass. */
 const ROUNDS = Number(process.env.LLAMA_ROUNDS || 5);
 const N_CTX = Number(process.env.LLAMA_N_CTX || 8192);
@@ -544,6 +544,7 @@ export async function llama(browser, pageSim) {
       });
     }
     result.rounds = rounds;
+    result.rounds_detail_input_errors = [...new Set(rounds.map((r) => r.widget.input_error).filter(Boolean))];
     result.widget_first_round_text = { verdict: rounds[0]?.widget.verdicts ?? null };
     result.page_errors = errors;
 
