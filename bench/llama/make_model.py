@@ -31,12 +31,14 @@ CHAT_TEMPLATE = (
     "{% endfor %}"
     "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}"
 )
+# Small enough that 4,000 prompt tokens take about a second on one core of this machine,
+# large enough that prefill dominates TTFT (about 0.3 to 0.5 ms per token, nearly linear).
 DEFAULT_DIMS = {
-    "n_embd": 512,
+    "n_embd": 256,
     "n_layer": 2,
-    "n_head": 8,
-    "n_head_kv": 8,
-    "n_ff": 1408,
+    "n_head": 4,
+    "n_head_kv": 4,
+    "n_ff": 704,
     "n_ctx_train": 8192,
 }
 

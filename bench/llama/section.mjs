@@ -25,7 +25,9 @@ const SIZES = (process.env.LLAMA_SIZES || '250,1000,2000,4000').split(',').map(N
 /** Rounds: each is one widget experiment (one run per size) and one SDK pass. */
 const ROUNDS = Number(process.env.LLAMA_ROUNDS || 5);
 const N_CTX = Number(process.env.LLAMA_N_CTX || 8192);
-const THREADS = Number(process.env.LLAMA_THREADS || 2);
+// One thread: on a shared 2-core machine two OpenMP threads wait on each other at every
+// barrier whenever one is descheduled, and prefill was 5 to 8 times slower and erratic.
+const THREADS = Number(process.env.LLAMA_THREADS || 1);
 /** Same output limit for both clients: the widget's prompt-length default. */
 const MAX_TOKENS = 16;
 /** Prompt of the prefix-cache experiment, tokens (fits the context as planned today too). */
@@ -85,7 +87,7 @@ async function freePort() {
 }
 
 /** The GGUF, made once per (generator, corpus, dimensions) and kept in bench/.cache/llama. */
-async function ensureModel() {
+export async function ensureModel() {
   await mkdir(CACHE, { recursive: true });
   const script = path.join(ROOT, 'bench', 'llama', 'make_model.py');
   const dims = (process.env.LLAMA_DIMS || '').split(/[\s,]+/).filter(Boolean);
@@ -112,7 +114,7 @@ async function ensureModel() {
  * answers. Its stdout and stderr (the log) are kept in memory: `mark()` returns the current
  * length and `since(mark)` the text after it.
  */
-async function startServer(modelFile) {
+export async function startServer(modelFile) {
   const port = await freePort();
   const args = [
     '-m', 'llama_cpp.server',
@@ -173,7 +175,7 @@ async function logSince(server, mark) {
 // Counting tokens as the server does.
 
 /** The prompt the model's ChatML template renders for `messages` (make_model.py). */
-function renderChatML(messages) {
+export function renderChatML(messages) {
   return messages.map((m) => `<|im_start|>${m.role}\n${typeof m.content === 'string' ? m.content : JSON.stringify(m.content)}<|im_end|>\n`).join('') + '<|im_start|>assistant\n';
 }
 
@@ -193,7 +195,7 @@ async function postJson(url, body) {
  * over the rendered template, plus `templateOffset`, found once from a non-streamed
  * `max_tokens: 1` request's `usage.prompt_tokens` (and verified at a second size).
  */
-function makeCounter(server) {
+export function makeCounter(server) {
   const cache = new Map();
   const counter = {
     templateOffset: 0,
@@ -212,7 +214,7 @@ function makeCounter(server) {
   return counter;
 }
 
-async function usagePromptTokens(server, content) {
+export async function usagePromptTokens(server, content) {
   const answer = await postJson(`${server.url}/v1/chat/completions`, {
     model: MODEL_ALIAS, messages: [{ role: 'user', content }], max_tokens: 1, stream: false,
   });
@@ -239,7 +241,7 @@ function proseOf(words) {
 }
 
 /** A user prompt of `target` server tokens (within a token or two): nonce, blank line, prose. */
-async function sizedPrompt(counter, target) {
+export async function sizedPrompt(counter, target) {
   const head = `${nonce()}\n\n`;
   const count = async (words) => counter.countMessages([{ role: 'user', content: head + proseOf(words) }]);
   let low = 0;
@@ -250,14 +252,23 @@ async function sizedPrompt(counter, target) {
     if ((await count(middle)) <= target) low = middle;
     else high = middle;
   }
-  const content = head + proseOf(low);
-  return { content, tokens: await counter.countMessages([{ role: 'user', content }]) };
+  // Words of several tokens can leave it a little short: pad with one-token words.
+  let content = head + proseOf(low);
+  let tokens = await counter.countMessages([{ role: 'user', content }]);
+  for (let pad = 0; tokens < target && pad < 16; pad += 1) {
+    const padded = `${content} a`;
+    const count = await counter.countMessages([{ role: 'user', content: padded }]);
+    if (count > target) break;
+    content = padded;
+    tokens = count;
+  }
+  return { content, tokens };
 }
 
 // ---------------------------------------------------------------------------------------
 // What the server does, probed directly (for the report's "surprises").
 
-async function probeServer(server, pageOrigin) {
+export async function probeServer(server, pageOrigin) {
   const facts = {};
   const models = await fetch(`${server.url}/v1/models`);
   facts.models = { status: models.status, body: await models.json() };
