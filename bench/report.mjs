@@ -125,7 +125,7 @@ function renderLlama(l) {
   out.push(`Model: a random-weight llama GGUF written by bench/llama/make_model.py (nothing from a model hub): n_embd ${m.dims.n_embd}, ${m.dims.n_layer} layers, ${m.dims.n_head} heads (${m.dims.n_head_kv} KV), n_ff ${m.dims.n_ff}, vocabulary ${m.n_vocab} (SentencePiece-style, built from this repository's docs, byte fallback), ${m.dtype}, ${(m.parameters / 1e6).toFixed(1)} M parameters, ${(m.bytes / 2 ** 20).toFixed(1)} MB; n_ctx ${l.n_ctx}; ${l.threads} threads. Chat template: ChatML in the GGUF.`, '');
   out.push(`Counting: ${l.counting?.method}; template offset ${l.counting?.template_offset_tokens} tokens; check at another size: usage ${l.counting?.verify?.usage_prompt_tokens} vs counted ${l.counting?.verify?.counted} (${l.counting?.verify?.agree ? 'agree' : '**disagree**'}).`, '');
   if (a) {
-    out.push(`${l.rounds} rounds in one sitting; each round: the widget's prompt-length experiment (one run per size, its own order) asked for ${l.sizes_tokens.join(' / ')} tokens, then the openai SDK (one client; first non-empty \`delta.content\`; a unique nonce at position 0) at the sizes the widget actually sent (server-counted; the asked size where the widget's prompt did not fit). max_tokens ${l.max_tokens} for both. Server prompt eval: \`llama_perf_context_print: prompt eval time\` lines of the server's log, matched to each request.`, '');
+    out.push(`${l.rounds?.length ?? 0} rounds (of ${l.rounds_planned}) in one sitting; each round: the widget's prompt-length experiment (one run per size, its own order) asked for ${l.sizes_tokens.join(' / ')} tokens, then the openai SDK (one client; first non-empty \`delta.content\`; a unique nonce at position 0) at the sizes the widget actually sent (server-counted; the asked size where the widget's prompt did not fit). max_tokens ${l.max_tokens} for both. Server prompt eval: \`llama_perf_context_print: prompt eval time\` lines of the server's log, matched to each request.`, '');
     out.push('| asked | widget planned | widget shows (prompt tokens) | widget sent (server count) | SDK sent | widget TTFT p50 | SDK first content p50 | ratio | within 10% | server prompt eval p50 (tokens) | widget runs ok / failed |', '|---|---|---|---|---|---|---|---|---|---|---|');
     for (const v of a.levels) {
       out.push(`| ${v.asked_tokens} | ${v.widget_planned_tokens ?? '—'} | ${v.widget_reported_tokens ?? '—'} | ${v.widget_server_tokens ?? '—'}${v.widget_over_context ? ` (over n_ctx ${l.n_ctx})` : ''} | ${v.sdk_server_tokens ?? '—'} | ${f(v.widget_ttft_p50_ms, 1)} ms | ${f(v.sdk_first_content_p50_ms, 1)} ms | ${f(v.ratio_widget_over_sdk, 3)} | ${mark(v.within_10_percent)} | ${f(v.server_prompt_eval_p50_ms, 1)} ms (${v.server_prompt_eval_tokens_p50 ?? '—'}) | ${v.widget_runs_ok} / ${v.widget_failures} |`);
@@ -143,6 +143,10 @@ function renderLlama(l) {
     out.push(`| sizes the widget reports are server-counted | ${t.sizes_server_counted.met ? 'every level shows a server count' : 'the prompt-tokens column is empty: the widget fits its planned (sim-rule) sizes'} | ${mark(t.sizes_server_counted.met)} |`);
     out.push(`| no size planned past the context window | ${t.no_size_past_context.widget_requests_over_context} widget requests over n_ctx ${l.n_ctx} | ${mark(t.no_size_past_context.met)} |`);
     out.push('');
+    const e = l.context_edge;
+    if (e) {
+      out.push(`Edge of the context window: the widget asked for ${e.asked_tokens} tokens (n_ctx ${l.n_ctx}): ${e.input_error ? `refused: "${e.input_error}"` : `sent ${e.widget_requests.map((r) => `${r.server_tokens} server tokens${r.over_context ? ' (**past the context window**)' : ''}`).join(', ') || 'nothing'}; ${e.widget_failures} failed run(s); the server logged ${e.overflows_logged.length} overflow(s)`}.`, '');
+    }
     const inputErrors = l.rounds_detail_input_errors ?? [];
     if (inputErrors.length) out.push(`The widget refused the sizes: ${inputErrors.join('; ')}`, '');
   }
@@ -150,7 +154,7 @@ function renderLlama(l) {
   if (c) {
     const r = c.widget.report ?? {};
     out.push(`### Prefix cache against the log (${c.prompt_tokens_asked} tokens asked, ${c.repetitions} runs per arm)`, '');
-    out.push(`The widget reports cold p50 ${r.coldP50Ms ?? '—'} ms, warm p50 ${r.warmP50Ms ?? '—'} ms, saved ${r.savedMs ?? '—'} ms; verdicts: ${c.widget.verdicts ?? '—'}. The server's log, request by request (a hit = under 10% of the prompt evaluated):`, '');
+    out.push(`The widget reports cold p50 ${f(Number(r.coldP50Ms), 1)} ms, warm p50 ${f(Number(r.warmP50Ms), 1)} ms, saved ${f(Number(r.savedMs), 1)} ms; verdicts: ${c.widget.verdicts ?? '—'}. The server's log, request by request (a hit = under 10% of the prompt evaluated):`, '');
     out.push('| # | arm | after | server tokens | prefix reused | evaluated | prompt eval ms | hit |', '|---|---|---|---|---|---|---|---|');
     c.runs.forEach((run, index) => out.push(`| ${index + 1} | ${run.arm} | ${run.after ?? '—'} | ${run.server_tokens ?? '—'} | ${run.prefix_hit_tokens ?? '—'} | ${run.evaluated_tokens ?? '—'} | ${f(run.prompt_eval_ms, 1)} | ${run.hit === null ? '—' : run.hit ? 'yes' : 'no'} |`));
     out.push('', `Warm runs that hit: **${c.warm_hits} of ${c.warm_runs}** (${c.warm_right_after_same_prompt} ran right after a request with the same prompt). llama-cpp-python keeps one prompt's KV: only a warm run right after its own priming (or another warm run) can hit.${c.pairing?.paired ? '' : ` (Log pairing incomplete: ${c.pairing?.requests_that_ran} requests, ${c.pairing?.completions} logged completions.)`}`, '');

@@ -132,7 +132,7 @@ export async function startServer(modelFile) {
   let text = '';
   child.stdout.on('data', (data) => (text += data));
   child.stderr.on('data', (data) => (text += data));
-  const stopOnExit = () => child.kill('SIGTERM');
+  const stopOnExit = () => child.kill('SIGKILL');
   process.once('exit', stopOnExit);
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 180_000;
@@ -158,8 +158,12 @@ export async function startServer(modelFile) {
     async stop() {
       process.removeListener('exit', stopOnExit);
       if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
         child.kill('SIGTERM');
-        await new Promise((resolve) => child.once('exit', resolve));
+        // Uvicorn waits for open requests; a wedged one never ends.
+        const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+        await exited;
+        clearTimeout(timer);
       }
     },
   };
@@ -440,7 +444,7 @@ function pairWithLog(requests, completions) {
 // The section.
 
 export async function llama(browser, pageSim) {
-  const result = { sizes_tokens: SIZES, rounds: ROUNDS, n_ctx: N_CTX, threads: THREADS, max_tokens: MAX_TOKENS };
+  const result = { sizes_tokens: SIZES, rounds_planned: ROUNDS, n_ctx: N_CTX, threads: THREADS, max_tokens: MAX_TOKENS };
   const install = path.join(CACHE, '..', 'wheels', 'last-install.json');
   if (existsSync(install)) result.install = JSON.parse(await readFile(install, 'utf8'));
   const model = await ensureModel();
@@ -471,7 +475,10 @@ export async function llama(browser, pageSim) {
     // The widget, cross-origin to the server as with any provider.
     const { page, context, errors } = await openWidget(browser, pageSim.url);
     const captured = captureRequests(context, server.url);
-    // Warm-up run from the form: it pays the CORS preflight and opens the connection.
+    // Warm-up run from the form: it pays the CORS preflight and opens the connection. A small
+    // max_tokens: with the field empty ("server default") llama-cpp-python generates until the
+    // context is full, and a run the widget then aborts (its timeout) wedges the server.
+    await page.getByTestId('max-tokens').fill(String(MAX_TOKENS));
     await runSeries(page, { baseUrl: `${server.url}/v1`, model: MODEL_ALIAS, runs: 1 }, 120_000);
     const warmupRows = await readRows(page);
     result.widget_warmup = warmupRows.at(-1) ?? null;
@@ -559,7 +566,30 @@ export async function llama(browser, pageSim) {
     result.widget_first_round_text = { verdict: rounds[0]?.widget.verdicts ?? null };
     result.page_errors = errors;
 
-    // (c) The prefix-cache experiment, checked against the log.
+    // (c) One size at the edge of the context window: does the widget plan past it?
+    const edgeTokens = N_CTX - 192;
+    log(`edge of the context: the widget asked for ${edgeTokens} tokens (n_ctx ${N_CTX})`);
+    const edgeMark = server.mark();
+    const edge = await runExperiment(page, 'prompt_length', { 'exp-sizes': String(edgeTokens), 'exp-repetitions': '1' }, 5 * 60_000);
+    const edgeLog = await logSince(server, edgeMark);
+    const edgeRequests = captured.take();
+    for (const request of edgeRequests) {
+      const messages = request.body?.messages;
+      request.server_tokens = Array.isArray(messages) ? await counter.countMessages(messages) : null;
+    }
+    const edgeMeasured = edgeRequests.filter(isMeasured);
+    const edgeFailed = column(edge.headers, /fail/i);
+    result.context_edge = {
+      asked_tokens: edgeTokens,
+      input_error: edge.input_error,
+      verdicts: edge.verdicts,
+      widget_requests: edgeMeasured.map((request) => ({ server_tokens: request.server_tokens, over_context: request.server_tokens >= N_CTX })),
+      widget_failures: edge.rows.reduce((sum, row) => sum + (numberIn(row[edgeFailed]) ?? 0), 0),
+      overflows_logged: edgeLog.overflows,
+      other_requests: edgeRequests.filter((request) => !isMeasured(request)).map((request) => ({ url: request.url, stream: request.body?.stream ?? null, max_tokens: request.body?.max_tokens ?? null })),
+    };
+
+    // (d) The prefix-cache experiment, checked against the log.
     log(`prefix-cache experiment (${CACHE_PROMPT_TOKENS} tokens, ${CACHE_REPETITIONS} runs per arm)`);
     const mark = server.mark();
     const cache = await runExperiment(page, 'prefix_cache', { 'exp-prompt-tokens': String(CACHE_PROMPT_TOKENS), 'exp-repetitions': String(CACHE_REPETITIONS) }, 10 * 60_000);
@@ -574,6 +604,9 @@ export async function llama(browser, pageSim) {
     await context.close();
   } finally {
     result.server_log_tail = server.all().split('\n').slice(-30).join('\n');
+    // The whole log, for checking any figure by hand.
+    await mkdir(path.join(ROOT, 'bench', 'out'), { recursive: true });
+    await writeFile(path.join(ROOT, 'bench', 'out', 'llama-server.log'), server.all());
     await server.stop();
   }
   result.analysis = analyse(result);
@@ -582,8 +615,9 @@ export async function llama(browser, pageSim) {
 
 /**
  * The prefix-cache runs: arm of each measured request from its prompt (a prompt seen before
- * is warm, its first occurrence the priming run; a prompt ending like the warm one but
- * starting differently is "first token changed"; the rest are cold), and what the log says
+ * is warm, its first occurrence the priming run; one that starts with a 16-hex-digit run
+ * nonce is cold; one ending like the warm one but starting differently is "first token
+ * changed"), and what the log says
  * it evaluated. A request "hit" when it evaluated under 10% of its prompt.
  */
 function analyseCache(requests, experiment, pairing) {
@@ -602,7 +636,8 @@ function analyseCache(requests, experiment, pairing) {
     if (body === warmText) {
       arm = primed ? 'warm' : 'warm (priming)';
       primed = true;
-    } else if (tail && body.endsWith(tail)) arm = 'first_token_changed';
+    } else if (/^[0-9a-f]{16}\s/.test(body)) arm = 'cold'; // the run nonce at position 0
+    else if (tail && body.endsWith(tail)) arm = 'first_token_changed';
     else arm = 'cold';
     const evaluated = request.log ? request.log.remaining_tokens ?? request.log.prompt_eval_tokens : null;
     runs.push({
@@ -674,7 +709,9 @@ function analyse(result) {
   const serverSlope = fits.server_prompt_eval?.slope ?? null;
   const widgetSlope = fits.widget_as_reported?.slope ?? null;
   const sizesFromServer = result.rounds.every((r) => r.widget.levels.every((level) => level.widget_reported_tokens !== null));
-  const overContext = levels.reduce((sum, level) => sum + level.widget_over_context, 0);
+  const overContext =
+    levels.reduce((sum, level) => sum + level.widget_over_context, 0) +
+    (result.context_edge?.widget_requests.filter((request) => request.over_context).length ?? 0);
   const ratios = levels.map((level) => level.ratio_widget_over_sdk).filter((value) => value !== null);
   return {
     levels,
