@@ -6,7 +6,7 @@
 #   sections: size fidelity paint parser long scale (default: all of these); BENCH_RUNS=20
 #   llama: only when named: a real llama-cpp-python server (bench/llama/; its first run builds
 #   llama-cpp-python from source, about 6 to 7 minutes on 2 cores); LLAMA_ROUNDS=5,
-#   LLAMA_SIZES=250,1000,2000,4000
+#   LLAMA_SIZES=250,1000,2000,4000, LLAMA_VOCAB=4096 (smaller: a poorer tokenizer), LLAMA_DIMS
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/setup.sh

@@ -91,17 +91,20 @@ export async function ensureModel() {
   await mkdir(CACHE, { recursive: true });
   const script = path.join(ROOT, 'bench', 'llama', 'make_model.py');
   const dims = (process.env.LLAMA_DIMS || '').split(/[\s,]+/).filter(Boolean);
+  // A smaller vocabulary tokenizes like a poor tokenizer (more tokens per word): LLAMA_VOCAB=300
+  // is nearly byte-level, as the vocabulary behind issue 12's 2.6x was.
+  const vocab = process.env.LLAMA_VOCAB ? ['--vocab', String(Number(process.env.LLAMA_VOCAB))] : [];
   const hash = createHash('sha256');
   hash.update(await readFile(script));
   for (const file of CORPUS) hash.update(await readFile(path.join(ROOT, file)));
-  hash.update(JSON.stringify(dims));
+  hash.update(JSON.stringify([dims, vocab]));
   const key = hash.digest('hex').slice(0, 16);
   const file = path.join(CACHE, `model-${key}.gguf`);
   const summaryFile = `${file}.json`;
   if (!existsSync(file) || !existsSync(summaryFile)) {
     log(`writing the random-weight GGUF (${path.relative(ROOT, file)})`);
     const started = Date.now();
-    const out = await run(PYTHON, [script, file, ...CORPUS.map((name) => path.join(ROOT, name)), ...(dims.length ? ['--dims', ...dims] : [])]);
+    const out = await run(PYTHON, [script, file, ...CORPUS.map((name) => path.join(ROOT, name)), ...vocab, ...(dims.length ? ['--dims', ...dims] : [])]);
     const summary = { ...JSON.parse(out), write_seconds: round((Date.now() - started) / 1000, 1) };
     await writeFile(summaryFile, JSON.stringify(summary, null, 2) + '\n');
   }
