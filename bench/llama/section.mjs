@@ -735,7 +735,7 @@ export function analyse(result) {
     widget_reported_slope_per_round: reportedSlopes,
     widget_reported_slope_median: median(reportedSlopes),
     targets: {
-      ratio_at_equal_prefill_within_10_percent: { met: levels.every((level) => level.within_10_percent_at_equal_prefill === true), worst: levels.map((level) => level.ratio_at_equal_prefill).filter((value) => value !== null).reduce((worst, value) => (worst === null || Math.abs(value - 1) > Math.abs(worst - 1) ? value : worst), null) },
+      ratio_at_equal_prefill_within_10_percent: { met: levels.every((level) => level.within_10_percent_at_equal_prefill === true), sizes_compared: levels.filter((level) => level.ratio_at_equal_prefill !== null).length, worst: levels.map((level) => level.ratio_at_equal_prefill).filter((value) => value !== null).reduce((worst, value) => (worst === null || Math.abs(value - 1) > Math.abs(worst - 1) ? value : worst), null) },
       ratio_within_10_percent: { met: ratios.length === levels.length && levels.every((level) => level.within_10_percent), sizes_compared: ratios.length, worst: ratios.length ? ratios.reduce((worst, value) => (Math.abs(value - 1) > Math.abs(worst - 1) ? value : worst)) : null },
       widget_slope_within_10_percent_of_server: { met: widgetSlope !== null && serverSlope ? Math.abs(widgetSlope / serverSlope - 1) <= 0.1 : false, widget_ms_per_token: round(widgetSlope, 4), server_ms_per_token: round(serverSlope, 4), ratio: widgetSlope !== null && serverSlope ? round(widgetSlope / serverSlope, 3) : null },
       sizes_server_counted: { met: sizesFromServer },
