@@ -544,6 +544,53 @@ test('the release build works from another static host under a sub-path, and req
   await new Promise((resolve) => server.close(resolve));
 });
 
+test('on a plain static host the page starts on "choose your endpoint", and a POST to the host is diagnosed as not an LLM API', async () => {
+  // Like `python3 -m http.server` on dist/: files for GET, 501 and an HTML page for POST.
+  const types = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css' };
+  const server = http.createServer((request, response) => {
+    const pathname = new URL(request.url, 'http://host').pathname;
+    if (request.method !== 'GET') {
+      response.writeHead(501, { 'content-type': 'text/html;charset=utf-8' });
+      response.end("<html><head><title>Error response</title></head><body><h1>Error response</h1><p>Error code: 501</p><p>Message: Unsupported method ('POST').</p></body></html>");
+      return;
+    }
+    const file = path.join(ROOT, 'dist', pathname === '/' ? 'index.html' : pathname.slice(1));
+    if (!existsSync(file) || !file.startsWith(path.join(ROOT, 'dist'))) {
+      response.writeHead(404, { 'content-type': 'text/html' }).end('<h1>404 File not found</h1>');
+      return;
+    }
+    response.writeHead(200, { 'content-type': types[path.extname(file)] ?? 'application/octet-stream' });
+    response.end(readFileSync(file));
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const site = `http://127.0.0.1:${server.address().port}`;
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (error) => errors.push(error));
+  await page.goto(`${site}/?lang=en`);
+  await page.locator('[data-testid=app][data-transport=worker]').waitFor({ timeout: 20_000 });
+  // No simulator default: the base URL and model are empty, and the page says what to do.
+  assert.equal(await page.getByTestId('base-url').inputValue(), '');
+  assert.equal(await page.getByTestId('model').inputValue(), '');
+  await page.getByTestId('choose-endpoint').waitFor();
+  // Send now is refused at the form (nothing to call), without a run.
+  await page.getByTestId('send').click();
+  assert.equal(await page.getByTestId('input-error').getAttribute('data-field'), 'base_url');
+  assert.equal(await page.getByTestId('run-row').count(), 0);
+  // The host itself as the endpoint: a file server, not an LLM API.
+  await page.getByTestId('base-url').fill(`${site}/v1`);
+  await page.getByTestId('model').fill('any');
+  await page.getByTestId('send').click();
+  await waitForRuns(page, 1);
+  const cause = await page.getByTestId('run-detail').getByTestId('diagnosis').getAttribute('data-cause');
+  assert.equal(cause, 'not_an_api');
+  assert.match(await page.getByTestId('run-detail').getByTestId('diagnosis').textContent(), /not an LLM API/);
+  assert.deepEqual(errors, []);
+  await context.close();
+  await new Promise((resolve) => server.close(resolve));
+});
+
 test('the theme switch applies and is remembered; the summary is copied to the clipboard', async () => {
   const { context, page, errors } = await freshWidget('?lang=en&model=sim-fast%40prefill_ms%3D60', {
     permissions: ['clipboard-read', 'clipboard-write'],

@@ -376,6 +376,7 @@ fn outcome_and_cause_codes_are_the_serialized_kinds() {
         Cause::Overloaded { status: 529 },
         Cause::ServerError { status: 500 },
         Cause::OtherHttpStatus { status: 418 },
+        Cause::NotAnApi { status: 501 },
         Cause::NotAnEventStream {
             content_type: "text/html".into(),
         },
