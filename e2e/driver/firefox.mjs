@@ -85,6 +85,16 @@ class FirefoxBackend {
   }
 
   async fill(handle, value) {
+    if (value === '') {
+      // puppeteer's fill('') empties the field without an input event: select all and
+      // delete, as a user would.
+      await handle.focus();
+      await this.page.keyboard.down('Control');
+      await this.page.keyboard.press('a');
+      await this.page.keyboard.up('Control');
+      await this.page.keyboard.press('Backspace');
+      return;
+    }
     await handle.asLocator().fill(value);
   }
 
