@@ -54,9 +54,9 @@ forEachEngine((engine) => {
     const { page } = await openWidget(browser, sim.url);
     assert.equal(await page.evaluate(() => globalThis.crossOriginIsolated), true);
     const stepMs = Number(await page.getByTestId('timer-resolution').getAttribute('data-step-ms'));
-    // Isolated pages get 5 µs steps in Chromium; Firefox and WebKit keep coarser ones
-    // (docs/engines.md: timer resolution).
-    const bound = perEngine(engine, { chromium: 0.02, firefox: 0.02, webkit: 0.02 });
-    assert.ok(stepMs <= bound, `${engine}: timer step ${stepMs} ms should be at most ${bound} ms when isolated`);
+    // Isolated pages get 5 µs steps in Chromium, 20 µs in Firefox and WebKit
+    // (docs/engines.md: timer resolution; 1.01: float noise of the measured step).
+    const bound = perEngine(engine, { chromium: 0.005, firefox: 0.02, webkit: 0.02 });
+    assert.ok(stepMs <= bound * 1.01, `${engine}: timer step ${stepMs} ms should be ${bound} ms when isolated`);
   });
 });
