@@ -36,55 +36,78 @@ const ERROR_HOOK = `if (!window.__e2eErrors) {
   addEventListener('unhandledrejection', (event) => window.__e2eErrors.push(String(event.reason)));
 }`;
 
-export async function launchWebKit() {
-  const display = await ensureDisplay();
-  // Downloads land in XDG_DOWNLOAD_DIR, which GLib reads from $XDG_CONFIG_HOME/user-dirs.dirs.
-  const home = mkdtempSync(path.join(os.tmpdir(), 'e2e-webkit-'));
-  const downloads = path.join(home, 'downloads');
-  mkdirSync(path.join(home, 'config'), { recursive: true });
-  mkdirSync(downloads);
-  writeFileSync(path.join(home, 'config', 'user-dirs.dirs'), `XDG_DOWNLOAD_DIR="${downloads}"\n`);
+/**
+ * Starts WebKitWebDriver on a free port with `env`. One driver serves one session at a time
+ * ("Maximum number of active sessions"), so each page gets its own driver.
+ */
+async function startDriver(env) {
   const port = await freePort();
-  const driver = spawn(WEBKIT_DRIVER, [`--port=${port}`], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    env: {
-      ...process.env,
-      DISPLAY: display.name,
-      XDG_CONFIG_HOME: path.join(home, 'config'),
-      // WebKitGTK's bubblewrap sandbox cannot start as root in this container.
-      WEBKIT_DISABLE_SANDBOX_THIS_IS_DANGEROUS: '1',
-    },
-  });
+  const driver = spawn(WEBKIT_DRIVER, [`--port=${port}`], { stdio: ['ignore', 'ignore', 'pipe'], env });
   let driverLog = '';
   driver.stderr.on('data', (data) => (driverLog = (driverLog + data).slice(-4000)));
   const url = `http://127.0.0.1:${port}`;
-  // Wait for the driver's HTTP endpoint.
   for (let attempt = 0; ; attempt += 1) {
     try {
       const status = await fetch(`${url}/status`);
       if (status.ok) break;
     } catch {}
-    if (attempt > 100) throw new Error(`WebKitWebDriver did not start on ${url}: ${driverLog}`);
+    if (attempt > 100 || driver.exitCode !== null) {
+      driver.kill('SIGTERM');
+      throw new Error(`WebKitWebDriver did not start on ${url}: ${driverLog}`);
+    }
     await sleep(100);
   }
+  return { url, stop: () => driver.kill('SIGTERM') };
+}
+
+// MiniBrowser's toolbar makes its window at least about 450 px wide; the test layout at
+// 360 px needs a narrower one. A GTK style for the browser's own widgets (never the page's)
+// lets the window shrink.
+const GTK_CSS = `* { font-size: 1px; min-width: 0; min-height: 0; padding: 0; margin: 0; border-width: 0; }
+entry { min-width: 0; }
+`;
+
+export async function launchWebKit() {
+  const display = await ensureDisplay();
+  // Downloads land in XDG_DOWNLOAD_DIR, which GLib reads from $XDG_CONFIG_HOME/user-dirs.dirs.
+  const home = mkdtempSync(path.join(os.tmpdir(), 'e2e-webkit-'));
+  const downloads = path.join(home, 'downloads');
+  mkdirSync(path.join(home, 'config', 'gtk-3.0'), { recursive: true });
+  mkdirSync(downloads);
+  writeFileSync(path.join(home, 'config', 'user-dirs.dirs'), `XDG_DOWNLOAD_DIR="${downloads}"\n`);
+  writeFileSync(path.join(home, 'config', 'gtk-3.0', 'gtk.css'), GTK_CSS);
+  const env = {
+    ...process.env,
+    DISPLAY: display.name,
+    XDG_CONFIG_HOME: path.join(home, 'config'),
+    // WebKitGTK's bubblewrap sandbox cannot start as root in this container.
+    WEBKIT_DISABLE_SANDBOX_THIS_IS_DANGEROUS: '1',
+  };
   return {
     version: null,
     async newBackend({ viewport }) {
-      // Each session is a new MiniBrowser process with its own ephemeral website data.
-      const session = await new Builder()
-        .usingServer(url)
-        .withCapabilities({
-          browserName: 'MiniBrowser',
-          'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation'] },
-        })
-        .build();
-      await session.manage().setTimeouts({ script: 300_000, pageLoad: 60_000 });
-      const backend = new WebKitBackend(session, downloads);
-      await backend.setViewport(viewport);
-      return backend;
+      const driver = await startDriver(env);
+      let session = null;
+      try {
+        // Each session is a new MiniBrowser process with its own ephemeral website data.
+        session = await new Builder()
+          .usingServer(driver.url)
+          .withCapabilities({
+            browserName: 'MiniBrowser',
+            'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation'] },
+          })
+          .build();
+        await session.manage().setTimeouts({ script: 300_000, pageLoad: 60_000 });
+        const backend = new WebKitBackend(session, downloads, driver);
+        await backend.setViewport(viewport);
+        return backend;
+      } catch (error) {
+        await session?.quit().catch(() => {});
+        driver.stop();
+        throw error;
+      }
     },
     async close() {
-      driver.kill('SIGTERM');
       await display.release();
     },
     native: null,
@@ -92,9 +115,10 @@ export async function launchWebKit() {
 }
 
 class WebKitBackend {
-  constructor(session, downloads) {
+  constructor(session, downloads, driver) {
     this.session = session;
     this.downloads = downloads;
+    this.driver = driver;
     this.requests = null;
     this.errors = [];
   }
@@ -114,9 +138,13 @@ class WebKitBackend {
     throw new Error(`MiniBrowser's viewport is ${inner.join('×')}, not ${width}×${height}`);
   }
 
-  async #inFrame(frame, work) {
+  async #inFrame(frame, work, { reveal = false } = {}) {
     if (!frame) return work();
-    const element = await this.session.executeScript(`return document.querySelector(${JSON.stringify(frame)})`);
+    const element = await this.session.executeScript(
+      `const frame = document.querySelector(${JSON.stringify(frame)});
+       if (frame && ${reveal}) frame.scrollIntoView({ block: 'center' });
+       return frame;`,
+    );
     if (!element) throw new Error(`no ${frame} yet`);
     await this.session.switchTo().frame(element);
     try {
@@ -136,11 +164,20 @@ class WebKitBackend {
   }
 
   async click(element, frame) {
-    await this.#inFrame(frame, () => element.click());
+    // WebKitWebDriver's click misses an element of a frame that is partly off screen: bring
+    // the frame, then the element, to the middle of the view first.
+    await this.#inFrame(frame, async () => {
+      await this.session.executeScript("arguments[0].scrollIntoView({ block: 'center' })", element);
+      await element.click();
+    }, { reveal: true });
   }
 
   async fill(element, value, frame) {
     await this.#inFrame(frame, async () => {
+      // A click first brings the field (and its frame) into view and focuses it: Element
+      // Clear on a field in an off-screen frame fails with "Element is not focusable".
+      await this.session.executeScript("arguments[0].scrollIntoView({ block: 'center' })", element);
+      await element.click();
       // Element Clear empties the field (and fires change); typing fires input per key.
       await element.clear();
       if (value !== '') {
@@ -217,6 +254,7 @@ class WebKitBackend {
   }
 
   async close() {
-    await this.session.quit();
+    await this.session.quit().catch(() => {});
+    this.driver.stop();
   }
 }
