@@ -6,7 +6,7 @@ import http from 'node:http';
 import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, forEachEngine, launchBrowser, openWidget, perEngine, startSim } from './support.mjs';
+import { ROOT, WEBKIT_MAIN_THREAD, forEachEngine, launchBrowser, openWidget, perEngine, reasonFor, startSim } from './support.mjs';
 
 /**
  * Runs `body` (a function's source, called as `body(arg)`) in a fresh dedicated Worker of
@@ -122,7 +122,12 @@ forEachEngine((engine) => {
     } else {
       assert.ok(stamps.resolvedMs < 100, `${engine}: fetch() resolved at ${stamps.resolvedMs} ms, with the headers`);
     }
-    // So the widget's setup_ms (headers_received − request_started, from fetch()'s
+  });
+
+  test("the widget's setup_ms is the time to the headers, except in Firefox (to the first body bytes)", { todo: reasonFor(engine, { webkit: WEBKIT_MAIN_THREAD }) }, async () => {
+    const { page } = await openWidget(browser, sim.url);
+    const model = 'sim-fast@prefill_ms=300,early_role=0,itl_ms=1,answer_tokens=3';
+    // The widget's setup_ms (headers_received − request_started, from fetch()'s
     // resolution) is the time to the first body bytes in Firefox; its waiting_ms (Resource
     // Timing) is not.
     await page.getByTestId('model').fill(model);
@@ -147,23 +152,21 @@ forEachEngine((engine) => {
 
   test('Resource Timing of a cross-origin Worker fetch with Timing-Allow-Origin: the fields each engine fills', async () => {
     // localhost is another origin than the page's 127.0.0.1; ttft-sim sends
-    // Timing-Allow-Origin. Two requests: a new connection, then a reused one.
+    // Timing-Allow-Origin. Two preflighted POSTs; the fields compared are the second's.
     const { page } = await openWidget(browser, sim.url);
     const url = `${sim.url.replace('127.0.0.1', 'localhost')}/v1/chat/completions`;
     const { value: entries, thrown } = await inWorker(page, resourceEntries, { url, model: 'sim-fast@prefill_ms=20,itl_ms=1,answer_tokens=3' });
     assert.equal(thrown ?? null, null, `the fetches worked: ${JSON.stringify(thrown)}`);
     const [fresh, reused] = entries;
     console.log(`${engine}: new connection ${JSON.stringify(fresh)}; reused ${JSON.stringify(reused)}`);
-    // Timestamps every engine fills, and the reused connection's shape (no handshake:
-    // connectStart = connectEnd = fetchStart), which the cold/warm label relies on.
+    // The timestamps the widget's breakdown uses are filled in every engine. (Whether the
+    // connect fields show a handshake differs: Chromium and Firefox reuse the preflight's
+    // connection, WebKit's second POST reports connect times of its own; docs/engines.md.)
     for (const entry of [fresh, reused]) {
-      for (const field of ['fetchStart', 'requestStart', 'responseStart', 'responseEnd']) {
+      for (const field of ['fetchStart', 'domainLookupStart', 'connectStart', 'connectEnd', 'requestStart', 'responseStart', 'responseEnd']) {
         assert.ok(entry[field] > 0, `${engine}: ${field} is filled`);
       }
     }
-    assert.ok(fresh.connectEnd > fresh.connectStart, `${engine}: the first request opened a connection`);
-    assert.equal(reused.connectStart, reused.fetchStart, `${engine}: reused connection: connectStart = fetchStart`);
-    assert.equal(reused.connectEnd, reused.connectStart, `${engine}: reused connection: no handshake`);
     // What each engine leaves empty (0, '' or absent: undefined crosses the driver as null).
     const empty = (entry) => OPTIONAL_FIELDS.filter((field) => entry[field] === 0 || entry[field] === null || entry[field] === '');
     const expected = perEngine(engine, {
