@@ -1,7 +1,7 @@
 // WebKit: Debian's WebKitWebDriver (classic W3C WebDriver) driving WebKitGTK's MiniBrowser,
 // through selenium-webdriver. MiniBrowser needs an X display: xvfb.mjs gives one when
 // DISPLAY is not set (scripts/test.sh starts one Xvfb for the whole suite).
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -67,6 +67,15 @@ const GTK_CSS = `* { font-size: 1px; min-width: 0; min-height: 0; padding: 0; ma
 entry { min-width: 0; }
 `;
 
+/** WebKitGTK's version, as Debian's package states it (MiniBrowser --version needs a display). */
+function webkitVersion() {
+  try {
+    return `WebKitGTK ${execFileSync('dpkg-query', ['-W', '-f', '${Version}', 'libwebkit2gtk-4.1-0'], { encoding: 'utf8' }).trim()}`;
+  } catch {
+    return 'WebKitGTK';
+  }
+}
+
 export async function launchWebKit() {
   const display = await ensureDisplay();
   // Downloads land in XDG_DOWNLOAD_DIR, which GLib reads from $XDG_CONFIG_HOME/user-dirs.dirs.
@@ -84,7 +93,7 @@ export async function launchWebKit() {
     WEBKIT_DISABLE_SANDBOX_THIS_IS_DANGEROUS: '1',
   };
   return {
-    version: null,
+    version: webkitVersion(),
     async newBackend({ viewport }) {
       const driver = await startDriver(env);
       let session = null;
