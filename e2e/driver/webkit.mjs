@@ -136,8 +136,11 @@ class WebKitBackend {
   async setViewport({ width, height }) {
     const window = this.session.manage().window();
     let target = { width, height };
-    for (let attempt = 0; attempt < 3; attempt += 1) {
+    // The window manager-less X server applies a resize asynchronously: read back, correct
+    // by the difference, repeat.
+    for (let attempt = 0; attempt < 10; attempt += 1) {
       await window.setRect(target);
+      await sleep(50 * attempt);
       const inner = await this.session.executeScript('return [innerWidth, innerHeight]');
       if (inner[0] === width && inner[1] === height) return;
       const rect = await window.getRect();
