@@ -59,6 +59,33 @@ export function renderMarkdown(report) {
     out.push('', `Target p95 ≤ 16.7 ms at 500 tokens/s: ${f(p.target.p95_at_500_tps_ms)} ms, ${verdict(p.target.le_16_7ms, `${f(p.target.miss_ms)} ms`)}; the peer's p95 ${f(p.target.peer_p95_at_500_tps_ms)} ms (widget ÷ peer ${f(p.target.ratio_to_peer_p95)}).`, '');
   } else if (s.paint) out.push('## 2. Paint delay', '', '```', s.paint.error, '```', '');
 
+  if (s.engines && !s.engines.error) {
+    out.push('## 2b. Every engine: fidelity and paint beside the engine\'s own same-page peers', '');
+    out.push('Each engine through e2e/driver (Chromium: playwright-core; Firefox ESR: puppeteer-core over WebDriver BiDi; WebKitGTK MiniBrowser: selenium-webdriver + WebKitWebDriver under Xvfb). Fidelity: scripted 300 ms first answer after an early role chunk, API on another origin, warm runs; peers: a bare `fetch()` in a Worker and on the main thread of the same page. Paint: 500 tokens/s; peer: a plain Worker fetch whose first content goes into a fresh element, timed by Element Timing presentationTime where the engine has it, else rAF + MessageChannel (the app\'s own fallback). Targets: ttfa error p95 within 1 ms of the best peer; ui_delay p95 ≤ 1.3 × the peer\'s.', '');
+    out.push('| engine | widget ttfa error p50 / p95 | Worker fetch p50 / p95 | main-thread fetch p50 / p95 | p95 − best peer | widget setup_ms p50 / p95 | ui_delay p50 / p95 | peer p50 / p95 (method) | ui_delay p95 ÷ peer p95 |', '|---|---|---|---|---|---|---|---|---|');
+    for (const [name, e] of Object.entries(s.engines.engines)) {
+      if (e.error) {
+        out.push(`| ${name} | failed: ${e.error.split('\n')[0]} | | | | | | | |`);
+        continue;
+      }
+      const fi = e.fidelity;
+      const pa = e.paint;
+      out.push(`| ${name} ${e.version ?? ''} | ${f(fi.widget_ttfa_error_ms.p50)} / ${f(fi.widget_ttfa_error_ms.p95)} | ${f(fi.browser_fetch_worker.p50)} / ${f(fi.browser_fetch_worker.p95)} | ${f(fi.browser_fetch_main_thread.p50)} / ${f(fi.browser_fetch_main_thread.p95)} | ${f(fi.target.excess_ms)} ms ${verdict(fi.target.within_1ms_of_best_peer, 'more than 1 ms')} | ${f(fi.widget_setup_ms.p50)} / ${f(fi.widget_setup_ms.p95)} | ${f(pa.widget_ui_delay_ms.p50)} / ${f(pa.widget_ui_delay_ms.p95)} (${pa.paint_methods.join(', ')}) | ${f(pa.peer_ui_delay_ms.p50)} / ${f(pa.peer_ui_delay_ms.p95)} (${pa.peer_method}) | ${f(pa.target.ratio_p95)} ${verdict(pa.target.le_1_3x_peer, 'over 1.3')} |`);
+    }
+    const chromium = s.engines.engines.chromium;
+    if (chromium?.paint_fallback_vs_presentation_time) {
+      const fb = chromium.paint_fallback_vs_presentation_time;
+      out.push('', 'The paint fallback against Element Timing `presentationTime`, Chromium, same runs of the probe (fallback − presentationTime, ms):', '');
+      out.push('| fallback | bias (p50 of the signed difference) | p95 absolute error | min | max |', '|---|---|---|---|---|');
+      for (const [name, label] of [['raf_message_channel', 'rAF + MessageChannel (the app\'s)'], ['double_raf', 'double rAF']]) {
+        const x = fb[name];
+        out.push(`| ${label} | ${f(x.bias_p50_ms)} | ${f(x.abs_error_p95_ms)} | ${f(x.signed.min)} | ${f(x.signed.max)} |`);
+      }
+      out.push('', `Best by p95 absolute error: ${fb.best_by_abs_error_p95}.`);
+    }
+    out.push('');
+  } else if (s.engines) out.push('## 2b. Every engine', '', '```', s.engines.error, '```', '');
+
   if (s.size && !s.size.error) {
     const z = s.size;
     out.push('## 3. Size and start', '', '| kind | raw | gzip -9 | files |', '|---|---|---|---|');

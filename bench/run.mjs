@@ -2,9 +2,11 @@
 // scale, each against peers measured in the same run. Writes bench/out/report.json and
 // bench/out/report.md. Run through scripts/bench.sh (it builds what this needs).
 //
-// Usage: node bench/run.mjs [section ...]   sections: fidelity paint size parser long scale
-//        (the default: all of these) and llama (only when named: a real llama-cpp-python
-//        server, bench/llama/section.mjs). BENCH_RUNS=20 (runs per fidelity/paint level)
+// Usage: node bench/run.mjs [section ...]   sections: fidelity paint engines size parser long
+//        scale (the default: all of these) and llama (only when named: a real
+//        llama-cpp-python server, bench/llama/section.mjs).
+//        BENCH_ENGINES="chromium firefox webkit" (the engines section)
+//        BENCH_RUNS=20 (runs per fidelity/paint level)
 import { createServer } from 'node:http';
 import { readFile, readdir, writeFile, mkdir, stat } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
@@ -17,9 +19,10 @@ import {
 } from './lib.mjs';
 import { renderMarkdown } from './report.mjs';
 import { llama } from './llama/section.mjs';
+import { engines } from './engines.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS || 20);
-const ALL = ['size', 'fidelity', 'paint', 'parser', 'long', 'scale'];
+const ALL = ['size', 'fidelity', 'paint', 'engines', 'parser', 'long', 'scale'];
 // Run only when named: it builds llama-cpp-python from source the first time.
 const OPTIONAL = ['llama'];
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : ALL;
@@ -560,12 +563,15 @@ async function main() {
   const pageSim = await startSim();
   const apiSim = await startSim({ dist: false });
   const browser = await launchBrowser();
-  const sections = { size, fidelity, paint, parser, long: longStream, scale, llama };
+  const sections = {
+    size, fidelity, paint, parser, long: longStream, scale, llama,
+    engines: (_browser, pageSim, apiSim) => engines(pageSim, apiSim, { runs: RUNS, log }),
+  };
   try {
     for (const name of [...ALL, ...OPTIONAL].filter((section) => wanted.includes(section))) {
       const sectionStart = Date.now();
       try {
-        const args = name === 'fidelity' ? [browser, pageSim, apiSim] : name === 'parser' ? [browser, apiSim] : [browser, pageSim];
+        const args = ['fidelity', 'engines'].includes(name) ? [browser, pageSim, apiSim] : name === 'parser' ? [browser, apiSim] : [browser, pageSim];
         report.sections[name] = await sections[name](...args);
       } catch (error) {
         log(`${name} failed: ${error.stack}`);
