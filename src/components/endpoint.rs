@@ -4,7 +4,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use ttft_core::measure::MAX_RUNS;
 use ttft_core::preset::PRESETS;
-use ttft_core::protocol::ProtocolChoice;
+use ttft_core::protocol::{Protocol, ProtocolChoice};
 use ttft_core::request::{
     build_headers, normalize_base_url, parse_model_list, ApiKey, MAX_MODELS_BODY_BYTES,
     MODELS_TIMEOUT_MS,
@@ -151,9 +151,10 @@ pub fn EndpointForm(
                         }
                     >
                         <option value="auto">{move || i18n.t("Auto (from the URL)", "自动（根据 URL）")}</option>
-                        <option value="chat">"OpenAI Chat Completions"</option>
-                        <option value="anthropic">"Anthropic Messages"</option>
-                        <option value="responses">"OpenAI Responses"</option>
+                        {Protocol::ALL
+                            .iter()
+                            .map(|protocol| view! { <option value=protocol.code()>{protocol.label()}</option> })
+                            .collect_view()}
                     </select>
                 </div>
                 <div class="field wide">
