@@ -23,6 +23,8 @@ async function inWorker(page, body, arg) {
       const worker = new Worker(URL.createObjectURL(new Blob([script], { type: 'text/javascript' })));
       const reply = await new Promise((resolve) => {
         worker.onmessage = (event) => resolve(event.data);
+        // A worker that cannot start (a CSP, a syntax error) must fail the test, not hang it.
+        worker.onerror = (event) => resolve({ thrown: { name: 'WorkerError', message: String(event.message) } });
         worker.postMessage(arg);
       });
       worker.terminate();
@@ -70,7 +72,10 @@ forEachEngine((engine) => {
   let browser;
   let plain;
   before(async () => {
-    sim = await startSim();
+    // Without the page's CSP: the same-page probes below run in blob: Workers, which the
+    // page's `worker-src 'self'` refuses. These tests measure the engines, not the page's CSP
+    // (every other e2e file runs under it).
+    sim = await startSim(['--no-csp']);
     plain = await startPlainHost();
     browser = await launchBrowser(engine);
   });
