@@ -159,6 +159,8 @@ enum AbortReason {
     Stop,
     Timeout,
     TtftOnly,
+    /// The stream cannot be read further (a line past the parser's limit).
+    Unreadable,
 }
 
 enum Sender {
@@ -458,21 +460,23 @@ impl Measurement {
         });
     }
 
-    /// Feeds one read; returns true when TTFT-only mode should stop the stream now.
+    /// Feeds one read; returns why the stream must be stopped now, if it must (TTFT-only
+    /// mode, or a stream that cannot be read further).
     fn on_chunk(
         &mut self,
         at_ms: f64,
         bytes: &[u8],
         settings: &RunSettings,
         on_update: &mut impl FnMut(RunUpdate),
-    ) -> bool {
+    ) -> Option<AbortReason> {
         self.timeline.borrow_mut().on_body_chunk(at_ms, bytes.len());
         if !self.streaming_body() {
             self.error_body.extend_from_slice(bytes);
-            return false;
+            return None;
         }
         let malformed_before = self.reader.malformed_event_count();
-        let events = self.reader.on_bytes(bytes);
+        let mut events = Vec::new();
+        let unreadable = self.reader.on_bytes_into(bytes, &mut events).err();
         if self.reader.malformed_event_count() > malformed_before {
             self.timeline
                 .borrow_mut()
@@ -533,7 +537,13 @@ impl Measurement {
                 }
             }
         }
-        stop_now
+        if let Some(too_long) = unreadable {
+            self.timeline
+                .borrow_mut()
+                .on_stream_unreadable(at_ms, &too_long.to_string());
+            return Some(AbortReason::Unreadable);
+        }
+        stop_now.then_some(AbortReason::TtftOnly)
     }
 
     /// The body ended: flush what the reader held back, then close the timeline.
@@ -709,17 +719,19 @@ pub async fn measure(
                 }
             }
             WorkerEvent::Chunk { at_ms, bytes } => {
-                let stop_now = measurement.as_mut().is_some_and(|measurement| {
+                let stop = measurement.as_mut().and_then(|measurement| {
                     measurement.on_chunk(at_ms, &bytes, &settings, &mut on_update)
                 });
-                if stop_now {
+                if stop == Some(AbortReason::TtftOnly) {
                     if let Some(measurement) = measurement.as_mut() {
                         measurement
                             .timeline
                             .borrow_mut()
                             .on_stopped_after_first_answer(at_ms);
                     }
-                    control.abort(AbortReason::TtftOnly);
+                }
+                if let Some(reason) = stop {
+                    control.abort(reason);
                 }
             }
             WorkerEvent::End { at_ms } => {
@@ -730,7 +742,9 @@ pub async fn measure(
             WorkerEvent::Failed { at_ms, name, .. } => {
                 if let Some(measurement) = measurement.as_mut() {
                     let failure = match (name.as_str(), control.reason.get()) {
-                        ("AbortError", Some(AbortReason::TtftOnly)) => None,
+                        ("AbortError", Some(AbortReason::TtftOnly | AbortReason::Unreadable)) => {
+                            None
+                        }
                         ("AbortError", Some(AbortReason::Timeout)) => Some(NetworkFailure::Timeout),
                         ("AbortError", _) => Some(NetworkFailure::Aborted),
                         _ => Some(NetworkFailure::NetworkError),

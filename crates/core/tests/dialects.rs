@@ -8,7 +8,7 @@ use ttft_core::sse::SseEvent;
 
 fn read_all(dialect: Option<Dialect>, stream: &str) -> StreamSummary {
     let mut reader = StreamReader::new(dialect);
-    reader.on_bytes(stream.as_bytes());
+    reader.on_bytes(stream.as_bytes()).unwrap();
     reader.finish()
 }
 
