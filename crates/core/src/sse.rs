@@ -26,6 +26,7 @@
 //! the event's data (together), plus its event type and last event ID (each a line, so each
 //! under the limit as well). The caller holds the read.
 
+use std::borrow::Cow;
 use std::mem;
 
 use memchr::{memchr, memchr2};
@@ -508,8 +509,12 @@ impl SseParser {
             // then remove the last character from the data buffer." (It always is.)
             None => &self.data[..self.data.len() - 1],
         };
-        // "UTF-8 decode": borrowed when valid, as almost every stream is.
-        let text = String::from_utf8_lossy(data);
+        // "UTF-8 decode": borrowed when valid, as almost every stream is (`from_utf8` checks
+        // ASCII a word at a time; `from_utf8_lossy` alone walks every byte).
+        let text = match std::str::from_utf8(data) {
+            Ok(text) => Cow::Borrowed(text),
+            Err(_) => String::from_utf8_lossy(data),
+        };
         self.event_count += 1;
         on_event(SseEventRef {
             event: (!self.event_type.is_empty()).then_some(self.event_type.as_str()),

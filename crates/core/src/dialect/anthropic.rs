@@ -30,7 +30,7 @@ pub(crate) fn decode(input: &EventInput<'_>, out: &mut DecodedEvent, totals: &mu
     };
     match input.kind().unwrap_or_default() {
         "message_start" => {
-            if let Some(usage) = &json.message_usage {
+            if let Some(usage) = &json.message.usage {
                 merge_usage(usage, totals, out);
             }
         }

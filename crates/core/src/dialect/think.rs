@@ -258,22 +258,27 @@ impl TagSplitter {
         };
         let earlier_len = seen.len();
         seen.push_str(text);
-        // The tag may have begun in the earlier text (its last bytes were reported as answer).
-        let mut search_from = earlier_len.saturating_sub(THINK.close.len() - 1);
-        while !seen.is_char_boundary(search_from) {
-            search_from -= 1;
-        }
-        let Some(tag_start) = seen[search_from..]
-            .find(THINK.close)
-            .map(|offset| search_from + offset)
-        else {
+        // Only this delta can complete the tag (earlier deltas were searched already), and
+        // the tag ends with '>'. It may have begun in the earlier text, whose last bytes were
+        // then reported as answer.
+        let tag_start = if text.contains('>') {
+            let mut search_from = earlier_len.saturating_sub(THINK.close.len() - 1);
+            while !seen.is_char_boundary(search_from) {
+                search_from -= 1;
+            }
+            seen[search_from..]
+                .find(THINK.close)
+                .map(|offset| search_from + offset)
+        } else {
+            None
+        };
+        let Some(tag_start) = tag_start else {
             out.answer.push_str(text);
             if seen.len() > MAX_UNOPENED_REASONING_BYTES {
                 self.unopened = None;
             }
             return;
         };
-        // Only this delta can complete the tag: earlier deltas were searched already.
         let tag_end = tag_start + THINK.close.len();
         if tag_start > earlier_len {
             out.reasoning.push_str(&seen[earlier_len..tag_start]);

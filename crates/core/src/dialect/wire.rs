@@ -54,11 +54,11 @@ pub(crate) struct Envelope<'a> {
     /// `error`, unless absent or `null`.
     pub(crate) error: Option<Value>,
     /// `delta`: a string (Responses) or an object (Anthropic).
-    pub(crate) delta: TopDelta<'a>,
+    pub(crate) delta: Fields<'a>,
     /// `content_block` (Anthropic `content_block_start`).
-    pub(crate) content_block: ContentBlock<'a>,
-    /// `message.usage` (Anthropic `message_start`), unless absent or `null`.
-    pub(crate) message_usage: Option<Value>,
+    pub(crate) content_block: Fields<'a>,
+    /// `message` (Anthropic `message_start`: its `usage`).
+    pub(crate) message: ResponseBody<'a>,
     /// `response` (Responses terminal events).
     pub(crate) response: ResponseBody<'a>,
 }
@@ -92,7 +92,7 @@ pub(crate) struct ChatDelta<'a> {
     pub(crate) reasoning: Option<Cow<'a, str>>,
     /// The text of `reasoning_details` items (`text`, else `summary`), concatenated; `None`
     /// when the key is absent or not an array.
-    pub(crate) reasoning_details: Option<String>,
+    pub(crate) reasoning_details: Option<Cow<'a, str>>,
 }
 
 /// Chat `content`: a string, or an array of typed parts (Mistral Magistral, §3.9).
@@ -118,10 +118,12 @@ pub(crate) struct Part<'a> {
     pub(crate) thinking: Option<Cow<'a, str>>,
 }
 
-/// A top-level `delta`: Responses sends the text as a string, Anthropic an object.
+/// The text fields of an object, or a bare string: what Anthropic's `delta` and
+/// `content_block`, Responses' string `delta`, `reasoning_details` items and `thinking` list
+/// items hold (one shape, so one visitor serves them all).
 #[derive(Debug, Default)]
-pub(crate) struct TopDelta<'a> {
-    /// The value itself, when a string (Responses).
+pub(crate) struct Fields<'a> {
+    /// The value itself, when a string (Responses `delta`, a `thinking` list item).
     pub(crate) text_value: Option<Cow<'a, str>>,
     /// `type` (Anthropic: `text_delta`, `thinking_delta`...).
     pub(crate) kind: Option<Cow<'a, str>>,
@@ -131,20 +133,11 @@ pub(crate) struct TopDelta<'a> {
     pub(crate) text: Option<Cow<'a, str>>,
     /// `stop_reason` (Anthropic `message_delta`).
     pub(crate) stop_reason: Option<Cow<'a, str>>,
+    /// `summary` (`reasoning.summary` items).
+    pub(crate) summary: Option<Cow<'a, str>>,
 }
 
-/// An Anthropic `content_block`.
-#[derive(Debug, Default)]
-pub(crate) struct ContentBlock<'a> {
-    /// `type`.
-    pub(crate) kind: Option<Cow<'a, str>>,
-    /// `thinking`.
-    pub(crate) thinking: Option<Cow<'a, str>>,
-    /// `text`.
-    pub(crate) text: Option<Cow<'a, str>>,
-}
-
-/// A Responses `response` object.
+/// A Responses `response` object, or Anthropic's `message` (only its `usage` is read).
 #[derive(Debug, Default)]
 pub(crate) struct ResponseBody<'a> {
     /// `status`.
@@ -241,11 +234,20 @@ macro_rules! deserialize_with {
     };
 }
 
-/// Reads a map's keys as the position of a known name (`None` for any other key), without
-/// allocating for escaped keys.
-struct KeyIndex(&'static [&'static str]);
+/// A matcher from an object's key to the position of a known name (`None` for other keys).
+macro_rules! key_positions {
+    ($($position:literal: $name:literal),* $(,)?) => {
+        |key: &str| match key {
+            $($name => Some($position),)*
+            _ => None,
+        }
+    };
+}
 
-impl<'de> DeserializeSeed<'de> for KeyIndex {
+/// Reads a map's keys through a matcher, without allocating for escaped keys.
+struct KeyIndex<K>(K);
+
+impl<'de, K: Fn(&str) -> Option<usize>> DeserializeSeed<'de> for KeyIndex<K> {
     type Value = Option<usize>;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
@@ -253,7 +255,7 @@ impl<'de> DeserializeSeed<'de> for KeyIndex {
     }
 }
 
-impl<'de> Visitor<'de> for KeyIndex {
+impl<'de, K: Fn(&str) -> Option<usize>> Visitor<'de> for KeyIndex<K> {
     type Value = Option<usize>;
 
     fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -261,17 +263,17 @@ impl<'de> Visitor<'de> for KeyIndex {
     }
 
     fn visit_str<E: de::Error>(self, key: &str) -> Result<Self::Value, E> {
-        Ok(self.0.iter().position(|name| *name == key))
+        Ok((self.0)(key))
     }
 }
 
 /// Iterates an object's known keys: `on_field(position, map)` must read the value.
 fn for_each_field<'de, A: MapAccess<'de>>(
     mut map: A,
-    names: &'static [&'static str],
+    keys: impl Fn(&str) -> Option<usize> + Copy,
     mut on_field: impl FnMut(usize, &mut A) -> Result<(), A::Error>,
 ) -> Result<(), A::Error> {
-    while let Some(key) = map.next_key_seed(KeyIndex(names))? {
+    while let Some(key) = map.next_key_seed(KeyIndex(keys))? {
         match key {
             Some(position) => on_field(position, &mut map)?,
             None => {
@@ -360,19 +362,20 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-        const NAMES: &[&str] = &[
-            "type",
-            "object",
-            "choices",
-            "usage",
-            "error",
-            "delta",
-            "content_block",
-            "message",
-            "response",
-        ];
+        // Chat's keys first: they are the most frequent.
+        let keys = key_positions!(
+            2: "choices",
+            1: "object",
+            3: "usage",
+            0: "type",
+            4: "error",
+            5: "delta",
+            6: "content_block",
+            7: "message",
+            8: "response",
+        );
         let mut envelope = Envelope::default();
-        for_each_field(map, NAMES, |position, map| {
+        for_each_field(map, keys, |position, map| {
             match position {
                 0 => envelope.kind = text(map)?,
                 1 => envelope.object = text(map)?,
@@ -384,7 +387,7 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
                 4 => envelope.error = non_null(map)?,
                 5 => envelope.delta = map.next_value()?,
                 6 => envelope.content_block = map.next_value()?,
-                7 => envelope.message_usage = map.next_value::<MessageUsage>()?.0,
+                7 => envelope.message = map.next_value()?,
                 _ => envelope.response = map.next_value()?,
             }
             Ok(())
@@ -443,18 +446,15 @@ impl<'de> Visitor<'de> for ChoiceVisitor {
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
         let mut choice = Choice::default();
-        for_each_field(
-            map,
-            &["index", "delta", "finish_reason"],
-            |position, map| {
-                match position {
-                    0 => choice.index = map.next_value::<Index>()?.0,
-                    1 => choice.delta = map.next_value()?,
-                    _ => choice.finish_reason = text(map)?,
-                }
-                Ok(())
-            },
-        )?;
+        let keys = key_positions!(1: "delta", 0: "index", 2: "finish_reason");
+        for_each_field(map, keys, |position, map| {
+            match position {
+                0 => choice.index = map.next_value::<Index>()?.0,
+                1 => choice.delta = map.next_value()?,
+                _ => choice.finish_reason = text(map)?,
+            }
+            Ok(())
+        })?;
         Ok(choice)
     }
 
@@ -473,19 +473,19 @@ impl<'de> Visitor<'de> for ChatDeltaVisitor {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-        const NAMES: &[&str] = &[
-            "content",
-            "reasoning_content",
-            "reasoning",
-            "reasoning_details",
-        ];
+        let keys = key_positions!(
+            0: "content",
+            1: "reasoning_content",
+            2: "reasoning",
+            3: "reasoning_details",
+        );
         let mut delta = ChatDelta::default();
-        for_each_field(map, NAMES, |position, map| {
+        for_each_field(map, keys, |position, map| {
             match position {
                 0 => delta.content = map.next_value()?,
                 1 => delta.reasoning_content = text(map)?,
                 2 => delta.reasoning = text(map)?,
-                _ => delta.reasoning_details = map.next_value::<DetailsText>()?.0,
+                _ => delta.reasoning_details = map.next_value_seed(JoinedText::DETAILS)?,
             }
             Ok(())
         })?;
@@ -538,11 +538,12 @@ impl<'de> Visitor<'de> for PartVisitor {
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
         let mut part = Part::default();
-        for_each_field(map, &["type", "text", "thinking"], |position, map| {
+        let keys = key_positions!(0: "type", 1: "text", 2: "thinking");
+        for_each_field(map, keys, |position, map| {
             match position {
                 0 => part.kind = text(map)?,
                 1 => part.text = text(map)?,
-                _ => part.thinking = map.next_value::<ThinkingText>()?.0,
+                _ => part.thinking = map.next_value_seed(JoinedText::THINKING)?,
             }
             Ok(())
         })?;
@@ -554,241 +555,116 @@ impl<'de> Visitor<'de> for PartVisitor {
 
 deserialize_with!(Part, PartVisitor);
 
-/// A part's `thinking`: a string, or an array whose items are strings or `{text}` parts.
-#[derive(Default)]
-struct ThinkingText<'a>(Option<Cow<'a, str>>);
+/// Text joined from a list: a part's `thinking` (a string, or items that are strings or
+/// `{text}` parts) or `reasoning_details` (items' `text`, else `summary`; an array only).
+/// `None` when the value has another type.
+#[derive(Clone, Copy)]
+struct JoinedText {
+    /// A string value is the text itself.
+    string_too: bool,
+    /// Which text an item gives.
+    item_text: for<'f, 'a> fn(&'f Fields<'a>) -> Option<&'f Cow<'a, str>>,
+}
 
-struct ThinkingTextVisitor;
+impl JoinedText {
+    const THINKING: JoinedText = JoinedText {
+        string_too: true,
+        item_text: |item| item.text_value.as_ref().or(item.text.as_ref()),
+    };
+    const DETAILS: JoinedText = JoinedText {
+        string_too: false,
+        // `reasoning.text` items carry `text`, `reasoning.summary` items `summary`;
+        // `reasoning.encrypted` carries no readable text.
+        item_text: |item| item.text.as_ref().or(item.summary.as_ref()),
+    };
+}
 
-impl<'de> Visitor<'de> for ThinkingTextVisitor {
-    type Value = ThinkingText<'de>;
+impl<'de> DeserializeSeed<'de> for JoinedText {
+    type Value = Option<Cow<'de, str>>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for JoinedText {
+    type Value = Option<Cow<'de, str>>;
 
     fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         formatter.write_str("any JSON value")
     }
 
     fn visit_borrowed_str<E: de::Error>(self, text: &'de str) -> Result<Self::Value, E> {
-        Ok(ThinkingText(Some(Cow::Borrowed(text))))
+        Ok(self.string_too.then_some(Cow::Borrowed(text)))
     }
 
     fn visit_str<E: de::Error>(self, text: &str) -> Result<Self::Value, E> {
-        Ok(ThinkingText(Some(Cow::Owned(text.to_owned()))))
+        Ok(self.string_too.then(|| Cow::Owned(text.to_owned())))
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let mut joined = String::new();
-        while let Some(item) = seq.next_element::<TextItem<'de>>()? {
-            joined.push_str(item.0.as_deref().unwrap_or_default());
+        while let Some(item) = seq.next_element::<Fields<'de>>()? {
+            if let Some(text) = (self.item_text)(&item) {
+                joined.push_str(text);
+            }
         }
-        Ok(ThinkingText(Some(Cow::Owned(joined))))
+        Ok(Some(Cow::Owned(joined)))
     }
 
     absent_unless!(str, seq);
 }
 
-deserialize_with!(ThinkingText, ThinkingTextVisitor);
+struct FieldsVisitor;
 
-/// An item of a text list: a string, or an object's `text` string.
-#[derive(Default)]
-struct TextItem<'a>(Option<Cow<'a, str>>);
-
-struct TextItemVisitor;
-
-impl<'de> Visitor<'de> for TextItemVisitor {
-    type Value = TextItem<'de>;
+impl<'de> Visitor<'de> for FieldsVisitor {
+    type Value = Fields<'de>;
 
     fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         formatter.write_str("any JSON value")
     }
 
     fn visit_borrowed_str<E: de::Error>(self, text: &'de str) -> Result<Self::Value, E> {
-        Ok(TextItem(Some(Cow::Borrowed(text))))
-    }
-
-    fn visit_str<E: de::Error>(self, text: &str) -> Result<Self::Value, E> {
-        Ok(TextItem(Some(Cow::Owned(text.to_owned()))))
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-        let mut item = None;
-        for_each_field(map, &["text"], |_, map| {
-            item = text(map)?;
-            Ok(())
-        })?;
-        Ok(TextItem(item))
-    }
-
-    absent_unless!(str, map);
-}
-
-deserialize_with!(TextItem, TextItemVisitor);
-
-/// The text of `reasoning_details`: per item `text`, else `summary` (`reasoning.encrypted`
-/// items carry neither); `None` when the value is not an array.
-#[derive(Default)]
-struct DetailsText(Option<String>);
-
-struct DetailsTextVisitor;
-
-impl<'de> Visitor<'de> for DetailsTextVisitor {
-    type Value = DetailsText;
-
-    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        formatter.write_str("any JSON value")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let mut joined = String::new();
-        while let Some(detail) = seq.next_element::<Detail<'de>>()? {
-            if let Some(text) = detail.text.or(detail.summary) {
-                joined.push_str(&text);
-            }
-        }
-        Ok(DetailsText(Some(joined)))
-    }
-
-    absent_unless!(seq);
-}
-
-impl<'de> Deserialize<'de> for DetailsText {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(DetailsTextVisitor)
-    }
-}
-
-/// One `reasoning_details` item.
-#[derive(Default)]
-struct Detail<'a> {
-    text: Option<Cow<'a, str>>,
-    summary: Option<Cow<'a, str>>,
-}
-
-struct DetailVisitor;
-
-impl<'de> Visitor<'de> for DetailVisitor {
-    type Value = Detail<'de>;
-
-    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        formatter.write_str("any JSON value")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-        let mut detail = Detail::default();
-        for_each_field(map, &["text", "summary"], |position, map| {
-            match position {
-                0 => detail.text = text(map)?,
-                _ => detail.summary = text(map)?,
-            }
-            Ok(())
-        })?;
-        Ok(detail)
-    }
-
-    absent_unless!(map);
-}
-
-deserialize_with!(Detail, DetailVisitor);
-
-struct TopDeltaVisitor;
-
-impl<'de> Visitor<'de> for TopDeltaVisitor {
-    type Value = TopDelta<'de>;
-
-    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        formatter.write_str("any JSON value")
-    }
-
-    fn visit_borrowed_str<E: de::Error>(self, text: &'de str) -> Result<Self::Value, E> {
-        Ok(TopDelta {
+        Ok(Fields {
             text_value: Some(Cow::Borrowed(text)),
-            ..TopDelta::default()
+            ..Fields::default()
         })
     }
 
     fn visit_str<E: de::Error>(self, text: &str) -> Result<Self::Value, E> {
-        Ok(TopDelta {
+        Ok(Fields {
             text_value: Some(Cow::Owned(text.to_owned())),
-            ..TopDelta::default()
+            ..Fields::default()
         })
     }
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-        let mut delta = TopDelta::default();
-        const NAMES: &[&str] = &["type", "thinking", "text", "stop_reason"];
-        for_each_field(map, NAMES, |position, map| {
-            match position {
-                0 => delta.kind = text(map)?,
-                1 => delta.thinking = text(map)?,
-                2 => delta.text = text(map)?,
-                _ => delta.stop_reason = text(map)?,
-            }
+        let mut fields = Fields::default();
+        let keys = key_positions!(
+            0: "type",
+            1: "thinking",
+            2: "text",
+            3: "stop_reason",
+            4: "summary",
+        );
+        for_each_field(map, keys, |position, map| {
+            let slot = match position {
+                0 => &mut fields.kind,
+                1 => &mut fields.thinking,
+                2 => &mut fields.text,
+                3 => &mut fields.stop_reason,
+                _ => &mut fields.summary,
+            };
+            *slot = text(map)?;
             Ok(())
         })?;
-        Ok(delta)
+        Ok(fields)
     }
 
     absent_unless!(str, map);
 }
 
-deserialize_with!(TopDelta, TopDeltaVisitor);
-
-struct ContentBlockVisitor;
-
-impl<'de> Visitor<'de> for ContentBlockVisitor {
-    type Value = ContentBlock<'de>;
-
-    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        formatter.write_str("any JSON value")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-        let mut block = ContentBlock::default();
-        for_each_field(map, &["type", "thinking", "text"], |position, map| {
-            match position {
-                0 => block.kind = text(map)?,
-                1 => block.thinking = text(map)?,
-                _ => block.text = text(map)?,
-            }
-            Ok(())
-        })?;
-        Ok(block)
-    }
-
-    absent_unless!(map);
-}
-
-deserialize_with!(ContentBlock, ContentBlockVisitor);
-
-/// `message.usage` of Anthropic's `message_start`.
-#[derive(Default)]
-struct MessageUsage(Option<Value>);
-
-struct MessageUsageVisitor;
-
-impl<'de> Visitor<'de> for MessageUsageVisitor {
-    type Value = MessageUsage;
-
-    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        formatter.write_str("any JSON value")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-        let mut usage = None;
-        for_each_field(map, &["usage"], |_, map| {
-            usage = non_null(map)?;
-            Ok(())
-        })?;
-        Ok(MessageUsage(usage))
-    }
-
-    absent_unless!(map);
-}
-
-impl<'de> Deserialize<'de> for MessageUsage {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(MessageUsageVisitor)
-    }
-}
+deserialize_with!(Fields, FieldsVisitor);
 
 struct ResponseBodyVisitor;
 
@@ -801,7 +677,8 @@ impl<'de> Visitor<'de> for ResponseBodyVisitor {
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
         let mut response = ResponseBody::default();
-        for_each_field(map, &["status", "usage", "error"], |position, map| {
+        let keys = key_positions!(0: "status", 1: "usage", 2: "error");
+        for_each_field(map, keys, |position, map| {
             match position {
                 0 => response.status = text(map)?,
                 1 => response.usage = non_null(map)?,
