@@ -31,6 +31,16 @@ enum Family {
 ///    [`Dialect::ChatGeminiThought`], anything else (or reasoning arriving in a side-channel
 ///    field or a `thinking` part first) → [`Dialect::Chat`]. Until then leading whitespace in
 ///    `content` is held back, so it is reported with the next content event.
+/// 3. within the Chat family, content that was plain so far and then a `</think>` with no
+///    opening tag → [`Dialect::ChatThinkMissingOpen`] (the chat template put `<think>` in the
+///    prompt, stream-formats.md §3.10 case 3). Nothing at the start of such a stream tells it
+///    apart from plain chat, so its reasoning is reported as answer until the tag comes; the
+///    event with the tag then hands that text back in
+///    [`DecodedEvent::earlier_answer_was_reasoning`], and the first answer is the first
+///    content after the tag. A stream that never sends the tag stays plain answer (pass
+///    [`Dialect::ChatThinkMissingOpen`] explicitly to read such a stream as reasoning from its
+///    first token). Not looked for once a reasoning side channel or an opening tag was seen,
+///    nor after 1 MiB of answer text.
 ///
 /// **Rules common to every dialect** (stream-formats.md §4, §7, §8):
 /// - reasoning and answer text are what each event *adds*; role-only chunks, `ping`,
@@ -42,17 +52,6 @@ enum Family {
 ///   chat `finish_reason: "error"`, Responses `response.failed`; the first error is kept;
 /// - usage: chat keeps the last non-null object, Anthropic overwrites key by key, Responses
 ///   takes the terminal event's; nothing is ever summed.
-///
-/// 3. within the Chat family, content that was plain so far and then a `</think>` with no
-///    opening tag → [`Dialect::ChatThinkMissingOpen`] (the chat template put `<think>` in the
-///    prompt, stream-formats.md §3.10 case 3). Nothing at the start of such a stream tells it
-///    apart from plain chat, so its reasoning is reported as answer until the tag comes; the
-///    event with the tag then hands that text back in
-///    [`DecodedEvent::earlier_answer_was_reasoning`], and the first answer is the first
-///    content after the tag. A stream that never sends the tag stays plain answer (pass
-///    [`Dialect::ChatThinkMissingOpen`] explicitly to read such a stream as reasoning from its
-///    first token). Not looked for once a reasoning side channel or an opening tag was seen,
-///    nor after 1 MiB of answer text.
 ///
 /// Events before detection are checked for errors only.
 #[derive(Debug, Clone)]

@@ -17,7 +17,8 @@ pub enum Dialect {
     #[serde(rename = "chat+think")]
     ChatThink,
     /// Chat whose output starts inside the think block: the chat template put `<think>` in the
-    /// prompt, so only `</think>` arrives (§3.10 case 3).
+    /// prompt, so only `</think>` arrives (§3.10 case 3). Given explicitly, content is
+    /// reasoning from the first token; auto-detection finds it only when the `</think>` comes.
     #[serde(rename = "chat+think_missing_open")]
     ChatThinkMissingOpen,
     /// Chat with Gemini's `<thought>…</thought>` in `content` (§3.8).
