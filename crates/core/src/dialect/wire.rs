@@ -209,17 +209,29 @@ macro_rules! absent_unless {
         }
     };
     (@method seq) => {
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-            while seq.next_element::<IgnoredAny>()?.is_some() {}
-            Ok(Default::default())
+        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+            skip_seq(seq).map(|()| Default::default())
         }
     };
     (@method map) => {
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-            Ok(Default::default())
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+            skip_map(map).map(|()| Default::default())
         }
     };
+}
+
+/// Skips an array unread. Not inlined: every visitor shares this one copy (wasm size).
+#[inline(never)]
+fn skip_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
+    while seq.next_element::<IgnoredAny>()?.is_some() {}
+    Ok(())
+}
+
+/// Skips an object unread (one shared copy, as [`skip_seq`]).
+#[inline(never)]
+fn skip_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<(), A::Error> {
+    while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+    Ok(())
 }
 
 /// Implements `Deserialize` for a type through its visitor, with `deserialize_any` (JSON is
