@@ -342,7 +342,10 @@ async function parser(browser, apiSim) {
   for (const chunk of [512, 16384]) {
     log(`parser: reads of ${chunk} bytes`);
     await page.evaluate((chunk) => window.runBench({ chunk, iterations: 2, rounds: 3 }), chunk); // warm the JITs
-    const rounds = await page.evaluate((chunk) => window.runBench({ chunk, iterations: 1, rounds: PARSER_ROUNDS }), chunk);
+    const rounds = await page.evaluate(
+      ({ chunk, rounds }) => window.runBench({ chunk, iterations: 1, rounds }),
+      { chunk, rounds: PARSER_ROUNDS },
+    );
     const rust = percentile(rounds.rust, 50);
     const js = percentile(rounds.js, 50);
     const ratios = rounds.rust.map((value, index) => value / rounds.js[index]);

@@ -93,18 +93,15 @@ impl Decoder {
         let index = self.event_count;
         self.event_count += 1;
         let is_done = event.data.starts_with("[DONE]");
-        let json = if is_done {
-            None
-        } else {
-            Envelope::parse(event.data)
-        };
-        if json.is_none() && !is_done {
+        let mut envelope = Envelope::default();
+        let is_json = !is_done && envelope.read(event.data);
+        if !is_json && !is_done {
             self.malformed_event_count += 1;
         }
         let input = EventInput {
             name: event.event,
             data: event.data,
-            json: json.as_ref(),
+            json: is_json.then_some(&envelope),
         };
         let mut out = DecodedEvent {
             index,

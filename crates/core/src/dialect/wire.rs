@@ -65,8 +65,20 @@ pub(crate) struct Envelope<'a> {
 
 impl<'a> Envelope<'a> {
     /// Reads `data` as JSON; `None` when it is not JSON.
+    #[cfg(test)]
     pub(crate) fn parse(data: &'a str) -> Option<Envelope<'a>> {
-        serde_json::from_str(data).ok()
+        let mut envelope = Envelope::default();
+        envelope.read(data).then_some(envelope)
+    }
+
+    /// Reads `data` as JSON into this (default) envelope, in place: it is large, and moving it
+    /// per event costs more than reading most events. False when `data` is not JSON.
+    pub(crate) fn read(&mut self, data: &'a str) -> bool {
+        let mut deserializer = serde_json::Deserializer::from_str(data);
+        EnvelopeVisitor(self)
+            .deserialize(&mut deserializer)
+            .and_then(|()| deserializer.end())
+            .is_ok()
     }
 }
 
@@ -247,11 +259,18 @@ macro_rules! deserialize_with {
 }
 
 /// A matcher from an object's key to the position of a known name (`None` for other keys).
+/// The length and first byte are compared before the bytes: most keys of an event are not
+/// read, and at the shipped opt-level a byte comparison is a call.
 macro_rules! key_positions {
     ($($position:literal: $name:literal),* $(,)?) => {
-        |key: &str| match key {
-            $($name => Some($position),)*
-            _ => None,
+        |key: &str| {
+            let first = key.as_bytes().first().copied();
+            $(
+                if key.len() == $name.len() && first == Some($name.as_bytes()[0]) && key == $name {
+                    return Some($position);
+                }
+            )*
+            None
         }
     };
 }
@@ -364,16 +383,25 @@ impl<'de> Deserialize<'de> for Index {
 
 // ----- The shapes ----------------------------------------------------------------------------
 
-struct EnvelopeVisitor;
+/// Fills an envelope in place (see [`Envelope::read`]).
+struct EnvelopeVisitor<'e, 'a>(&'e mut Envelope<'a>);
 
-impl<'de> Visitor<'de> for EnvelopeVisitor {
-    type Value = Envelope<'de>;
+impl<'de> DeserializeSeed<'de> for EnvelopeVisitor<'_, 'de> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for EnvelopeVisitor<'_, 'de> {
+    type Value = ();
 
     fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         formatter.write_str("any JSON value")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
         // Chat's keys first: they are the most frequent.
         let keys = key_positions!(
             2: "choices",
@@ -386,7 +414,7 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
             7: "message",
             8: "response",
         );
-        let mut envelope = Envelope::default();
+        let envelope = self.0;
         for_each_field(map, keys, |position, map| {
             match position {
                 0 => envelope.kind = text(map)?,
@@ -403,14 +431,11 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
                 _ => envelope.response = map.next_value()?,
             }
             Ok(())
-        })?;
-        Ok(envelope)
+        })
     }
 
     absent_unless!(map);
 }
-
-deserialize_with!(Envelope, EnvelopeVisitor);
 
 /// Choice 0 of a `choices` array (anything else reads as no choice).
 #[derive(Default)]
