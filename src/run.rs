@@ -185,8 +185,10 @@ pub async fn measure(
                     }
                     TransportEvent::Headers { at_ms, head } => run.on_headers(at_ms, head),
                     TransportEvent::Chunk { at_ms, bytes } => {
-                        if run.on_chunk(at_ms, &bytes, &mut progress) == StreamControl::Stop {
-                            control.abort(AbortReason::TtftOnly);
+                        match run.on_chunk(at_ms, &bytes, &mut progress) {
+                            StreamControl::Continue => {}
+                            StreamControl::Stop => control.abort(AbortReason::TtftOnly),
+                            StreamControl::Abandon => control.abort(AbortReason::Unreadable),
                         }
                     }
                     TransportEvent::End { at_ms } => run.on_end(at_ms, &mut progress),

@@ -2,15 +2,39 @@
 //!
 //! Implements HTML Living Standard §9.2 "Parsing an event stream" and "Interpreting an event
 //! stream" (<https://html.spec.whatwg.org/multipage/server-sent-events.html#parsing-an-event-stream>),
-//! push-style like `eventsource-parser`: call [`SseParser::feed`] with every network read, in
-//! order, then [`SseParser::finish`] when the body ends. Any split of the same bytes into reads
-//! yields exactly the same events (a property test and a fuzz target check this).
+//! push-style like `eventsource-parser`: call [`SseParser::feed_with`] (or
+//! [`SseParser::feed_into`]) with every network read, in order, then [`SseParser::finish`] when
+//! the body ends. Any split of the same bytes into reads yields exactly the same events (a
+//! property test and fuzz targets check this).
 //!
-//! Decoding follows the spec's "UTF-8 decode" with a streaming decoder: a multibyte character
-//! split across reads is held back until it completes, and invalid bytes become U+FFFD using
-//! the same "maximal subpart" rule as a browser `TextDecoder`.
+//! **Bytes, not text.** Lines are split on the raw bytes with `memchr`: CR and LF are ASCII, and
+//! no byte of a multibyte UTF-8 sequence is ASCII, so splitting before decoding finds the same
+//! lines as the spec's "decode, then split". Only the values that are used are decoded, with
+//! the spec's "UTF-8 decode": invalid bytes become U+FFFD by the same "maximal subpart" rule as
+//! a browser `TextDecoder` (which is what `String::from_utf8_lossy` implements), and since a
+//! maximal subpart never contains an ASCII byte, decoding a line alone gives the same text as
+//! decoding the whole stream.
+//!
+//! **No copies of the data.** [`SseParser::feed_with`] hands each event to a callback as an
+//! [`SseEventRef`] whose `data` borrows the read itself when its `data:` line lay in that read.
+//! Bytes are copied only when a line or an event spans two reads, or an event has several
+//! `data:` lines (they must be joined with LF).
+//!
+//! **Bounded memory.** A line, or the data of one event, may not grow past
+//! [`MAX_EVENT_BYTES`] (1 MiB): the read that crosses the limit returns [`LineTooLong`] at once,
+//! without buffering it, so the parser never holds more than 1 MiB of a partial line plus
+//! the event's data (together), plus its event type and last event ID (each a line, so each
+//! under the limit as well). The caller holds the read.
 
+use std::borrow::Cow;
 use std::mem;
+
+use memchr::{memchr, memchr2};
+
+/// The most bytes the event being read may hold: its data lines so far (each with its LF)
+/// plus the line being read, 1 MiB. An LLM stream sends a few hundred bytes per event; the
+/// limit only stops a stream that is not one (a file, a misconfigured proxy, an attack).
+pub const MAX_EVENT_BYTES: usize = 1 << 20;
 
 /// One dispatched server-sent event.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -36,101 +60,94 @@ impl SseEvent {
     pub fn event_type(&self) -> &str {
         self.event.as_deref().unwrap_or("message")
     }
-}
 
-/// Streaming UTF-8 decoder that holds back an incomplete trailing sequence, like a
-/// `TextDecoder` used with `{stream: true}`.
-#[derive(Debug, Default, Clone)]
-struct Utf8Stream {
-    /// Bytes of a multibyte sequence whose end has not arrived yet (at most 3).
-    pending: [u8; 4],
-    pending_len: usize,
-}
-
-impl Utf8Stream {
-    /// Decodes `bytes`, calling `sink` with each decoded piece in order.
-    fn decode(&mut self, mut bytes: &[u8], sink: &mut impl FnMut(&str)) {
-        bytes = self.complete_pending(bytes, sink);
-        loop {
-            match std::str::from_utf8(bytes) {
-                Ok(text) => {
-                    sink(text);
-                    return;
-                }
-                Err(error) => {
-                    let (valid, rest) = bytes.split_at(error.valid_up_to());
-                    // `valid` is valid UTF-8 by construction; the fallback is unreachable.
-                    sink(std::str::from_utf8(valid).unwrap_or_default());
-                    match error.error_len() {
-                        Some(invalid_len) => {
-                            sink("\u{FFFD}");
-                            bytes = rest.get(invalid_len..).unwrap_or_default();
-                        }
-                        None => {
-                            // Incomplete sequence at the end of this read: keep it for later.
-                            self.pending_len = rest.len().min(self.pending.len());
-                            self.pending[..self.pending_len]
-                                .copy_from_slice(&rest[..self.pending_len]);
-                            return;
-                        }
-                    }
-                }
-            }
+    /// The event, borrowed (what [`SseParser::feed_with`] hands out).
+    pub fn as_ref(&self) -> SseEventRef<'_> {
+        SseEventRef {
+            event: self.event.as_deref(),
+            data: &self.data,
+            last_event_id: self.last_event_id.as_deref(),
+            retry_ms: self.retry_ms,
         }
     }
+}
 
-    /// Feeds bytes one at a time into a pending partial sequence until it completes or
-    /// proves invalid; returns the input not consumed.
-    fn complete_pending<'a>(
-        &mut self,
-        mut bytes: &'a [u8],
-        sink: &mut impl FnMut(&str),
-    ) -> &'a [u8] {
-        while self.pending_len > 0 {
-            let Some((&byte, rest)) = bytes.split_first() else {
-                return bytes;
-            };
-            if self.pending_len >= self.pending.len() {
-                // Unreachable: a pending prefix is at most 3 bytes long.
-                self.pending_len = 0;
-                sink("\u{FFFD}");
-                return bytes;
-            }
-            self.pending[self.pending_len] = byte;
-            self.pending_len += 1;
-            match std::str::from_utf8(&self.pending[..self.pending_len]) {
-                Ok(text) => {
-                    sink(text);
-                    self.pending_len = 0;
-                    return rest;
-                }
-                Err(error) if error.error_len().is_some() => {
-                    // The pending prefix was valid, so the byte just added broke it: emit one
-                    // U+FFFD for the maximal subpart and decode that byte again on its own.
-                    self.pending_len = 0;
-                    sink("\u{FFFD}");
-                    return bytes;
-                }
-                Err(_) => bytes = rest,
-            }
-        }
-        bytes
+/// One dispatched event, borrowed from the read (its data) and from the parser (its type and
+/// the last event ID); the fields mean what [`SseEvent`]'s do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SseEventRef<'a> {
+    /// See [`SseEvent::event`].
+    pub event: Option<&'a str>,
+    /// See [`SseEvent::data`].
+    pub data: &'a str,
+    /// See [`SseEvent::last_event_id`].
+    pub last_event_id: Option<&'a str>,
+    /// See [`SseEvent::retry_ms`].
+    pub retry_ms: Option<u64>,
+}
+
+impl SseEventRef<'_> {
+    /// The event type as a browser `EventSource` reports it (`message` by default).
+    pub fn event_type(&self) -> &str {
+        self.event.unwrap_or("message")
     }
 
-    /// End of stream: an incomplete sequence decodes to one U+FFFD (TextDecoder flush).
-    fn flush(&mut self) -> bool {
-        let had_pending = self.pending_len > 0;
-        self.pending_len = 0;
-        had_pending
+    /// An owned copy.
+    pub fn to_owned_event(&self) -> SseEvent {
+        SseEvent {
+            event: self.event.map(str::to_owned),
+            data: self.data.to_owned(),
+            last_event_id: self.last_event_id.map(str::to_owned),
+            retry_ms: self.retry_ms,
+        }
     }
 }
 
-/// The per-block buffers of "Interpreting an event stream" (reset at each blank line).
-#[derive(Debug, Default, Clone)]
-struct Block {
-    data: String,
-    event_type: String,
-    retry_ms: Option<u64>,
+/// A line, or one event's data, grew past the parser's limit ([`MAX_EVENT_BYTES`]).
+///
+/// The stream cannot be read further: the parser keeps returning this error until
+/// [`SseParser::finish`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", self.describe())]
+pub struct LineTooLong {
+    /// The limit in bytes.
+    pub limit_bytes: usize,
+    /// The event's bytes when the limit was crossed: its completed data lines (with their LFs)
+    /// plus the line being read, as far as it had arrived.
+    pub seen_bytes: usize,
+    /// Of `seen_bytes`, the completed data lines (0 when one line alone was too long).
+    pub data_bytes: usize,
+}
+
+impl LineTooLong {
+    fn describe(&self) -> String {
+        let limit = format!("the limit is {} bytes (1 MiB)", self.limit_bytes);
+        let fix = "A streaming LLM API sends events of a few hundred bytes: check that the URL is \
+                   the provider's streaming endpoint and that no proxy rewrites the response.";
+        if self.data_bytes == 0 {
+            format!(
+                "line too long: the stream sent {} bytes without a line break ({limit}). {fix}",
+                self.seen_bytes
+            )
+        } else {
+            format!(
+                "line too long: one event grew to {} bytes ({} of them in earlier data lines) \
+                 without the blank line that ends it ({limit}). {fix}",
+                self.seen_bytes, self.data_bytes
+            )
+        }
+    }
+}
+
+/// What one line asks of the caller of [`SseParser::process_line`].
+enum LineAction<'l> {
+    /// Nothing more (a comment, another field, or a field already applied).
+    Nothing,
+    /// "Append the field value to the data buffer, then append a single U+000A LINE FEED (LF)
+    /// character to the data buffer."
+    Data(&'l [u8]),
+    /// "If the line is empty (a blank line): Dispatch the event."
+    Dispatch,
 }
 
 /// Incremental, push-style SSE parser.
@@ -138,22 +155,30 @@ struct Block {
 /// ```
 /// use ttft_core::sse::SseParser;
 /// let mut parser = SseParser::new();
-/// assert!(parser.feed(b"data: hel").is_empty());
-/// assert!(parser.feed(b"lo\r").is_empty()); // The line is complete, the event is not.
-/// let events = parser.feed(b"\r\n"); // A blank line (CR; its LF is swallowed) dispatches.
+/// assert!(parser.feed(b"data: hel")?.is_empty());
+/// assert!(parser.feed(b"lo\r")?.is_empty()); // The line is complete, the event is not.
+/// let events = parser.feed(b"\r\n")?; // A blank line (CR; its LF is swallowed) dispatches.
 /// assert_eq!(events.len(), 1);
 /// assert_eq!(events[0].data, "hello");
+/// # Ok::<(), ttft_core::sse::LineTooLong>(())
 /// ```
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Clone)]
 pub struct SseParser {
-    utf8: Utf8Stream,
-    /// Whether the first decoded character has been looked at for a BOM.
+    max_event_bytes: usize,
+    /// Whether the first line has been looked at for a BOM.
     bom_checked: bool,
-    /// The current line when a read ended in its middle.
-    line: String,
-    /// The last character processed was CR: a LF starting the next read belongs to it.
+    /// The current line when a read ended in its middle (raw bytes).
+    line: Vec<u8>,
+    /// The last byte processed was CR: a LF starting the next read belongs to it.
     after_cr: bool,
-    block: Block,
+    /// WHATWG "data buffer", raw bytes, each value followed by LF. While the only data line of
+    /// the event lies in the current read, it is borrowed from the read instead (see
+    /// [`SseParser::feed_with`]) and this stays empty.
+    data: Vec<u8>,
+    /// WHATWG "event type buffer".
+    event_type: String,
+    /// The reconnection time set inside the current block.
+    block_retry_ms: Option<u64>,
     /// WHATWG "last event ID buffer": set by `id:` lines, survives dispatches.
     last_event_id_buffer: Option<String>,
     /// WHATWG "last event ID string": copied from the buffer at each dispatch.
@@ -161,44 +186,195 @@ pub struct SseParser {
     retry_ms: Option<u64>,
     event_count: usize,
     comment_count: usize,
+    /// Set when the limit was crossed; returned by every read until `finish`.
+    failed: Option<LineTooLong>,
 }
 
+impl Default for SseParser {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// WHATWG: "One leading U+FEFF BYTE ORDER MARK character must be ignored if any are present."
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
 impl SseParser {
-    /// A parser at the start of a stream.
+    /// A parser at the start of a stream, with the [`MAX_EVENT_BYTES`] limit.
     pub fn new() -> Self {
-        Self::default()
+        Self::with_max_event_bytes(MAX_EVENT_BYTES)
     }
 
-    /// Parses the next read of the body and returns the events it completed.
-    pub fn feed(&mut self, bytes: &[u8]) -> Vec<SseEvent> {
+    /// A parser whose event being read may hold at most `max_event_bytes` (a smaller limit
+    /// lets tests and fuzzing reach it with small inputs).
+    pub fn with_max_event_bytes(max_event_bytes: usize) -> Self {
+        SseParser {
+            max_event_bytes,
+            bom_checked: false,
+            line: Vec::new(),
+            after_cr: false,
+            data: Vec::new(),
+            event_type: String::new(),
+            block_retry_ms: None,
+            last_event_id_buffer: None,
+            last_event_id: None,
+            retry_ms: None,
+            event_count: 0,
+            comment_count: 0,
+            failed: None,
+        }
+    }
+
+    /// Parses the next read of the body and returns the events it completed (owned copies;
+    /// [`SseParser::feed_with`] avoids them).
+    pub fn feed(&mut self, bytes: &[u8]) -> Result<Vec<SseEvent>, LineTooLong> {
         let mut events = Vec::new();
-        self.feed_into(bytes, &mut events);
-        events
+        self.feed_into(bytes, &mut events)?;
+        Ok(events)
     }
 
-    /// Like [`SseParser::feed`], appending the completed events to `out` (no allocation when
-    /// the read completes no event).
-    pub fn feed_into(&mut self, bytes: &[u8], out: &mut Vec<SseEvent>) {
-        let mut utf8 = mem::take(&mut self.utf8);
-        utf8.decode(bytes, &mut |text| self.push_text(text, out));
-        self.utf8 = utf8;
+    /// Like [`SseParser::feed`], appending the completed events to `out` (also those completed
+    /// before the line that crossed the limit, when it returns an error).
+    pub fn feed_into(&mut self, bytes: &[u8], out: &mut Vec<SseEvent>) -> Result<(), LineTooLong> {
+        self.feed_with(bytes, &mut |event| out.push(event.to_owned_event()))
+    }
+
+    /// Parses the next read of the body, calling `on_event` with each event it completes, in
+    /// order. An event's `data` borrows `bytes` when its one `data:` line lay in this read.
+    ///
+    /// Returns [`LineTooLong`] as soon as a line or the event being read passes the limit
+    /// (events completed before that line have been handed out); the parser then ignores
+    /// further reads, returning the same error, until [`SseParser::finish`].
+    pub fn feed_with(
+        &mut self,
+        bytes: &[u8],
+        on_event: &mut impl FnMut(SseEventRef<'_>),
+    ) -> Result<(), LineTooLong> {
+        if let Some(error) = &self.failed {
+            return Err(error.clone());
+        }
+        // The event's one data value while it lies in `bytes` (then `self.data` is empty).
+        let mut borrowed_data: Option<&[u8]> = None;
+        let result = self.feed_lines(bytes, &mut borrowed_data, on_event);
+        if let Some(value) = borrowed_data {
+            // The event goes on in the next read: the one copy of data that spans reads.
+            self.data.extend_from_slice(value);
+            self.data.push(b'\n');
+        }
+        result
+    }
+
+    /// Splits `bytes` into lines and processes them.
+    ///
+    /// WHATWG: "Lines must be separated by either a U+000D CARRIAGE RETURN U+000A LINE FEED
+    /// (CRLF) character pair, a single U+000A LINE FEED (LF) character, or a single U+000D
+    /// CARRIAGE RETURN (CR) character." A CR is acted on at once (so `data: x\r\r` dispatches
+    /// without waiting), and `after_cr` swallows the LF of a CRLF split across reads.
+    fn feed_lines<'b>(
+        &mut self,
+        bytes: &'b [u8],
+        borrowed_data: &mut Option<&'b [u8]>,
+        on_event: &mut impl FnMut(SseEventRef<'_>),
+    ) -> Result<(), LineTooLong> {
+        let mut rest = bytes;
+        loop {
+            if self.after_cr {
+                match rest.split_first() {
+                    None => return Ok(()),
+                    Some((b'\n', after_lf)) => rest = after_lf,
+                    Some(_) => {}
+                }
+                self.after_cr = false;
+            }
+            let data_len = self.data_len(*borrowed_data);
+            let Some(end) = memchr2(b'\r', b'\n', rest) else {
+                // A partial line: keep it for the next read, unless it is already too long.
+                let seen_bytes = data_len + self.line.len() + rest.len();
+                if seen_bytes > self.max_event_bytes {
+                    return Err(self.fail(seen_bytes, data_len));
+                }
+                self.line.extend_from_slice(rest);
+                return Ok(());
+            };
+            let seen_bytes = data_len + self.line.len() + end;
+            if seen_bytes > self.max_event_bytes {
+                return Err(self.fail(seen_bytes, data_len));
+            }
+            self.after_cr = rest[end] == b'\r';
+            if self.line.is_empty() {
+                // The whole line is in this read: its data value can be borrowed.
+                let line = &rest[..end];
+                match self.process_line(line) {
+                    LineAction::Nothing => {}
+                    LineAction::Data(value) => {
+                        if borrowed_data.is_none() && self.data.is_empty() {
+                            *borrowed_data = Some(value);
+                        } else {
+                            self.append_data(borrowed_data.take(), value);
+                        }
+                    }
+                    LineAction::Dispatch => self.dispatch(borrowed_data.take(), on_event),
+                }
+            } else {
+                // The line began in an earlier read: complete it in the buffer, keep capacity.
+                let mut whole = mem::take(&mut self.line);
+                whole.extend_from_slice(&rest[..end]);
+                match self.process_line(&whole) {
+                    LineAction::Nothing => {}
+                    LineAction::Data(value) => self.append_data(borrowed_data.take(), value),
+                    LineAction::Dispatch => self.dispatch(borrowed_data.take(), on_event),
+                }
+                whole.clear();
+                self.line = whole;
+            }
+            rest = &rest[end + 1..];
+        }
+    }
+
+    /// The length of the data buffer, borrowed part included.
+    fn data_len(&self, borrowed_data: Option<&[u8]>) -> usize {
+        self.data.len() + borrowed_data.map_or(0, |value| value.len() + 1)
+    }
+
+    /// Appends a data value to the owned buffer, after the borrowed one if there is one.
+    fn append_data(&mut self, borrowed_data: Option<&[u8]>, value: &[u8]) {
+        if let Some(earlier) = borrowed_data {
+            self.data.extend_from_slice(earlier);
+            self.data.push(b'\n');
+        }
+        self.data.extend_from_slice(value);
+        self.data.push(b'\n');
+    }
+
+    /// Records the limit error and drops what was buffered for the event.
+    fn fail(&mut self, seen_bytes: usize, data_bytes: usize) -> LineTooLong {
+        let error = LineTooLong {
+            limit_bytes: self.max_event_bytes,
+            seen_bytes,
+            data_bytes,
+        };
+        self.line = Vec::new();
+        self.data = Vec::new();
+        self.failed = Some(error.clone());
+        error
     }
 
     /// The body ended.
     ///
     /// WHATWG: "Once the end of the file is reached, any pending data must be discarded. (If
     /// the file ends in the middle of an event, before the final empty line, the incomplete
-    /// event is not dispatched.)" A partial line and a partial UTF-8 sequence are dropped too.
-    /// The parser can then read a new response (as after an `EventSource` reconnection: the
-    /// last event ID, reconnection time and counters are kept, a leading BOM is stripped again).
+    /// event is not dispatched.)" A partial line (and so a partial UTF-8 sequence) is dropped
+    /// too. The parser can then read a new response (as after an `EventSource` reconnection:
+    /// the last event ID, reconnection time and counters are kept, a leading BOM is stripped
+    /// again, a [`LineTooLong`] failure is cleared).
     pub fn finish(&mut self) {
-        // A TextDecoder flush would turn the partial sequence into U+FFFD, but it could only
-        // extend the unterminated last line, which is discarded anyway.
-        let _ = self.utf8.flush();
         self.line.clear();
-        self.block = Block::default();
+        self.data.clear();
+        self.event_type.clear();
+        self.block_retry_ms = None;
         self.after_cr = false;
         self.bom_checked = false;
+        self.failed = None;
     }
 
     /// Number of events dispatched so far.
@@ -221,128 +397,133 @@ impl SseParser {
         self.last_event_id.as_deref()
     }
 
-    /// Splits decoded text into lines.
-    ///
-    /// WHATWG: "Lines must be separated by either a U+000D CARRIAGE RETURN U+000A LINE FEED
-    /// (CRLF) character pair, a single U+000A LINE FEED (LF) character, or a single U+000D
-    /// CARRIAGE RETURN (CR) character." A CR is acted on at once (so `data: x\r\r` dispatches
-    /// without waiting), and `after_cr` swallows the LF of a CRLF split across reads.
-    fn push_text(&mut self, text: &str, out: &mut Vec<SseEvent>) {
-        let mut rest = self.strip_bom(text);
-        while !rest.is_empty() {
-            if mem::take(&mut self.after_cr) {
-                if let Some(after_lf) = rest.strip_prefix('\n') {
-                    rest = after_lf;
-                    continue;
-                }
-            }
-            let Some(end) = rest.find(['\r', '\n']) else {
-                self.line.push_str(rest);
-                return;
-            };
-            let (line, terminator_and_rest) = rest.split_at(end);
-            self.after_cr = terminator_and_rest.starts_with('\r');
-            if self.line.is_empty() {
-                self.process_line(line, out);
-            } else {
-                // The line began in an earlier read: complete it in the buffer, keep capacity.
-                let mut whole = mem::take(&mut self.line);
-                whole.push_str(line);
-                self.process_line(&whole, out);
-                whole.clear();
-                self.line = whole;
-            }
-            rest = terminator_and_rest.get(1..).unwrap_or_default();
-        }
+    /// Bytes the parser holds for the event being read (partial line and data): at most the
+    /// limit, whatever was fed.
+    pub fn buffered_bytes(&self) -> usize {
+        self.line.len() + self.data.len()
     }
 
-    /// WHATWG: "One leading U+FEFF BYTE ORDER MARK character must be ignored if any are
-    /// present." Only the very first decoded character is looked at.
-    fn strip_bom<'t>(&mut self, text: &'t str) -> &'t str {
-        if self.bom_checked || text.is_empty() {
-            return text;
-        }
-        self.bom_checked = true;
-        text.strip_prefix('\u{FEFF}').unwrap_or(text)
+    /// The limit error the stream hit, if it hit it.
+    pub fn failure(&self) -> Option<&LineTooLong> {
+        self.failed.as_ref()
     }
 
     /// WHATWG "Interpreting an event stream", one line.
-    fn process_line(&mut self, line: &str, out: &mut Vec<SseEvent>) {
-        if line.is_empty() {
+    fn process_line<'l>(&mut self, mut line: &'l [u8]) -> LineAction<'l> {
+        if !self.bom_checked {
+            // Only the stream's very first bytes can be a BOM.
+            self.bom_checked = true;
+            line = line.strip_prefix(BOM).unwrap_or(line);
+        }
+        let Some((&first, _)) = line.split_first() else {
             // "If the line is empty (a blank line): Dispatch the event."
-            self.dispatch(out);
-        } else if line.starts_with(':') {
+            return LineAction::Dispatch;
+        };
+        if first == b':' {
             // "If the line starts with a U+003A COLON character (:): Ignore the line."
             self.comment_count += 1;
-        } else if let Some((field, value)) = line.split_once(':') {
+            return LineAction::Nothing;
+        }
+        let (field, value) = match memchr(b':', line) {
             // "Collect the characters on the line before the first U+003A COLON character
             // (:), and let field be that string. [...] If value starts with a U+0020 SPACE
             // character, remove it from value."
-            self.process_field(field, value.strip_prefix(' ').unwrap_or(value));
-        } else {
+            Some(colon) => {
+                let value = &line[colon + 1..];
+                (&line[..colon], value.strip_prefix(b" ").unwrap_or(value))
+            }
             // "Otherwise, the string is not empty but does not contain a U+003A COLON
             // character (:): Process the field using the whole line as the field name, and the
             // empty string as the field value."
-            self.process_field(line, "");
-        }
+            None => (line, &line[line.len()..]),
+        };
+        self.process_field(field, value)
     }
 
-    /// WHATWG "process the field".
-    fn process_field(&mut self, field: &str, value: &str) {
+    /// WHATWG "process the field". Field names are compared as bytes: a name with an invalid
+    /// byte decodes to U+FFFD and matches no field either way.
+    fn process_field<'l>(&mut self, field: &[u8], value: &'l [u8]) -> LineAction<'l> {
         match field {
             // "Set the event type buffer to field value."
-            "event" => value.clone_into(&mut self.block.event_type),
-            // "Append the field value to the data buffer, then append a single U+000A LINE
-            // FEED (LF) character to the data buffer."
-            "data" => {
-                self.block.data.push_str(value);
-                self.block.data.push('\n');
+            b"event" => {
+                self.event_type.clear();
+                self.event_type.push_str(&String::from_utf8_lossy(value));
             }
+            // "Append the field value to the data buffer, then append a single U+000A LINE
+            // FEED (LF) character to the data buffer." (The caller does it, borrowing when it
+            // can.)
+            b"data" => return LineAction::Data(value),
             // "If the field value does not contain U+0000 NULL, then set the last event ID
             // buffer to the field value. Otherwise, ignore the field."
-            "id" if !value.contains('\0') => self.last_event_id_buffer = Some(value.to_owned()),
+            b"id" if memchr(0, value).is_none() => {
+                let id = String::from_utf8_lossy(value);
+                match &mut self.last_event_id_buffer {
+                    Some(buffer) => {
+                        buffer.clear();
+                        buffer.push_str(&id);
+                    }
+                    None => self.last_event_id_buffer = Some(id.into_owned()),
+                }
+            }
             // "If the field value consists of only ASCII digits, then interpret the field value
             // as an integer in base ten, and set the event stream's reconnection time to that
             // integer. Otherwise, ignore the field." An empty value or one too large for u64 is
             // ignored too.
-            "retry" if !value.is_empty() && value.bytes().all(|byte| byte.is_ascii_digit()) => {
-                if let Ok(retry_ms) = value.parse::<u64>() {
+            b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
+                let retry_ms = std::str::from_utf8(value)
+                    .ok()
+                    .and_then(|digits| digits.parse::<u64>().ok());
+                if let Some(retry_ms) = retry_ms {
                     self.retry_ms = Some(retry_ms);
-                    self.block.retry_ms = Some(retry_ms);
+                    self.block_retry_ms = Some(retry_ms);
                 }
             }
             // "Otherwise: The field is ignored."
             _ => {}
         }
+        LineAction::Nothing
     }
 
-    /// WHATWG "dispatch the event".
-    fn dispatch(&mut self, out: &mut Vec<SseEvent>) {
+    /// WHATWG "dispatch the event". `borrowed_data` is the event's one data value when it lies
+    /// in the current read (then the owned buffer is empty).
+    fn dispatch(
+        &mut self,
+        borrowed_data: Option<&[u8]>,
+        on_event: &mut impl FnMut(SseEventRef<'_>),
+    ) {
         // "1. Set the last event ID string of the event source to the value of the last event
         // ID buffer."
         if self.last_event_id != self.last_event_id_buffer {
             self.last_event_id.clone_from(&self.last_event_id_buffer);
         }
-        let block = mem::take(&mut self.block);
-        // "2. If the data buffer is an empty string, set the data buffer and the event type
-        // buffer to the empty string and return."
-        if block.data.is_empty() {
-            return;
-        }
-        let mut data = block.data;
-        // "3. If the data buffer's last character is a U+000A LINE FEED (LF) character, then
-        // remove the last character from the data buffer."
-        if data.ends_with('\n') {
-            data.pop();
-        }
-        let event = (!block.event_type.is_empty()).then_some(block.event_type);
+        let retry_ms = self.block_retry_ms.take();
+        let data = match borrowed_data {
+            Some(value) => value,
+            // "2. If the data buffer is an empty string, set the data buffer and the event
+            // type buffer to the empty string and return."
+            None if self.data.is_empty() => {
+                self.event_type.clear();
+                return;
+            }
+            // "3. If the data buffer's last character is a U+000A LINE FEED (LF) character,
+            // then remove the last character from the data buffer." (It always is.)
+            None => &self.data[..self.data.len() - 1],
+        };
+        // "UTF-8 decode": borrowed when valid, as almost every stream is (`from_utf8` checks
+        // ASCII a word at a time; `from_utf8_lossy` alone walks every byte).
+        let text = match std::str::from_utf8(data) {
+            Ok(text) => Cow::Borrowed(text),
+            Err(_) => String::from_utf8_lossy(data),
+        };
         self.event_count += 1;
-        out.push(SseEvent {
-            event,
-            data,
-            last_event_id: self.last_event_id.clone(),
-            retry_ms: block.retry_ms,
+        on_event(SseEventRef {
+            event: (!self.event_type.is_empty()).then_some(self.event_type.as_str()),
+            data: &text,
+            last_event_id: self.last_event_id.as_deref(),
+            retry_ms,
         });
+        self.data.clear();
+        self.event_type.clear();
     }
 }
 
@@ -354,7 +535,7 @@ mod tests {
         let mut parser = SseParser::new();
         let mut events = Vec::new();
         for chunk in chunks {
-            parser.feed_into(chunk, &mut events);
+            parser.feed_into(chunk, &mut events).unwrap();
         }
         parser.finish();
         (events, parser)
@@ -387,10 +568,10 @@ mod tests {
     #[test]
     fn blank_cr_line_ending_a_read_dispatches_exactly_once() {
         let mut parser = SseParser::new();
-        assert!(parser.feed(b"data: one\r").is_empty());
-        let dispatched = parser.feed(b"\r");
+        assert!(parser.feed(b"data: one\r").unwrap().is_empty());
+        let dispatched = parser.feed(b"\r").unwrap();
         assert_eq!(datas(&dispatched), ["one"]);
-        assert!(parser.feed(b"\n").is_empty());
+        assert!(parser.feed(b"\n").unwrap().is_empty());
         parser.finish();
         assert_eq!(parser.event_count(), 1);
     }
@@ -519,24 +700,98 @@ mod tests {
     }
 
     #[test]
-    fn huge_data_field() {
-        let payload = "x".repeat(1 << 20);
+    fn a_line_of_exactly_the_limit_is_read_and_one_more_byte_is_too_long() {
+        let payload = "x".repeat(MAX_EVENT_BYTES - "data: ".len());
         let input = format!("data: {payload}\n\n");
         let reads: Vec<&[u8]> = input.as_bytes().chunks(4096).collect();
         let (events, _) = parse_chunks(&reads);
         assert_eq!(events.len(), 1);
-        assert_eq!(events[0].data.len(), 1 << 20);
+        assert_eq!(events[0].data.len(), MAX_EVENT_BYTES - 6);
+
+        let input = format!("data: {payload}x\n\n");
+        let mut parser = SseParser::new();
+        let mut results = input.as_bytes().chunks(4096).map(|read| parser.feed(read));
+        // 256 reads of 4 KiB hold exactly the limit; the 257th completes a line one byte over.
+        assert!(results
+            .by_ref()
+            .take(256)
+            .all(|result| result == Ok(Vec::new())));
+        let too_long = LineTooLong {
+            limit_bytes: MAX_EVENT_BYTES,
+            seen_bytes: MAX_EVENT_BYTES + 1,
+            data_bytes: 0,
+        };
+        assert_eq!(results.next(), Some(Err(too_long.clone())));
+        assert_eq!(parser.buffered_bytes(), 0);
+        // The stream stays failed until it is finished.
+        assert_eq!(parser.feed(b"data: a\n\n"), Err(too_long));
+        parser.finish();
+        assert_eq!(datas(&parser.feed(b"data: a\n\n").unwrap()), ["a"]);
+    }
+
+    #[test]
+    fn data_lines_of_one_event_count_together_with_the_line_being_read() {
+        let limit = 64;
+        let mut parser = SseParser::with_max_event_bytes(limit);
+        // Each line is 26 bytes and adds 21 (20 + LF) to the data: at the third line
+        // 2 × 21 + 26 = 68 > 64.
+        let line = format!("data: {}\n", "y".repeat(20));
+        let stream = format!("data: ok\n\n{}", line.repeat(4));
+        let mut events = Vec::new();
+        let error = parser.feed_into(stream.as_bytes(), &mut events);
+        assert_eq!(datas(&events), ["ok"], "the event before is kept");
+        assert_eq!(
+            error,
+            Err(LineTooLong {
+                limit_bytes: limit,
+                seen_bytes: 68,
+                data_bytes: 42
+            })
+        );
+        assert!(error.unwrap_err().to_string().starts_with(
+            "line too long: one event grew to 68 bytes (42 of them in earlier data lines)"
+        ));
+    }
+
+    #[test]
+    fn the_limit_error_does_not_depend_on_how_the_reads_fall() {
+        // A 29-byte comment fits in 36; the third 16-byte data line does not (22 + 16 > 36).
+        let limit = 36;
+        let stream = b"data: a\n\n: comment that is long enough\ndata: 0123456789\ndata: 0123456789\ndata: 0123456789\n\n";
+        let whole = SseParser::with_max_event_bytes(limit).feed(stream);
+        assert!(whole.is_err());
+        for read_len in 1..stream.len() {
+            let mut parser = SseParser::with_max_event_bytes(limit);
+            let mut events = Vec::new();
+            let mut error = None;
+            for read in stream.chunks(read_len) {
+                if let Err(too_long) = parser.feed_into(read, &mut events) {
+                    error = Some(too_long);
+                    break;
+                }
+                assert!(parser.buffered_bytes() <= limit);
+            }
+            assert_eq!(datas(&events), ["a"], "reads of {read_len}");
+            let error = error.unwrap();
+            assert_eq!(error.data_bytes, 22, "reads of {read_len}");
+            assert!(error.seen_bytes > limit && error.seen_bytes <= 22 + 16);
+            assert_eq!(parser.feed(b"\n"), Err(error), "reads of {read_len}");
+        }
     }
 
     #[test]
     fn finish_resets_a_partial_block_and_the_bom_check() {
         let mut parser = SseParser::new();
         assert_eq!(
-            datas(&parser.feed(b"id: 4\ndata: a\n\nevent: x\ndata: partial\xE4")),
+            datas(
+                &parser
+                    .feed(b"id: 4\ndata: a\n\nevent: x\ndata: partial\xE4")
+                    .unwrap()
+            ),
             ["a"]
         );
         parser.finish();
-        let events = parser.feed(b"\xEF\xBB\xBFdata: new\n\n");
+        let events = parser.feed(b"\xEF\xBB\xBFdata: new\n\n").unwrap();
         assert_eq!(datas(&events), ["new"]);
         assert_eq!(events[0].event, None);
         assert_eq!(events[0].last_event_id.as_deref(), Some("4"));

@@ -325,9 +325,17 @@ impl RunTimeline {
     ///
     /// Any event sets `first_event`; only non-empty text sets the first-token instants, so a
     /// role chunk, `message_start`, `ping` or an empty `reasoning_content` never starts TTFT.
+    ///
+    /// An event that reveals earlier answer text as reasoning
+    /// ([`DecodedEvent::earlier_answer_was_reasoning`]) first moves the answer's instants to
+    /// the reasoning (see [`RunTimeline::on_answer_was_reasoning`]); its own text then counts
+    /// as usual, so the first answer is the first text after the closing tag.
     pub fn on_event(&mut self, now_ms: f64, event: &DecodedEvent) {
         self.event_count += 1;
         self.instants.first_event.get_or_insert(now_ms);
+        if let Some(reasoning) = &event.earlier_answer_was_reasoning {
+            self.on_answer_was_reasoning(!reasoning.is_empty());
+        }
         let has_reasoning = !event.reasoning.is_empty();
         let has_answer = !event.answer.is_empty();
         if has_reasoning {
@@ -352,6 +360,37 @@ impl RunTimeline {
             self.terminal_seen = true;
             self.instants.finished.get_or_insert(now_ms);
         }
+    }
+
+    /// The answer text so far was reasoning (a `</think>` arrived without an opening tag;
+    /// `had_text`: that text was not empty). No reasoning can have come before it, so:
+    /// the first answer's arrival becomes the first reasoning's, and the answer's paint the
+    /// reasoning's (it painted that text); the answer instants are cleared, to be taken
+    /// again from the first answer text that follows. The glue must report a paint that was
+    /// still pending for the old answer text as [`PaintTarget::Reasoning`], and watch the new
+    /// first answer's paint.
+    pub fn on_answer_was_reasoning(&mut self, had_text: bool) {
+        let at = &mut self.instants;
+        let first_answer = at.first_answer.take();
+        at.first_answer_visible = None;
+        let answer_painted = at.answer_painted.take();
+        if had_text {
+            at.first_reasoning = earliest(at.first_reasoning, first_answer);
+            if at.reasoning_painted.is_none() {
+                at.reasoning_painted = answer_painted;
+            }
+        }
+    }
+
+    /// The stream cannot be read further (a line or an event passed the parser's limit):
+    /// the run ends here as a malformed stream with `detail` as its cause, and the glue
+    /// aborts the request. `finished` stays unset (the stream did not end by itself).
+    pub fn on_stream_unreadable(&mut self, now_ms: f64, detail: &str) {
+        self.ended_ms.get_or_insert(now_ms);
+        self.set_outcome(RunOutcome::MalformedChunk {
+            detail: detail.to_owned(),
+            at_ms: now_ms,
+        });
     }
 
     /// The decoder's merged usage changed (`DecodedEvent::usage_updated`); keeps the last.

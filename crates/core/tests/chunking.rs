@@ -42,7 +42,7 @@ fn parse_reads(reads: &[&[u8]]) -> ParseRun {
     let mut parser = SseParser::new();
     let mut events = Vec::new();
     for read in reads {
-        parser.feed_into(read, &mut events);
+        parser.feed_into(read, &mut events).unwrap();
     }
     parser.finish();
     ParseRun {
@@ -57,7 +57,7 @@ fn decode_reads(reads: &[&[u8]]) -> (Vec<DecodedEvent>, StreamSummary) {
     let mut reader = StreamReader::new(None);
     let mut decoded = Vec::new();
     for read in reads {
-        reader.on_bytes_into(read, &mut decoded);
+        reader.on_bytes_into(read, &mut decoded).unwrap();
     }
     (decoded, reader.finish())
 }

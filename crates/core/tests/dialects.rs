@@ -8,7 +8,7 @@ use ttft_core::sse::SseEvent;
 
 fn read_all(dialect: Option<Dialect>, stream: &str) -> StreamSummary {
     let mut reader = StreamReader::new(dialect);
-    reader.on_bytes(stream.as_bytes());
+    reader.on_bytes(stream.as_bytes()).unwrap();
     reader.finish()
 }
 
@@ -290,4 +290,154 @@ fn decoder_reports_per_event_fields() {
     assert_eq!((done.index, done.terminal), (2, true));
     assert_eq!(decoder.event_count(), 3);
     assert_eq!(decoder.dialect(), Dialect::Chat);
+}
+
+/// A chat stream whose choice-0 content arrives in these deltas, then `finish_reason: stop`
+/// and `[DONE]`.
+fn content_stream(deltas: &[&str]) -> String {
+    let mut stream =
+        chat_chunk(json!([{"index": 0, "delta": {"role": "assistant", "content": ""}}]));
+    for delta in deltas {
+        stream.push_str(&chat_chunk(
+            json!([{"index": 0, "delta": {"content": delta}}]),
+        ));
+    }
+    stream.push_str(&chat_chunk(
+        json!([{"index": 0, "delta": {}, "finish_reason": "stop"}]),
+    ));
+    stream.push_str("data: [DONE]\n\n");
+    stream
+}
+
+fn decode_all(dialect: Option<Dialect>, stream: &str) -> Vec<ttft_core::dialect::DecodedEvent> {
+    let mut reader = StreamReader::new(dialect);
+    let mut events = reader.on_bytes(stream.as_bytes()).unwrap();
+    reader.finish_into(&mut events);
+    events
+}
+
+#[test]
+fn closing_think_split_across_deltas_re_attributes_the_answer_without_the_tag() {
+    let stream = content_stream(&["Hmm, ", "2+2=4</th", "ink>\n\nFour."]);
+    let events = decode_all(None, &stream);
+    assert_eq!(events[1].answer, "Hmm, ");
+    assert_eq!(events[2].answer, "2+2=4</th");
+    assert_eq!(
+        events[3].earlier_answer_was_reasoning.as_deref(),
+        Some("Hmm, 2+2=4")
+    );
+    assert_eq!(
+        (events[3].reasoning.as_str(), events[3].answer.as_str()),
+        ("", "\n\nFour.")
+    );
+    assert!(events
+        .iter()
+        .filter(|event| event.index != 3)
+        .all(|event| event.earlier_answer_was_reasoning.is_none()));
+    let summary = read_all(None, &stream);
+    assert_eq!(summary.dialect, Dialect::ChatThinkMissingOpen);
+    assert_eq!(
+        (
+            summary.reasoning_text.as_str(),
+            summary.answer_text.as_str(),
+            summary.first_reasoning_event,
+            summary.first_answer_event,
+            summary.first_answer_event_visible,
+        ),
+        ("Hmm, 2+2=4", "\n\nFour.", Some(1), Some(3), Some(3))
+    );
+}
+
+/// Wherever the deltas split the content, auto-detection ends with exactly what the explicit
+/// `chat+think_missing_open` dialect reads, event indices included. One exception: whitespace
+/// before a partial `</think>` at the very start is held until the tag completes (auto cannot
+/// tell yet whether it is reasoning), so a whitespace-only reasoning is reported one event
+/// later than the explicit dialect, which knows.
+#[test]
+fn auto_equals_the_explicit_missing_open_dialect_under_any_delta_split() {
+    for content in [
+        "  Let me think.\nOK</think>\n\nYes </think> stays.",
+        "</think>Straight to the answer",
+        "\n\n</think>\n\n4",
+        "<b>bold</b> thoughts</think>answer",
+    ] {
+        for first in 0..=content.len() {
+            for second in first..=content.len() {
+                if !content.is_char_boundary(first) || !content.is_char_boundary(second) {
+                    continue;
+                }
+                let deltas = [
+                    &content[..first],
+                    &content[first..second],
+                    &content[second..],
+                ];
+                let stream = content_stream(&deltas);
+                let mut auto = read_all(None, &stream);
+                let explicit = read_all(Some(Dialect::ChatThinkMissingOpen), &stream);
+                if explicit.reasoning_text.trim().is_empty()
+                    && auto.first_reasoning_event != explicit.first_reasoning_event
+                {
+                    assert!(auto.first_reasoning_event > explicit.first_reasoning_event);
+                    auto.first_reasoning_event = explicit.first_reasoning_event;
+                }
+                assert_eq!(
+                    auto.to_expected_json(),
+                    explicit.to_expected_json(),
+                    "{deltas:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_stream_that_never_closes_the_tag_stays_answer() {
+    let stream = content_stream(&["Still", " thinking", " </thin"]);
+    let summary = read_all(None, &stream);
+    assert_eq!(summary.dialect, Dialect::Chat);
+    assert_eq!(
+        (
+            summary.reasoning_text.as_str(),
+            summary.answer_text.as_str()
+        ),
+        ("", "Still thinking </thin")
+    );
+    assert_eq!(summary.first_answer_event, Some(1));
+    assert!(decode_all(None, &stream)
+        .iter()
+        .all(|event| event.earlier_answer_was_reasoning.is_none()));
+}
+
+#[test]
+fn closing_think_is_answer_after_an_opening_tag_a_side_channel_or_a_first_close() {
+    // Opened and closed: the later `</think>` is answer text.
+    let summary = read_all(None, &content_stream(&["<think>a</think>b", " </think> c"]));
+    assert_eq!(summary.dialect, Dialect::ChatThink);
+    assert_eq!(summary.answer_text, "b </think> c");
+    // The server split reasoning itself: content is never re-read.
+    let stream = [
+        chat_chunk(json!([{"index": 0, "delta": {"reasoning_content": "r"}}])),
+        chat_chunk(json!([{"index": 0, "delta": {"content": "x</think>y"}}])),
+        "data: [DONE]\n\n".to_owned(),
+    ]
+    .concat();
+    let summary = read_all(None, &stream);
+    assert_eq!(
+        (
+            summary.dialect,
+            summary.reasoning_text.as_str(),
+            summary.answer_text.as_str()
+        ),
+        (Dialect::Chat, "r", "x</think>y")
+    );
+    // Only the first `</think>` closes the block that was never opened.
+    let summary = read_all(None, &content_stream(&["a</think>b", "</think>c"]));
+    assert_eq!(
+        (
+            summary.dialect,
+            summary.reasoning_text.as_str(),
+            summary.answer_text.as_str()
+        ),
+        (Dialect::ChatThinkMissingOpen, "a", "b</think>c")
+    );
 }

@@ -570,3 +570,43 @@ fn the_first_preflighted_request_to_an_origin_is_cold_with_its_preflight_shown()
         );
     }
 }
+
+#[test]
+fn a_line_past_the_parser_limit_ends_the_run_at_once_as_a_malformed_stream() {
+    // A hostile provider sends a first answer, then 2 MiB without a newline in 64 KiB reads.
+    let mut run = chat_run(false);
+    let mut progress = Vec::new();
+    assert_eq!(
+        run.on_chunk(1100.0, &delta("Hi"), &mut progress),
+        StreamControl::Continue
+    );
+    let read = [b'x'; 64 * 1024];
+    let mut at_ms = 1200.0;
+    let mut reads = 0;
+    let control = loop {
+        reads += 1;
+        let control = run.on_chunk(at_ms, &read, &mut progress);
+        if control != StreamControl::Continue || reads > 64 {
+            break control;
+        }
+        at_ms += 1.0;
+    };
+    assert_eq!(control, StreamControl::Abandon);
+    // 1 MiB is 16 reads of 64 KiB: the read that passes it is the 17th.
+    assert_eq!(reads, 17, "stopped at the read that passed 1 MiB");
+    // The abort the glue then makes is the plan, not another failure.
+    let abort = FetchError {
+        name: "AbortError".into(),
+        message: "aborted".into(),
+    };
+    run.on_failure(at_ms + 1.0, &abort, Some(AbortReason::Unreadable), &mut progress);
+    let record = run.finish(&context());
+    match &record.outcome {
+        RunOutcome::MalformedChunk { at_ms: failed_ms, detail } => {
+            assert_eq!(*failed_ms, at_ms);
+            assert!(detail.contains("line too long"), "{detail}");
+        }
+        other => panic!("expected a malformed stream, got {other:?}"),
+    }
+    assert_eq!(record.metrics.ttfa_ms, Some(100.0), "what was measured is kept");
+}

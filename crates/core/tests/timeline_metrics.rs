@@ -18,6 +18,9 @@ enum Step {
     Usage(Option<u64>),
     Paint(PaintTarget, f64, PaintMethod),
     End(f64),
+    /// An event revealing the earlier answer text (given) as reasoning, with its own
+    /// (reasoning, answer) text.
+    Reattribute(f64, &'static str, &'static str, &'static str),
 }
 
 fn play(clicked: Option<f64>, request_started: f64, steps: &[Step]) -> RunTimeline {
@@ -69,6 +72,16 @@ fn play(clicked: Option<f64>, request_started: f64, steps: &[Step]) -> RunTimeli
             }),
             Step::Paint(target, at, method) => run.on_paint(target, at, method),
             Step::End(at) => run.on_stream_end(at),
+            Step::Reattribute(at, earlier, reasoning, answer) => run.on_event(
+                at,
+                &DecodedEvent {
+                    index: next(),
+                    reasoning: reasoning.into(),
+                    answer: answer.into(),
+                    earlier_answer_was_reasoning: Some(earlier.into()),
+                    ..Default::default()
+                },
+            ),
         }
     }
     run
@@ -581,4 +594,114 @@ fn summary_over_runs() {
     let itl = summary.itl_ms.unwrap();
     assert_eq!((itl.count, itl.min, itl.max), (2, 15.0, 40.0));
     assert!(RunsSummary::from_runs(&[]).unwrap().ttft_ms.is_none());
+}
+
+/// think_tags_missing_open.sse under auto-detection, with times: the plain content before the
+/// `</think>` (events 1 to 4) was reasoning; the first answer is the "\n\n" after the tag, the
+/// first visible answer the "4". The paint of "Okay" was the first reasoning's paint; the
+/// answer's paint is measured again on "4".
+#[test]
+fn closing_think_without_opening_moves_the_first_answer_to_the_reasoning() {
+    let run = play(
+        Some(990.0),
+        1000.0,
+        &[
+            Headers(1040.0, 200),
+            Event(1060.0, "", ""),
+            Event(1100.0, "", "Okay"),
+            Paint(PaintTarget::Answer, 1118.0, PaintMethod::PresentationTime),
+            Event(1150.0, "", ", 2+2"),
+            Event(1160.0, "", " is 4."),
+            Event(1170.0, "", "\n"),
+            Reattribute(1200.0, "Okay, 2+2 is 4.\n", "", ""),
+            Event(1250.0, "", "\n\n"),
+            Event(1300.0, "", "4"),
+            Paint(PaintTarget::Answer, 1316.0, PaintMethod::PresentationTime),
+            Terminal(1301.0),
+            End(1302.0),
+        ],
+    );
+    let at = &run.instants;
+    assert_eq!(at.first_reasoning, Some(1100.0));
+    assert_eq!(at.first_answer, Some(1250.0));
+    assert_eq!(at.first_answer_visible, Some(1300.0));
+    assert_eq!(at.reasoning_painted.map(|paint| paint.at_ms), Some(1118.0));
+    assert_eq!(at.answer_painted.map(|paint| paint.at_ms), Some(1316.0));
+    let metrics = run.metrics();
+    assert_eq!(metrics.ttft_ms, Some(100.0));
+    assert_eq!(metrics.ttfr_ms, Some(100.0));
+    assert_eq!(metrics.ttfa_ms, Some(250.0));
+    assert_eq!(metrics.ttfa_visible_ms, Some(300.0));
+    assert_eq!(metrics.reasoning_ms, Some(150.0));
+    assert_eq!(metrics.reasoning_ui_delay_ms, Some(18.0));
+    assert_eq!(metrics.answer_ui_delay_ms, Some(16.0));
+    assert_eq!(metrics.perceived_ttft_ms, Some(128.0)); // 1118 − 990
+    assert_eq!(metrics.perceived_ttfa_ms, Some(326.0)); // 1316 − 990
+                                                        // Arrivals are what they were: the event with the tag carried no text of its own.
+    assert_eq!(metrics.itl_gaps_ms, vec![50.0, 10.0, 10.0, 80.0, 50.0]);
+    assert_eq!(run.outcome, RunOutcome::Completed);
+}
+
+/// The first answer's paint may be reported after the move (the glue then reports it as a
+/// reasoning paint), and the tag's event may carry the text around the tag.
+#[test]
+fn late_reasoning_paint_and_text_around_the_tag() {
+    let run = play(
+        None,
+        1000.0,
+        &[
+            Event(1100.0, "", "Hm"),
+            Reattribute(1150.0, "Hm", " so", "Yes"),
+            Paint(
+                PaintTarget::Reasoning,
+                1160.0,
+                PaintMethod::RafMessageChannel,
+            ),
+            Paint(PaintTarget::Answer, 1170.0, PaintMethod::RafMessageChannel),
+        ],
+    );
+    let at = &run.instants;
+    assert_eq!(
+        (at.first_reasoning, at.first_answer, at.first_answer_visible),
+        (Some(1100.0), Some(1150.0), Some(1150.0))
+    );
+    let metrics = run.metrics();
+    assert_eq!(metrics.reasoning_ui_delay_ms, Some(60.0));
+    assert_eq!(metrics.answer_ui_delay_ms, Some(20.0));
+    assert_eq!(metrics.perceived_ttfa_ms, Some(170.0));
+}
+
+/// Empty re-attributed text (the stream opened with `</think>` split across deltas whose
+/// first part was reported): nothing becomes reasoning; the answer instants start again.
+#[test]
+fn reattributing_nothing_only_restarts_the_answer() {
+    let run = play(
+        None,
+        1000.0,
+        &[
+            Event(1100.0, "", "</th"),
+            Reattribute(1150.0, "", "", "Yes"),
+        ],
+    );
+    let at = &run.instants;
+    assert_eq!((at.first_reasoning, at.first_answer), (None, Some(1150.0)));
+}
+
+/// A line past the parser's limit ends the run at once as a malformed stream.
+#[test]
+fn unreadable_stream_ends_the_run_as_malformed() {
+    let mut run = play(
+        None,
+        1000.0,
+        &[Headers(1040.0, 200), Event(1100.0, "", "Hi")],
+    );
+    run.on_stream_unreadable(1500.0, "line too long: …");
+    assert_eq!(run.elapsed_ms(), Some(500.0));
+    assert_eq!(run.instants.finished, None);
+    assert_eq!(
+        run.stream_failure(),
+        Some(StreamFailure::MalformedChunk {
+            detail: "line too long: …".into()
+        })
+    );
 }

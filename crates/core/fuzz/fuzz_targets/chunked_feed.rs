@@ -1,54 +1,47 @@
-//! Arbitrary bytes, split into reads at arbitrary points, must never panic and must give the
-//! same SSE events and the same decoded events and summary as the whole input in one read.
+//! The SSE parser: arbitrary bytes, split into reads at arbitrary points, must never panic and
+//! must give the same events (and the same "line too long" failure) as the whole input in one
+//! read, holding no more than its limit; the stream reader on top must agree too (auto,
+//! `chat+think` and `chat+think_missing_open`).
 //!
 //! Input layout: `payload ++ steps ++ [n]`, where the last byte `n` says how many bytes before
 //! it are read lengths (`steps`), so the fixtures themselves are meaningful seeds.
 #![no_main]
 
+#[path = "common/mod.rs"]
+mod common;
+
 use libfuzzer_sys::fuzz_target;
-use ttft_core::dialect::{Dialect, StreamReader};
-use ttft_core::sse::SseParser;
+use ttft_core::dialect::Dialect;
+use ttft_core::sse::{SseEvent, SseParser};
 
-fn split<'a>(payload: &'a [u8], steps: &[u8]) -> Vec<&'a [u8]> {
-    let mut reads = Vec::with_capacity(steps.len() + 1);
-    let mut start = 0;
-    for &step in steps {
-        let end = (start + usize::from(step)).min(payload.len());
-        reads.push(&payload[start..end]);
-        start = end;
-    }
-    reads.push(&payload[start..]);
-    reads
-}
-
-fn parse(reads: &[&[u8]]) -> (Vec<ttft_core::sse::SseEvent>, usize, Option<u64>) {
-    let mut parser = SseParser::new();
+/// Events, comments, retry, last event ID, and whether the limit stopped the parser.
+fn parse(limit: usize, reads: &[&[u8]]) -> (Vec<SseEvent>, usize, Option<u64>, Option<String>, bool) {
+    let mut parser = SseParser::with_max_event_bytes(limit);
     let mut events = Vec::new();
+    let mut too_long = false;
     for read in reads {
-        parser.feed_into(read, &mut events);
+        let result = parser.feed_into(read, &mut events);
+        assert!(parser.buffered_bytes() <= limit, "the parser holds more than its limit");
+        if result.is_err() {
+            too_long = true;
+            break;
+        }
     }
     parser.finish();
-    (events, parser.comment_count(), parser.retry_ms())
-}
-
-fn decode(dialect: Option<Dialect>, reads: &[&[u8]]) -> String {
-    let mut reader = StreamReader::new(dialect);
-    let mut decoded = Vec::new();
-    for read in reads {
-        reader.on_bytes_into(read, &mut decoded);
-    }
-    format!("{decoded:?}\n{:?}", reader.finish())
+    let last_event_id = parser.last_event_id().map(str::to_owned);
+    (events, parser.comment_count(), parser.retry_ms(), last_event_id, too_long)
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&step_count, rest)) = data.split_last() else {
+    let Some((payload, steps)) = common::split_input(data) else {
         return;
     };
-    let (payload, steps) = rest.split_at(rest.len() - usize::from(step_count).min(rest.len()));
     let whole = [payload];
-    let reads = split(payload, steps);
-    assert_eq!(parse(&reads), parse(&whole), "SSE events depend on the split");
+    let reads = common::reads(payload, steps);
+    for limit in [common::SMALL_LIMIT, ttft_core::sse::MAX_EVENT_BYTES] {
+        assert_eq!(parse(limit, &reads), parse(limit, &whole), "SSE events depend on the split");
+    }
     for dialect in [None, Some(Dialect::ChatThink), Some(Dialect::ChatThinkMissingOpen)] {
-        assert_eq!(decode(dialect, &reads), decode(dialect, &whole), "decoding depends on the split");
+        common::check_chunking(dialect, payload, steps);
     }
 });

@@ -20,7 +20,8 @@ ARGS:
 OPTIONS:
     --dialect NAME|auto   one of chat, chat+think, chat+think_missing_open,
                           chat+gemini_thought, anthropic, responses; default auto
-                          (chat+think_missing_open is never auto-detected)
+                          (auto finds chat+think_missing_open only when the
+                          closing </think> arrives)
     -h, --help            print this help
 
 OUTPUT:
@@ -37,6 +38,8 @@ EXIT CODES:
     3  the stream reported an error (even if a terminal marker followed)
     4  the stream ended without its terminal marker
     5  the input contained no SSE event at all
+    6  a line or an event passed the 1 MiB limit (reading stopped there; the
+       message is on standard error)
 ";
 
 /// What the command line asked for.
@@ -91,7 +94,8 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Command, UsageEr
 }
 
 /// Feeds the input to the reader in reads of at most 64 KiB, as they arrive, so a live pipe
-/// from `curl -N` works too.
+/// from `curl -N` works too. A line past the limit stops reading (it is said on standard
+/// error; the summary's outcome says `line_too_long`).
 fn read_stream(mut input: impl Read, dialect: Option<Dialect>) -> io::Result<StreamSummary> {
     let mut reader = StreamReader::new(dialect);
     let mut buffer = vec![0_u8; 64 * 1024];
@@ -99,7 +103,10 @@ fn read_stream(mut input: impl Read, dialect: Option<Dialect>) -> io::Result<Str
         match input.read(&mut buffer) {
             Ok(0) => return Ok(reader.finish()),
             Ok(read_len) => {
-                reader.on_bytes(&buffer[..read_len]);
+                if let Err(error) = reader.on_bytes_into(&buffer[..read_len], &mut Vec::new()) {
+                    let _ = writeln!(io::stderr().lock(), "ttft-parse: {error}");
+                    return Ok(reader.finish());
+                }
             }
             Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
             Err(error) => return Err(error),
@@ -113,6 +120,7 @@ fn exit_code(outcome: Outcome) -> ExitCode {
         Outcome::StreamError => 3,
         Outcome::EndedWithoutTerminalMarker => 4,
         Outcome::EmptyStream => 5,
+        Outcome::LineTooLong => 6,
     })
 }
 

@@ -2,9 +2,9 @@
 
 use serde_json::Value;
 
-use super::decoder::{EventInput, Totals};
-use super::json::{anthropic_usage, str_at};
-use super::DecodedEvent;
+use super::decoded::{DecodedEvent, Totals};
+use super::json::anthropic_usage;
+use super::wire::EventInput;
 
 /// Event types that identify the Anthropic protocol during auto-detection.
 pub(crate) fn is_anthropic_kind(kind: &str) -> bool {
@@ -30,44 +30,41 @@ pub(crate) fn decode(input: &EventInput<'_>, out: &mut DecodedEvent, totals: &mu
     };
     match input.kind().unwrap_or_default() {
         "message_start" => {
-            if let Some(usage) = json.get("message").and_then(|message| message.get("usage")) {
+            if let Some(usage) = &json.message.usage {
                 merge_usage(usage, totals, out);
             }
         }
         "content_block_start" => {
             // The skeleton's text is "" in practice; take it if a server ever fills it.
-            let block = json.get("content_block").unwrap_or(&Value::Null);
-            match str_at(block, "type") {
+            let block = &json.content_block;
+            match block.kind.as_deref() {
                 Some("thinking") => out
                     .reasoning
-                    .push_str(str_at(block, "thinking").unwrap_or_default()),
+                    .push_str(block.thinking.as_deref().unwrap_or_default()),
                 Some("text") => out
                     .answer
-                    .push_str(str_at(block, "text").unwrap_or_default()),
+                    .push_str(block.text.as_deref().unwrap_or_default()),
                 _ => {}
             }
         }
         "content_block_delta" => {
-            let delta = json.get("delta").unwrap_or(&Value::Null);
-            match str_at(delta, "type") {
+            let delta = &json.delta;
+            match delta.kind.as_deref() {
                 Some("thinking_delta") => out
                     .reasoning
-                    .push_str(str_at(delta, "thinking").unwrap_or_default()),
+                    .push_str(delta.thinking.as_deref().unwrap_or_default()),
                 Some("text_delta") => out
                     .answer
-                    .push_str(str_at(delta, "text").unwrap_or_default()),
+                    .push_str(delta.text.as_deref().unwrap_or_default()),
                 // A signature is an opaque token, not reasoning text (§6.1).
                 _ => {}
             }
         }
         "message_delta" => {
-            if let Some(reason) = json
-                .get("delta")
-                .and_then(|delta| str_at(delta, "stop_reason"))
-            {
-                out.finish_reason = Some(reason.to_owned());
+            if let Some(reason) = &json.delta.stop_reason {
+                out.finish_reason = Some(reason.clone().into_owned());
             }
-            if let Some(usage) = json.get("usage") {
+            if let Some(usage) = &json.usage {
                 merge_usage(usage, totals, out);
             }
         }

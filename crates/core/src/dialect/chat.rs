@@ -1,13 +1,14 @@
 //! OpenAI Chat Completions and compatible servers (stream-formats.md §2, §3).
 
-use std::borrow::Cow;
+use std::mem;
 
-use serde_json::{json, Value};
+use serde_json::json;
 
-use super::decoder::{EventInput, Totals};
-use super::json::{chat_usage, present, str_at};
+use super::decoded::{DecodedEvent, StreamError, Totals};
+use super::json::chat_usage;
+use super::names::Dialect;
 use super::think::{Split, TagSplitter, THINK, THOUGHT};
-use super::{DecodedEvent, Dialect, StreamError};
+use super::wire::{ChatDelta, Choice, Content, EventInput, Part};
 
 /// Chat state: the tag splitter of choice 0's content.
 ///
@@ -24,10 +25,10 @@ pub(crate) struct ChatDecoder {
 }
 
 impl ChatDecoder {
-    /// `None` auto-detects inline tags.
+    /// `None` auto-detects inline tags, and a `</think>` that arrives without its opening tag.
     pub(crate) fn new(dialect: Option<Dialect>) -> Self {
         let splitter = match dialect {
-            None => TagSplitter::new(&[THINK, THOUGHT]),
+            None => TagSplitter::auto(),
             Some(Dialect::ChatThink) => TagSplitter::new(&[THINK]),
             Some(Dialect::ChatThinkMissingOpen) => TagSplitter::starting_inside(&[THINK]),
             Some(Dialect::ChatGeminiThought) => TagSplitter::new(&[THOUGHT]),
@@ -42,6 +43,9 @@ impl ChatDecoder {
 
     /// The chat dialect auto-detection settled on.
     pub(crate) fn dialect(&self) -> Dialect {
+        if self.splitter.found_close_without_open() {
+            return Dialect::ChatThinkMissingOpen;
+        }
         match self.splitter.chosen() {
             Some(pair) if pair == THOUGHT => Dialect::ChatGeminiThought,
             Some(_) => Dialect::ChatThink,
@@ -55,41 +59,30 @@ impl ChatDecoder {
         out: &mut DecodedEvent,
         totals: &mut Totals,
     ) {
-        let mut split = Split::default();
+        let mut split = Split {
+            reasoning: mem::take(&mut out.reasoning),
+            answer: mem::take(&mut out.answer),
+            earlier_answer_was_reasoning: None,
+        };
         if input.data.starts_with("[DONE]") {
             out.terminal = true;
             self.splitter.flush(&mut split);
         } else if let Some(json) = input.json {
             // Chat usage: keep the last non-null object, never sum (§8).
-            if let Some(usage) = present(json, "usage").filter(|usage| usage.is_object()) {
+            if let Some(usage) = json.usage.as_ref().filter(|usage| usage.is_object()) {
                 totals.usage = Some(chat_usage(usage));
                 out.usage_updated = true;
             }
-            let choices = json
-                .get("choices")
-                .and_then(Value::as_array)
-                .map(Vec::as_slice);
-            let first_choice =
-                choices
-                    .unwrap_or_default()
-                    .iter()
-                    .enumerate()
-                    .find(|(position, choice)| {
-                        choice
-                            .get("index")
-                            .and_then(Value::as_u64)
-                            .unwrap_or(*position as u64)
-                            == 0
-                    });
-            if let Some((_, choice)) = first_choice {
+            if let Some(choice) = &json.first_choice {
                 self.decode_choice(choice, out, &mut split);
             }
         }
         if !split.reasoning.is_empty() || !split.answer.is_empty() || self.splitter.undecided() {
             self.last_content_index = Some(out.index);
         }
-        out.reasoning.push_str(&split.reasoning);
-        out.answer.push_str(&split.answer);
+        out.reasoning = split.reasoning;
+        out.answer = split.answer;
+        out.earlier_answer_was_reasoning = split.earlier_answer_was_reasoning;
     }
 
     pub(crate) fn finish(&mut self) -> Option<DecodedEvent> {
@@ -106,20 +99,19 @@ impl ChatDecoder {
         })
     }
 
-    fn decode_choice(&mut self, choice: &Value, out: &mut DecodedEvent, split: &mut Split) {
-        if let Some(delta) = present(choice, "delta") {
-            let reasoning = delta_reasoning(delta);
-            if !reasoning.is_empty() {
-                self.reasoning_from_side_channel(&reasoning, split);
-            }
-            match present(delta, "content") {
-                Some(Value::String(text)) => self.splitter.push(text, split),
-                Some(Value::Array(parts)) => self.decode_parts(parts, split),
-                _ => {}
-            }
+    fn decode_choice(&mut self, choice: &Choice<'_>, out: &mut DecodedEvent, split: &mut Split) {
+        let delta = &choice.delta;
+        let reasoning = delta_reasoning(delta);
+        if !reasoning.is_empty() {
+            self.reasoning_from_side_channel(reasoning, split);
         }
-        if let Some(reason) = str_at(choice, "finish_reason") {
-            out.finish_reason = Some(reason.to_owned());
+        match &delta.content {
+            Content::Text(text) => self.splitter.push(text, split),
+            Content::Parts(parts) => self.decode_parts(parts, split),
+            Content::Absent => {}
+        }
+        if let Some(reason) = &choice.finish_reason {
+            out.finish_reason = Some(reason.clone().into_owned());
             // The choice is over: nothing can complete a held partial tag any more.
             self.splitter.flush(split);
             if reason == "error" && out.error.is_none() {
@@ -135,26 +127,17 @@ impl ChatDecoder {
 
     /// Content as an array of typed parts (Mistral Magistral, §3.9): `thinking` parts hold
     /// reasoning (a list of text parts, or a string), `text` parts hold answer text.
-    fn decode_parts(&mut self, parts: &[Value], split: &mut Split) {
+    fn decode_parts(&mut self, parts: &[Part<'_>], split: &mut Split) {
         for part in parts {
-            match str_at(part, "type") {
+            match part.kind.as_deref() {
                 Some("thinking") => {
-                    let text = match present(part, "thinking") {
-                        Some(Value::String(text)) => Cow::Borrowed(text.as_str()),
-                        Some(Value::Array(inner)) => Cow::Owned(
-                            inner
-                                .iter()
-                                .filter_map(|item| item.as_str().or_else(|| str_at(item, "text")))
-                                .collect(),
-                        ),
-                        _ => Cow::Borrowed(""),
-                    };
+                    let text = part.thinking.as_deref().unwrap_or_default();
                     if !text.is_empty() {
-                        self.reasoning_from_side_channel(&text, split);
+                        self.reasoning_from_side_channel(text, split);
                     }
                 }
                 Some("text") | None => {
-                    if let Some(text) = str_at(part, "text") {
+                    if let Some(text) = &part.text {
                         self.splitter.push(text, split);
                     }
                 }
@@ -175,39 +158,43 @@ impl ChatDecoder {
 /// The reasoning text of one delta: the first non-empty of `reasoning_content`, `reasoning`
 /// and the text of `reasoning_details` — servers that send several send the same text in each
 /// (§3.2, §3.6), so exactly one is taken. `null` counts as absent.
-fn delta_reasoning(delta: &Value) -> Cow<'_, str> {
-    for key in ["reasoning_content", "reasoning"] {
-        if let Some(text) = str_at(delta, key).filter(|text| !text.is_empty()) {
-            return Cow::Borrowed(text);
-        }
-    }
-    let details = delta
-        .get("reasoning_details")
-        .and_then(Value::as_array)
-        .map(Vec::as_slice);
-    // `reasoning.text` items carry `text`, `reasoning.summary` items `summary`;
-    // `reasoning.encrypted` carries no readable text.
-    Cow::Owned(
-        details
-            .unwrap_or_default()
-            .iter()
-            .filter_map(|detail| str_at(detail, "text").or_else(|| str_at(detail, "summary")))
-            .collect(),
-    )
+fn delta_reasoning<'d>(delta: &'d ChatDelta<'_>) -> &'d str {
+    let non_empty = |text: Option<&'d str>| text.filter(|text| !text.is_empty());
+    non_empty(delta.reasoning_content.as_deref())
+        .or_else(|| non_empty(delta.reasoning.as_deref()))
+        .or_else(|| non_empty(delta.reasoning_details.as_deref()))
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dialect::wire::Envelope;
+
+    fn reasoning_of(delta: &str) -> String {
+        let data = format!(r#"{{"choices":[{{"index":0,"delta":{delta}}}]}}"#);
+        let envelope = Envelope::parse(&data).unwrap();
+        delta_reasoning(&envelope.first_choice.unwrap().delta).to_owned()
+    }
 
     #[test]
     fn one_reasoning_source_per_delta() {
-        let delta = json!({"reasoning": "a", "reasoning_content": "a", "reasoning_details": [{"type": "reasoning.text", "text": "a"}]});
-        assert_eq!(delta_reasoning(&delta), "a");
-        let delta = json!({"reasoning_content": "", "reasoning": "b"});
-        assert_eq!(delta_reasoning(&delta), "b");
-        let delta = json!({"reasoning_content": null, "reasoning_details": [{"type": "reasoning.summary", "summary": "s"}, {"type": "reasoning.encrypted", "data": "x"}]});
-        assert_eq!(delta_reasoning(&delta), "s");
-        assert_eq!(delta_reasoning(&json!({"content": "x"})), "");
+        assert_eq!(
+            reasoning_of(
+                r#"{"reasoning": "a", "reasoning_content": "a", "reasoning_details": [{"type": "reasoning.text", "text": "a"}]}"#
+            ),
+            "a"
+        );
+        assert_eq!(
+            reasoning_of(r#"{"reasoning_content": "", "reasoning": "b"}"#),
+            "b"
+        );
+        assert_eq!(
+            reasoning_of(
+                r#"{"reasoning_content": null, "reasoning_details": [{"type": "reasoning.summary", "summary": "s"}, {"type": "reasoning.encrypted", "data": "x"}]}"#
+            ),
+            "s"
+        );
+        assert_eq!(reasoning_of(r#"{"content": "x"}"#), "");
     }
 }

@@ -1,38 +1,14 @@
-//! The dialect-independent part of decoding: JSON parsing, auto-detection, the generic error
-//! shapes and the merged totals.
+//! The dialect-independent part of decoding: reading the JSON, auto-detection, the generic
+//! error shapes and the merged totals.
 
-use serde_json::Value;
-
+use super::anthropic;
 use super::chat::ChatDecoder;
-use super::json::{event_kind, generic_error};
-use super::{anthropic, responses, DecodedEvent, Dialect, StreamError, Usage};
-use crate::sse::SseEvent;
-
-/// One SSE event as the family decoders see it.
-pub(crate) struct EventInput<'a> {
-    /// The SSE `event:` name, if the block had one.
-    pub(crate) name: Option<&'a str>,
-    /// The raw data (`[DONE]` is not JSON).
-    pub(crate) data: &'a str,
-    /// The data parsed as JSON, when it is JSON.
-    pub(crate) json: Option<&'a Value>,
-}
-
-impl EventInput<'_> {
-    /// JSON `type`, else the SSE event name.
-    pub(crate) fn kind(&self) -> Option<&str> {
-        event_kind(self.json, self.name)
-    }
-}
-
-/// What the stream has said so far, merged across events.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Totals {
-    pub(crate) usage: Option<Usage>,
-    pub(crate) finish_reason: Option<String>,
-    pub(crate) error: Option<StreamError>,
-    pub(crate) terminal_marker_seen: bool,
-}
+use super::decoded::{DecodedEvent, StreamError, Totals, Usage};
+use super::json::generic_error;
+use super::names::Dialect;
+use super::responses;
+use super::wire::{Envelope, EventInput};
+use crate::sse::{SseEvent, SseEventRef};
 
 #[derive(Debug, Clone)]
 enum Family {
@@ -55,6 +31,16 @@ enum Family {
 ///    [`Dialect::ChatGeminiThought`], anything else (or reasoning arriving in a side-channel
 ///    field or a `thinking` part first) → [`Dialect::Chat`]. Until then leading whitespace in
 ///    `content` is held back, so it is reported with the next content event.
+/// 3. within the Chat family, content that was plain so far and then a `</think>` with no
+///    opening tag → [`Dialect::ChatThinkMissingOpen`] (the chat template put `<think>` in the
+///    prompt, stream-formats.md §3.10 case 3). Nothing at the start of such a stream tells it
+///    apart from plain chat, so its reasoning is reported as answer until the tag comes; the
+///    event with the tag then hands that text back in
+///    [`DecodedEvent::earlier_answer_was_reasoning`], and the first answer is the first
+///    content after the tag. A stream that never sends the tag stays plain answer (pass
+///    [`Dialect::ChatThinkMissingOpen`] explicitly to read such a stream as reasoning from its
+///    first token). Not looked for once a reasoning side channel or an opening tag was seen,
+///    nor after 1 MiB of answer text.
 ///
 /// **Rules common to every dialect** (stream-formats.md §4, §7, §8):
 /// - reasoning and answer text are what each event *adds*; role-only chunks, `ping`,
@@ -67,9 +53,7 @@ enum Family {
 /// - usage: chat keeps the last non-null object, Anthropic overwrites key by key, Responses
 ///   takes the terminal event's; nothing is ever summed.
 ///
-/// Events before detection are checked for errors only. [`Dialect::ChatThinkMissingOpen`] is
-/// never auto-detected: nothing at the start of such a stream tells it apart from plain chat
-/// (stream-formats.md §3.10); pass it explicitly for those models.
+/// Events before detection are checked for errors only.
 #[derive(Debug, Clone)]
 pub struct Decoder {
     requested: Option<Dialect>,
@@ -100,21 +84,24 @@ impl Decoder {
     /// Decodes the next dispatched event (events must be passed in order, all of them, so that
     /// indices match the stream).
     pub fn decode(&mut self, event: &SseEvent) -> DecodedEvent {
+        self.decode_ref(event.as_ref())
+    }
+
+    /// [`Decoder::decode`] on a borrowed event (what [`StreamReader`](super::StreamReader)
+    /// passes, straight from the parser).
+    pub fn decode_ref(&mut self, event: SseEventRef<'_>) -> DecodedEvent {
         let index = self.event_count;
         self.event_count += 1;
         let is_done = event.data.starts_with("[DONE]");
-        let json: Option<Value> = if is_done {
-            None
-        } else {
-            serde_json::from_str(&event.data).ok()
-        };
-        if json.is_none() && !is_done {
+        let mut envelope = Envelope::default();
+        let is_json = !is_done && envelope.read(event.data);
+        if !is_json && !is_done {
             self.malformed_event_count += 1;
         }
         let input = EventInput {
-            name: event.event.as_deref(),
-            data: &event.data,
-            json: json.as_ref(),
+            name: event.event,
+            data: event.data,
+            json: is_json.then_some(&envelope),
         };
         let mut out = DecodedEvent {
             index,
@@ -193,10 +180,10 @@ impl Decoder {
         let kind = input.kind().unwrap_or_default();
         let is_chat = input.data.starts_with("[DONE]")
             || input.json.is_some_and(|json| {
-                json.get("choices").is_some()
+                json.has_choices
                     || json
-                        .get("object")
-                        .and_then(Value::as_str)
+                        .object
+                        .as_deref()
                         .is_some_and(|object| object.starts_with("chat.completion"))
             });
         self.family = if anthropic::is_anthropic_kind(kind) {

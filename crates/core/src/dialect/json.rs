@@ -3,7 +3,8 @@
 
 use serde_json::{Map, Value};
 
-use super::{StreamError, Usage};
+use super::decoded::{StreamError, Usage};
+use super::wire::Envelope;
 
 /// A string at `key`, `None` when absent, `null` or not a string.
 pub(crate) fn str_at<'v>(value: &'v Value, key: &str) -> Option<&'v str> {
@@ -15,20 +16,6 @@ pub(crate) fn u64_at(value: &Value, path: &[&str]) -> Option<u64> {
     path.iter()
         .try_fold(value, |node, key| node.get(key))?
         .as_u64()
-}
-
-/// The value at `key` unless it is absent or `null` (a tolerant client treats both alike).
-pub(crate) fn present<'v>(value: &'v Value, key: &str) -> Option<&'v Value> {
-    value.get(key).filter(|inner| !inner.is_null())
-}
-
-/// The `type` of a JSON event, else its SSE event name (Anthropic and Responses send both;
-/// the SDKs dispatch on the name, so it is the fallback — stream-formats.md §6.3).
-pub(crate) fn event_kind<'a>(
-    json: Option<&'a Value>,
-    event_name: Option<&'a str>,
-) -> Option<&'a str> {
-    json.and_then(|json| str_at(json, "type")).or(event_name)
 }
 
 /// Builds a [`StreamError`] from a provider error object (`{"type"|"code", "message"}`) or a
@@ -56,29 +43,30 @@ pub(crate) fn stream_error_from(raw: &Value) -> StreamError {
 /// top-level `error`, a JSON `type == "error"`, or an SSE `event: error`.
 ///
 /// Without a nested `error` the event itself is the error object, minus its envelope keys
-/// (`type`, `sequence_number`), which is how the Responses `ResponseErrorEvent` reads.
+/// (`type`, `sequence_number`), which is how the Responses `ResponseErrorEvent` reads. That
+/// rare case reads the data a second time, whole.
 pub(crate) fn generic_error(
     event_name: Option<&str>,
     data: &str,
-    json: Option<&Value>,
+    json: Option<&Envelope<'_>>,
 ) -> Option<StreamError> {
-    if let Some(nested) = json.and_then(|json| present(json, "error")) {
+    if let Some(nested) = json.and_then(|json| json.error.as_ref()) {
         return Some(stream_error_from(nested));
     }
-    let typed_error = json.and_then(|json| str_at(json, "type")) == Some("error");
+    let typed_error = json.and_then(|json| json.kind.as_deref()) == Some("error");
     if !typed_error && event_name != Some("error") {
         return None;
     }
-    Some(match json {
+    let whole: Option<Value> = json.and_then(|_| serde_json::from_str(data).ok());
+    Some(match whole {
         Some(Value::Object(fields)) => {
             let body: Map<String, Value> = fields
-                .iter()
+                .into_iter()
                 .filter(|(key, _)| !matches!(key.as_str(), "type" | "sequence_number"))
-                .map(|(key, value)| (key.clone(), value.clone()))
                 .collect();
             stream_error_from(&Value::Object(body))
         }
-        // Not JSON: the text is all there is to report.
+        // Not a JSON object: the text is all there is to report.
         _ => StreamError {
             kind: None,
             message: data.to_owned(),
@@ -152,8 +140,8 @@ mod tests {
     #[test]
     fn generic_error_shapes() {
         let data = r#"{"type":"error","code":"E","message":"m","param":null,"sequence_number":4}"#;
-        let json: Value = serde_json::from_str(data).unwrap_or_default();
-        let error = generic_error(Some("error"), data, Some(&json));
+        let json = Envelope::parse(data);
+        let error = generic_error(Some("error"), data, json.as_ref());
         assert_eq!(
             error.map(|error| error.raw),
             Some(json!({"code":"E","message":"m","param":null}))
@@ -163,7 +151,7 @@ mod tests {
             Some("oops".into())
         );
         assert_eq!(
-            generic_error(None, "{}", Some(&json!({"error": null}))),
+            generic_error(None, "{}", Envelope::parse(r#"{"error": null}"#).as_ref()),
             None
         );
     }

@@ -5,8 +5,10 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use super::{has_visible_text, DecodedEvent, Decoder, Dialect, StreamError, Usage};
-use crate::sse::{SseEvent, SseParser};
+use super::decoded::{has_visible_text, DecodedEvent, StreamError, Usage};
+use super::decoder::Decoder;
+use super::names::Dialect;
+use crate::sse::{LineTooLong, SseParser};
 
 /// How a stream ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -21,6 +23,9 @@ pub enum Outcome {
     EndedWithoutTerminalMarker,
     /// Not a single event was dispatched (empty body, only comments, or not SSE at all).
     EmptyStream,
+    /// A line or an event passed the parser's 1 MiB limit ([`LineTooLong`]): the stream could
+    /// not be read to its end.
+    LineTooLong,
 }
 
 /// Everything a stream said, in the fixtures' EXPECTED.json terms (see
@@ -104,6 +109,21 @@ struct Progress {
 
 impl Progress {
     fn record(&mut self, decoded: &DecodedEvent) {
+        if let Some(reasoning) = &decoded.earlier_answer_was_reasoning {
+            // What was read as answer was reasoning (a `</think>` without an opening tag):
+            // no reasoning came before it, so the answer's text and first events move over.
+            self.answer_text.clear();
+            let first = self.first_answer_event.take();
+            let first_visible = self.first_answer_event_visible.take();
+            if !reasoning.is_empty() {
+                self.reasoning_text.push_str(reasoning);
+                self.first_reasoning_event = self.first_reasoning_event.or(first);
+                if has_visible_text(reasoning) {
+                    self.first_reasoning_event_visible =
+                        self.first_reasoning_event_visible.or(first_visible);
+                }
+            }
+        }
         record_text(
             &decoded.reasoning,
             decoded.index,
@@ -144,54 +164,88 @@ fn record_text(
 /// ```
 /// use ttft_core::dialect::{Outcome, StreamReader};
 /// let mut reader = StreamReader::new(None);
-/// let events = reader.on_bytes(b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\n");
+/// let events = reader.on_bytes(b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\n")?;
 /// assert_eq!(events[0].answer, "Hi"); // Stamp the first-answer time now.
-/// reader.on_bytes(b"data: [DONE]\n\n");
+/// reader.on_bytes(b"data: [DONE]\n\n")?;
 /// let summary = reader.finish();
 /// assert_eq!(summary.outcome, Outcome::Completed);
+/// # Ok::<(), ttft_core::sse::LineTooLong>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct StreamReader {
     parser: SseParser,
     decoder: Decoder,
-    /// Reused between reads so a read allocates only for what it dispatches.
-    scratch: Vec<SseEvent>,
     progress: Progress,
+    /// The limit error that stopped the stream, kept past [`SseParser::finish`].
+    failure: Option<LineTooLong>,
 }
 
 impl StreamReader {
     /// A reader for `dialect`, auto-detecting when `None` (see [`Decoder`] for the rule).
     pub fn new(dialect: Option<Dialect>) -> Self {
+        Self::with_parser(dialect, SseParser::new())
+    }
+
+    /// A reader whose parser has a smaller limit than [`crate::sse::MAX_EVENT_BYTES`] (for
+    /// tests and fuzzing).
+    pub fn with_max_event_bytes(dialect: Option<Dialect>, max_event_bytes: usize) -> Self {
+        Self::with_parser(dialect, SseParser::with_max_event_bytes(max_event_bytes))
+    }
+
+    fn with_parser(dialect: Option<Dialect>, parser: SseParser) -> Self {
         Self {
-            parser: SseParser::new(),
+            parser,
             decoder: Decoder::new(dialect),
-            scratch: Vec::new(),
             progress: Progress::default(),
+            failure: None,
         }
     }
 
     /// Parses and decodes one network read; returns one [`DecodedEvent`] per dispatched SSE
     /// event (empty when the read completed none).
-    pub fn on_bytes(&mut self, bytes: &[u8]) -> Vec<DecodedEvent> {
+    ///
+    /// On [`LineTooLong`] the events this read completed before the offending line are lost
+    /// with it; [`StreamReader::on_bytes_into`] keeps them.
+    pub fn on_bytes(&mut self, bytes: &[u8]) -> Result<Vec<DecodedEvent>, LineTooLong> {
         let mut decoded = Vec::new();
-        self.on_bytes_into(bytes, &mut decoded);
-        decoded
+        self.on_bytes_into(bytes, &mut decoded)?;
+        Ok(decoded)
     }
 
-    /// Like [`StreamReader::on_bytes`], appending to `out`.
-    pub fn on_bytes_into(&mut self, bytes: &[u8], out: &mut Vec<DecodedEvent>) {
-        self.scratch.clear();
-        self.parser.feed_into(bytes, &mut self.scratch);
-        for event in &self.scratch {
-            if let Some(name) = &event.event {
-                if !self.progress.event_names.contains(name) {
-                    self.progress.event_names.insert(name.clone());
+    /// Like [`StreamReader::on_bytes`], appending to `out`, also when it returns
+    /// [`LineTooLong`]: then `out` has the events completed before the line that crossed the
+    /// limit, and the stream cannot be read further (fail the run now, as a malformed stream).
+    pub fn on_bytes_into(
+        &mut self,
+        bytes: &[u8],
+        out: &mut Vec<DecodedEvent>,
+    ) -> Result<(), LineTooLong> {
+        let Self {
+            parser,
+            decoder,
+            progress,
+            failure,
+        } = self;
+        let fed = parser.feed_with(bytes, &mut |event| {
+            if let Some(name) = event.event {
+                if !progress.event_names.contains(name) {
+                    progress.event_names.insert(name.to_owned());
                 }
             }
-            let decoded = self.decoder.decode(event);
-            self.progress.record(&decoded);
+            let decoded = decoder.decode_ref(event);
+            progress.record(&decoded);
             out.push(decoded);
+        });
+        if let Err(error) = &fed {
+            failure.get_or_insert_with(|| error.clone());
         }
+        fed
+    }
+
+    /// Bytes the parser holds for the event being read: at most
+    /// [`crate::sse::MAX_EVENT_BYTES`] (the caller holds the current read).
+    pub fn buffered_bytes(&self) -> usize {
+        self.parser.buffered_bytes()
     }
 
     /// The dialect in use (the detected one once the stream told it).
@@ -217,7 +271,9 @@ impl StreamReader {
         let terminal_marker_seen = self.decoder.terminal_marker_seen();
         let error = self.decoder.error().cloned();
         let event_count = self.parser.event_count();
-        let outcome = if error.is_some() {
+        let outcome = if self.failure.is_some() {
+            Outcome::LineTooLong
+        } else if error.is_some() {
             Outcome::StreamError
         } else if event_count == 0 {
             Outcome::EmptyStream

@@ -1,10 +1,10 @@
 //! OpenAI Responses API streaming (stream-formats.md §5).
 
-use serde_json::{json, Value};
+use serde_json::json;
 
-use super::decoder::{EventInput, Totals};
-use super::json::{present, responses_usage, str_at, stream_error_from};
-use super::{DecodedEvent, StreamError};
+use super::decoded::{DecodedEvent, StreamError, Totals};
+use super::json::{responses_usage, stream_error_from};
+use super::wire::EventInput;
 
 /// Decodes one event. Lifecycle events (`response.created`, `*.added`, `*.done`, …) contribute
 /// nothing; the `error` event is found by the generic check.
@@ -14,25 +14,27 @@ pub(crate) fn decode(input: &EventInput<'_>, out: &mut DecodedEvent, totals: &mu
     };
     let kind = input.kind().unwrap_or_default();
     match kind {
-        "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => {
-            out.reasoning
-                .push_str(str_at(json, "delta").unwrap_or_default());
-        }
+        "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => out
+            .reasoning
+            .push_str(json.delta.text_value.as_deref().unwrap_or_default()),
         "response.output_text.delta" => out
             .answer
-            .push_str(str_at(json, "delta").unwrap_or_default()),
+            .push_str(json.delta.text_value.as_deref().unwrap_or_default()),
         "response.completed" | "response.incomplete" | "response.failed" => {
             out.terminal = true;
-            let response = json.get("response").unwrap_or(&Value::Null);
+            let response = &json.response;
             // The finish reason is the response's status (`completed`, `incomplete`, `failed`).
-            let status = str_at(response, "status").unwrap_or(kind.trim_start_matches("response."));
+            let status = response
+                .status
+                .as_deref()
+                .unwrap_or(kind.trim_start_matches("response."));
             out.finish_reason = Some(status.to_owned());
-            if let Some(usage) = present(response, "usage").filter(|usage| usage.is_object()) {
+            if let Some(usage) = response.usage.as_ref().filter(|usage| usage.is_object()) {
                 totals.usage = Some(responses_usage(usage));
                 out.usage_updated = true;
             }
             if kind == "response.failed" && out.error.is_none() {
-                out.error = Some(present(response, "error").map_or_else(
+                out.error = Some(response.error.as_ref().map_or_else(
                     || StreamError {
                         kind: Some("failed".to_owned()),
                         message: "the response failed without an error object".to_owned(),

@@ -4,6 +4,14 @@
 //!
 //! A possible partial tag at the end of a delta is held back until the next delta decides
 //! it, so the held text is reported with the later event (it is at most a few characters).
+//!
+//! When auto-detecting, a stream may also close a block it never opened (§3.10 case 3: the
+//! chat template put `<think>` in the prompt). Its reasoning then arrives as plain content,
+//! reported as answer at once (holding it back would delay every answer); when `</think>`
+//! comes, the answer so far is handed back as reasoning in
+//! [`Split::earlier_answer_was_reasoning`], and what follows the tag is the answer.
+
+use std::mem;
 
 /// An inline reasoning tag pair.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,6 +30,16 @@ pub(crate) const THOUGHT: TagPair = TagPair {
     open: "<thought>",
     close: "</thought>",
 };
+
+/// Leading whitespace held while deciding how the content starts, at most: past it the
+/// content is taken as having no opening tag (a reasoning model opens its block at once).
+const MAX_HELD_WHITESPACE_BYTES: usize = 4096;
+
+/// Plain answer text kept, at most, in case a `</think>` without an opening tag reveals it
+/// as reasoning (auto-detection only). Past it the text stays answer and is no longer kept:
+/// a reasoning block of more than 1 MiB before its first answer word is not a plausible
+/// stream, and the copy would cost memory for every long plain answer.
+const MAX_UNOPENED_REASONING_BYTES: usize = 1 << 20;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum State {
@@ -43,6 +61,13 @@ pub(crate) struct TagSplitter {
     chosen: Option<TagPair>,
     state: State,
     held: String,
+    /// Auto-detection: a `</think>` may close a block that was never opened.
+    detect_missing_open: bool,
+    /// While detecting it, after plain content: the answer reported so far (`None` when
+    /// not watching).
+    unopened: Option<String>,
+    /// A `</think>` closed a block that was never opened.
+    closed_without_open: bool,
 }
 
 /// Text one delta contributed after splitting.
@@ -50,6 +75,9 @@ pub(crate) struct TagSplitter {
 pub(crate) struct Split {
     pub(crate) reasoning: String,
     pub(crate) answer: String,
+    /// Answer text of earlier deltas that this one revealed to be reasoning (without the
+    /// closing tag); see [`crate::dialect::DecodedEvent::earlier_answer_was_reasoning`].
+    pub(crate) earlier_answer_was_reasoning: Option<String>,
 }
 
 impl TagSplitter {
@@ -62,6 +90,18 @@ impl TagSplitter {
                 inside_by_default: false,
             },
             held: String::new(),
+            detect_missing_open: false,
+            unopened: None,
+            closed_without_open: false,
+        }
+    }
+
+    /// Auto-detection: `<think>` or `<thought>` at the start, or a `</think>` whose opening
+    /// tag was in the prompt.
+    pub(crate) fn auto() -> Self {
+        Self {
+            detect_missing_open: true,
+            ..Self::new(&[THINK, THOUGHT])
         }
     }
 
@@ -69,22 +109,19 @@ impl TagSplitter {
     /// that still arrives before any text is dropped.
     pub(crate) fn starting_inside(pair: &'static [TagPair]) -> Self {
         Self {
-            candidates: pair,
             chosen: pair.first().copied(),
             state: State::Before {
                 inside_by_default: true,
             },
-            held: String::new(),
+            ..Self::new(pair)
         }
     }
 
     /// Plain content: no tags are looked for.
     pub(crate) fn plain() -> Self {
         Self {
-            candidates: &[],
-            chosen: None,
             state: State::After,
-            held: String::new(),
+            ..Self::new(&[])
         }
     }
 
@@ -93,14 +130,20 @@ impl TagSplitter {
         self.chosen
     }
 
+    /// Whether auto-detection found a `</think>` that closed a block never opened.
+    pub(crate) fn found_close_without_open(&self) -> bool {
+        self.closed_without_open
+    }
+
     /// Whether the splitter is still deciding how the content starts.
     pub(crate) fn undecided(&self) -> bool {
         matches!(self.state, State::Before { .. })
     }
 
-    /// Gives up looking for an opening tag (a reasoning side channel proved the server splits
-    /// reasoning itself); held text becomes answer.
+    /// Gives up looking for tags (a reasoning side channel proved the server splits reasoning
+    /// itself); held text becomes answer.
     pub(crate) fn settle_plain(&mut self, out: &mut Split) {
+        self.unopened = None;
         if let State::Before {
             inside_by_default: false,
         } = self.state
@@ -114,14 +157,14 @@ impl TagSplitter {
     /// Splits the next piece of content.
     pub(crate) fn push(&mut self, text: &str, out: &mut Split) {
         match self.state {
-            State::After => out.answer.push_str(text),
+            State::After => self.push_after(text, out),
             State::Before { inside_by_default } => {
-                let mut buffer = std::mem::take(&mut self.held);
+                let mut buffer = mem::take(&mut self.held);
                 buffer.push_str(text);
                 self.push_before(&buffer, inside_by_default, out);
             }
             State::Inside => {
-                let mut buffer = std::mem::take(&mut self.held);
+                let mut buffer = mem::take(&mut self.held);
                 buffer.push_str(text);
                 self.push_inside(&buffer, out);
             }
@@ -130,7 +173,7 @@ impl TagSplitter {
 
     /// End of content: whatever is held is what it looked like.
     pub(crate) fn flush(&mut self, out: &mut Split) {
-        let held = std::mem::take(&mut self.held);
+        let held = mem::take(&mut self.held);
         match self.state {
             State::Before {
                 inside_by_default: false,
@@ -145,7 +188,7 @@ impl TagSplitter {
 
     fn push_before(&mut self, buffer: &str, inside_by_default: bool, out: &mut Split) {
         let trimmed = buffer.trim_start();
-        if trimmed.is_empty() {
+        if trimmed.is_empty() && buffer.len() <= MAX_HELD_WHITESPACE_BYTES {
             self.held.push_str(buffer);
             return;
         }
@@ -159,11 +202,24 @@ impl TagSplitter {
             self.push_inside(&trimmed[pair.open.len()..], out);
             return;
         }
-        if self
-            .candidates
-            .iter()
-            .any(|pair| pair.open.starts_with(trimmed))
-        {
+        let closes = self.detect_missing_open && trimmed.starts_with(THINK.close);
+        if closes {
+            // The block was opened in the prompt and is already over (or only whitespace
+            // was thought): the held whitespace is its reasoning, as a known
+            // `chat+think_missing_open` stream reads.
+            self.chosen = Some(THINK);
+            self.closed_without_open = true;
+            self.state = State::Inside;
+            self.push_inside(buffer, out);
+            return;
+        }
+        let may_become_tag = !trimmed.is_empty()
+            && (self
+                .candidates
+                .iter()
+                .any(|pair| pair.open.starts_with(trimmed))
+                || (self.detect_missing_open && THINK.close.starts_with(trimmed)));
+        if may_become_tag {
             self.held.push_str(buffer);
             return;
         }
@@ -172,7 +228,10 @@ impl TagSplitter {
             self.push_inside(buffer, out);
         } else {
             self.state = State::After;
-            out.answer.push_str(buffer);
+            if self.detect_missing_open {
+                self.unopened = Some(String::new());
+            }
+            self.push_after(buffer, out);
         }
     }
 
@@ -188,6 +247,51 @@ impl TagSplitter {
         let (emit, hold) = buffer.split_at(buffer.len() - held_len);
         out.reasoning.push_str(emit);
         self.held.push_str(hold);
+    }
+
+    /// After the block, or plain content: answer. While watching for a `</think>` without
+    /// an opening tag, the text is kept, and the tag is looked for across deltas.
+    fn push_after(&mut self, text: &str, out: &mut Split) {
+        let Some(seen) = self.unopened.as_mut() else {
+            out.answer.push_str(text);
+            return;
+        };
+        let earlier_len = seen.len();
+        seen.push_str(text);
+        // Only this delta can complete the tag (earlier deltas were searched already), and
+        // the tag ends with '>'. It may have begun in the earlier text, whose last bytes were
+        // then reported as answer.
+        let tag_start = if text.contains('>') {
+            let mut search_from = earlier_len.saturating_sub(THINK.close.len() - 1);
+            while !seen.is_char_boundary(search_from) {
+                search_from -= 1;
+            }
+            seen[search_from..]
+                .find(THINK.close)
+                .map(|offset| search_from + offset)
+        } else {
+            None
+        };
+        let Some(tag_start) = tag_start else {
+            out.answer.push_str(text);
+            if seen.len() > MAX_UNOPENED_REASONING_BYTES {
+                self.unopened = None;
+            }
+            return;
+        };
+        let tag_end = tag_start + THINK.close.len();
+        if tag_start > earlier_len {
+            out.reasoning.push_str(&seen[earlier_len..tag_start]);
+        }
+        out.answer.push_str(&seen[tag_end..]);
+        let mut earlier = mem::take(seen);
+        self.unopened = None;
+        if earlier_len > 0 {
+            earlier.truncate(tag_start.min(earlier_len));
+            out.earlier_answer_was_reasoning = Some(earlier);
+        }
+        self.chosen = Some(THINK);
+        self.closed_without_open = true;
     }
 }
 
@@ -265,14 +369,16 @@ mod tests {
             splits[1],
             Split {
                 reasoning: "Hm".into(),
-                answer: String::new()
+                answer: String::new(),
+                ..Split::default()
             }
         );
         assert_eq!(
             splits[2],
             Split {
                 reasoning: String::new(),
-                answer: "Yes".into()
+                answer: "Yes".into(),
+                ..Split::default()
             }
         );
     }
@@ -294,7 +400,8 @@ mod tests {
             split,
             Split {
                 reasoning: "plan".into(),
-                answer: "Go".into()
+                answer: "Go".into(),
+                ..Split::default()
             }
         );
     }

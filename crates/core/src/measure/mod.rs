@@ -64,6 +64,9 @@ pub enum AbortReason {
     Timeout,
     /// "TTFT only" mode: the first answer token arrived ([`StreamControl::Stop`]).
     TtftOnly,
+    /// The stream cannot be read further ([`StreamControl::Abandon`]): a line or an event
+    /// passed the parser's limit, and the run already ended as a malformed stream.
+    Unreadable,
 }
 
 /// The response's status line and the headers the engine reads.
@@ -116,6 +119,9 @@ pub enum StreamControl {
     Continue,
     /// "TTFT only" mode has its first answer token: abort with [`AbortReason::TtftOnly`].
     Stop,
+    /// The stream cannot be read further (a line past `sse::MAX_EVENT_BYTES`): the run has
+    /// ended as a malformed stream; abort with [`AbortReason::Unreadable`].
+    Abandon,
 }
 
 /// Which text a [`Progress::Text`] is.
@@ -269,7 +275,7 @@ impl Measurement {
         let malformed_before = self.reader.malformed_event_count();
         let mut decoded = std::mem::take(&mut self.decoded);
         decoded.clear();
-        self.reader.on_bytes_into(bytes, &mut decoded);
+        let unreadable = self.reader.on_bytes_into(bytes, &mut decoded).err();
         if self.reader.malformed_event_count() > malformed_before {
             self.timeline
                 .on_malformed_chunk(now_ms, "a chunk was not valid JSON");
@@ -278,6 +284,10 @@ impl Measurement {
             self.on_event(now_ms, event, out);
         }
         self.decoded = decoded;
+        if let Some(too_long) = unreadable {
+            self.timeline.on_stream_unreadable(now_ms, &too_long.to_string());
+            return StreamControl::Abandon;
+        }
         let answered = self.timeline.instants.first_answer_visible.is_some();
         if self.plan.ttft_only && answered && self.timeline.outcome == RunOutcome::Streaming {
             self.timeline.on_stopped_after_first_answer(now_ms);
@@ -361,7 +371,7 @@ impl Measurement {
         out: &mut Vec<Progress>,
     ) {
         let failure = match (error.name.as_str(), aborted) {
-            ("AbortError", Some(AbortReason::TtftOnly)) => return,
+            ("AbortError", Some(AbortReason::TtftOnly | AbortReason::Unreadable)) => return,
             ("AbortError", Some(AbortReason::Timeout)) => NetworkFailure::Timeout,
             ("AbortError", _) => NetworkFailure::Aborted,
             _ => NetworkFailure::NetworkError,

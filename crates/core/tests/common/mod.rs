@@ -93,7 +93,7 @@ pub fn run_reads<'a>(
 ) -> StreamSummary {
     let mut reader = StreamReader::new(dialect);
     for read in reads {
-        reader.on_bytes(read);
+        reader.on_bytes(read).unwrap();
     }
     reader.finish()
 }
