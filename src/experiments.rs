@@ -28,6 +28,7 @@ use ttft_core::experiment::monitor::{
 };
 use ttft_core::experiment::prompt_length::{self, PromptLengthConfig, PromptLengthResult};
 use ttft_core::experiment::reasoning::{self, ReasoningConfig, ReasoningResult};
+use ttft_core::experiment::sizing::PromptSizing;
 use ttft_core::experiment::tails::{self, TailsConfig, TailsResult};
 use ttft_core::experiment::{run_nonce, Observation, PlannedRun, RunSample};
 use ttft_core::request::with_nonce;
@@ -596,7 +597,7 @@ impl Runner {
                 if let Some(calibration) = calibration {
                     if (calibration.tokens_per_sim_token - 1.0).abs() > CALIBRATION_TOLERANCE {
                         plan = prompt_length::plan(&PromptLengthConfig {
-                            calibration,
+                            sizing: PromptSizing::from_calibration(calibration),
                             ..config.clone()
                         });
                     }

@@ -38,17 +38,56 @@
 //! assert!(result.verdict.message(Lang::En).starts_with("TTFT grows about linearly"));
 //! ```
 
-pub mod cache;
-pub mod concurrency;
 pub mod filler;
-pub mod max_tokens;
-pub mod models;
-pub mod monitor;
-pub mod prompt_length;
-pub mod reasoning;
-pub mod tails;
+pub mod params;
+pub mod report;
+pub mod schedule;
+pub mod session;
+pub mod sizing;
+pub mod text;
 
 use serde::{Deserialize, Serialize};
+
+pub use session::{Experiment, ExperimentSession, Planning, Setup, SetupError};
+
+/// Declares each experiment's module and lists it in [`REGISTRY`]: adding an experiment is
+/// its own file plus one line here.
+macro_rules! registry {
+    ($($module:ident :: $experiment:ident,)*) => {
+        $(pub mod $module;)*
+
+        /// Every experiment, in the order the panel lists them.
+        pub static REGISTRY: &[&dyn Experiment] = &[$(&$module::$experiment),*];
+    };
+}
+
+registry! {
+    prompt_length::PromptLength,
+    max_tokens::MaxTokens,
+    models::Models,
+    concurrency::Concurrency,
+    cache::PrefixCache,
+    tails::Tails,
+    reasoning::Reasoning,
+    monitor::Monitor,
+}
+
+/// The experiment with `code`, if there is one.
+pub fn find(code: &str) -> Option<&'static dyn Experiment> {
+    REGISTRY
+        .iter()
+        .copied()
+        .find(|experiment| experiment.code() == code)
+}
+
+/// Largest prompt size accepted in any field, tokens: past every current context window.
+pub const MAX_PROMPT_TOKENS: u32 = 2_000_000;
+
+/// Most repetitions (runs, waves) per level, so a typo cannot start thousands of requests.
+pub const MAX_REPETITIONS: u32 = 500;
+
+/// Most streams in flight at once (concurrency levels, tails' lanes).
+pub const MAX_STREAMS: u32 = 64;
 
 use crate::diagnosis::Lang;
 use crate::stats::Summary;
