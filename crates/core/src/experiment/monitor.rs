@@ -541,6 +541,9 @@ impl ExperimentSession for MonitorSession {
     }
 
     fn record(&mut self, observed: Observed) {
+        if observed.run_index >= self.config.schedule.run_count() {
+            return;
+        }
         let started_ms = observed.started_ms;
         let ttft_ms = observed.sample.usable_ttft_ms();
         self.observations
