@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use ttft_core::diagnosis::Lang;
+use ttft_core::lang::Lang;
 use ttft_core::timeline::RunOutcome;
 use wasm_bindgen::JsCast;
 use web_sys::MouseEvent;

@@ -13,8 +13,8 @@
 
 use leptos::prelude::*;
 use serde_json::{json, Value};
-use ttft_core::diagnosis::Lang;
 use ttft_core::export::{self, outcome_code, outcome_is_ok};
+use ttft_core::lang::Lang;
 use ttft_core::timeline::RunsSummary;
 use wasm_bindgen::JsValue;
 

@@ -2,7 +2,7 @@
 //! texts side by side where they are used, so no string can miss its translation.
 
 use leptos::prelude::*;
-pub use ttft_core::diagnosis::Lang;
+pub use ttft_core::lang::Lang;
 
 /// The page's language, shared through context.
 #[derive(Clone, Copy)]

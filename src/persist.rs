@@ -8,11 +8,11 @@
 //! of misreading an old one.
 
 use leptos::prelude::*;
-use ttft_core::diagnosis::Lang;
 use ttft_core::export::{
     self, cold_from_connection, Environment, ExportDocument, RunSettings as ExportSettings,
 };
-use ttft_core::request::Protocol;
+use ttft_core::lang::Lang;
+use ttft_core::protocol::Protocol;
 
 use crate::run::{RunRecord, ShownDiagnosis, Transport};
 use crate::state::{FormState, RunEntry};

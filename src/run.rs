@@ -8,11 +8,13 @@ use std::rc::Rc;
 use futures_channel::mpsc::{unbounded, UnboundedReceiver};
 use futures_channel::oneshot;
 use futures_util::StreamExt;
-use ttft_core::diagnosis::{diagnose, Diagnosis, FailureContext, Lang, NetworkFailure};
+use ttft_core::diagnosis::{diagnose, Diagnosis, FailureContext, NetworkFailure};
 use ttft_core::dialect::{Dialect, StreamReader};
+use ttft_core::lang::Lang;
+use ttft_core::protocol::Protocol;
 use ttft_core::request::{
-    normalize_base_url, prepare_request, ApiKey, PreparedRequest, PromptSpec, Protocol,
-    ReasoningEffort, ReasoningSummary, RequestDescription,
+    normalize_base_url, prepare_request, ApiKey, PreparedRequest, PromptSpec, ReasoningEffort,
+    ReasoningSummary, RequestDescription,
 };
 
 /// Anthropic's smallest thinking budget (the API rejects less).

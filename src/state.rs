@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 use ttft_core::chart::{run_phases, PhaseSpan};
 use ttft_core::export::cold_from_connection;
-use ttft_core::request::Protocol;
+use ttft_core::protocol::Protocol;
 use ttft_core::stats::Summary;
 use ttft_core::timeline::{RunMetrics, RunOutcome, RunsSummary};
 
@@ -235,7 +235,7 @@ impl FormState {
     /// Reads the form into run settings, or says which field is wrong (en, zh).
     pub fn settings(
         &self,
-        lang: ttft_core::diagnosis::Lang,
+        lang: ttft_core::lang::Lang,
     ) -> Result<(RunSettings, u32), (String, String)> {
         let base_url = self.base_url.get_untracked();
         let protocol = self.protocol.get_untracked().resolve(&base_url);

@@ -87,7 +87,7 @@ fn an_empty_history_clears_its_slot_and_loads_as_empty() {
 
 fn stored_record(run_index: u32) -> ttft_core::export::RunRecord {
     use ttft_core::export::{RunRecord, RunSettings, Transport};
-    use ttft_core::request::Protocol;
+    use ttft_core::protocol::Protocol;
     use ttft_core::timeline::RunTimeline;
     let settings = RunSettings {
         protocol: Protocol::OpenAiChat,

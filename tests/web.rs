@@ -132,7 +132,7 @@ async fn a_blocked_main_thread_does_not_delay_worker_arrivals() {
 
 fn settings(model: &str, api_key: &str) -> ttft_meter::run::RunSettings {
     ttft_meter::run::RunSettings {
-        protocol: ttft_core::request::Protocol::OpenAiChat,
+        protocol: ttft_core::protocol::Protocol::OpenAiChat,
         dialect: None,
         base_url: format!("{}/v1", sim_url()),
         api_key: api_key.into(),
@@ -142,7 +142,7 @@ fn settings(model: &str, api_key: &str) -> ttft_meter::run::RunSettings {
         reasoning: false,
         timeout_ms: 10_000.0,
         ttft_only: false,
-        lang: ttft_core::diagnosis::Lang::En,
+        lang: ttft_core::lang::Lang::En,
     }
 }
 

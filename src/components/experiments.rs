@@ -8,7 +8,6 @@ use serde::Serialize;
 use ttft_core::chart::{
     self, runs_chart, scatter_chart, FitCurve, Reference, RunSeries, ScatterSeries,
 };
-use ttft_core::diagnosis::Lang;
 use ttft_core::experiment::cache::{CacheArm, CacheConfig, CacheKey, CacheResult};
 use ttft_core::experiment::concurrency::{ConcurrencyConfig, ConcurrencyKey, ConcurrencyResult};
 use ttft_core::experiment::max_tokens::{MaxTokensConfig, MaxTokensResult};
@@ -22,6 +21,7 @@ use ttft_core::experiment::tails::{TailsConfig, TailsResult};
 use ttft_core::experiment::{
     cache, concurrency, max_tokens, prompt_length, reasoning, tails, Observation,
 };
+use ttft_core::lang::Lang;
 use ttft_core::stats::{Fit, Summary};
 
 use super::charts::{axes, frame, reference_lines, view_box};

@@ -135,8 +135,8 @@ pub fn ShareBar() -> impl IntoView {
                     )));
                 }
                 Err(error) => message.set(Some((
-                    error.message(ttft_core::diagnosis::Lang::En),
-                    error.message(ttft_core::diagnosis::Lang::Zh),
+                    error.message(ttft_core::lang::Lang::En),
+                    error.message(ttft_core::lang::Lang::Zh),
                 ))),
             }
         });

@@ -9,34 +9,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::dialect::StreamError;
-use crate::request::{
-    host_without_port, is_loopback_host, AuthStyle, KeyError, Protocol, RequestDescription,
-};
+use crate::lang::Lang;
+use crate::protocol::{AuthStyle, Protocol};
+use crate::request::{host_without_port, is_loopback_host, KeyError, RequestDescription};
 use crate::timeline::RunTimeline;
-
-/// Language of user-facing text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Lang {
-    /// English.
-    #[default]
-    En,
-    /// Simplified Chinese.
-    Zh,
-}
-
-impl Lang {
-    /// From a BCP 47 tag such as `navigator.language`: any `zh` tag gives Chinese, anything
-    /// else English.
-    pub fn from_language_tag(tag: &str) -> Lang {
-        let primary = tag.trim().split(['-', '_']).next().unwrap_or("");
-        if primary.eq_ignore_ascii_case("zh") {
-            Lang::Zh
-        } else {
-            Lang::En
-        }
-    }
-}
 
 /// How `fetch()` or a body read failed. The browser only gives a `TypeError` for network
 /// failures, so CORS, refused connections, DNS and mixed content all look the same.
@@ -706,10 +682,7 @@ impl Diagnosis {
 
 /// Picks the text for a language.
 fn tr(lang: Lang, en: &str, zh: &str) -> String {
-    match lang {
-        Lang::En => en.to_owned(),
-        Lang::Zh => zh.to_owned(),
-    }
+    lang.pick(en, zh).to_owned()
 }
 
 /// Header name of an auth style, for messages.
@@ -774,6 +747,15 @@ impl NetworkHint {
 }
 
 impl Cause {
+    /// The stable code of the cause: its serialized `kind` (`key_refused`,
+    /// `model_not_found`, `connection_failed`, …), as exports and `data-cause` carry it.
+    pub fn code(&self) -> String {
+        serde_json::to_value(self)
+            .ok()
+            .and_then(|value| value.get("kind")?.as_str().map(str::to_owned))
+            .unwrap_or_else(|| "unknown".to_owned())
+    }
+
     /// What happened, without the provider's quote.
     pub fn message(&self, lang: Lang) -> String {
         match self {

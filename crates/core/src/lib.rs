@@ -5,11 +5,19 @@
 #![warn(missing_docs)]
 
 pub mod chart;
+pub mod config;
 pub mod diagnosis;
 pub mod dialect;
 pub mod experiment;
 pub mod export;
+pub mod lang;
+pub mod measure;
+pub mod metric;
+pub mod preset;
+pub mod protocol;
+pub mod record;
 pub mod request;
+pub mod secret;
 pub mod sse;
 pub mod stats;
 pub mod timeline;

@@ -131,6 +131,34 @@ pub enum RunOutcome {
     EndedWithoutTerminal,
 }
 
+impl RunOutcome {
+    /// Whether the run measured what it set out to: it completed, or "TTFT only" mode
+    /// stopped it after the first answer token as planned. Everything else counts as failed.
+    pub fn is_ok(&self) -> bool {
+        matches!(
+            self,
+            RunOutcome::Completed | RunOutcome::StoppedAfterFirstAnswer
+        )
+    }
+
+    /// The snake_case code of the outcome (its serialized `kind`), for `data-*` attributes,
+    /// CSV and messages.
+    pub fn code(&self) -> &'static str {
+        match self {
+            RunOutcome::Streaming => "streaming",
+            RunOutcome::Completed => "completed",
+            RunOutcome::StoppedAfterFirstAnswer => "stopped_after_first_answer",
+            RunOutcome::HttpError { .. } => "http_error",
+            RunOutcome::NetworkFailure { .. } => "network_failure",
+            RunOutcome::StreamError { .. } => "stream_error",
+            RunOutcome::MalformedChunk { .. } => "malformed_chunk",
+            RunOutcome::EmptyStream => "empty_stream",
+            RunOutcome::EndedWithoutTerminal => "ended_without_terminal",
+            RunOutcome::NotSent => "not_sent",
+        }
+    }
+}
+
 /// Where `perceived_*` metrics are measured from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -528,6 +556,18 @@ pub enum ConnectionKind {
     Reused,
     /// Hidden by the missing `Timing-Allow-Origin` header.
     Unknown,
+}
+
+impl ConnectionKind {
+    /// Whether this means a cold run: `Some(true)` for a new connection, `Some(false)` for
+    /// a reused one, `None` when the browser hid it.
+    pub fn cold(self) -> Option<bool> {
+        match self {
+            ConnectionKind::New => Some(true),
+            ConnectionKind::Reused => Some(false),
+            ConnectionKind::Unknown => None,
+        }
+    }
 }
 
 /// Network phases of one request from Resource Timing. `None` for phases the browser did

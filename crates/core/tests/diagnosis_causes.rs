@@ -1,14 +1,15 @@
 //! One case per cause, checked in English and Chinese.
 
 use ttft_core::diagnosis::{
-    diagnose, parse_retry_after, Cause, Diagnosis, FailureContext, Lang, NetworkFailure,
-    NetworkHint, StreamFailure, MAX_QUOTED_CHARS,
+    diagnose, parse_retry_after, Cause, Diagnosis, FailureContext, NetworkFailure, NetworkHint,
+    StreamFailure, MAX_QUOTED_CHARS,
 };
 use ttft_core::dialect::DecodedEvent;
 use ttft_core::dialect::StreamError;
-use ttft_core::request::{
-    normalize_base_url, prepare_request, ApiKey, AuthStyle, KeyError, PromptSpec, Protocol,
-};
+use ttft_core::lang::Lang;
+use ttft_core::protocol::AuthStyle;
+use ttft_core::protocol::Protocol;
+use ttft_core::request::{normalize_base_url, prepare_request, ApiKey, KeyError, PromptSpec};
 use ttft_core::timeline::RunTimeline;
 
 const OPENAI: &str = "https://api.openai.com/v1/chat/completions";

@@ -8,11 +8,11 @@
 mod sim_model;
 
 use sim_model::{sim_count, sim_tokenize, SimCache, SIM_SLOW_PREFILL};
-use ttft_core::diagnosis::Lang;
 use ttft_core::experiment::cache::{
     analyze, plan, CacheArm, CacheConfig, CacheKey, CacheVerdict, HitEvidence,
 };
 use ttft_core::experiment::{Observation, PlannedRun, RunSample};
+use ttft_core::lang::Lang;
 
 const NETWORK_MS: f64 = 40.0;
 

@@ -7,9 +7,9 @@
 mod sim_model;
 
 use sim_model::{has_cjk, sim_count};
-use ttft_core::diagnosis::Lang;
 use ttft_core::experiment::filler::{filler_text, sim_token_count, sized_prompt, TokenCalibration};
 use ttft_core::experiment::run_nonce;
+use ttft_core::lang::Lang;
 
 #[test]
 fn counting_rule_table() {
@@ -165,9 +165,9 @@ fn calibration_edge_cases() {
 mod properties {
     use super::sim_model::sim_count;
     use proptest::prelude::*;
-    use ttft_core::diagnosis::Lang;
     use ttft_core::experiment::filler::{sim_token_count, sized_prompt};
     use ttft_core::experiment::interleaved_order;
+    use ttft_core::lang::Lang;
 
     fn lang() -> impl Strategy<Value = Lang> {
         prop_oneof![Just(Lang::En), Just(Lang::Zh)]

@@ -12,7 +12,6 @@ mod sim_model;
 use std::collections::HashSet;
 
 use sim_model::{has_cjk, sim_count, SimCache, SIM_LINEAR_PREFILL};
-use ttft_core::diagnosis::Lang;
 use ttft_core::experiment::monitor::{Due, MonitorSchedule};
 use ttft_core::experiment::params::{Inputs, ParamKind};
 use ttft_core::experiment::report::{ChartKind, FigureValue, Report};
@@ -21,6 +20,7 @@ use ttft_core::experiment::sizing::{CountSource, TokenCount};
 use ttft_core::experiment::{
     find, ExperimentSession, Planning, RunSample, Setup, SetupError, REGISTRY,
 };
+use ttft_core::lang::Lang;
 
 const NETWORK_MS: f64 = 40.0;
 
@@ -112,7 +112,10 @@ fn every_experiment_declares_labels_fields_and_defaults() {
     for experiment in REGISTRY {
         let code = experiment.code();
         for text in [experiment.label(), experiment.description()] {
-            assert!(!text.en.is_empty() && !has_cjk(&text.en), "{code}: {text}");
+            assert!(
+                !text.en.is_empty() && !has_cjk(&text.en),
+                "{code}: {text:?}"
+            );
             assert!(!text.zh.is_empty(), "{code}");
         }
         assert!(has_cjk(&experiment.description().zh), "{code}");
@@ -491,7 +494,7 @@ fn every_report_is_consistent_and_bilingual() {
             assert!(!verdict.code.is_empty());
         }
         for note in &report.notes {
-            assert!(!has_cjk(&note.en) && has_cjk(&note.zh), "{code}: {note}");
+            assert!(!has_cjk(&note.en) && has_cjk(&note.zh), "{code}: {note:?}");
         }
         let columns = report.table.columns.len();
         assert!(columns > 0, "{code}");

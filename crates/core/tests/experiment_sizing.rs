@@ -9,7 +9,6 @@
 mod sim_model;
 
 use sim_model::sim_count;
-use ttft_core::diagnosis::Lang;
 use ttft_core::experiment::filler::sized_prompt;
 use ttft_core::experiment::params::Inputs;
 use ttft_core::experiment::report::FigureValue;
@@ -19,6 +18,7 @@ use ttft_core::experiment::sizing::{
     TokenCount, CHAT_TEMPLATE_MARGIN_TOKENS, MAX_VERIFY_ROUNDS,
 };
 use ttft_core::experiment::{find, run_nonce, Planning, Setup, SetupError};
+use ttft_core::lang::Lang;
 
 /// The targets.
 const TARGETS: [u32; 4] = [125, 1_000, 2_000, 4_000];

@@ -7,7 +7,6 @@
 mod sim_model;
 
 use sim_model::{sim_count, Noise, SimProfile, SIM_DEFAULT, SIM_REASONING};
-use ttft_core::diagnosis::Lang;
 use ttft_core::experiment::monitor::{
     window_status, MonitorPercentile, MonitorSchedule, MonitorThreshold, MonitorVerdict,
     MonitorWindow, MAX_SCHEDULED_RUNS,
@@ -15,6 +14,7 @@ use ttft_core::experiment::monitor::{
 use ttft_core::experiment::reasoning::{self, ReasoningConfig, ReasoningVerdict};
 use ttft_core::experiment::tails::{self, TailsConfig, TailsVerdict};
 use ttft_core::experiment::{Observation, RunSample};
+use ttft_core::lang::Lang;
 
 const NETWORK_MS: f64 = 40.0;
 

@@ -10,7 +10,6 @@
 mod sim_model;
 
 use sim_model::has_cjk;
-use ttft_core::diagnosis::Lang;
 use ttft_core::experiment::cache::CacheVerdict;
 use ttft_core::experiment::concurrency::ConcurrencyVerdict;
 use ttft_core::experiment::max_tokens::MaxTokensVerdict;
@@ -19,6 +18,7 @@ use ttft_core::experiment::monitor::{MonitorPercentile, MonitorVerdict};
 use ttft_core::experiment::prompt_length::PromptLengthVerdict;
 use ttft_core::experiment::reasoning::ReasoningVerdict;
 use ttft_core::experiment::tails::TailsVerdict;
+use ttft_core::lang::Lang;
 
 /// Checks one message pair and returns both texts.
 fn check(name: &str, en: String, zh: String) {

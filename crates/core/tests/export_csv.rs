@@ -5,9 +5,11 @@
 mod fixture;
 
 use ttft_core::dialect::{DecodedEvent, StreamError};
-use ttft_core::export::{
-    csv_columns, peer_names, runs_csv, CsvHeader, RunRecord, Transport, PEER_NAMES,
-};
+use ttft_core::export::{csv_columns, runs_csv, CsvHeader};
+use ttft_core::metric::find;
+use ttft_core::metric::METRICS;
+use ttft_core::record::RunRecord;
+use ttft_core::record::Transport;
 use ttft_core::timeline::{RunMetrics, RunTimeline};
 
 /// A run whose stream carried an error event, with a model name and a message that need
@@ -29,7 +31,7 @@ fn overloaded_run() -> RunRecord {
     );
     timeline.on_stream_end(5051.0);
     let model = "my \"fast\", model\nv2";
-    let mut record = RunRecord::from_timeline(
+    let mut record = fixture::record_from_timeline(
         2,
         "2026-11-29T16:01:00.000Z",
         fixture::settings(model),
@@ -43,7 +45,7 @@ fn overloaded_run() -> RunRecord {
 fn reasoning_run() -> RunRecord {
     let mut settings = fixture::settings("o4-mini");
     settings.reasoning = true;
-    RunRecord::from_timeline(
+    fixture::record_from_timeline(
         1,
         "2026-11-29T16:00:00.000Z",
         settings,
@@ -53,11 +55,12 @@ fn reasoning_run() -> RunRecord {
 }
 
 const EXPECTED_HEADER: &str = "run_index,started_at,warm_up,cold,outcome,outcome_detail,diagnosis_cause,\
-protocol,endpoint_url,model,dialect,max_tokens,ttft_only,reasoning,transport,http_status,\
+experiment,experiment_arm,protocol,endpoint_url,model,dialect,max_tokens,ttft_only,reasoning,transport,\
+reasoning_paint_method,answer_paint_method,connection,http_status,\
 ttft_ms,ttfa_ms,ttfa_visible_ms,ttfr_ms,first_chunk_ms,setup_ms,perceived_ttft_ms,perceived_ttfa_ms,\
 perceived_from,reasoning_ui_delay_ms,answer_ui_delay_ms,reasoning_ms,decode_ms,e2e_ms,itl_ms,\
 output_tokens_counted,token_count_source,output_tps,prompt_tokens,cached_prompt_tokens,output_tokens,\
-reasoning_tokens,reasoning_paint_method,answer_paint_method,connection,dns_ms,tcp_ms,tls_ms,\
+reasoning_tokens,dns_ms,tcp_ms,tls_ms,\
 queueing_ms,waiting_ms,request_ms,clicked,request_started,headers_received,first_byte,first_event,\
 first_reasoning,first_answer,first_answer_visible,reasoning_painted,answer_painted,last_token,finished\r\n";
 
@@ -65,24 +68,27 @@ first_reasoning,first_answer,first_answer_visible,reasoning_painted,answer_paint
 // reasoning), ttfa 900, perceived from request_started: 410 / 920; decode 1900 − 1400 = 500
 // over usage's 30 tokens: itl 500 / 29 = 17.241, 60 tokens/s; cold connection with
 // DNS 10, TCP 19, TLS 10.
-const EXPECTED_REASONING_ROW: &str = "1,2026-11-29T16:00:00.000Z,false,true,completed,,,\
-open_ai_chat,https://api.openai.com/v1/chat/completions,o4-mini,chat,64,false,true,main_thread,200,\
+const EXPECTED_REASONING_ROW: &str = "1,2026-11-29T16:00:00.000Z,false,true,completed,,,,,\
+open_ai_chat,https://api.openai.com/v1/chat/completions,o4-mini,chat,64,false,true,main_thread,\
+raf_message_channel,raf_message_channel,new,200,\
 400.000,900.000,900.000,400.000,55.000,50.000,410.000,920.000,\
 request_started,10.000,20.000,500.000,500.000,1000.000,17.241,\
 30,usage,60.000,12,8,30,\
-20,raf_message_channel,raf_message_channel,new,10.000,19.000,10.000,\
+20,10.000,19.000,10.000,\
 29.000,18.000,47.000,,1000.000,1050.000,1055.000,1055.000,\
 1400.000,1900.000,1900.000,1410.000,1920.000,1900.000,2000.000\r\n";
 
 // Error-event run: only setup (40), first chunk (50) and e2e (51) exist; the detail and the
-// model are quoted with their quotes doubled and their line break kept. After e2e_ms come 17
-// empty cells (itl_ms … request_ms), then the instants.
+// model are quoted with their quotes doubled and their line break kept. No paint or
+// connection is known; after e2e_ms come 14 empty cells (itl_ms … request_ms), then the
+// instants.
 const EXPECTED_OVERLOADED_ROW: &str = "2,2026-11-29T16:01:00.000Z,false,,stream_error,\
-\"overloaded_error: Overloaded, \"\"retry\"\" later\nplease\",overloaded,\
-open_ai_chat,https://api.openai.com/v1/chat/completions,\"my \"\"fast\"\", model\nv2\",chat,64,false,false,worker,200,\
+\"overloaded_error: Overloaded, \"\"retry\"\" later\nplease\",overloaded,,,\
+open_ai_chat,https://api.openai.com/v1/chat/completions,\"my \"\"fast\"\", model\nv2\",chat,64,false,false,worker,\
+,,,200,\
 ,,,,50.000,40.000,,,\
 clicked,,,,,51.000,\
-,,,,,,,,,,,,,,,,,4995.000,5000.000,5040.000,5050.000,5050.000,\
+,,,,,,,,,,,,,,4995.000,5000.000,5040.000,5050.000,5050.000,\
 ,,,,,,5051.000\r\n";
 
 #[test]
@@ -159,11 +165,11 @@ fn peer_rows_follow_the_header() {
 fn every_metric_column_has_a_peer_entry() {
     for column in csv_columns() {
         assert_eq!(
-            peer_names(column.name).is_some(),
-            column.metric,
+            find(column.name).is_some(),
+            column.metric.is_some(),
             "{} is{} a metric column",
             column.name,
-            if column.metric { "" } else { " not" }
+            if column.metric.is_some() { "" } else { " not" }
         );
     }
 }
@@ -173,12 +179,12 @@ fn every_run_metric_has_a_peer_entry_and_every_entry_a_column() {
     let metrics: RunMetrics = RunTimeline::new(None, 0.0).metrics();
     let value = serde_json::to_value(metrics).unwrap();
     for name in value.as_object().unwrap().keys() {
-        assert!(peer_names(name).is_some(), "{name} has no peer entry");
+        assert!(find(name).is_some(), "{name} has no catalogue entry");
     }
-    for (name, _) in PEER_NAMES {
+    for name in METRICS.iter().map(|metric| metric.name) {
         // The gaps are a list: JSON only.
         let in_csv = csv_columns().iter().any(|column| column.name == name);
         assert_eq!(in_csv, name != "itl_gaps_ms", "{name}");
     }
-    assert_eq!(peer_names("model"), None);
+    assert!(find("model").is_none());
 }

@@ -5,11 +5,13 @@
 #[path = "export_fixture/mod.rs"]
 mod fixture;
 
-use ttft_core::diagnosis::Lang;
 use ttft_core::export::{
-    csv_columns, runs_csv, summary_text, CsvHeader, ExperimentResult, ExportDocument, PeerNames,
-    RunRecord, Transport, PEER_NAMES,
+    csv_columns, runs_csv, summary_text, CsvHeader, ExperimentResult, ExportDocument,
 };
+use ttft_core::lang::Lang;
+use ttft_core::metric::PeerNames;
+use ttft_core::metric::METRICS;
+use ttft_core::record::Transport;
 use ttft_core::request::ReasoningEffort;
 
 const SCHEMA_DOC: &str = include_str!("../../../docs/export-schema.md");
@@ -24,7 +26,7 @@ fn example_document() -> ExportDocument {
         "o4-mini",
         Some(ReasoningEffort::Low),
     ));
-    document.runs.push(RunRecord::from_timeline(
+    document.runs.push(fixture::record_from_timeline(
         1,
         "2026-11-29T16:00:00.000Z",
         settings,
@@ -88,8 +90,8 @@ fn the_csv_header_and_every_column_are_documented() {
 
 #[test]
 fn the_peer_table_is_the_code_table() {
-    for (metric, names) in PEER_NAMES {
-        let row = peer_row(metric, &names);
+    for metric in METRICS {
+        let row = peer_row(metric.name, &metric.peers);
         assert!(SCHEMA_DOC.contains(&row), "missing row:\n{row}");
     }
 }
@@ -106,9 +108,9 @@ fn the_summary_example_is_what_the_code_writes() {
 fn print_doc_parts() {
     println!("=====HEADER\n{}", csv_header());
     println!("=====SUMMARY\n{}", summary_example());
-    let rows: Vec<String> = PEER_NAMES
+    let rows: Vec<String> = METRICS
         .iter()
-        .map(|(metric, names)| peer_row(metric, names))
+        .map(|metric| peer_row(metric.name, &metric.peers))
         .collect();
     println!("=====PEERS\n{}", rows.join("\n"));
     println!("=====EXAMPLE\n{}", example_document().to_json().unwrap());

@@ -5,11 +5,11 @@
 mod fixture;
 
 use serde_json::{json, Value};
-use ttft_core::diagnosis::Lang;
 use ttft_core::export::{
-    runs_csv, summary_text, CsvHeader, ExportDocument, ExportError, ImportError, RunRecord,
-    Transport, SCHEMA_NAME, SCHEMA_VERSION,
+    runs_csv, summary_text, CsvHeader, ExportDocument, ExportError, ImportError, SCHEMA_NAME,
+    SCHEMA_VERSION,
 };
+use ttft_core::lang::Lang;
 
 use fixture::{document, SECRET_KEY};
 
@@ -45,7 +45,7 @@ fn header_fields_come_first_with_the_schema_name_and_version() {
         "{{\n  \"schema\": \"{SCHEMA_NAME}\",\n  \"schema_version\": {SCHEMA_VERSION},\n  \"tool_version\": \"0.1.0\",\n  \"exported_at\": \"2026-11-29T16:10:00.000Z\",\n  \"environment\": {{"
     );
     assert!(text.starts_with(&expected_start), "{text}");
-    assert_eq!(SCHEMA_VERSION, 1);
+    assert_eq!(SCHEMA_VERSION, 2);
 }
 
 #[test]
@@ -154,10 +154,10 @@ fn import_rejects_what_is_not_an_export_with_the_reason() {
             },
         ),
         (
-            r#"{"schema": "ttft-meter/export", "schema_version": 2}"#,
+            r#"{"schema": "ttft-meter/export", "schema_version": 3}"#,
             ImportError::NewerVersion {
-                found: 2,
-                supported: 1,
+                found: 3,
+                supported: 2,
             },
         ),
         (
@@ -250,15 +250,15 @@ fn unknown_fields_are_ignored_and_absent_optional_fields_are_none() {
 fn error_messages_say_what_to_do_in_both_languages() {
     let newer = ImportError::NewerVersion {
         found: 3,
-        supported: 1,
+        supported: 2,
     };
     assert_eq!(
         newer.message(Lang::En),
-        "This export uses schema version 3, but this version of TTFT Meter reads versions up to 1. Open it with a newer TTFT Meter (reload the page to get the latest)."
+        "This export uses schema version 3, but this version of TTFT Meter reads versions up to 2. Open it with a newer TTFT Meter (reload the page to get the latest)."
     );
     assert_eq!(
         newer.message(Lang::Zh),
-        "该导出文件使用第 3 版格式，而当前 TTFT Meter 最高只能读取第 1 版。请用更新的 TTFT Meter 打开（刷新页面即可获取最新版本）。"
+        "该导出文件使用第 3 版格式，而当前 TTFT Meter 最高只能读取第 2 版。请用更新的 TTFT Meter 打开（刷新页面即可获取最新版本）。"
     );
     let wrong = ImportError::WrongField {
         path: "runs[1].metrics.ttft_ms".to_owned(),
@@ -266,26 +266,6 @@ fn error_messages_say_what_to_do_in_both_languages() {
     };
     assert!(wrong.message(Lang::En).contains("runs[1].metrics.ttft_ms"));
     assert!(wrong.message(Lang::Zh).contains("runs[1].metrics.ttft_ms"));
-}
-
-#[test]
-fn record_from_timeline_carries_everything_measured() {
-    let timeline = fixture::reasoning(1000.0);
-    let record = RunRecord::from_timeline(
-        3,
-        "2026-11-29T16:00:00.000Z",
-        fixture::settings("o4-mini"),
-        Transport::MainThread,
-        &timeline,
-    );
-    assert_eq!(record.metrics, timeline.metrics());
-    assert_eq!(record.instants, timeline.instants);
-    assert_eq!(record.usage, timeline.usage);
-    assert_eq!(record.network, timeline.network);
-    assert_eq!(record.outcome, timeline.outcome);
-    assert_eq!(record.cold, Some(true));
-    assert!(!record.warm_up);
-    assert_eq!(record.diagnosis_cause, None);
 }
 
 #[test]
@@ -336,7 +316,7 @@ fn fixture_numbers_are_what_the_tests_assume() {
 fn outcome_and_cause_codes_are_the_serialized_kinds() {
     use ttft_core::diagnosis::{Cause, NetworkFailure};
     use ttft_core::dialect::StreamError;
-    use ttft_core::export::{cause_code, outcome_code, outcome_is_ok};
+
     use ttft_core::timeline::RunOutcome;
     let outcomes = [
         (RunOutcome::Streaming, false),
@@ -367,8 +347,8 @@ fn outcome_and_cause_codes_are_the_serialized_kinds() {
     ];
     for (outcome, ok) in outcomes {
         let kind = serde_json::to_value(&outcome).unwrap()["kind"].clone();
-        assert_eq!(json!(outcome_code(&outcome)), kind);
-        assert_eq!(outcome_is_ok(&outcome), ok, "{kind}");
+        assert_eq!(json!(outcome.code()), kind);
+        assert_eq!(outcome.is_ok(), ok, "{kind}");
     }
     let causes = [
         (Cause::KeyRefused, "key_refused"),
@@ -385,6 +365,23 @@ fn outcome_and_cause_codes_are_the_serialized_kinds() {
         ),
     ];
     for (cause, code) in causes {
-        assert_eq!(cause_code(&cause), code);
+        assert_eq!(cause.code(), code);
     }
+}
+
+#[test]
+fn a_version_1_document_imports_without_migration() {
+    // The example of docs/export-schema.md as version 1 wrote it.
+    let text = include_str!("export_fixture/version1.json");
+    let document = ExportDocument::from_json(text).unwrap();
+    assert_eq!(document.schema_version, 1);
+    assert!(!document.runs.is_empty());
+    for run in &document.runs {
+        assert_eq!(run.diagnosis, None);
+        assert_eq!(run.experiment, None);
+    }
+    // Written again, it is a version-2 document that reads back as itself.
+    let again = ExportDocument::from_json(&document.to_json().unwrap()).unwrap();
+    assert_eq!(again.schema_version, SCHEMA_VERSION);
+    assert_eq!(again.runs, document.canonicalized().unwrap().runs);
 }

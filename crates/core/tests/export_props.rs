@@ -7,13 +7,18 @@ mod fixture;
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
-use ttft_core::diagnosis::{Lang, NetworkFailure};
+use ttft_core::diagnosis::NetworkFailure;
 use ttft_core::dialect::{Dialect, StreamError, Usage};
 use ttft_core::export::{
     csv_columns, runs_csv, summary_text, CsvHeader, Environment, ExperimentResult, ExportDocument,
-    RunRecord, RunSettings, Transport,
 };
-use ttft_core::request::{AuthStyle, Protocol, RequestDescription};
+use ttft_core::lang::Lang;
+use ttft_core::protocol::AuthStyle;
+use ttft_core::protocol::Protocol;
+use ttft_core::record::RunRecord;
+use ttft_core::record::RunSettings;
+use ttft_core::record::Transport;
+use ttft_core::request::RequestDescription;
 use ttft_core::timeline::{
     ConnectionKind, Instants, NetworkBreakdown, PaintMethod, PaintTime, PerceivedAnchor,
     RunMetrics, RunOutcome, TokenCountSource,
@@ -292,6 +297,8 @@ fn run(key: String) -> impl Strategy<Value = RunRecord> {
                 (metrics, instants, usage, network, outcome),
                 diagnosis_cause,
             )| RunRecord {
+                diagnosis: None,
+                experiment: None,
                 run_index,
                 started_at,
                 settings,

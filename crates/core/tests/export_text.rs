@@ -4,8 +4,9 @@
 #[path = "export_fixture/mod.rs"]
 mod fixture;
 
-use ttft_core::diagnosis::Lang;
-use ttft_core::export::{summary_text, summary_text_with, RunRecord, Transport};
+use ttft_core::export::{summary_text, summary_text_with};
+use ttft_core::lang::Lang;
+use ttft_core::record::Transport;
 use ttft_core::timeline::RunsSummary;
 
 // fixture::six_runs(): statistics cover runs 2–5 (run 1 is a warm-up, run 6 failed).
@@ -90,7 +91,7 @@ fn given_statistics_are_used_as_given() {
 
 #[test]
 fn several_endpoints_are_listed_and_missing_metrics_shown_as_dashes() {
-    let first = RunRecord::from_timeline(
+    let first = fixture::record_from_timeline(
         1,
         "2026-11-29T16:00:00.000Z",
         fixture::settings("model-a"),

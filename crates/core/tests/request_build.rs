@@ -1,11 +1,12 @@
 //! Base URL normalization, bodies, headers and key handling.
 
 use serde_json::json;
-use ttft_core::diagnosis::Lang;
+use ttft_core::lang::Lang;
+use ttft_core::protocol::AuthStyle;
+use ttft_core::protocol::Protocol;
 use ttft_core::request::{
     anthropic_body, build_headers, normalize_base_url, openai_chat_body, prepare_request,
-    responses_body, should_retry_with_max_completion_tokens, should_retry_without_stream_options,
-    with_nonce, ApiKey, AuthStyle, BodyError, KeyError, MaxTokensField, PromptSpec, Protocol,
+    responses_body, with_nonce, ApiKey, BodyError, KeyError, MaxTokensField, PromptSpec,
     ReasoningEffort, ReasoningSummary, UrlError, UrlWarning,
 };
 
@@ -424,36 +425,6 @@ fn responses_body_shape() {
     );
     let bare = responses_body(&PromptSpec::new("gpt-5", "Hi")).unwrap();
     assert!(bare.get("reasoning").is_none());
-}
-
-#[test]
-fn retry_rules() {
-    let cases = [
-        (
-            400,
-            r#"{"error":{"message":"Unrecognized request argument supplied: stream_options"}}"#,
-            true,
-        ),
-        (
-            422,
-            r#"{"detail":[{"loc":["body","stream_options"],"msg":"Extra inputs are not permitted"}]}"#,
-            true,
-        ),
-        (400, r#"{"error":{"message":"model not found"}}"#, false),
-        (500, "stream_options", false),
-    ];
-    for (status, body, expected) in cases {
-        assert_eq!(
-            should_retry_without_stream_options(status, body),
-            expected,
-            "{body}"
-        );
-    }
-    assert!(should_retry_with_max_completion_tokens(
-        400,
-        "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead."
-    ));
-    assert!(!should_retry_with_max_completion_tokens(400, "bad"));
 }
 
 fn header_pairs(

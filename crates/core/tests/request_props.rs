@@ -1,7 +1,8 @@
 //! Property tests for base URL normalization.
 
 use proptest::prelude::*;
-use ttft_core::request::{normalize_base_url, Protocol};
+use ttft_core::protocol::Protocol;
+use ttft_core::request::normalize_base_url;
 
 fn protocol() -> impl Strategy<Value = Protocol> {
     prop_oneof![

@@ -20,16 +20,16 @@ use serde::{Deserialize, Serialize};
 
 use super::filler::{estimated_tokens, filler_text, sized_prompt};
 use super::params::{CountParam, Inputs, ParamSpec};
-use super::report::{Axis, Cell, Chart, ChartKind, Colour, Column, Report, Series, Table, Unit};
+use super::report::{same_text, Axis, Cell, Chart, ChartKind, Colour, Column, Report, Series, Table, Unit};
 use super::schedule::{Observed, RunRole, Schedule, ScheduleKind};
 use super::session::{
     run_spec, to_json, Experiment, ExperimentSession, Planning, RunBook, Setup, SetupError,
 };
 use super::sizing::{fit_sizes, ContextBudget, PromptSizer, PromptSizing};
-use super::text::Text;
+use crate::lang::Bilingual;
 use super::{bilingual, interleaved_order, ms, percent, run_nonce, split_mix64, summary_of};
 use super::{Observation, PlannedRun, MAX_PROMPT_TOKENS, MAX_REPETITIONS};
-use crate::diagnosis::Lang;
+use crate::lang::Lang;
 use crate::stats::Summary;
 
 /// Default prompt size, tokens: above the 1,024-token minimum of OpenAI's automatic
@@ -608,18 +608,18 @@ pub fn median_cached_tokens(observations: &[Observation<CacheKey>], arm: CacheAr
 }
 
 /// The arm's name.
-pub fn arm_label(arm: CacheArm) -> Text {
+pub fn arm_label(arm: CacheArm) -> Bilingual {
     match arm {
-        CacheArm::Cold => Text::fixed("cold", "冷"),
-        CacheArm::Warm => Text::fixed("warm", "热"),
-        CacheArm::FirstTokenChanged => Text::fixed("first token changed", "首 token 改变"),
+        CacheArm::Cold => Bilingual::new("cold", "冷"),
+        CacheArm::Warm => Bilingual::new("warm", "热"),
+        CacheArm::FirstTokenChanged => Bilingual::new("first token changed", "首 token 改变"),
     }
 }
 
 /// The prompt size field.
 pub const PROMPT_TOKENS: CountParam = CountParam {
     id: "prompt-tokens",
-    label: Text::fixed("Prompt size (tokens)", "提示长度（token）"),
+    label: ("Prompt size (tokens)", "提示长度（token）"),
     min: 1,
     max: MAX_PROMPT_TOKENS,
     default: DEFAULT_PROMPT_TOKENS,
@@ -628,7 +628,7 @@ pub const PROMPT_TOKENS: CountParam = CountParam {
 /// The repetitions field.
 pub const REPETITIONS: CountParam = CountParam {
     id: "repetitions",
-    label: Text::fixed("Runs per level", "每档运行次数"),
+    label: ("Runs per level", "每档运行次数"),
     min: 1,
     max: MAX_REPETITIONS,
     default: DEFAULT_REPETITIONS as u32,
@@ -643,12 +643,12 @@ impl Experiment for PrefixCache {
         "prefix_cache"
     }
 
-    fn label(&self) -> Text {
-        Text::fixed("Prefix cache", "前缀缓存")
+    fn label(&self) -> Bilingual {
+        Bilingual::new("Prefix cache", "前缀缓存")
     }
 
-    fn description(&self) -> Text {
-        Text::fixed(
+    fn description(&self) -> Bilingual {
+        Bilingual::new(
             "Cold prompts, a repeated prompt right after its priming run, and the repeated prompt \
              with only its first token changed: whether the server's prefix cache hits and what \
              it saves.",
@@ -717,7 +717,7 @@ impl ExperimentSession for CacheSession {
                     let (role, level) = if run.key.priming {
                         (
                             RunRole::Priming,
-                            Text::fixed("warm (priming)", "热（预热）"),
+                            Bilingual::new("warm (priming)", "热（预热）"),
                         )
                     } else {
                         (RunRole::Measured, arm_label(run.key.arm))
@@ -752,16 +752,16 @@ pub fn report(
 ) -> Report {
     let mut report = Report::new(PrefixCache.code());
     for verdict in &result.verdicts {
-        report.verdict(verdict.code(), Text::from_fn(|lang| verdict.message(lang)));
+        report.verdict(verdict.code(), Bilingual::from_fn(|lang| verdict.message(lang)));
     }
     let saved = result
         .ttft_saved_ms
         .map_or("—".into(), |v| format!("{v:.0}"));
-    report.notes.push(Text::new(
+    report.notes.push(Bilingual::new(
         format!("TTFT saved by the cache (cold p50 − warm p50): {saved} ms."),
         format!("缓存节省的首字延迟（冷 p50 − 热 p50）：{saved} 毫秒。"),
     ));
-    report.notes.push(Text::fixed(
+    report.notes.push(Bilingual::new(
         "Each warm run came right after a priming run of the same prompt, so servers that keep \
          only the last prompt's cache (llama.cpp, llama-cpp-python) can hit; priming runs are \
          shown but enter no statistic.",
@@ -769,13 +769,13 @@ pub fn report(
          llama-cpp-python）也能命中；预热请求会显示，但不计入任何统计。",
     ));
     match result.hit_evidence {
-        HitEvidence::Usage => report.notes.push(Text::fixed(
+        HitEvidence::Usage => report.notes.push(Bilingual::new(
             "Hits were judged from usage: the cached prompt tokens the server reported.",
             "命中与否按用量判断：服务器报告的缓存提示 token 数。",
         )),
         HitEvidence::Timing => {
             let limit = percent(TIMING_HIT_MAX_WARM_SHARE);
-            report.notes.push(Text::new(
+            report.notes.push(Bilingual::new(
                 format!(
                     "The server reports no cached tokens, so hits were judged from timing: a hit \
                      needs a warm median at most {limit} of the cold one and {MIN_SAVING_MS:.0} \
@@ -826,28 +826,28 @@ pub fn report(
         })
         .collect();
     report.chart = Some(Chart {
-        title: Text::fixed(
+        title: Bilingual::new(
             "TTFT (ms) per repetition, by arm",
             "各组每次重复的首字延迟（毫秒）",
         ),
         kind: ChartKind::Sequence,
-        x: Axis::new(Text::fixed("repetition", "重复"), Unit::Count),
-        y: Axis::new(Text::fixed("TTFT", "首字延迟"), Unit::Ms),
+        x: Axis::new(Bilingual::new("repetition", "重复"), Unit::Count),
+        y: Axis::new(Bilingual::new("TTFT", "首字延迟"), Unit::Ms),
         series,
         references: Vec::new(),
         fits: Vec::new(),
     });
     let columns = vec![
-        Column::new(Text::fixed("arm", "组"), Unit::None),
-        Column::new(Text::fixed("failed", "失败"), Unit::Count),
-        Column::new(Text::same("p50"), Unit::Ms),
-        Column::new(Text::same("p95"), Unit::Ms),
+        Column::new(Bilingual::new("arm", "组"), Unit::None),
+        Column::new(Bilingual::new("failed", "失败"), Unit::Count),
+        Column::new(same_text("p50"), Unit::Ms),
+        Column::new(same_text("p95"), Unit::Ms),
         Column::new(
-            Text::fixed("cached tokens (median)", "缓存 token（中位数）"),
+            Bilingual::new("cached tokens (median)", "缓存 token（中位数）"),
             Unit::Tokens,
         ),
-        Column::new(Text::fixed("hits", "命中"), Unit::None),
-        Column::new(Text::fixed("cached share", "缓存占比"), Unit::Share),
+        Column::new(Bilingual::new("hits", "命中"), Unit::None),
+        Column::new(Bilingual::new("cached share", "缓存占比"), Unit::Share),
     ];
     let rows = result
         .arms

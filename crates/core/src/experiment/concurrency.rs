@@ -16,16 +16,16 @@ use serde::{Deserialize, Serialize};
 
 use super::filler::estimated_tokens;
 use super::params::{CountListParam, CountParam, Inputs, ParamSpec};
-use super::report::{Axis, Cell, Chart, ChartKind, Colour, Column, Report, Series, Table, Unit};
+use super::report::{same_text, Axis, Cell, Chart, ChartKind, Colour, Column, Report, Series, Table, Unit};
 use super::schedule::{Observed, RunRole, Schedule, ScheduleKind};
 use super::session::{
     run_spec, to_json, Experiment, ExperimentSession, Planning, RunBook, Setup, SetupError,
 };
 use super::sizing::{fit_sizes, ContextBudget, PromptSizer, PromptSizing};
-use super::text::Text;
+use crate::lang::Bilingual;
 use super::{bilingual, interleaved_order, run_nonce, summary_of};
 use super::{Observation, PlannedRun, MAX_PROMPT_TOKENS, MAX_REPETITIONS, MAX_STREAMS};
-use crate::diagnosis::Lang;
+use crate::lang::Lang;
 use crate::stats::Summary;
 
 /// Default concurrency levels: doubling, up to past the browser's 6 connections.
@@ -573,7 +573,7 @@ fn level_summary(
 /// The concurrency levels field.
 pub const LEVELS: CountListParam = CountListParam {
     id: "levels",
-    label: Text::fixed("Concurrency levels", "并发档位"),
+    label: ("Concurrency levels", "并发档位"),
     min: 1,
     max: MAX_STREAMS,
     default: &DEFAULT_LEVELS,
@@ -582,7 +582,7 @@ pub const LEVELS: CountListParam = CountListParam {
 /// The prompt size field.
 pub const PROMPT_TOKENS: CountParam = CountParam {
     id: "prompt-tokens",
-    label: Text::fixed("Prompt size (tokens)", "提示长度（token）"),
+    label: ("Prompt size (tokens)", "提示长度（token）"),
     min: 1,
     max: MAX_PROMPT_TOKENS,
     default: DEFAULT_PROMPT_TOKENS,
@@ -591,7 +591,7 @@ pub const PROMPT_TOKENS: CountParam = CountParam {
 /// The waves field.
 pub const WAVES: CountParam = CountParam {
     id: "repetitions",
-    label: Text::fixed("Waves per level", "每档波数"),
+    label: ("Waves per level", "每档波数"),
     min: 1,
     max: MAX_REPETITIONS,
     default: DEFAULT_WAVES_PER_LEVEL as u32,
@@ -606,12 +606,12 @@ impl Experiment for Concurrency {
         "concurrency"
     }
 
-    fn label(&self) -> Text {
-        Text::fixed("Concurrency", "并发")
+    fn label(&self) -> Bilingual {
+        Bilingual::new("Concurrency", "并发")
     }
 
-    fn description(&self) -> Text {
-        Text::fixed(
+    fn description(&self) -> Bilingual {
+        Bilingual::new(
             "Waves of 1, 2, 4, 8… simultaneous streams: whether the server or the browser \
              (6 connections per host over HTTP/1.1) makes streams wait.",
             "同时发出 1、2、4、8……个流：判断是服务器还是浏览器（HTTP/1.1 下每个主机 6 个连接）让流在排队。",
@@ -685,7 +685,7 @@ impl ExperimentSession for ConcurrencySession {
                     wave.streams
                         .iter()
                         .map(|run| {
-                            let level = Text::new(
+                            let level = Bilingual::new(
                                 format!("{} streams, wave {}", run.key.level, run.key.wave + 1),
                                 format!("{} 个并发流，第 {} 波", run.key.level, run.key.wave + 1),
                             );
@@ -721,7 +721,7 @@ pub fn report(
 ) -> Report {
     let mut report = Report::new(Concurrency.code());
     for verdict in &result.verdicts {
-        report.verdict(verdict.code(), Text::from_fn(|lang| verdict.message(lang)));
+        report.verdict(verdict.code(), Bilingual::from_fn(|lang| verdict.message(lang)));
     }
     report.notes.extend(sizing.notes());
     report.count("server-parallel", result.server_parallel_streams);
@@ -741,27 +741,27 @@ pub fn report(
         .filter_map(|o| Some((f64::from(o.key.level), o.sample.usable_ttft_ms()?)))
         .collect();
     report.chart = Some(Chart {
-        title: Text::fixed(
+        title: Bilingual::new(
             "TTFT (ms) of each stream against concurrent streams",
             "每个流的首字延迟（毫秒）与并发流数",
         ),
         kind: ChartKind::Scatter,
-        x: Axis::new(Text::fixed("concurrent streams", "并发流"), Unit::Count),
-        y: Axis::new(Text::fixed("TTFT", "首字延迟"), Unit::Ms),
-        series: vec![Series::points(Text::same("ttft_ms"), Colour::Measured, points)],
+        x: Axis::new(Bilingual::new("concurrent streams", "并发流"), Unit::Count),
+        y: Axis::new(Bilingual::new("TTFT", "首字延迟"), Unit::Ms),
+        series: vec![Series::points(same_text("ttft_ms"), Colour::Measured, points)],
         references: Vec::new(),
         fits: Vec::new(),
     });
     let columns = vec![
-        Column::new(Text::fixed("streams", "并发流"), Unit::Count),
-        Column::new(Text::fixed("waves", "波数"), Unit::Count),
-        Column::new(Text::fixed("failed", "失败"), Unit::Count),
-        Column::new(Text::same("p50"), Unit::Ms),
-        Column::new(Text::same("p95"), Unit::Ms),
-        Column::new(Text::same("p99"), Unit::Ms),
-        Column::new(Text::fixed("server queueing (waves)", "服务器排队（波）"), Unit::Count),
-        Column::new(Text::fixed("browser queueing (waves)", "浏览器排队（波）"), Unit::Count),
-        Column::new(Text::fixed("max browser queueing", "浏览器最长排队"), Unit::Ms),
+        Column::new(Bilingual::new("streams", "并发流"), Unit::Count),
+        Column::new(Bilingual::new("waves", "波数"), Unit::Count),
+        Column::new(Bilingual::new("failed", "失败"), Unit::Count),
+        Column::new(same_text("p50"), Unit::Ms),
+        Column::new(same_text("p95"), Unit::Ms),
+        Column::new(same_text("p99"), Unit::Ms),
+        Column::new(Bilingual::new("server queueing (waves)", "服务器排队（波）"), Unit::Count),
+        Column::new(Bilingual::new("browser queueing (waves)", "浏览器排队（波）"), Unit::Count),
+        Column::new(Bilingual::new("max browser queueing", "浏览器最长排队"), Unit::Ms),
     ];
     let rows = result
         .levels

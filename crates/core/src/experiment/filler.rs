@@ -16,7 +16,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::diagnosis::Lang;
+use crate::lang::Lang;
 use crate::request::with_nonce;
 
 /// Characters per token in a run of non-ideograph, non-space characters (the sim's rule).

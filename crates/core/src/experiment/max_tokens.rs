@@ -9,16 +9,16 @@ use serde::{Deserialize, Serialize};
 
 use super::filler::estimated_tokens;
 use super::params::{CountListParam, CountParam, Inputs, ParamSpec};
-use super::report::{Axis, Cell, Chart, ChartKind, Colour, Column, Report, Series, Table, Unit};
+use super::report::{same_text, Axis, Cell, Chart, ChartKind, Colour, Column, Report, Series, Table, Unit};
 use super::schedule::{Observed, RunRole, Schedule, ScheduleKind};
 use super::session::{
     run_spec, to_json, Experiment, ExperimentSession, Planning, RunBook, Setup, SetupError,
 };
 use super::sizing::{fit_outputs, fit_sizes, ContextBudget, PromptSizer, PromptSizing};
-use super::text::Text;
+use crate::lang::Bilingual;
 use super::{bilingual, interleaved_order, median_of, ms, run_nonce, summary_of};
 use super::{Observation, PlannedRun, MAX_PROMPT_TOKENS, MAX_REPETITIONS};
-use crate::diagnosis::Lang;
+use crate::lang::Lang;
 use crate::stats::Summary;
 
 /// Default output limits compared: a short answer and a long one.
@@ -312,7 +312,7 @@ pub fn analyze(observations: &[Observation<u32>]) -> MaxTokensResult {
 /// The output limits field.
 pub const MAX_TOKENS_VALUES: CountListParam = CountListParam {
     id: "max-tokens",
-    label: Text::fixed("max_tokens values", "max_tokens 取值"),
+    label: ("max_tokens values", "max_tokens 取值"),
     min: 1,
     max: 1_000_000,
     default: &DEFAULT_MAX_TOKENS_VALUES,
@@ -321,7 +321,7 @@ pub const MAX_TOKENS_VALUES: CountListParam = CountListParam {
 /// The prompt size field.
 pub const PROMPT_TOKENS: CountParam = CountParam {
     id: "prompt-tokens",
-    label: Text::fixed("Prompt size (tokens)", "提示长度（token）"),
+    label: ("Prompt size (tokens)", "提示长度（token）"),
     min: 1,
     max: MAX_PROMPT_TOKENS,
     default: DEFAULT_PROMPT_TOKENS,
@@ -330,7 +330,7 @@ pub const PROMPT_TOKENS: CountParam = CountParam {
 /// The repetitions field.
 pub const REPETITIONS: CountParam = CountParam {
     id: "repetitions",
-    label: Text::fixed("Runs per level", "每档运行次数"),
+    label: ("Runs per level", "每档运行次数"),
     min: 1,
     max: MAX_REPETITIONS,
     default: DEFAULT_REPETITIONS as u32,
@@ -345,12 +345,12 @@ impl Experiment for MaxTokens {
         "max_tokens"
     }
 
-    fn label(&self) -> Text {
-        Text::fixed("max_tokens", "max_tokens")
+    fn label(&self) -> Bilingual {
+        Bilingual::new("max_tokens", "max_tokens")
     }
 
-    fn description(&self) -> Text {
-        Text::fixed(
+    fn description(&self) -> Bilingual {
+        Bilingual::new(
             "The same prompt with a small and a large output limit: prefill does not depend on \
              max_tokens, so a difference means the server reserves or schedules by it.",
             "同一个提示分别用较小和较大的输出上限：预填充与 max_tokens 无关，\
@@ -452,8 +452,8 @@ impl ExperimentSession for MaxTokensSession {
 }
 
 /// "max_tokens=200".
-fn max_tokens_level(max_tokens: u32) -> Text {
-    Text::same(format!("max_tokens={max_tokens}"))
+fn max_tokens_level(max_tokens: u32) -> Bilingual {
+    same_text(format!("max_tokens={max_tokens}"))
 }
 
 /// The display-neutral report of a max_tokens analysis.
@@ -463,7 +463,7 @@ pub fn report(
     sizing: &PromptSizing,
 ) -> Report {
     let mut report = Report::new(MaxTokens.code());
-    report.verdict(result.verdict.code(), Text::from_fn(|lang| result.verdict.message(lang)));
+    report.verdict(result.verdict.code(), Bilingual::from_fn(|lang| result.verdict.message(lang)));
     report.notes.extend(sizing.notes());
     report.number("difference-ms", result.median_difference_ms);
     report.number("threshold-ms", result.threshold_ms);
@@ -481,20 +481,20 @@ pub fn report(
         })
         .collect();
     report.chart = Some(Chart {
-        title: Text::fixed(
+        title: Bilingual::new(
             "TTFT (ms) per repetition, by max_tokens",
             "各 max_tokens 下每次重复的首字延迟（毫秒）",
         ),
         kind: ChartKind::Sequence,
-        x: Axis::new(Text::fixed("repetition", "重复"), Unit::Count),
-        y: Axis::new(Text::fixed("TTFT", "首字延迟"), Unit::Ms),
+        x: Axis::new(Bilingual::new("repetition", "重复"), Unit::Count),
+        y: Axis::new(Bilingual::new("TTFT", "首字延迟"), Unit::Ms),
         series,
         references: Vec::new(),
         fits: Vec::new(),
     });
     let mut columns = vec![
-        Column::new(Text::same("max_tokens"), Unit::Tokens),
-        Column::new(Text::fixed("failed", "失败"), Unit::Count),
+        Column::new(same_text("max_tokens"), Unit::Tokens),
+        Column::new(Bilingual::new("failed", "失败"), Unit::Count),
     ];
     columns.extend(Table::summary_columns());
     let rows = result

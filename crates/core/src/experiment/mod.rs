@@ -14,7 +14,7 @@
 //! tokens as ttft-sim does and answers in 200 ms + 0.5 ms per prompt token):
 //!
 //! ```
-//! use ttft_core::diagnosis::Lang;
+//! use ttft_core::lang::Lang;
 //! use ttft_core::experiment::params::Inputs;
 //! use ttft_core::experiment::schedule::{Observed, Schedule};
 //! use ttft_core::experiment::sizing::{CountSource, TokenCount};
@@ -71,7 +71,7 @@
 //! The typed pieces can be used directly (synthetic data, tests):
 //!
 //! ```
-//! use ttft_core::diagnosis::Lang;
+//! use ttft_core::lang::Lang;
 //! use ttft_core::experiment::prompt_length::{analyze, plan, PromptLengthConfig};
 //! use ttft_core::experiment::RunSample;
 //!
@@ -95,7 +95,6 @@ pub mod report;
 pub mod schedule;
 pub mod session;
 pub mod sizing;
-pub mod text;
 
 use serde::{Deserialize, Serialize};
 
@@ -140,7 +139,7 @@ pub const MAX_REPETITIONS: u32 = 500;
 /// Most streams in flight at once (concurrency levels, tails' lanes).
 pub const MAX_STREAMS: u32 = 64;
 
-use crate::diagnosis::Lang;
+use crate::lang::Lang;
 use crate::stats::Summary;
 use crate::timeline::{ConnectionKind, NetworkBreakdown, RunMetrics, RunOutcome, RunTimeline};
 
@@ -333,10 +332,7 @@ pub(crate) fn median_of(values: &[f64]) -> Option<f64> {
 
 /// Picks the text of `lang`.
 pub(crate) fn bilingual(lang: Lang, en: String, zh: String) -> String {
-    match lang {
-        Lang::En => en,
-        Lang::Zh => zh,
-    }
+    lang.pick(en, zh)
 }
 
 /// Milliseconds rounded for messages ("1234 ms").

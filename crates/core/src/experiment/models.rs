@@ -9,16 +9,16 @@ use serde::{Deserialize, Serialize};
 
 use super::filler::estimated_tokens;
 use super::params::{CountListParam, CountParam, Inputs, InputProblem, NamesParam, ParamSpec};
-use super::report::{Axis, Cell, Chart, ChartKind, Colour, Column, FitLine, Report, Series, Table, Unit};
+use super::report::{same_text, Axis, Cell, Chart, ChartKind, Colour, Column, FitLine, Report, Series, Table, Unit};
 use super::schedule::{Observed, RunRole, Schedule, ScheduleKind};
 use super::session::{
     run_spec, to_json, Experiment, ExperimentSession, Planning, RunBook, Setup, SetupError,
 };
 use super::sizing::{fit_sizes, prompt_tokens_of, ContextBudget, PromptSizer, PromptSizing};
-use super::text::Text;
+use crate::lang::Bilingual;
 use super::{bilingual, interleaved_order, ms, run_nonce, summary_of};
 use super::{Observation, PlannedRun, MAX_PROMPT_TOKENS, MAX_REPETITIONS};
-use crate::diagnosis::Lang;
+use crate::lang::Lang;
 use crate::stats::{linear_fit, Fit, Summary};
 
 /// Default prompt size when none is given, tokens.
@@ -354,16 +354,16 @@ fn verdict(ranked: &[ModelSummary]) -> ModelsVerdict {
 /// The models field.
 pub const MODELS: NamesParam = NamesParam {
     id: "models",
-    label: Text::fixed("Models (comma-separated)", "模型（逗号分隔）"),
+    label: ("Models (comma-separated)", "模型（逗号分隔）"),
     max_items: MAX_MODELS,
     max_chars: MAX_MODEL_NAME_CHARS,
-    placeholder: Text::fixed("the form's model", "表单中的模型"),
+    placeholder: ("the form's model", "表单中的模型"),
 };
 
 /// The prompt sizes field.
 pub const SIZES: CountListParam = CountListParam {
     id: "sizes",
-    label: Text::fixed("Prompt sizes (tokens)", "提示长度（token）"),
+    label: ("Prompt sizes (tokens)", "提示长度（token）"),
     min: 1,
     max: MAX_PROMPT_TOKENS,
     default: &FIELD_DEFAULT_SIZES_TOKENS,
@@ -372,7 +372,7 @@ pub const SIZES: CountListParam = CountListParam {
 /// The repetitions field.
 pub const REPETITIONS: CountParam = CountParam {
     id: "repetitions",
-    label: Text::fixed("Runs per level", "每档运行次数"),
+    label: ("Runs per level", "每档运行次数"),
     min: 1,
     max: MAX_REPETITIONS,
     default: FIELD_DEFAULT_REPETITIONS,
@@ -387,12 +387,12 @@ impl Experiment for Models {
         "models"
     }
 
-    fn label(&self) -> Text {
-        Text::fixed("Models", "模型对比")
+    fn label(&self) -> Bilingual {
+        Bilingual::new("Models", "模型对比")
     }
 
-    fn description(&self) -> Text {
-        Text::fixed(
+    fn description(&self) -> Bilingual {
+        Bilingual::new(
             "Several models (or endpoints) on the same prompts, ranked by median TTFT, with a \
              prompt-length line per model.",
             "多个模型（或端点）使用相同的提示，按首字延迟中位数排名，并为每个模型拟合提示长度曲线。",
@@ -463,7 +463,7 @@ impl ExperimentSession for ModelsSession {
                 .planned
                 .iter()
                 .map(|run| {
-                    let level = Text::new(
+                    let level = Bilingual::new(
                         format!("{} · {} tokens", run.key.model, run.key.planned_tokens),
                         format!("{} · {} 个 token", run.key.model, run.key.planned_tokens),
                     );
@@ -497,7 +497,7 @@ pub fn report(
     sizing: &PromptSizing,
 ) -> Report {
     let mut report = Report::new(Models.code());
-    report.verdict(result.verdict.code(), Text::from_fn(|lang| result.verdict.message(lang)));
+    report.verdict(result.verdict.code(), Bilingual::from_fn(|lang| result.verdict.message(lang)));
     report.notes.extend(sizing.notes());
     let ranking: Vec<&str> = result
         .models
@@ -522,7 +522,7 @@ pub fn report(
                     Some((f64::from(count.tokens), ttft_ms))
                 })
                 .collect();
-            Series::points(Text::same(summary.model.clone()), Colour::category(index), points)
+            Series::points(same_text(summary.model.clone()), Colour::category(index), points)
         })
         .collect();
     // Each model's line takes its points' colour.
@@ -532,7 +532,7 @@ pub fn report(
         .enumerate()
         .filter_map(|(index, summary)| {
             let fit = summary.prompt_length_fit.as_ref()?;
-            let name = Text::new(
+            let name = Bilingual::new(
                 format!("{} (fit)", summary.model),
                 format!("{}（拟合）", summary.model),
             );
@@ -542,25 +542,25 @@ pub fn report(
     let x_source = x_source.unwrap_or(sizing.source);
     report.word("token-source", x_source.code());
     report.chart = Some(Chart {
-        title: Text::fixed(
+        title: Bilingual::new(
             "TTFT (ms) against prompt tokens, per model",
             "各模型的首字延迟（毫秒）与提示 token 数",
         ),
         kind: ChartKind::Scatter,
-        x: Axis::tokens(Text::fixed("prompt tokens", "提示 token"), x_source),
-        y: Axis::new(Text::fixed("TTFT", "首字延迟"), Unit::Ms),
+        x: Axis::tokens(Bilingual::new("prompt tokens", "提示 token"), x_source),
+        y: Axis::new(Bilingual::new("TTFT", "首字延迟"), Unit::Ms),
         series,
         references: Vec::new(),
         fits,
     });
     let columns = vec![
-        Column::new(Text::fixed("model", "模型"), Unit::None),
-        Column::new(Text::fixed("rank", "排名"), Unit::Count),
-        Column::new(Text::same("p50"), Unit::Ms),
-        Column::new(Text::same("p95"), Unit::Ms),
-        Column::new(Text::fixed("runs", "次数"), Unit::Count),
-        Column::new(Text::fixed("failed", "失败"), Unit::Count),
-        Column::new(Text::fixed("prefill", "预填充"), Unit::MsPer1kTokens),
+        Column::new(Bilingual::new("model", "模型"), Unit::None),
+        Column::new(Bilingual::new("rank", "排名"), Unit::Count),
+        Column::new(same_text("p50"), Unit::Ms),
+        Column::new(same_text("p95"), Unit::Ms),
+        Column::new(Bilingual::new("runs", "次数"), Unit::Count),
+        Column::new(Bilingual::new("failed", "失败"), Unit::Count),
+        Column::new(Bilingual::new("prefill", "预填充"), Unit::MsPer1kTokens),
     ];
     let rows = result
         .models

@@ -7,15 +7,15 @@
 use serde::{Deserialize, Serialize};
 
 use super::params::{CountParam, Inputs, ParamSpec};
-use super::report::{
+use super::report::{same_text, 
     Axis, Cell, Chart, ChartKind, Colour, Column, ReferenceMark, Report, Series, Table, Unit,
 };
 use super::schedule::{Observed, Schedule, ScheduleKind, TimedRuns};
 use super::session::{to_json, Experiment, ExperimentSession, Planning, Setup, SetupError};
-use super::text::Text;
+use crate::lang::Bilingual;
 use super::Observation;
 use super::{bilingual, ms, percent, summary_of};
-use crate::diagnosis::Lang;
+use crate::lang::Lang;
 use crate::stats::Summary;
 
 /// Most runs a schedule plans, so a typo (an interval of 0.001 s for a week) cannot make
@@ -422,7 +422,7 @@ pub const MAX_SECONDS: u32 = 7 * 24 * 3600;
 /// The interval field.
 pub const INTERVAL: CountParam = CountParam {
     id: "interval",
-    label: Text::fixed("Every (s)", "间隔（秒）"),
+    label: ("Every (s)", "间隔（秒）"),
     min: 1,
     max: MAX_SECONDS,
     default: 10,
@@ -431,7 +431,7 @@ pub const INTERVAL: CountParam = CountParam {
 /// The duration field.
 pub const DURATION: CountParam = CountParam {
     id: "duration",
-    label: Text::fixed("For (s)", "持续（秒）"),
+    label: ("For (s)", "持续（秒）"),
     min: 1,
     max: MAX_SECONDS,
     default: 300,
@@ -440,7 +440,7 @@ pub const DURATION: CountParam = CountParam {
 /// The p95 limit field.
 pub const THRESHOLD: CountParam = CountParam {
     id: "threshold",
-    label: Text::fixed("p95 limit (ms)", "p95 限值（毫秒）"),
+    label: ("p95 limit (ms)", "p95 限值（毫秒）"),
     min: 1,
     max: 10_000_000,
     default: 2_000,
@@ -449,7 +449,7 @@ pub const THRESHOLD: CountParam = CountParam {
 /// The window field.
 pub const WINDOW: CountParam = CountParam {
     id: "window",
-    label: Text::fixed("Window (runs)", "窗口（次）"),
+    label: ("Window (runs)", "窗口（次）"),
     min: 1,
     max: 10_000,
     default: 20,
@@ -464,12 +464,12 @@ impl Experiment for Monitor {
         "monitor"
     }
 
-    fn label(&self) -> Text {
-        Text::fixed("Monitor", "监控")
+    fn label(&self) -> Bilingual {
+        Bilingual::new("Monitor", "监控")
     }
 
-    fn description(&self) -> Text {
-        Text::fixed(
+    fn description(&self) -> Bilingual {
+        Bilingual::new(
             "The form's prompt every N seconds for a while, with rolling p50/p95/p99 against a \
              p95 limit.",
             "每隔 N 秒发送一次表单中的提示，持续一段时间，并把滚动的 p50/p95/p99 与 p95 限值比较。",
@@ -594,39 +594,39 @@ pub fn report(
 ) -> Report {
     let mut report = Report::new(Monitor.code());
     let verdict = status.map_or(MonitorVerdict::NotEnoughData, |s| s.verdict.clone());
-    report.verdict(verdict.code(), Text::from_fn(|lang| verdict.message(lang)));
+    report.verdict(verdict.code(), Bilingual::from_fn(|lang| verdict.message(lang)));
     report.count("runs", Some(rolling.len()));
     report.flag("breached", status.is_some_and(|s| s.breached));
     let pick = |value: fn(&RollingPoint) -> Option<f64>| rolling.iter().map(value).collect::<Vec<_>>();
     let name = threshold.percentile.name();
     report.chart = Some(Chart {
-        title: Text::fixed(
+        title: Bilingual::new(
             "Rolling TTFT percentiles (ms) per run",
             "每次运行后的滚动首字延迟分位数（毫秒）",
         ),
         kind: ChartKind::Sequence,
-        x: Axis::new(Text::fixed("run", "运行"), Unit::Count),
-        y: Axis::new(Text::fixed("TTFT", "首字延迟"), Unit::Ms),
+        x: Axis::new(Bilingual::new("run", "运行"), Unit::Count),
+        y: Axis::new(Bilingual::new("TTFT", "首字延迟"), Unit::Ms),
         series: vec![
-            Series::values(Text::same("ttft_ms"), Colour::Measured, pick(|p| p.ttft_ms)),
-            Series::values(Text::same("p50"), Colour::Median, pick(|p| p.p50_ms)),
-            Series::values(Text::same("p95"), Colour::Tail, pick(|p| p.p95_ms)),
-            Series::values(Text::same("p99"), Colour::FarTail, pick(|p| p.p99_ms)),
+            Series::values(same_text("ttft_ms"), Colour::Measured, pick(|p| p.ttft_ms)),
+            Series::values(same_text("p50"), Colour::Median, pick(|p| p.p50_ms)),
+            Series::values(same_text("p95"), Colour::Tail, pick(|p| p.p95_ms)),
+            Series::values(same_text("p99"), Colour::FarTail, pick(|p| p.p99_ms)),
         ],
         references: vec![ReferenceMark {
-            name: Text::new(format!("{name} limit"), format!("{name} 限值")),
+            name: Bilingual::new(format!("{name} limit"), format!("{name} 限值")),
             value: threshold.limit_ms,
             colour: Colour::Limit,
         }],
         fits: Vec::new(),
     });
     let columns = vec![
-        Column::new(Text::same("#"), Unit::Count),
-        Column::new(Text::fixed("started", "开始"), Unit::S),
-        Column::new(Text::same("ttft_ms"), Unit::None),
-        Column::new(Text::same("p50"), Unit::Ms),
-        Column::new(Text::same("p95"), Unit::Ms),
-        Column::new(Text::same("p99"), Unit::Ms),
+        Column::new(same_text("#"), Unit::Count),
+        Column::new(Bilingual::new("started", "开始"), Unit::S),
+        Column::new(same_text("ttft_ms"), Unit::None),
+        Column::new(same_text("p50"), Unit::Ms),
+        Column::new(same_text("p95"), Unit::Ms),
+        Column::new(same_text("p99"), Unit::Ms),
     ];
     let rows = rolling
         .iter()

@@ -13,8 +13,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use super::text::Text;
-use crate::diagnosis::Lang;
+use crate::lang::Bilingual;
+use crate::lang::Lang;
 
 /// Longest text accepted in any field, characters: longer input is refused, not cut.
 pub const MAX_FIELD_CHARS: usize = 4_000;
@@ -89,12 +89,12 @@ impl InputProblem {
 
 /// A field whose text cannot be used: which field, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Error, Serialize, Deserialize)]
-#[error("{label}: {problem}")]
+#[error("{}: {problem}", label.en)]
 pub struct ParamError {
     /// The field's id ([`ParamSpec::id`]).
     pub id: String,
     /// The field's label.
-    pub label: Text,
+    pub label: Bilingual,
     /// What is wrong.
     pub problem: InputProblem,
 }
@@ -251,13 +251,13 @@ pub struct ParamSpec {
     /// Stable id: the key in [`Inputs`], and the field's test id is `exp-<id>`.
     pub id: &'static str,
     /// Label.
-    pub label: Text,
+    pub label: Bilingual,
     /// What it holds.
     pub kind: ParamKind,
     /// The text the field starts with (may be empty: then `placeholder` shows).
     pub default_text: String,
     /// Shown while the field is empty.
-    pub placeholder: Option<Text>,
+    pub placeholder: Option<Bilingual>,
     /// Longest text the field takes, characters.
     pub max_chars: usize,
 }
@@ -296,8 +296,8 @@ impl Inputs {
 pub struct CountParam {
     /// See [`ParamSpec::id`].
     pub id: &'static str,
-    /// Label.
-    pub label: Text,
+    /// Label (English, Chinese).
+    pub label: (&'static str, &'static str),
     /// Smallest accepted.
     pub min: u32,
     /// Largest accepted.
@@ -311,7 +311,7 @@ impl CountParam {
     pub fn spec(&self) -> ParamSpec {
         ParamSpec {
             id: self.id,
-            label: self.label.clone(),
+            label: Bilingual::new(self.label.0, self.label.1),
             kind: ParamKind::Count,
             default_text: self.default.to_string(),
             placeholder: None,
@@ -325,7 +325,7 @@ impl CountParam {
             None => Ok(self.default),
             Some(text) => parse_count(text, self.min, self.max).map_err(|problem| ParamError {
                 id: self.id.into(),
-                label: self.label.clone(),
+                label: Bilingual::new(self.label.0, self.label.1),
                 problem,
             }),
         }
@@ -337,8 +337,8 @@ impl CountParam {
 pub struct CountListParam {
     /// See [`ParamSpec::id`].
     pub id: &'static str,
-    /// Label.
-    pub label: Text,
+    /// Label (English, Chinese).
+    pub label: (&'static str, &'static str),
     /// Smallest accepted value.
     pub min: u32,
     /// Largest accepted value.
@@ -352,7 +352,7 @@ impl CountListParam {
     pub fn spec(&self) -> ParamSpec {
         ParamSpec {
             id: self.id,
-            label: self.label.clone(),
+            label: Bilingual::new(self.label.0, self.label.1),
             kind: ParamKind::CountList,
             default_text: join_counts(self.default),
             placeholder: None,
@@ -367,7 +367,7 @@ impl CountListParam {
             Some(text) => {
                 parse_count_list(text, self.min, self.max).map_err(|problem| ParamError {
                     id: self.id.into(),
-                    label: self.label.clone(),
+                    label: Bilingual::new(self.label.0, self.label.1),
                     problem,
                 })
             }
@@ -380,14 +380,14 @@ impl CountListParam {
 pub struct NamesParam {
     /// See [`ParamSpec::id`].
     pub id: &'static str,
-    /// Label.
-    pub label: Text,
+    /// Label (English, Chinese).
+    pub label: (&'static str, &'static str),
     /// Most names.
     pub max_items: usize,
     /// Longest name, characters.
     pub max_chars: usize,
-    /// Shown while empty.
-    pub placeholder: Text,
+    /// Shown while empty (English, Chinese).
+    pub placeholder: (&'static str, &'static str),
 }
 
 impl NamesParam {
@@ -395,10 +395,10 @@ impl NamesParam {
     pub fn spec(&self) -> ParamSpec {
         ParamSpec {
             id: self.id,
-            label: self.label.clone(),
+            label: Bilingual::new(self.label.0, self.label.1),
             kind: ParamKind::Names,
             default_text: String::new(),
-            placeholder: Some(self.placeholder.clone()),
+            placeholder: Some(Bilingual::new(self.placeholder.0, self.placeholder.1)),
             max_chars: MAX_FIELD_CHARS,
         }
     }
@@ -417,7 +417,7 @@ impl NamesParam {
     pub fn error(&self, problem: InputProblem) -> ParamError {
         ParamError {
             id: self.id.into(),
-            label: self.label.clone(),
+            label: Bilingual::new(self.label.0, self.label.1),
             problem,
         }
     }
@@ -428,12 +428,12 @@ impl NamesParam {
 pub struct TextParam {
     /// See [`ParamSpec::id`].
     pub id: &'static str,
-    /// Label.
-    pub label: Text,
+    /// Label (English, Chinese).
+    pub label: (&'static str, &'static str),
     /// Longest text, characters.
     pub max_chars: usize,
-    /// Shown while empty (and used when empty).
-    pub placeholder: Text,
+    /// Shown while empty, and meant when empty (English, Chinese).
+    pub placeholder: (&'static str, &'static str),
 }
 
 impl TextParam {
@@ -441,10 +441,10 @@ impl TextParam {
     pub fn spec(&self) -> ParamSpec {
         ParamSpec {
             id: self.id,
-            label: self.label.clone(),
+            label: Bilingual::new(self.label.0, self.label.1),
             kind: ParamKind::Text,
             default_text: String::new(),
-            placeholder: Some(self.placeholder.clone()),
+            placeholder: Some(Bilingual::new(self.placeholder.0, self.placeholder.1)),
             max_chars: self.max_chars,
         }
     }
@@ -457,7 +457,7 @@ impl TextParam {
         if chars > self.max_chars {
             return Err(ParamError {
                 id: self.id.into(),
-                label: self.label.clone(),
+                label: Bilingual::new(self.label.0, self.label.1),
                 problem: InputProblem::TooLong {
                     chars,
                     max: self.max_chars,
@@ -567,7 +567,7 @@ mod tests {
     fn errors_quote_the_input_in_both_languages() {
         const SIZES: CountListParam = CountListParam {
             id: "sizes",
-            label: Text::fixed("Prompt sizes (tokens)", "提示长度（token）"),
+            label: ("Prompt sizes (tokens)", "提示长度（token）"),
             min: 1,
             max: 1000,
             default: &[100, 200],

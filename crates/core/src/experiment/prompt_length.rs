@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::filler::estimated_tokens;
 use super::params::{CountListParam, CountParam, Inputs, ParamSpec};
-use super::report::{Axis, Cell, Chart, ChartKind, Colour, Column, FitLine, Report, Series, Table, Unit};
+use super::report::{same_text, Axis, Cell, Chart, ChartKind, Colour, Column, FitLine, Report, Series, Table, Unit};
 use super::schedule::{Observed, RunRole, Schedule, ScheduleKind};
 use super::session::{
     run_spec, to_json, tokens_level, Experiment, ExperimentSession, Planning, RunBook, Setup,
@@ -18,11 +18,11 @@ use super::sizing::{
     fit_sizes, prompt_tokens_of, ContextBudget, CountSource, PromptSizer, PromptSizing,
     TokenCount,
 };
-use super::text::Text;
+use crate::lang::Bilingual;
 use super::{bilingual, interleaved_order, ms, percent, run_nonce, summary_of};
 use super::{MAX_PROMPT_TOKENS, MAX_REPETITIONS};
 use super::{Observation, PlannedRun};
-use crate::diagnosis::Lang;
+use crate::lang::Lang;
 use crate::stats::{linear_fit, quadratic_fit, Fit, Summary};
 
 /// Default prompt sizes, tokens: from "nothing to read" to a long document.
@@ -457,7 +457,7 @@ fn verdict(linear: Option<&Fit>, curvature: &Curvature, max_x: Option<f64>) -> P
 /// The prompt sizes field.
 pub const SIZES: CountListParam = CountListParam {
     id: "sizes",
-    label: Text::fixed("Prompt sizes (tokens)", "提示长度（token）"),
+    label: ("Prompt sizes (tokens)", "提示长度（token）"),
     min: 1,
     max: MAX_PROMPT_TOKENS,
     default: &DEFAULT_PROMPT_SIZES_TOKENS,
@@ -466,7 +466,7 @@ pub const SIZES: CountListParam = CountListParam {
 /// The repetitions field.
 pub const REPETITIONS: CountParam = CountParam {
     id: "repetitions",
-    label: Text::fixed("Runs per level", "每档运行次数"),
+    label: ("Runs per level", "每档运行次数"),
     min: 1,
     max: MAX_REPETITIONS,
     default: DEFAULT_REPETITIONS as u32,
@@ -481,12 +481,12 @@ impl Experiment for PromptLength {
         "prompt_length"
     }
 
-    fn label(&self) -> Text {
-        Text::fixed("Prompt length", "提示长度")
+    fn label(&self) -> Bilingual {
+        Bilingual::new("Prompt length", "提示长度")
     }
 
-    fn description(&self) -> Text {
-        Text::fixed(
+    fn description(&self) -> Bilingual {
+        Bilingual::new(
             "TTFT against the number of prompt tokens, with a linear and a quadratic fit: what \
              prefill costs per 1,000 tokens, and whether attention makes it grow faster.",
             "首字延迟与提示 token 数的关系，并做线性和二次拟合：每 1000 个 token 的预填充成本，\
@@ -586,7 +586,7 @@ fn signed_scientific(value: f64) -> String {
 }
 
 /// The prefill cost and the fitted formulas, as a note.
-fn fit_note(result: &PromptLengthResult) -> Text {
+fn fit_note(result: &PromptLengthResult) -> Bilingual {
     let prefill = result
         .prefill_ms_per_1k_tokens
         .map_or("—".into(), |v| format!("{v:.1}"));
@@ -604,7 +604,7 @@ fn fit_note(result: &PromptLengthResult) -> Text {
         }
         _ => String::new(),
     };
-    Text::new(
+    Bilingual::new(
         format!("Prefill cost: {prefill} ms per 1,000 prompt tokens.{fitted}"),
         format!("预填充成本：每 1000 个提示 token {prefill} 毫秒。{fitted}"),
     )
@@ -617,7 +617,7 @@ pub fn report(
     sizing: &PromptSizing,
 ) -> Report {
     let mut report = Report::new(PromptLength.code());
-    report.verdict(result.verdict.code(), Text::from_fn(|lang| result.verdict.message(lang)));
+    report.verdict(result.verdict.code(), Bilingual::from_fn(|lang| result.verdict.message(lang)));
     report.notes.push(fit_note(result));
     report.notes.extend(sizing.notes());
     let linear = result.linear.as_ref();
@@ -642,7 +642,7 @@ pub fn report(
     let mut fits = Vec::new();
     if let Some(linear) = linear {
         fits.push(FitLine::from_fit(
-            Text::fixed("linear fit", "线性拟合"),
+            Bilingual::new("linear fit", "线性拟合"),
             linear,
             Colour::Fit,
             false,
@@ -650,37 +650,37 @@ pub fn report(
     }
     if let Some(quadratic) = &result.quadratic {
         fits.push(FitLine::from_fit(
-            Text::fixed("quadratic fit", "二次拟合"),
+            Bilingual::new("quadratic fit", "二次拟合"),
             quadratic,
             Colour::SecondFit,
             true,
         ));
     }
     report.chart = Some(Chart {
-        title: Text::fixed(
+        title: Bilingual::new(
             "TTFT (ms) against prompt tokens",
             "首字延迟（毫秒）与提示 token 数",
         ),
         kind: ChartKind::Scatter,
-        x: Axis::tokens(Text::fixed("prompt tokens", "提示 token"), x_source),
-        y: Axis::new(Text::fixed("TTFT", "首字延迟"), Unit::Ms),
-        series: vec![Series::points(Text::same("ttft_ms"), Colour::Measured, points)],
+        x: Axis::tokens(Bilingual::new("prompt tokens", "提示 token"), x_source),
+        y: Axis::new(Bilingual::new("TTFT", "首字延迟"), Unit::Ms),
+        series: vec![Series::points(same_text("ttft_ms"), Colour::Measured, points)],
         references: Vec::new(),
         fits,
     });
     let counted_label = sizing.source.label();
     let mut columns = vec![
-        Column::new(Text::fixed("planned tokens", "计划 token"), Unit::Tokens),
+        Column::new(Bilingual::new("planned tokens", "计划 token"), Unit::Tokens),
         Column::new(
-            Text::new(
+            Bilingual::new(
                 format!("prompt tokens ({})", counted_label.en),
                 format!("提示 token（{}）", counted_label.zh),
             ),
             Unit::Tokens,
         ),
-        Column::new(Text::fixed("prompt tokens (usage)", "提示 token（用量）"), Unit::Tokens),
-        Column::new(Text::fixed("runs", "次数"), Unit::Count),
-        Column::new(Text::fixed("failed", "失败"), Unit::Count),
+        Column::new(Bilingual::new("prompt tokens (usage)", "提示 token（用量）"), Unit::Tokens),
+        Column::new(Bilingual::new("runs", "次数"), Unit::Count),
+        Column::new(Bilingual::new("failed", "失败"), Unit::Count),
     ];
     columns.extend(Table::summary_columns());
     let rows = result

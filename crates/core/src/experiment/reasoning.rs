@@ -8,15 +8,15 @@ use serde::{Deserialize, Serialize};
 
 use super::filler::estimated_tokens;
 use super::params::{CountParam, Inputs, ParamSpec, TextParam};
-use super::report::{Axis, Cell, Chart, ChartKind, Colour, Column, Report, Series, Table, Unit};
+use super::report::{same_text, Axis, Cell, Chart, ChartKind, Colour, Column, Report, Series, Table, Unit};
 use super::schedule::{Observed, RunRole, Schedule, ScheduleKind};
 use super::session::{
     run_spec, to_json, Experiment, ExperimentSession, Planning, RunBook, Setup, SetupError,
 };
-use super::text::Text;
+use crate::lang::Bilingual;
 use super::{bilingual, ms, percent, run_nonce, summary_of};
 use super::{Observation, PlannedRun, MAX_REPETITIONS};
-use crate::diagnosis::Lang;
+use crate::lang::Lang;
 use crate::request::with_nonce;
 use crate::stats::Summary;
 
@@ -271,15 +271,15 @@ pub const MAX_QUESTION_CHARS: usize = 4_000;
 /// The question field (empty: the default question in the page's language).
 pub const QUESTION: TextParam = TextParam {
     id: "question",
-    label: Text::fixed("Question", "问题"),
+    label: ("Question", "问题"),
     max_chars: MAX_QUESTION_CHARS,
-    placeholder: Text::fixed(DEFAULT_QUESTION_EN, DEFAULT_QUESTION_ZH),
+    placeholder: (DEFAULT_QUESTION_EN, DEFAULT_QUESTION_ZH),
 };
 
 /// The runs field.
 pub const REPETITIONS: CountParam = CountParam {
     id: "repetitions",
-    label: Text::fixed("Runs", "运行次数"),
+    label: ("Runs", "运行次数"),
     min: 1,
     max: MAX_REPETITIONS,
     default: DEFAULT_REPETITIONS as u32,
@@ -294,12 +294,12 @@ impl Experiment for Reasoning {
         "reasoning"
     }
 
-    fn label(&self) -> Text {
-        Text::fixed("Reasoning", "推理")
+    fn label(&self) -> Bilingual {
+        Bilingual::new("Reasoning", "推理")
     }
 
-    fn description(&self) -> Text {
-        Text::fixed(
+    fn description(&self) -> Bilingual {
+        Bilingual::new(
             "The same question several times with reasoning asked for: the first reasoning \
              token against the first answer token, and how much of the wait is thinking.",
             "同一个问题问多次并要求推理：首个思考 token 与首个回答 token 的时间，以及等待中有多少是在思考。",
@@ -345,7 +345,7 @@ impl ExperimentSession for ReasoningSession {
                 .planned
                 .iter()
                 .map(|run| {
-                    let level = Text::new(
+                    let level = Bilingual::new(
                         format!("run {}", run.key + 1),
                         format!("第 {} 次", run.key + 1),
                     );
@@ -377,7 +377,7 @@ impl ExperimentSession for ReasoningSession {
 /// The display-neutral report of a reasoning analysis.
 pub fn report(result: &ReasoningResult, observations: &[Observation<usize>]) -> Report {
     let mut report = Report::new(Reasoning.code());
-    report.verdict(result.verdict.code(), Text::from_fn(|lang| result.verdict.message(lang)));
+    report.verdict(result.verdict.code(), Bilingual::from_fn(|lang| result.verdict.message(lang)));
     report.number(
         "thinking-share",
         result.thinking_share.as_ref().map(|s| s.p50),
@@ -395,21 +395,21 @@ pub fn report(result: &ReasoningResult, observations: &[Observation<usize>]) -> 
         .map(|o| o.sample.usable_ttfa_ms())
         .collect();
     report.chart = Some(Chart {
-        title: Text::fixed(
+        title: Bilingual::new(
             "First reasoning and first answer token (ms) per run",
             "每次运行的首个思考与首个回答 token（毫秒）",
         ),
         kind: ChartKind::Sequence,
-        x: Axis::new(Text::fixed("run", "运行"), Unit::Count),
-        y: Axis::new(Text::fixed("time", "时间"), Unit::Ms),
+        x: Axis::new(Bilingual::new("run", "运行"), Unit::Count),
+        y: Axis::new(Bilingual::new("time", "时间"), Unit::Ms),
         series: vec![
             Series::values(
-                Text::fixed("first reasoning", "首个思考"),
+                Bilingual::new("first reasoning", "首个思考"),
                 Colour::Reasoning,
                 first_reasoning.clone(),
             ),
             Series::values(
-                Text::fixed("first answer", "首个回答"),
+                Bilingual::new("first answer", "首个回答"),
                 Colour::Answer,
                 first_answer.clone(),
             ),
@@ -418,11 +418,11 @@ pub fn report(result: &ReasoningResult, observations: &[Observation<usize>]) -> 
         fits: Vec::new(),
     });
     let columns = vec![
-        Column::new(Text::same("#"), Unit::Count),
-        Column::new(Text::fixed("first reasoning", "首个思考 token"), Unit::Ms),
-        Column::new(Text::fixed("first answer", "首个回答 token"), Unit::Ms),
-        Column::new(Text::fixed("reasoning", "思考"), Unit::Ms),
-        Column::new(Text::fixed("reasoning share", "思考占比"), Unit::Share),
+        Column::new(same_text("#"), Unit::Count),
+        Column::new(Bilingual::new("first reasoning", "首个思考 token"), Unit::Ms),
+        Column::new(Bilingual::new("first answer", "首个回答 token"), Unit::Ms),
+        Column::new(Bilingual::new("reasoning", "思考"), Unit::Ms),
+        Column::new(Bilingual::new("reasoning share", "思考占比"), Unit::Share),
     ];
     let rows = observations
         .iter()

@@ -4,16 +4,22 @@
 //! tests), notes on method (where token counts came from, calibration requests, clipped
 //! sizes, how a cache hit was judged), exact figures (for `data-*` attributes), one table
 //! (columns with units, rows of cells) and one chart (series of points, reference lines,
-//! fitted curves, colours named by meaning). Texts are in both languages ([`Text`]); cells
+//! fitted curves, colours named by meaning). Texts are in both languages ([`Bilingual`]); cells
 //! format themselves ([`Cell::display`]), so the view only places strings.
 
 use serde::{Deserialize, Serialize};
 
 use super::sizing::CountSource;
-use super::text::Text;
 use crate::chart;
-use crate::diagnosis::Lang;
+use crate::lang::Bilingual;
+use crate::lang::Lang;
 use crate::stats::{Fit, Summary};
+
+/// The same text in both languages (a model name, a number, a metric's code).
+pub fn same_text(text: impl Into<String>) -> Bilingual {
+    let text = text.into();
+    Bilingual::new(text.clone(), text)
+}
 
 /// One conclusion: a sentence saying what the numbers mean and what to do.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -21,7 +27,7 @@ pub struct Verdict {
     /// Stable code (`near_linear`, `cache_works`): for `data-*` attributes and tests.
     pub code: String,
     /// The sentence.
-    pub text: Text,
+    pub text: Bilingual,
 }
 
 /// An exact value of the report, for machines (`data-<key>` attributes, exports).
@@ -94,14 +100,14 @@ impl Unit {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Column {
     /// Label.
-    pub label: Text,
+    pub label: Bilingual,
     /// Unit of its cells.
     pub unit: Unit,
 }
 
 impl Column {
     /// A column.
-    pub fn new(label: Text, unit: Unit) -> Column {
+    pub fn new(label: Bilingual, unit: Unit) -> Column {
         Column { label, unit }
     }
 
@@ -134,7 +140,7 @@ pub enum Cell {
     /// Yes or no.
     Flag(bool),
     /// Text.
-    Text(Text),
+    Text(Bilingual),
 }
 
 impl Cell {
@@ -165,7 +171,7 @@ impl Cell {
 
     /// The same text in both languages.
     pub fn word(text: impl Into<String>) -> Cell {
-        Cell::Text(Text::same(text))
+        Cell::Text(same_text(text))
     }
 
     /// The cell as shown.
@@ -202,7 +208,7 @@ impl Table {
     pub fn summary_columns() -> Vec<Column> {
         ["p50", "p95", "p99", "min", "max"]
             .into_iter()
-            .map(|name| Column::new(Text::same(name), Unit::Ms))
+            .map(|name| Column::new(same_text(name), Unit::Ms))
             .collect()
     }
 
@@ -290,7 +296,7 @@ pub enum ChartKind {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Axis {
     /// Label.
-    pub label: Text,
+    pub label: Bilingual,
     /// Unit.
     pub unit: Unit,
     /// For a token axis: where its counts came from (the weakest source of its points).
@@ -299,7 +305,7 @@ pub struct Axis {
 
 impl Axis {
     /// An axis of `unit`.
-    pub fn new(label: Text, unit: Unit) -> Axis {
+    pub fn new(label: Bilingual, unit: Unit) -> Axis {
         Axis {
             label,
             unit,
@@ -308,10 +314,10 @@ impl Axis {
     }
 
     /// A token axis whose counts came from `source`; its label says so.
-    pub fn tokens(label: Text, source: CountSource) -> Axis {
+    pub fn tokens(label: Bilingual, source: CountSource) -> Axis {
         let source_label = source.label();
         Axis {
-            label: Text::new(
+            label: Bilingual::new(
                 format!("{} ({})", label.en, source_label.en),
                 format!("{}（{}）", label.zh, source_label.zh),
             ),
@@ -325,7 +331,7 @@ impl Axis {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Series {
     /// Name (legend).
-    pub name: Text,
+    pub name: Bilingual,
     /// Colour.
     pub colour: Colour,
     /// Scatter: (x, y) of every point. Sequence: y in order ([`Series::values`]).
@@ -336,7 +342,7 @@ pub struct Series {
 
 impl Series {
     /// A scatter series.
-    pub fn points(name: Text, colour: Colour, points: Vec<(f64, f64)>) -> Series {
+    pub fn points(name: Bilingual, colour: Colour, points: Vec<(f64, f64)>) -> Series {
         Series {
             name,
             colour,
@@ -346,7 +352,7 @@ impl Series {
     }
 
     /// A sequence series.
-    pub fn values(name: Text, colour: Colour, values: Vec<Option<f64>>) -> Series {
+    pub fn values(name: Bilingual, colour: Colour, values: Vec<Option<f64>>) -> Series {
         Series {
             name,
             colour,
@@ -360,7 +366,7 @@ impl Series {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReferenceMark {
     /// Name.
-    pub name: Text,
+    pub name: Bilingual,
     /// Value on the y axis.
     pub value: f64,
     /// Colour.
@@ -371,7 +377,7 @@ pub struct ReferenceMark {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FitLine {
     /// Name.
-    pub name: Text,
+    pub name: Bilingual,
     /// Coefficients.
     pub fit: chart::Fit,
     /// Colour.
@@ -382,7 +388,7 @@ pub struct FitLine {
 
 impl FitLine {
     /// A curve from a statistics fit (linear when its quadratic term is 0).
-    pub fn from_fit(name: Text, fit: &Fit, colour: Colour, dashed: bool) -> FitLine {
+    pub fn from_fit(name: Bilingual, fit: &Fit, colour: Colour, dashed: bool) -> FitLine {
         let fit = if fit.quadratic == 0.0 {
             chart::Fit::Linear {
                 a: fit.intercept,
@@ -408,7 +414,7 @@ impl FitLine {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Chart {
     /// Caption.
-    pub title: Text,
+    pub title: Bilingual,
     /// Layout.
     pub kind: ChartKind,
     /// x axis.
@@ -446,7 +452,7 @@ pub struct Report {
     /// The conclusions, most important first.
     pub verdicts: Vec<Verdict>,
     /// Notes on method and on numbers (prefill cost, sizing, clipping, evidence).
-    pub notes: Vec<Text>,
+    pub notes: Vec<Bilingual>,
     /// Exact values for machines.
     pub figures: Vec<Figure>,
     /// The table.
@@ -472,7 +478,7 @@ impl Report {
     }
 
     /// Adds a verdict.
-    pub fn verdict(&mut self, code: &str, text: Text) {
+    pub fn verdict(&mut self, code: &str, text: Bilingual) {
         self.verdicts.push(Verdict {
             code: code.to_owned(),
             text,
@@ -543,15 +549,15 @@ mod tests {
         assert_eq!(Cell::Flag(true).display(Lang::Zh), "是");
         assert_eq!(Cell::count(7).display(Lang::En), "7");
         assert_eq!(
-            Column::new(Text::same("p50"), Unit::Ms).header(Lang::Zh),
+            Column::new(same_text("p50"), Unit::Ms).header(Lang::Zh),
             "p50 ms"
         );
         assert_eq!(
-            Column::new(Text::fixed("runs", "次数"), Unit::Count).header(Lang::Zh),
+            Column::new(Bilingual::new("runs", "次数"), Unit::Count).header(Lang::Zh),
             "次数"
         );
         let axis = Axis::tokens(
-            Text::fixed("prompt tokens", "提示 token"),
+            Bilingual::new("prompt tokens", "提示 token"),
             CountSource::ServerTokenizer,
         );
         assert_eq!(axis.label.en, "prompt tokens (server tokenizer)");

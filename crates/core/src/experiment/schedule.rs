@@ -18,8 +18,8 @@ use serde::{Deserialize, Serialize};
 
 use super::monitor::MonitorSchedule;
 use super::sizing::TokenCount;
-use super::text::Text;
 use super::{run_nonce, RunSample};
+use crate::lang::Bilingual;
 use crate::request::with_nonce;
 
 /// Why a run is made.
@@ -62,7 +62,7 @@ pub struct RunSpec {
     /// Measured or priming.
     pub role: RunRole,
     /// The varied setting's value, as shown in the runs table ("1000 tokens", "warm").
-    pub level: Text,
+    pub level: Bilingual,
     /// The user message (nonce included).
     pub prompt: String,
     /// The cache-busting nonce at position 0 of `prompt`, when there is one.
@@ -98,7 +98,7 @@ impl TimedRuns {
         RunSpec {
             run_index: index,
             role: RunRole::Measured,
-            level: Text::new(format!("run {}", index + 1), format!("第 {} 次", index + 1)),
+            level: Bilingual::new(format!("run {}", index + 1), format!("第 {} 次", index + 1)),
             prompt_tokens: PromptTokens {
                 target: None,
                 counted: None,

@@ -27,9 +27,9 @@ use super::params::{Inputs, ParamError, ParamSpec};
 use super::report::{Report, RunTally};
 use super::schedule::{Observed, PromptTokens, RunRole, RunSpec, Schedule, ScheduleKind};
 use super::sizing::{CountQuery, PromptSizer, PromptSizing, SizingError, TokenCount};
-use super::text::Text;
 use super::{Observation, PlannedRun};
-use crate::diagnosis::Lang;
+use crate::lang::Bilingual;
+use crate::lang::Lang;
 
 /// What the executor knows when an experiment starts.
 #[derive(Debug, Clone, PartialEq)]
@@ -88,10 +88,10 @@ pub trait Experiment: Sync {
     fn code(&self) -> &'static str;
 
     /// Shown name.
-    fn label(&self) -> Text;
+    fn label(&self) -> Bilingual;
 
     /// One or two sentences: what it measures and why.
-    fn description(&self) -> Text;
+    fn description(&self) -> Bilingual;
 
     /// How its runs are scheduled.
     fn schedule_kind(&self) -> ScheduleKind;
@@ -237,7 +237,7 @@ impl<K: Clone> RunBook<K> {
 pub(crate) fn run_spec<K>(
     planned: &PlannedRun<K>,
     role: RunRole,
-    level: Text,
+    level: Bilingual,
     sizing: Option<(&PromptSizing, u32)>,
 ) -> RunSpec {
     RunSpec {
@@ -263,6 +263,6 @@ pub(crate) fn to_json(value: &impl Serialize) -> serde_json::Value {
 }
 
 /// "1000 tokens" / "1000 个 token".
-pub(crate) fn tokens_level(tokens: u32) -> Text {
-    Text::new(format!("{tokens} tokens"), format!("{tokens} 个 token"))
+pub(crate) fn tokens_level(tokens: u32) -> Bilingual {
+    Bilingual::new(format!("{tokens} tokens"), format!("{tokens} 个 token"))
 }

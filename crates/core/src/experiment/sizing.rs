@@ -30,8 +30,8 @@ use thiserror::Error;
 
 use super::filler::{estimated_tokens, sized_prompt, TokenCalibration};
 use super::run_nonce;
-use super::text::Text;
-use crate::diagnosis::Lang;
+use crate::lang::Bilingual;
+use crate::lang::Lang;
 
 /// Tokens kept free for what the server adds around the user's text (chat template: BOS,
 /// role headers, the generation prompt; some templates add a default system prompt of a
@@ -82,11 +82,11 @@ impl CountSource {
     }
 
     /// Short name.
-    pub fn label(self) -> Text {
+    pub fn label(self) -> Bilingual {
         match self {
-            CountSource::ServerUsage => Text::fixed("server usage", "服务器用量"),
-            CountSource::ServerTokenizer => Text::fixed("server tokenizer", "服务器分词器"),
-            CountSource::Estimate => Text::fixed("estimate", "估算"),
+            CountSource::ServerUsage => Bilingual::new("server usage", "服务器用量"),
+            CountSource::ServerTokenizer => Bilingual::new("server tokenizer", "服务器分词器"),
+            CountSource::Estimate => Bilingual::new("estimate", "估算"),
         }
     }
 }
@@ -161,7 +161,7 @@ pub struct Clip {
 
 impl Clip {
     /// What happened and why.
-    pub fn message(&self) -> Text {
+    pub fn message(&self) -> Bilingual {
         let (requested, window, reserved, margin) = (
             self.requested_tokens,
             self.window_tokens,
@@ -173,7 +173,7 @@ impl Clip {
             Clipped::Output => ("max_tokens of", "max_tokens", "the prompt", "提示"),
         };
         match self.used_tokens {
-            Some(used) => Text::new(
+            Some(used) => Bilingual::new(
                 format!(
                     "{what_en} {requested} tokens was clipped to {used}: the server's context \
                      window is {window} tokens, of which {reserved} are kept for {other_en} and \
@@ -184,7 +184,7 @@ impl Clip {
                      其中 {reserved} 个留给{other_zh}，{margin} 个留给对话模板。"
                 ),
             ),
-            None => Text::new(
+            None => Bilingual::new(
                 format!(
                     "{what_en} {requested} tokens was left out: clipped to the context window \
                      ({window} tokens, {reserved} kept for {other_en}) it equals a size already \
@@ -216,11 +216,11 @@ pub enum SizingError {
 
 impl SizingError {
     /// What is wrong and what to do, in both languages.
-    pub fn message(&self) -> Text {
+    pub fn message(&self) -> Bilingual {
         match self {
             SizingError::NothingFits { budget } => {
                 let (window, output) = (budget.window_tokens, budget.output_tokens);
-                Text::new(
+                Bilingual::new(
                     format!(
                         "No prompt fits: the server's context window is {window} tokens and \
                          {output} are asked for the output. Lower max_tokens or use a model \
@@ -411,9 +411,9 @@ impl PromptSizing {
 
     /// What a reader of the report needs to know about the sizes: where the counts came
     /// from, the calibration requests, and every clipped size.
-    pub fn notes(&self) -> Vec<Text> {
+    pub fn notes(&self) -> Vec<Bilingual> {
         let mut notes = vec![match self.source {
-            CountSource::Estimate => Text::fixed(
+            CountSource::Estimate => Bilingual::new(
                 "Prompt sizes are estimates (ttft-sim's rule: 4 characters or one CJK character per \
                  token): the server offered no way to count them. A real tokenizer can count 2× \
                  or more; the token axis is only as good as this estimate.",
@@ -424,7 +424,7 @@ impl PromptSizing {
                 let requests = self.calibration_requests;
                 let ratio = self.calibration.tokens_per_sim_token;
                 let (source_en, source_zh) = (source.label().en, source.label().zh);
-                Text::new(
+                Bilingual::new(
                     format!(
                         "Prompts were sized to the server's own token count ({source_en}): \
                          {requests} counting requests (not measured runs) found {ratio:.2} \
@@ -466,7 +466,7 @@ struct Level {
 /// The calibrate-then-verify state machine (see the module docs).
 ///
 /// ```
-/// use ttft_core::diagnosis::Lang;
+/// use ttft_core::lang::Lang;
 /// use ttft_core::experiment::sizing::{CountSource, PromptSizer, TokenCount};
 ///
 /// // A server that counts every character as a token (4× the filler's rule).

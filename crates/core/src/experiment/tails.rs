@@ -12,17 +12,17 @@ use serde::{Deserialize, Serialize};
 
 use super::filler::estimated_tokens;
 use super::params::{CountListParam, CountParam, Inputs, ParamSpec};
-use super::report::{Axis, Cell, Chart, ChartKind, Colour, Column, Report, Series, Table, Unit};
+use super::report::{same_text, Axis, Cell, Chart, ChartKind, Colour, Column, Report, Series, Table, Unit};
 use super::schedule::{Observed, RunRole, Schedule, ScheduleKind};
 use super::session::{
     run_spec, to_json, tokens_level, Experiment, ExperimentSession, Planning, RunBook, Setup,
     SetupError,
 };
 use super::sizing::{fit_sizes, prompt_tokens_of, ContextBudget, PromptSizer, PromptSizing};
-use super::text::Text;
+use crate::lang::Bilingual;
 use super::{bilingual, interleaved_order, run_nonce, summary_of};
 use super::{Observation, PlannedRun, MAX_PROMPT_TOKENS, MAX_REPETITIONS, MAX_STREAMS};
-use crate::diagnosis::Lang;
+use crate::lang::Lang;
 use crate::stats::{
     BimodalityCheck, Summary, TailCheck, BIMODALITY_MIN_SAMPLES, DEFAULT_TAIL_RATIO_THRESHOLD,
 };
@@ -341,7 +341,7 @@ fn worst<'a>(
 /// The prompt sizes field.
 pub const SIZES: CountListParam = CountListParam {
     id: "sizes",
-    label: Text::fixed("Prompt sizes (tokens)", "提示长度（token）"),
+    label: ("Prompt sizes (tokens)", "提示长度（token）"),
     min: 1,
     max: MAX_PROMPT_TOKENS,
     default: &DEFAULT_SIZES_TOKENS,
@@ -350,7 +350,7 @@ pub const SIZES: CountListParam = CountListParam {
 /// The runs per size field.
 pub const RUNS_PER_SIZE: CountParam = CountParam {
     id: "repetitions",
-    label: Text::fixed("Runs per size", "每种长度的运行次数"),
+    label: ("Runs per size", "每种长度的运行次数"),
     min: 1,
     max: MAX_REPETITIONS,
     default: DEFAULT_RUNS_PER_SIZE as u32,
@@ -359,7 +359,7 @@ pub const RUNS_PER_SIZE: CountParam = CountParam {
 /// The runs in flight field.
 pub const IN_FLIGHT: CountParam = CountParam {
     id: "in-flight",
-    label: Text::fixed("Runs in flight", "同时进行的运行"),
+    label: ("Runs in flight", "同时进行的运行"),
     min: 1,
     max: MAX_STREAMS,
     default: DEFAULT_IN_FLIGHT as u32,
@@ -374,12 +374,12 @@ impl Experiment for Tails {
         "tails"
     }
 
-    fn label(&self) -> Text {
-        Text::fixed("Tails", "长尾")
+    fn label(&self) -> Bilingual {
+        Bilingual::new("Tails", "长尾")
     }
 
-    fn description(&self) -> Text {
-        Text::fixed(
+    fn description(&self) -> Bilingual {
+        Bilingual::new(
             "Many runs of mixed prompt lengths kept in flight together: p95 and p99 per length, \
              and whether long prefills hold short prompts back (head-of-line blocking).",
             "多种提示长度的大量运行同时进行：每种长度的 p95 和 p99，以及长预填充是否拖住短提示（队头阻塞）。",
@@ -474,7 +474,7 @@ pub fn report(
     sizing: &PromptSizing,
 ) -> Report {
     let mut report = Report::new(Tails.code());
-    report.verdict(result.verdict.code(), Text::from_fn(|lang| result.verdict.message(lang)));
+    report.verdict(result.verdict.code(), Bilingual::from_fn(|lang| result.verdict.message(lang)));
     report.notes.extend(sizing.notes());
     report.flag("bimodal", result.buckets.iter().any(TailBucket::bimodal));
     let mut x_source = None;
@@ -490,29 +490,29 @@ pub fn report(
     let x_source = x_source.unwrap_or(sizing.source);
     report.word("token-source", x_source.code());
     report.chart = Some(Chart {
-        title: Text::fixed(
+        title: Bilingual::new(
             "TTFT (ms) of every run against its prompt tokens",
             "每次运行的首字延迟（毫秒）与提示 token 数",
         ),
         kind: ChartKind::Scatter,
-        x: Axis::tokens(Text::fixed("prompt tokens", "提示 token"), x_source),
-        y: Axis::new(Text::fixed("TTFT", "首字延迟"), Unit::Ms),
-        series: vec![Series::points(Text::same("ttft_ms"), Colour::Measured, points)],
+        x: Axis::tokens(Bilingual::new("prompt tokens", "提示 token"), x_source),
+        y: Axis::new(Bilingual::new("TTFT", "首字延迟"), Unit::Ms),
+        series: vec![Series::points(same_text("ttft_ms"), Colour::Measured, points)],
         references: Vec::new(),
         fits: Vec::new(),
     });
     let counted_label = sizing.source.label();
     let columns = vec![
-        Column::new(Text::fixed("prompt tokens", "提示 token"), Unit::Tokens),
-        Column::new(Text::fixed("runs", "次数"), Unit::Count),
-        Column::new(Text::fixed("failed", "失败"), Unit::Count),
-        Column::new(Text::same("p50"), Unit::Ms),
-        Column::new(Text::same("p95"), Unit::Ms),
-        Column::new(Text::same("p99"), Unit::Ms),
-        Column::new(Text::same("p99/p50"), Unit::Ratio),
-        Column::new(Text::fixed("two modes", "双峰"), Unit::None),
+        Column::new(Bilingual::new("prompt tokens", "提示 token"), Unit::Tokens),
+        Column::new(Bilingual::new("runs", "次数"), Unit::Count),
+        Column::new(Bilingual::new("failed", "失败"), Unit::Count),
+        Column::new(same_text("p50"), Unit::Ms),
+        Column::new(same_text("p95"), Unit::Ms),
+        Column::new(same_text("p99"), Unit::Ms),
+        Column::new(same_text("p99/p50"), Unit::Ratio),
+        Column::new(Bilingual::new("two modes", "双峰"), Unit::None),
         Column::new(
-            Text::new(
+            Bilingual::new(
                 format!("prompt tokens ({})", counted_label.en),
                 format!("提示 token（{}）", counted_label.zh),
             ),

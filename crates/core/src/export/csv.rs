@@ -10,7 +10,8 @@
 
 use serde::Serialize;
 
-use super::{outcome_code, peer_names, RunRecord};
+use crate::metric::{Metric, METRICS};
+use crate::record::RunRecord;
 use crate::timeline::{PaintTime, RunOutcome};
 
 /// Which header rows to write.
@@ -28,20 +29,23 @@ pub enum CsvHeader {
 pub struct CsvColumn {
     /// The header name (a DESIGN.md §2 name for metrics and instants).
     pub name: &'static str,
-    /// Whether the column is a metric, listed in [`PEER_NAMES`](super::PEER_NAMES).
-    pub metric: bool,
-    /// The cell's text for a run (before quoting).
+    /// The metric of the catalogue this column shows, if it is one.
+    pub metric: Option<&'static Metric>,
+    /// The cell's text for a run (before quoting), for columns that are not metrics.
     cell: fn(&RunRecord) -> String,
 }
 
 impl CsvColumn {
     /// The cell's text for a run, unquoted.
     pub fn cell(&self, run: &RunRecord) -> String {
-        (self.cell)(run)
+        match self.metric {
+            Some(metric) => metric.read(run).csv_cell().unwrap_or_default(),
+            None => (self.cell)(run),
+        }
     }
 }
 
-/// Milliseconds (or tokens/s) with 3 decimals; empty for `None`.
+/// Milliseconds with 3 decimals; empty for `None`.
 fn decimal(value: Option<f64>) -> String {
     value.map(|v| format!("{v:.3}")).unwrap_or_default()
 }
@@ -85,141 +89,98 @@ fn outcome_detail(outcome: &RunOutcome) -> String {
 }
 
 macro_rules! column {
-    ($name:literal, $metric:literal, $cell:expr) => {
+    ($name:literal, $cell:expr) => {
         CsvColumn {
             name: $name,
-            metric: $metric,
+            metric: None,
             cell: $cell,
         }
     };
 }
 
-/// The columns, in order. Documented in docs/export-schema.md ("CSV"); adding, removing or
-/// reordering one is a schema change.
-const COLUMNS: &[CsvColumn] = &[
-    column!("run_index", false, |r| r.run_index.to_string()),
-    column!("started_at", false, |r| r.started_at.clone()),
-    column!("warm_up", false, |r| r.warm_up.to_string()),
-    column!("cold", false, |r| boolean(r.cold)),
-    column!("outcome", false, |r| outcome_code(&r.outcome).to_owned()),
-    column!("outcome_detail", false, |r| outcome_detail(&r.outcome)),
-    column!("diagnosis_cause", false, |r| r
+/// The columns before the metrics: what was asked and how the run went.
+const LEADING: &[CsvColumn] = &[
+    column!("run_index", |r| r.run_index.to_string()),
+    column!("started_at", |r| r.started_at.clone()),
+    column!("warm_up", |r| r.warm_up.to_string()),
+    column!("cold", |r| boolean(r.cold)),
+    column!("outcome", |r| r.outcome.code().to_owned()),
+    column!("outcome_detail", |r| outcome_detail(&r.outcome)),
+    column!("diagnosis_cause", |r| r
         .diagnosis_cause
         .clone()
         .unwrap_or_default()),
-    column!("protocol", false, |r| serde_name(Some(
-        &r.settings.protocol
-    ))),
-    column!("endpoint_url", false, |r| r.settings.endpoint_url.clone()),
-    column!("model", false, |r| r.settings.model.clone()),
-    column!("dialect", false, |r| serde_name(
-        r.settings.dialect.as_ref()
-    )),
-    column!("max_tokens", false, |r| integer(r.settings.max_tokens)),
-    column!("ttft_only", false, |r| r.settings.ttft_only.to_string()),
-    column!("reasoning", false, |r| r.settings.reasoning.to_string()),
-    column!("transport", false, |r| serde_name(Some(&r.transport))),
-    column!("http_status", true, |r| integer(r.metrics.http_status)),
-    column!("ttft_ms", true, |r| decimal(r.metrics.ttft_ms)),
-    column!("ttfa_ms", true, |r| decimal(r.metrics.ttfa_ms)),
-    column!("ttfa_visible_ms", true, |r| decimal(
-        r.metrics.ttfa_visible_ms
-    )),
-    column!("ttfr_ms", true, |r| decimal(r.metrics.ttfr_ms)),
-    column!("first_chunk_ms", true, |r| decimal(
-        r.metrics.first_chunk_ms
-    )),
-    column!("setup_ms", true, |r| decimal(r.metrics.setup_ms)),
-    column!("perceived_ttft_ms", true, |r| decimal(
-        r.metrics.perceived_ttft_ms
-    )),
-    column!("perceived_ttfa_ms", true, |r| decimal(
-        r.metrics.perceived_ttfa_ms
-    )),
-    column!("perceived_from", true, |r| serde_name(Some(
-        &r.metrics.perceived_from
-    ))),
-    column!("reasoning_ui_delay_ms", true, |r| decimal(
-        r.metrics.reasoning_ui_delay_ms
-    )),
-    column!("answer_ui_delay_ms", true, |r| decimal(
-        r.metrics.answer_ui_delay_ms
-    )),
-    column!("reasoning_ms", true, |r| decimal(r.metrics.reasoning_ms)),
-    column!("decode_ms", true, |r| decimal(r.metrics.decode_ms)),
-    column!("e2e_ms", true, |r| decimal(r.metrics.e2e_ms)),
-    column!("itl_ms", true, |r| decimal(r.metrics.itl_ms)),
-    column!("output_tokens_counted", true, |r| integer(
-        r.metrics.output_tokens_counted
-    )),
-    column!("token_count_source", true, |r| serde_name(
-        r.metrics.token_count_source.as_ref()
-    )),
-    column!("output_tps", true, |r| decimal(r.metrics.output_tps)),
-    column!("prompt_tokens", true, |r| integer(r.metrics.prompt_tokens)),
-    column!("cached_prompt_tokens", true, |r| integer(
-        r.metrics.cached_prompt_tokens
-    )),
-    column!("output_tokens", true, |r| integer(r.metrics.output_tokens)),
-    column!("reasoning_tokens", true, |r| integer(
-        r.metrics.reasoning_tokens
-    )),
-    column!("reasoning_paint_method", false, |r| {
+    column!("experiment", |r| r
+        .experiment
+        .as_ref()
+        .map(|tag| tag.kind.clone())
+        .unwrap_or_default()),
+    column!("experiment_arm", |r| r
+        .experiment
+        .as_ref()
+        .map(|tag| tag.arm.clone())
+        .unwrap_or_default()),
+    column!("protocol", |r| serde_name(Some(&r.settings.protocol))),
+    column!("endpoint_url", |r| r.settings.endpoint_url.clone()),
+    column!("model", |r| r.settings.model.clone()),
+    column!("dialect", |r| serde_name(r.settings.dialect.as_ref())),
+    column!("max_tokens", |r| integer(r.settings.max_tokens)),
+    column!("ttft_only", |r| r.settings.ttft_only.to_string()),
+    column!("reasoning", |r| r.settings.reasoning.to_string()),
+    column!("transport", |r| serde_name(Some(&r.transport))),
+    column!("reasoning_paint_method", |r| {
         serde_name(r.instants.reasoning_painted.map(|p| p.method).as_ref())
     }),
-    column!("answer_paint_method", false, |r| {
+    column!("answer_paint_method", |r| {
         serde_name(r.instants.answer_painted.map(|p| p.method).as_ref())
     }),
-    column!("connection", false, |r| {
+    column!("connection", |r| {
         serde_name(r.network.as_ref().map(|n| n.connection).as_ref())
     }),
-    column!("dns_ms", true, |r| decimal(
-        r.network.as_ref().and_then(|n| n.dns_ms)
-    )),
-    column!("tcp_ms", true, |r| decimal(
-        r.network.as_ref().and_then(|n| n.tcp_ms)
-    )),
-    column!("tls_ms", true, |r| decimal(
-        r.network.as_ref().and_then(|n| n.tls_ms)
-    )),
-    column!("queueing_ms", true, |r| decimal(
-        r.network.as_ref().and_then(|n| n.queueing_ms)
-    )),
-    column!("waiting_ms", true, |r| decimal(
-        r.network.as_ref().and_then(|n| n.waiting_ms)
-    )),
-    column!("request_ms", true, |r| decimal(
-        r.network.as_ref().and_then(|n| n.request_ms)
-    )),
-    column!("clicked", false, |r| decimal(r.instants.clicked)),
-    column!("request_started", false, |r| decimal(Some(
-        r.instants.request_started
-    ))),
-    column!("headers_received", false, |r| decimal(
-        r.instants.headers_received
-    )),
-    column!("first_byte", false, |r| decimal(r.instants.first_byte)),
-    column!("first_event", false, |r| decimal(r.instants.first_event)),
-    column!("first_reasoning", false, |r| decimal(
-        r.instants.first_reasoning
-    )),
-    column!("first_answer", false, |r| decimal(r.instants.first_answer)),
-    column!("first_answer_visible", false, |r| decimal(
-        r.instants.first_answer_visible
-    )),
-    column!("reasoning_painted", false, |r| decimal(painted_at(
-        r.instants.reasoning_painted
-    ))),
-    column!("answer_painted", false, |r| decimal(painted_at(
-        r.instants.answer_painted
-    ))),
-    column!("last_token", false, |r| decimal(r.instants.last_token)),
-    column!("finished", false, |r| decimal(r.instants.finished)),
 ];
 
-/// The CSV's columns, in order.
-pub fn csv_columns() -> &'static [CsvColumn] {
-    COLUMNS
+/// The columns after the metrics: the instants of DESIGN.md §2, page clock.
+const INSTANTS: &[CsvColumn] = &[
+    column!("clicked", |r| decimal(r.instants.clicked)),
+    column!("request_started", |r| decimal(Some(
+        r.instants.request_started
+    ))),
+    column!("headers_received", |r| decimal(r.instants.headers_received)),
+    column!("first_byte", |r| decimal(r.instants.first_byte)),
+    column!("first_event", |r| decimal(r.instants.first_event)),
+    column!("first_reasoning", |r| decimal(r.instants.first_reasoning)),
+    column!("first_answer", |r| decimal(r.instants.first_answer)),
+    column!("first_answer_visible", |r| decimal(
+        r.instants.first_answer_visible
+    )),
+    column!("reasoning_painted", |r| decimal(painted_at(
+        r.instants.reasoning_painted
+    ))),
+    column!("answer_painted", |r| decimal(painted_at(
+        r.instants.answer_painted
+    ))),
+    column!("last_token", |r| decimal(r.instants.last_token)),
+    column!("finished", |r| decimal(r.instants.finished)),
+];
+
+/// The CSV's columns, in order: what was asked, every metric of the catalogue that fits a
+/// cell ([`METRICS`], in its order), then the instants. Documented in docs/export-schema.md
+/// ("CSV"); adding, removing or reordering one is a schema change.
+pub fn csv_columns() -> Vec<CsvColumn> {
+    let metrics = METRICS
+        .iter()
+        .filter(|metric| !metric.series)
+        .map(|metric| CsvColumn {
+            name: metric.name,
+            metric: Some(metric),
+            cell: |_| String::new(),
+        });
+    LEADING
+        .iter()
+        .copied()
+        .chain(metrics)
+        .chain(INSTANTS.iter().copied())
+        .collect()
 }
 
 /// Whether a spreadsheet would treat the text as a formula.
@@ -255,17 +216,18 @@ fn guarded_cell(column: &CsvColumn, run: &RunRecord) -> String {
 
 /// The runs as CSV: header row(s), then one row per run, runs [redacted](RunRecord::redacted).
 pub fn runs_csv(runs: &[RunRecord], header: CsvHeader) -> String {
-    let mut csv = record(COLUMNS.iter().map(|column| column.name));
+    let columns = csv_columns();
+    let mut csv = record(columns.iter().map(|column| column.name));
     if header == CsvHeader::WithPeerNames {
         let peer_row =
-            |label: &'static str, pick: fn(&super::PeerNames) -> Option<&'static str>| {
-                let cells = COLUMNS.iter().enumerate().map(|(index, column)| {
+            |label: &'static str, pick: fn(&crate::metric::PeerNames) -> Option<&'static str>| {
+                let cells = columns.iter().enumerate().map(|(index, column)| {
                     if index == 0 {
                         return label;
                     }
-                    peer_names(column.name)
-                        .as_ref()
-                        .and_then(pick)
+                    column
+                        .metric
+                        .and_then(|metric| pick(&metric.peers))
                         .unwrap_or("")
                 });
                 record(cells)
@@ -274,7 +236,7 @@ pub fn runs_csv(runs: &[RunRecord], header: CsvHeader) -> String {
         csv.push_str(&peer_row("guidellm", |names| names.guidellm));
     }
     for run in runs.iter().map(RunRecord::redacted) {
-        let cells: Vec<String> = COLUMNS
+        let cells: Vec<String> = columns
             .iter()
             .map(|column| guarded_cell(column, &run))
             .collect();

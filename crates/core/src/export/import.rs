@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::{ExportDocument, SCHEMA_NAME, SCHEMA_VERSION};
-use crate::diagnosis::Lang;
+use crate::lang::Lang;
 
 /// Why a file could not be imported. The messages say what to do.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

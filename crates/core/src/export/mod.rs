@@ -23,45 +23,30 @@
 //!
 //! # Versions
 //!
-//! [`SCHEMA_VERSION`] is 1. Every change to the document's shape bumps it; this build reads
+//! [`SCHEMA_VERSION`] is 2. Every change to the document's shape bumps it; this build reads
 //! versions up to its own and refuses newer ones with [`ImportError::NewerVersion`]. Readers
 //! ignore fields they do not know. See docs/export-schema.md, "Versioning".
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::diagnosis::Cause;
-use crate::dialect::{Dialect, Usage};
-use crate::request::{ApiKey, Protocol, RequestDescription};
-use crate::timeline::{
-    ConnectionKind, Instants, NetworkBreakdown, RunMetrics, RunOutcome, RunTimeline,
-};
+use crate::record::{RunRecord, Transport};
+use crate::request::ApiKey;
+use crate::secret::{is_secret_header, redact_url};
 
 mod csv;
 mod import;
-mod peers;
 mod text;
 
 pub use csv::{csv_columns, runs_csv, CsvColumn, CsvHeader};
 pub use import::ImportError;
-pub use peers::{peer_names, PeerNames, PEER_NAMES};
-pub use text::{statistics_summary, summary_text, summary_text_with};
+pub use text::{summary_text, summary_text_with};
 
 /// The value of the `schema` field: what says "this JSON is a TTFT Meter export".
 pub const SCHEMA_NAME: &str = "ttft-meter/export";
 
 /// The schema version this build writes, and the newest it reads.
-pub const SCHEMA_VERSION: u32 = 1;
-
-/// Which code measured the arrival times.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Transport {
-    /// A dedicated Worker ran the fetch: arrivals cannot be delayed by main-thread work.
-    Worker,
-    /// The page's main thread ran the fetch (no Worker): long tasks can delay arrivals.
-    MainThread,
-}
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// Where the measurement was taken, as the page saw it (all passed in by the app).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -78,59 +63,6 @@ pub struct Environment {
     pub transport: Transport,
     /// The page's origin (`location.origin`), e.g. `https://ttft.example`.
     pub page_origin: String,
-}
-
-/// What was asked, for one run. Never the key.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RunSettings {
-    /// The wire protocol.
-    pub protocol: Protocol,
-    /// The URL actually called (after base URL normalization), e.g.
-    /// `https://api.openai.com/v1/chat/completions`.
-    pub endpoint_url: String,
-    /// The model id as sent.
-    pub model: String,
-    /// The stream dialect used or detected; `None` when no stream was read.
-    pub dialect: Option<Dialect>,
-    /// The output limit sent (`max_tokens`, `max_completion_tokens` or `max_output_tokens`).
-    pub max_tokens: Option<u32>,
-    /// "TTFT only" mode: the stream was aborted after the first answer token.
-    pub ttft_only: bool,
-    /// Whether reasoning was requested (effort, summary or thinking budget set).
-    pub reasoning: bool,
-    /// The request as sent, key masked; `None` when the input was rejected before sending.
-    pub request: Option<RequestDescription>,
-}
-
-/// Everything exported about one run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RunRecord {
-    /// Position of the run in the session, starting at 1.
-    pub run_index: u32,
-    /// Wall-clock start, as the app formatted it (ISO 8601 UTC, e.g. `2026-11-29T16:45:10.123Z`).
-    pub started_at: String,
-    /// What was asked.
-    pub settings: RunSettings,
-    /// Which code measured this run's arrivals.
-    pub transport: Transport,
-    /// `true`: a new connection (DNS/TCP/TLS paid), `false`: a reused one, `None`: unknown
-    /// (Resource Timing hidden by a missing `Timing-Allow-Origin`).
-    pub cold: Option<bool>,
-    /// A warm-up run: measured, but left out of statistics.
-    pub warm_up: bool,
-    /// The metrics of DESIGN.md §2.
-    pub metrics: RunMetrics,
-    /// The instants of DESIGN.md §2 (paint methods included), ms on the page clock.
-    pub instants: Instants,
-    /// Token usage as the provider reported it.
-    pub usage: Option<Usage>,
-    /// Resource Timing breakdown, when the app could read it.
-    pub network: Option<NetworkBreakdown>,
-    /// How the run ended.
-    pub outcome: RunOutcome,
-    /// The diagnosed cause code (`key_refused`, `model_not_found`, …; see [`cause_code`]),
-    /// when the run failed.
-    pub diagnosis_cause: Option<String>,
 }
 
 /// One experiment's results. The experiment module owns the shape of `result`; `kind` and
@@ -184,79 +116,7 @@ impl From<serde_json::Error> for ExportError {
     }
 }
 
-/// The stable code of a diagnosed cause: its serialized `kind` (`key_refused`,
-/// `model_not_found`, `connection_failed`, …), as the app shows in `data-cause`.
-pub fn cause_code(cause: &Cause) -> String {
-    serde_json::to_value(cause)
-        .ok()
-        .and_then(|value| value.get("kind")?.as_str().map(str::to_owned))
-        .unwrap_or_else(|| "unknown".to_owned())
-}
-
-/// Whether a connection kind means a cold run: `Some(true)` for a new connection.
-pub fn cold_from_connection(connection: ConnectionKind) -> Option<bool> {
-    match connection {
-        ConnectionKind::New => Some(true),
-        ConnectionKind::Reused => Some(false),
-        ConnectionKind::Unknown => None,
-    }
-}
-
-/// Whether a run measured what it set out to: it completed, or "TTFT only" mode stopped it
-/// after the first answer token as planned. Everything else counts as failed.
-pub fn outcome_is_ok(outcome: &RunOutcome) -> bool {
-    matches!(
-        outcome,
-        RunOutcome::Completed | RunOutcome::StoppedAfterFirstAnswer
-    )
-}
-
-/// The snake_case code of an outcome (its serialized `kind`).
-pub fn outcome_code(outcome: &RunOutcome) -> &'static str {
-    match outcome {
-        RunOutcome::Streaming => "streaming",
-        RunOutcome::Completed => "completed",
-        RunOutcome::StoppedAfterFirstAnswer => "stopped_after_first_answer",
-        RunOutcome::HttpError { .. } => "http_error",
-        RunOutcome::NetworkFailure { .. } => "network_failure",
-        RunOutcome::StreamError { .. } => "stream_error",
-        RunOutcome::MalformedChunk { .. } => "malformed_chunk",
-        RunOutcome::EmptyStream => "empty_stream",
-        RunOutcome::EndedWithoutTerminal => "ended_without_terminal",
-        RunOutcome::NotSent => "not_sent",
-    }
-}
-
 impl RunRecord {
-    /// The record of a finished run, from its timeline. `cold` comes from the Resource
-    /// Timing breakdown when there is one; `warm_up` is false and `diagnosis_cause` empty:
-    /// set them on the result when they apply.
-    pub fn from_timeline(
-        run_index: u32,
-        started_at: &str,
-        settings: RunSettings,
-        transport: Transport,
-        timeline: &RunTimeline,
-    ) -> RunRecord {
-        RunRecord {
-            run_index,
-            started_at: started_at.to_owned(),
-            settings,
-            transport,
-            cold: timeline
-                .network
-                .as_ref()
-                .and_then(|network| cold_from_connection(network.connection)),
-            warm_up: false,
-            metrics: timeline.metrics(),
-            instants: timeline.instants.clone(),
-            usage: timeline.usage.clone(),
-            network: timeline.network.clone(),
-            outcome: timeline.outcome.clone(),
-            diagnosis_cause: None,
-        }
-    }
-
     /// The record as a canonical document holds it: [`redacted`](Self::redacted), with every
     /// float rounded as [`ExportDocument::canonicalized`] rounds it. A document whose runs are
     /// all canonical can be written without canonicalizing it again (the app's stored
@@ -284,25 +144,6 @@ impl RunRecord {
     }
 }
 
-/// Header names whose values carry a key (compared without case).
-const SECRET_HEADERS: [&str; 3] = ["authorization", "x-api-key", "api-key"];
-
-/// Query parameter names that usually carry a key (compared without case).
-const SECRET_QUERY_PARAMS: [&str; 6] = [
-    "key",
-    "api_key",
-    "api-key",
-    "apikey",
-    "access_token",
-    "token",
-];
-
-fn is_secret_header(name: &str) -> bool {
-    SECRET_HEADERS
-        .iter()
-        .any(|secret| secret.eq_ignore_ascii_case(name))
-}
-
 /// A key header value in masked form. A value that already holds `…` is a masked one (real
 /// keys are ASCII, [`ApiKey::parse`] refuses anything else) and is kept.
 fn masked_secret(value: &str) -> String {
@@ -317,36 +158,6 @@ fn masked_secret(value: &str) -> String {
         Ok(Some(key)) => format!("{prefix}{}", key.masked()),
         _ => format!("{prefix}…"),
     }
-}
-
-/// The URL with the values of key-like query parameters replaced by `…`.
-fn redact_url(url: &str) -> String {
-    let Some((before, query)) = url.split_once('?') else {
-        return url.to_owned();
-    };
-    let (query, fragment) = match query.split_once('#') {
-        Some((query, fragment)) => (query, Some(fragment)),
-        None => (query, None),
-    };
-    let params: Vec<String> = query
-        .split('&')
-        .map(|param| match param.split_once('=') {
-            Some((name, _))
-                if SECRET_QUERY_PARAMS
-                    .iter()
-                    .any(|secret| secret.eq_ignore_ascii_case(name)) =>
-            {
-                format!("{name}=…")
-            }
-            _ => param.to_owned(),
-        })
-        .collect();
-    let mut redacted = format!("{before}?{}", params.join("&"));
-    if let Some(fragment) = fragment {
-        redacted.push('#');
-        redacted.push_str(fragment);
-    }
-    redacted
 }
 
 /// `value` rounded to 15 significant digits: the most that survive decimal → f64 → decimal,

@@ -1,17 +1,14 @@
 //! The plain-text summary, to paste into an issue or a chat: what was measured, how many
 //! runs succeeded, and the usual statistics in aligned columns, in English or Chinese.
 
-use super::{outcome_code, outcome_is_ok, RunRecord};
-use crate::diagnosis::Lang;
+use crate::lang::Lang;
+use crate::record::RunRecord;
 use crate::stats::{StatsError, Summary};
 use crate::timeline::{RunMetrics, RunsSummary};
 
 /// Picks the text for a language.
 fn pick(lang: Lang, en: &str, zh: &str) -> String {
-    match lang {
-        Lang::En => en.to_owned(),
-        Lang::Zh => zh.to_owned(),
-    }
+    lang.pick(en, zh).to_owned()
 }
 
 /// Columns a character takes in a monospace font: 2 for East Asian wide characters.
@@ -144,10 +141,7 @@ struct Counts {
 
 fn counts(runs: &[RunRecord]) -> Counts {
     let measured = runs.iter().filter(|run| !run.warm_up);
-    let ok = measured
-        .clone()
-        .filter(|run| outcome_is_ok(&run.outcome))
-        .count();
+    let ok = measured.clone().filter(|run| run.is_ok()).count();
     Counts {
         total: runs.len(),
         ok,
@@ -177,22 +171,7 @@ fn runs_field(counts: &Counts, lang: Lang) -> Field {
 
 /// The runs statistics are computed over: successful and not warm-up.
 fn statistics_runs(runs: &[RunRecord]) -> Vec<&RunRecord> {
-    runs.iter()
-        .filter(|run| !run.warm_up && outcome_is_ok(&run.outcome))
-        .collect()
-}
-
-/// The statistics of the runs that count (successful, not warm-up); `None` when there are
-/// none. An error only if a metric is NaN or infinite.
-pub fn statistics_summary(runs: &[RunRecord]) -> Result<Option<RunsSummary>, StatsError> {
-    let metrics: Vec<&RunMetrics> = statistics_runs(runs)
-        .into_iter()
-        .map(|run| &run.metrics)
-        .collect();
-    if metrics.is_empty() {
-        return Ok(None);
-    }
-    RunsSummary::from_run_refs(&metrics).map(Some)
+    runs.iter().filter(|run| run.counts()).collect()
 }
 
 fn connections_field(runs: &[RunRecord], lang: Lang) -> Field {
@@ -218,14 +197,11 @@ fn connections_field(runs: &[RunRecord], lang: Lang) -> Field {
 /// `key_refused ×2, http_error ×1`: failed runs by cause (or outcome when undiagnosed).
 fn failures_field(runs: &[RunRecord], lang: Lang) -> Option<Field> {
     let mut causes: Vec<(String, usize)> = Vec::new();
-    for run in runs
-        .iter()
-        .filter(|run| !run.warm_up && !outcome_is_ok(&run.outcome))
-    {
+    for run in runs.iter().filter(|run| !run.warm_up && !run.is_ok()) {
         let cause = run
             .diagnosis_cause
             .clone()
-            .unwrap_or_else(|| outcome_code(&run.outcome).to_owned());
+            .unwrap_or_else(|| run.outcome.code().to_owned());
         match causes.iter_mut().find(|(known, _)| *known == cause) {
             Some((_, count)) => *count += 1,
             None => causes.push((cause, 1)),

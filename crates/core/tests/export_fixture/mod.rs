@@ -4,10 +4,13 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, dead_code)]
 
 use ttft_core::dialect::{DecodedEvent, Dialect, Usage};
-use ttft_core::export::{Environment, ExportDocument, RunRecord, RunSettings, Transport};
+use ttft_core::export::{Environment, ExportDocument};
+use ttft_core::protocol::Protocol;
+use ttft_core::record::RunRecord;
+use ttft_core::record::RunSettings;
+use ttft_core::record::Transport;
 use ttft_core::request::{
-    normalize_base_url, prepare_request, ApiKey, PromptSpec, Protocol, ReasoningEffort,
-    RequestDescription,
+    normalize_base_url, prepare_request, ApiKey, PromptSpec, ReasoningEffort, RequestDescription,
 };
 use ttft_core::timeline::{
     NetworkBreakdown, PaintMethod, PaintTarget, ResourceTiming, RunTimeline,
@@ -166,6 +169,35 @@ pub fn reasoning(start_ms: f64) -> RunTimeline {
 /// The model all summary runs use.
 pub const MODEL: &str = "gpt-4o-mini";
 
+/// A record of a finished timeline, as the engine makes one (without a diagnosis).
+pub fn record_from_timeline(
+    run_index: u32,
+    started_at: &str,
+    settings: RunSettings,
+    transport: Transport,
+    timeline: &RunTimeline,
+) -> RunRecord {
+    RunRecord {
+        run_index,
+        started_at: started_at.to_owned(),
+        settings,
+        transport,
+        cold: timeline
+            .network
+            .as_ref()
+            .and_then(|network| network.connection.cold()),
+        warm_up: false,
+        metrics: timeline.metrics(),
+        instants: timeline.instants.clone(),
+        usage: timeline.usage.clone(),
+        network: timeline.network.clone(),
+        outcome: timeline.outcome.clone(),
+        diagnosis_cause: None,
+        diagnosis: None,
+        experiment: None,
+    }
+}
+
 /// Six runs: a warm-up (cold, 900 ms), a cold run (1000 ms), three warm runs (200, 300,
 /// 250 ms) and a run refused with 401 (diagnosed `key_refused`).
 pub fn six_runs() -> Vec<RunRecord> {
@@ -181,7 +213,7 @@ pub fn six_runs() -> Vec<RunRecord> {
         .enumerate()
         .map(|(index, &(ttft_ms, cold))| {
             let start_ms = 10_000.0 * (index as f64 + 1.0);
-            RunRecord::from_timeline(
+            record_from_timeline(
                 index as u32 + 1,
                 &format!("2026-11-29T16:0{index}:00.000Z"),
                 settings(MODEL),
@@ -191,7 +223,7 @@ pub fn six_runs() -> Vec<RunRecord> {
         })
         .collect();
     runs[0].warm_up = true;
-    let mut failed = RunRecord::from_timeline(
+    let mut failed = record_from_timeline(
         6,
         "2026-11-29T16:05:00.000Z",
         settings(MODEL),

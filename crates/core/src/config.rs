@@ -1,0 +1,227 @@
+//! The page's configuration from its URL query (`?preset=…&model=…&lang=zh`), for links and
+//! embedding iframes (docs/embedding.md). Pure parsing: the page reads its query, passes the
+//! pairs here, and removes refused parameters from its address.
+//!
+//! A parameter that carries a secret ([`is_secret_param`]) is refused: URLs end up in
+//! history, logs, referrers and shared links. Its value is never kept, only its name (to
+//! explain the refusal).
+
+use crate::lang::Lang;
+use crate::protocol::ProtocolChoice;
+use crate::secret::is_secret_param;
+
+/// The longest value kept from a URL parameter, in characters (a prompt in a link).
+pub const MAX_PARAM_CHARS: usize = 8_192;
+
+/// The light/dark choice: `None` follows the system.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Theme {
+    /// Light colours.
+    Light,
+    /// Dark colours.
+    Dark,
+}
+
+impl Theme {
+    /// From `light` / `dark` (anything else: follow the system).
+    pub fn parse(value: &str) -> Option<Theme> {
+        match value.trim().to_ascii_lowercase().as_str() {
+            "light" => Some(Theme::Light),
+            "dark" => Some(Theme::Dark),
+            _ => None,
+        }
+    }
+
+    /// The `data-theme` value.
+    pub fn code(self) -> &'static str {
+        match self {
+            Theme::Light => "light",
+            Theme::Dark => "dark",
+        }
+    }
+}
+
+/// What the URL asked for. Every field is optional: an absent one leaves the default.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct UrlConfig {
+    /// `preset`: a preset id (applied before the fields below).
+    pub preset: Option<String>,
+    /// `base_url`.
+    pub base_url: Option<String>,
+    /// `protocol`: `auto`, `chat`, `anthropic` or `responses`.
+    pub protocol: Option<ProtocolChoice>,
+    /// `model`.
+    pub model: Option<String>,
+    /// `prompt`.
+    pub prompt: Option<String>,
+    /// `runs`: measured runs (checked by the form like typed input).
+    pub runs: Option<String>,
+    /// `experiment`: an experiment the experiments panel should open.
+    pub experiment: Option<String>,
+    /// `lang`: `en` or `zh`.
+    pub lang: Option<Lang>,
+    /// `theme`: `light`, `dark` (or `auto`).
+    pub theme: Option<Theme>,
+    /// `compact=1`: the small layout for iframes.
+    pub compact: bool,
+    /// `target_origin` (or `parent_origin`): the only origin messages are posted to.
+    pub target_origin: Option<String>,
+    /// `source`: an id the host chose, echoed in every message.
+    pub source_id: Option<String>,
+    /// Names of refused secret parameters (their values are dropped at once).
+    pub refused_keys: Vec<String>,
+}
+
+impl UrlConfig {
+    /// Reads `(name, value)` pairs. A secret parameter's value is never kept.
+    pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> UrlConfig {
+        let mut config = UrlConfig::default();
+        for (name, value) in pairs {
+            let text = || {
+                Some(value.chars().take(MAX_PARAM_CHARS).collect::<String>())
+                    .filter(|value| !value.trim().is_empty())
+            };
+            match name {
+                "preset" => config.preset = text(),
+                "base_url" => config.base_url = text(),
+                "protocol" => config.protocol = Some(ProtocolChoice::from_code(value)),
+                "model" => config.model = text(),
+                "prompt" => config.prompt = text(),
+                "runs" => config.runs = text(),
+                "experiment" => config.experiment = text(),
+                "lang" => config.lang = Lang::from_code(value),
+                "theme" => config.theme = Theme::parse(value),
+                "compact" => config.compact = matches!(value, "1" | "true" | "yes" | ""),
+                "target_origin" | "parent_origin" => config.target_origin = exact_origin(value),
+                "source" => config.source_id = text(),
+                _ if is_secret_param(name) => {
+                    config.refused_keys.push(name.chars().take(64).collect())
+                }
+                _ => {}
+            }
+        }
+        config
+    }
+}
+
+/// `value` when it is exactly an origin, `scheme://host[:port]` with an http or https
+/// scheme and nothing after (a trailing `/` is allowed), lower-cased; else `None`.
+/// `*`, `null`, paths, credentials and other schemes are refused.
+pub fn exact_origin(value: &str) -> Option<String> {
+    let trimmed = value.trim();
+    let without_slash = trimmed.strip_suffix('/').unwrap_or(trimmed);
+    let (scheme, rest) = without_slash.split_once("://")?;
+    let scheme = scheme.to_ascii_lowercase();
+    if scheme != "http" && scheme != "https" {
+        return None;
+    }
+    let authority_ok = !rest.is_empty()
+        && rest
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']'));
+    if !authority_ok {
+        return None;
+    }
+    let (host, port) = match rest.rsplit_once(':') {
+        Some((host, port)) if !host.ends_with(']') || rest.starts_with('[') => {
+            if host.is_empty() || port.is_empty() || !port.chars().all(|c| c.is_ascii_digit()) {
+                // An IPv6 literal without a port: `[::1]`.
+                if rest.starts_with('[') && rest.ends_with(']') {
+                    (rest, None)
+                } else {
+                    return None;
+                }
+            } else {
+                (host, Some(port))
+            }
+        }
+        _ => (rest, None),
+    };
+    if host.is_empty() || host.starts_with('.') || host.ends_with('.') {
+        return None;
+    }
+    let default_port = if scheme == "https" { "443" } else { "80" };
+    let host = host.to_ascii_lowercase();
+    Some(match port {
+        Some(port) if port != default_port => format!("{scheme}://{host}:{port}"),
+        _ => format!("{scheme}://{host}"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::Protocol;
+
+    #[test]
+    fn parameters_are_read_and_secrets_refused_without_keeping_their_value() {
+        let config = UrlConfig::from_pairs([
+            ("model", "sim-fast@prefill_ms=200"),
+            ("api_key", "sk-secret-1"),
+            ("openai_key", "sk-secret-2"),
+            ("subscription-key", "sk-secret-3"),
+            ("runs", "3"),
+            ("lang", "zh"),
+            ("theme", "dark"),
+            ("compact", "1"),
+            ("protocol", "anthropic"),
+            ("experiment", "prompt_length"),
+            ("target_origin", "https://docs.example.com"),
+            ("max_tokens", "64"),
+        ]);
+        assert_eq!(config.model.as_deref(), Some("sim-fast@prefill_ms=200"));
+        assert_eq!(config.runs.as_deref(), Some("3"));
+        assert_eq!(config.lang, Some(Lang::Zh));
+        assert_eq!(config.theme, Some(Theme::Dark));
+        assert!(config.compact);
+        assert_eq!(
+            config.protocol,
+            Some(ProtocolChoice::Fixed(Protocol::AnthropicMessages))
+        );
+        assert_eq!(config.experiment.as_deref(), Some("prompt_length"));
+        assert_eq!(
+            config.target_origin.as_deref(),
+            Some("https://docs.example.com")
+        );
+        assert_eq!(
+            config.refused_keys,
+            vec!["api_key", "openai_key", "subscription-key"]
+        );
+        assert!(!format!("{config:?}").contains("sk-secret"));
+    }
+
+    #[test]
+    fn only_an_exact_origin_is_a_target() {
+        for (value, expected) in [
+            (
+                "https://docs.example.com/",
+                Some("https://docs.example.com"),
+            ),
+            ("HTTPS://Docs.Example.com", Some("https://docs.example.com")),
+            ("http://127.0.0.1:8080", Some("http://127.0.0.1:8080")),
+            ("https://example.com:443", Some("https://example.com")),
+            ("http://[::1]:8080", Some("http://[::1]:8080")),
+            ("https://docs.example.com/page", None),
+            ("https://user:pw@docs.example.com", None),
+            ("https://docs.example.com?x=1", None),
+            ("*", None),
+            ("null", None),
+            ("javascript:alert(1)", None),
+            ("ftp://example.com", None),
+            ("https://", None),
+            ("http://host:", None),
+        ] {
+            assert_eq!(exact_origin(value).as_deref(), expected, "{value}");
+        }
+    }
+
+    #[test]
+    fn long_values_are_cut() {
+        let long = "x".repeat(MAX_PARAM_CHARS + 100);
+        let config = UrlConfig::from_pairs([("prompt", long.as_str())]);
+        assert_eq!(
+            config.prompt.map(|p| p.chars().count()),
+            Some(MAX_PARAM_CHARS)
+        );
+    }
+}

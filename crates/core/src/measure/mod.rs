@@ -1,0 +1,428 @@
+//! The measurement engine: one run from `fetch()` to its record, with time as an argument.
+//!
+//! The app's glue does only I/O: it sends [`RunPlan::request`] through its transport, stamps
+//! every event where the bytes arrive (page clock, ms), and hands each one to a
+//! [`Measurement`]; it shows the [`Progress`] it gets back, reports paint times, and asks
+//! for the [`RunRecord`] at the end. Everything else lives here, tested natively: the
+//! stream reader and the timeline, the TTFT-only stop, what an abort means, the bound on an
+//! error body, the diagnosis of a failure and the record.
+//!
+//! ```
+//! use ttft_core::measure::{FinishContext, Measurement, Progress, ResponseHead, RunInput, RunPlan};
+//! use ttft_core::protocol::ProtocolChoice;
+//! use ttft_core::record::Transport;
+//!
+//! let plan = RunPlan::parse(&RunInput {
+//!     protocol: ProtocolChoice::Auto,
+//!     base_url: "http://127.0.0.1:8787/v1",
+//!     api_key: "",
+//!     model: "sim-fast",
+//!     prompt: "Hi",
+//!     max_tokens: "",
+//!     reasoning: false,
+//!     timeout_s: "",
+//!     ttft_only: false,
+//! })
+//! .unwrap();
+//! let mut run = Measurement::new(&plan, Some(990.0), 1000.0, 1); // click, then fetch()
+//! run.on_headers(1040.0, ResponseHead::event_stream(200));
+//! let mut progress = Vec::new();
+//! run.on_chunk(1300.0, b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\n", &mut progress);
+//! run.on_chunk(1320.0, b"data: [DONE]\n\n", &mut progress);
+//! run.on_end(1321.0, &mut progress);
+//! assert!(matches!(&progress[1], Progress::Text { first_token_ms: Some(ms), .. } if *ms == 300.0));
+//! let record = run.finish(&FinishContext::new("2026-12-01T00:00:00.000Z", Transport::Worker));
+//! assert_eq!(record.metrics.ttfa_ms, Some(300.0));
+//! assert!(record.is_ok());
+//! ```
+
+mod plan;
+
+pub use plan::{
+    parse_count, CountField, InputError, RunInput, RunPlan, SeriesInput, SeriesPlan,
+    DEFAULT_TIMEOUT_S, MAX_OUTPUT_TOKENS, MAX_RUNS, MAX_TIMEOUT_S,
+};
+
+use crate::diagnosis::{diagnose, FailureContext, NetworkFailure};
+use crate::dialect::{DecodedEvent, StreamReader};
+use crate::record::{RunRecord, Transport};
+use crate::request::RequestDescription;
+use crate::timeline::{
+    NetworkBreakdown, PaintMethod, PaintTarget, ResourceTiming, RunOutcome, RunTimeline,
+};
+
+/// The most of a non-2xx body kept for the diagnosis; the rest is counted, not stored. A
+/// hostile or broken server can send an endless error page.
+pub const MAX_ERROR_BODY_BYTES: usize = 64 * 1024;
+
+/// Why the glue aborted a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AbortReason {
+    /// The user pressed Stop.
+    Stop,
+    /// The run's deadline ([`RunPlan::timeout_ms`]) passed.
+    Timeout,
+    /// "TTFT only" mode: the first answer token arrived ([`StreamControl::Stop`]).
+    TtftOnly,
+}
+
+/// The response's status line and the headers the engine reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResponseHead {
+    /// HTTP status.
+    pub status: u16,
+    /// `Content-Type` (empty when absent).
+    pub content_type: String,
+    /// `Retry-After`, when the server sent it and CORS exposes it.
+    pub retry_after: Option<String>,
+}
+
+impl ResponseHead {
+    /// A `text/event-stream` answer with `status` (tests, examples).
+    pub fn event_stream(status: u16) -> ResponseHead {
+        ResponseHead {
+            status,
+            content_type: "text/event-stream".to_owned(),
+            retry_after: None,
+        }
+    }
+}
+
+/// How `fetch()` or a body read rejected, as the browser reported it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FetchError {
+    /// The error's `name`: `TypeError` for network failures (connection refused, CORS,
+    /// mixed content, a dropped connection all look the same), `AbortError` after an abort.
+    pub name: String,
+    /// The error's message (browser-specific wording).
+    pub message: String,
+}
+
+/// Whether the glue should abort the stream now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[must_use]
+pub enum StreamControl {
+    /// Keep reading.
+    Continue,
+    /// "TTFT only" mode has its first answer token: abort with [`AbortReason::TtftOnly`].
+    Stop,
+}
+
+/// Which text a [`Progress::Text`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Channel {
+    /// Reasoning ("thinking") text.
+    Reasoning,
+    /// Answer text.
+    Answer,
+}
+
+impl Channel {
+    /// The paint target of this channel's first text.
+    pub fn paint_target(self) -> PaintTarget {
+        match self {
+            Channel::Reasoning => PaintTarget::Reasoning,
+            Channel::Answer => PaintTarget::Answer,
+        }
+    }
+}
+
+/// What the view needs to know as the run goes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Progress {
+    /// The first SSE event of any kind arrived.
+    FirstChunk {
+        /// `first_chunk_ms`.
+        first_chunk_ms: f64,
+    },
+    /// Text arrived. When `paint_id` is set, the view must put this text into a fresh
+    /// element with `elementtiming` = `paint_id` and report its paint with
+    /// [`Measurement::on_paint`] for [`Channel::paint_target`].
+    Text {
+        /// Reasoning or answer.
+        channel: Channel,
+        /// The text (plain text: never HTML).
+        text: String,
+        /// On the channel's first text: `ttfr_ms` or `ttfa_ms`.
+        first_token_ms: Option<f64>,
+        /// On the first text worth painting: the first reasoning text, the first answer
+        /// text that is not only whitespace.
+        paint_id: Option<String>,
+    },
+}
+
+/// What only the page knows when the run ends.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FinishContext<'a> {
+    /// Wall-clock time of `request_started`, ISO 8601 UTC.
+    pub started_at: &'a str,
+    /// Which transport stamped the arrivals.
+    pub transport: Transport,
+    /// An unmeasured warm-up run.
+    pub warm_up: bool,
+    /// Whether the page is served over https (mixed-content diagnosis).
+    pub page_is_https: bool,
+    /// Wall-clock now, Unix seconds (an HTTP-date `Retry-After` becomes seconds).
+    pub now_unix_s: Option<i64>,
+}
+
+impl<'a> FinishContext<'a> {
+    /// A measured run on an http page with no wall clock: set the other fields as they apply.
+    pub fn new(started_at: &'a str, transport: Transport) -> FinishContext<'a> {
+        FinishContext {
+            started_at,
+            transport,
+            warm_up: false,
+            page_is_https: false,
+            now_unix_s: None,
+        }
+    }
+}
+
+/// One run being measured. Feed it the transport's events in order, with their times.
+#[derive(Debug, Clone)]
+pub struct Measurement {
+    plan: RunPlan,
+    paint_key: u32,
+    timeline: RunTimeline,
+    reader: StreamReader,
+    head: Option<ResponseHead>,
+    error_body: Vec<u8>,
+    error_body_dropped_bytes: u64,
+    decoded: Vec<DecodedEvent>,
+}
+
+impl Measurement {
+    /// Starts measuring `plan`: `clicked_ms` is the Send click's `event.timeStamp` (`None`
+    /// for scheduled runs), `request_started_ms` the instant just before `fetch()`.
+    /// `paint_key` makes this run's `elementtiming` names unique in the page.
+    pub fn new(
+        plan: &RunPlan,
+        clicked_ms: Option<f64>,
+        request_started_ms: f64,
+        paint_key: u32,
+    ) -> Measurement {
+        Measurement {
+            plan: plan.clone(),
+            paint_key,
+            timeline: RunTimeline::new(clicked_ms, request_started_ms),
+            reader: StreamReader::new(plan.dialect),
+            head: None,
+            error_body: Vec::new(),
+            error_body_dropped_bytes: 0,
+            decoded: Vec::new(),
+        }
+    }
+
+    /// What was recorded so far.
+    pub fn timeline(&self) -> &RunTimeline {
+        &self.timeline
+    }
+
+    /// The plan being measured.
+    pub fn plan(&self) -> &RunPlan {
+        &self.plan
+    }
+
+    /// The fetch promise resolved: status and headers are known.
+    pub fn on_headers(&mut self, now_ms: f64, head: ResponseHead) {
+        self.timeline.on_headers(now_ms, head.status);
+        self.head = Some(head);
+    }
+
+    /// Whether the body is the stream (a 2xx answer): other bodies are error pages.
+    fn streaming_body(&self) -> bool {
+        self.head
+            .as_ref()
+            .is_some_and(|head| (200..300).contains(&head.status))
+    }
+
+    /// One body read arrived at `now_ms`. Appends what the view should show to `out`.
+    pub fn on_chunk(
+        &mut self,
+        now_ms: f64,
+        bytes: &[u8],
+        out: &mut Vec<Progress>,
+    ) -> StreamControl {
+        self.timeline.on_body_chunk(now_ms, bytes.len());
+        if !self.streaming_body() {
+            self.keep_error_body(bytes);
+            return StreamControl::Continue;
+        }
+        let malformed_before = self.reader.malformed_event_count();
+        let mut decoded = std::mem::take(&mut self.decoded);
+        decoded.clear();
+        self.reader.on_bytes_into(bytes, &mut decoded);
+        if self.reader.malformed_event_count() > malformed_before {
+            self.timeline
+                .on_malformed_chunk(now_ms, "a chunk was not valid JSON");
+        }
+        for event in &decoded {
+            self.on_event(now_ms, event, out);
+        }
+        self.decoded = decoded;
+        let answered = self.timeline.instants.first_answer_visible.is_some();
+        if self.plan.ttft_only && answered && self.timeline.outcome == RunOutcome::Streaming {
+            self.timeline.on_stopped_after_first_answer(now_ms);
+            return StreamControl::Stop;
+        }
+        StreamControl::Continue
+    }
+
+    fn keep_error_body(&mut self, bytes: &[u8]) {
+        let room = MAX_ERROR_BODY_BYTES.saturating_sub(self.error_body.len());
+        let kept = bytes.len().min(room);
+        self.error_body.extend_from_slice(&bytes[..kept]);
+        self.error_body_dropped_bytes += (bytes.len() - kept) as u64;
+    }
+
+    /// One decoded event: the timeline first, then what the view needs. First-token times
+    /// are read from the instants the timeline just set, so nothing here repeats them.
+    fn on_event(&mut self, now_ms: f64, event: &DecodedEvent, out: &mut Vec<Progress>) {
+        let before = self.timeline.instants.clone();
+        self.timeline.on_event(now_ms, event);
+        if event.usage_updated {
+            if let Some(usage) = self.reader.usage() {
+                self.timeline.set_usage(usage);
+            }
+        }
+        let after = &self.timeline.instants;
+        let started = after.request_started;
+        if before.first_event.is_none() {
+            out.push(Progress::FirstChunk {
+                first_chunk_ms: now_ms - started,
+            });
+        }
+        if !event.reasoning.is_empty() {
+            let first = before.first_reasoning.is_none();
+            out.push(Progress::Text {
+                channel: Channel::Reasoning,
+                text: event.reasoning.clone(),
+                first_token_ms: first.then_some(now_ms - started),
+                paint_id: first.then(|| self.paint_id(Channel::Reasoning)),
+            });
+        }
+        if !event.answer.is_empty() {
+            let first_visible =
+                before.first_answer_visible.is_none() && after.first_answer_visible.is_some();
+            out.push(Progress::Text {
+                channel: Channel::Answer,
+                text: event.answer.clone(),
+                first_token_ms: before.first_answer.is_none().then_some(now_ms - started),
+                paint_id: first_visible.then(|| self.paint_id(Channel::Answer)),
+            });
+        }
+    }
+
+    fn paint_id(&self, channel: Channel) -> String {
+        match channel {
+            Channel::Reasoning => format!("reasoning-{}", self.paint_key),
+            Channel::Answer => format!("answer-{}", self.paint_key),
+        }
+    }
+
+    /// The body ended normally (reader `done`): text held back by the decoder is released,
+    /// then the timeline closes.
+    pub fn on_end(&mut self, now_ms: f64, out: &mut Vec<Progress>) {
+        if self.streaming_body() {
+            let mut released = Vec::new();
+            self.reader.finish_into(&mut released);
+            for event in &released {
+                self.on_event(now_ms, event, out);
+            }
+        }
+        self.timeline.on_stream_end(now_ms);
+    }
+
+    /// `fetch()` or a read rejected. `aborted` is why the glue aborted the request, if it
+    /// did: an abort after the first answer in "TTFT only" mode is the plan, not a failure.
+    pub fn on_failure(
+        &mut self,
+        now_ms: f64,
+        error: &FetchError,
+        aborted: Option<AbortReason>,
+        out: &mut Vec<Progress>,
+    ) {
+        let failure = match (error.name.as_str(), aborted) {
+            ("AbortError", Some(AbortReason::TtftOnly)) => return,
+            ("AbortError", Some(AbortReason::Timeout)) => NetworkFailure::Timeout,
+            ("AbortError", _) => NetworkFailure::Aborted,
+            _ => NetworkFailure::NetworkError,
+        };
+        // The connection dropped after a 2xx stream had started: the stream was cut off
+        // (no terminal marker), which is what to diagnose, not a connection failure.
+        if failure == NetworkFailure::NetworkError
+            && self.streaming_body()
+            && self.timeline.bytes_received > 0
+        {
+            return self.on_end(now_ms, out);
+        }
+        self.timeline.on_network_failure(now_ms, failure);
+    }
+
+    /// The request's Resource Timing entry (page clock), when the browser gave one.
+    pub fn on_resource_timing(&mut self, timing: &ResourceTiming) {
+        self.timeline
+            .set_network(NetworkBreakdown::from_resource_timing(timing));
+    }
+
+    /// The first text of `target` was presented on screen at `painted_ms`.
+    pub fn on_paint(&mut self, target: PaintTarget, painted_ms: f64, method: PaintMethod) {
+        self.timeline.on_paint(target, painted_ms, method);
+    }
+
+    /// The record of the run: metrics, instants, usage, network, outcome and, when it
+    /// failed, its diagnosis. `run_index` is 0 until the session that keeps it numbers it.
+    pub fn finish(mut self, context: &FinishContext<'_>) -> RunRecord {
+        if self.timeline.outcome == RunOutcome::Streaming {
+            // The transport ended without a word (a worker that died): nothing more arrives.
+            let ended_ms = self
+                .timeline
+                .ended_ms
+                .or(self.timeline.instants.last_token)
+                .unwrap_or(self.timeline.instants.request_started);
+            self.timeline
+                .on_network_failure(ended_ms, NetworkFailure::NetworkError);
+        }
+        let description = self.plan.request().describe();
+        let diagnosis = (!self.timeline.outcome.is_ok())
+            .then(|| diagnose(&self.failure_context(&description, context)))
+            .flatten();
+        let dialect = self.head.is_some().then(|| self.reader.dialect());
+        let timeline = self.timeline;
+        RunRecord {
+            run_index: 0,
+            started_at: context.started_at.to_owned(),
+            settings: self.plan.settings(dialect.or(self.plan.dialect)),
+            transport: context.transport,
+            cold: timeline
+                .network
+                .as_ref()
+                .and_then(|network| network.connection.cold()),
+            warm_up: context.warm_up,
+            metrics: timeline.metrics(),
+            usage: timeline.usage.clone(),
+            network: timeline.network.clone(),
+            outcome: timeline.outcome.clone(),
+            diagnosis_cause: diagnosis.as_ref().map(|diagnosis| diagnosis.cause.code()),
+            diagnosis,
+            experiment: self.plan.experiment.clone(),
+            instants: timeline.instants,
+        }
+    }
+
+    fn failure_context(
+        &self,
+        description: &RequestDescription,
+        context: &FinishContext<'_>,
+    ) -> FailureContext {
+        let mut failure = FailureContext::from_run(&self.timeline, description);
+        failure.content_type = self.head.as_ref().map(|head| head.content_type.clone());
+        failure.retry_after = self.head.as_ref().and_then(|head| head.retry_after.clone());
+        failure.response_body = (!self.error_body.is_empty())
+            .then(|| String::from_utf8_lossy(&self.error_body).into_owned());
+        failure.now_unix_s = context.now_unix_s;
+        failure.page_is_https = context.page_is_https;
+        failure
+    }
+}

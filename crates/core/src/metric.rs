@@ -1,0 +1,323 @@
+//! The metric catalogue: every metric of a run once, with its unit, its labels in both
+//! languages, how to read it from a [`RunRecord`], where the runs table shows it, and what
+//! AIPerf and GuideLLM call the same (or the nearest) quantity.
+//!
+//! The runs table, the CSV (its metric columns and its peer-name header rows) and
+//! docs/export-schema.md (checked by a test) all come from [`METRICS`]: a new metric is one
+//! entry here.
+//!
+//! A peer name is given only when the peer measures the same interval; `note` says where
+//! the definitions still differ (window ends, token counts, units). AIPerf names are its
+//! metric tags (`profile_export_aiperf.json`, ms); GuideLLM names are the fields of its
+//! per-request stats and benchmark report (`*_ms` in ms, `request_latency` in seconds).
+
+use serde::Serialize;
+
+use crate::lang::Lang;
+use crate::record::RunRecord;
+use crate::timeline::NetworkBreakdown;
+
+/// What a metric's number counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    /// Milliseconds.
+    Ms,
+    /// Output tokens per second.
+    TokensPerSecond,
+    /// Tokens.
+    Tokens,
+    /// Not a quantity: a status or a code that qualifies the others.
+    Label,
+}
+
+/// One metric's value in one run.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reading {
+    /// A measured number (ms, tokens/s); `None`: not measured.
+    Number(Option<f64>),
+    /// A count (tokens, HTTP status); `None`: not reported.
+    Integer(Option<u64>),
+    /// A code (`usage`, `clicked`); `None`: not known.
+    Code(Option<String>),
+    /// A distribution (the inter-token gaps): too long for a cell.
+    Series(Vec<f64>),
+}
+
+impl Reading {
+    /// The value as a number, when it is one.
+    pub fn number(&self) -> Option<f64> {
+        match self {
+            Reading::Number(value) => *value,
+            Reading::Integer(value) => value.map(|value| value as f64),
+            Reading::Code(_) | Reading::Series(_) => None,
+        }
+    }
+
+    /// The CSV cell: 3 decimals for numbers (microseconds), integers and codes as they are,
+    /// empty when not measured; `None` for a series, which has no column.
+    pub fn csv_cell(&self) -> Option<String> {
+        match self {
+            Reading::Number(value) => Some(value.map(|v| format!("{v:.3}")).unwrap_or_default()),
+            Reading::Integer(value) => Some(value.map(|v| v.to_string()).unwrap_or_default()),
+            Reading::Code(value) => Some(value.clone().unwrap_or_default()),
+            Reading::Series(_) => None,
+        }
+    }
+
+    /// The runs table's cell: 1 decimal for numbers, "—" when not measured.
+    pub fn table_cell(&self) -> String {
+        match self {
+            Reading::Number(Some(value)) => format!("{value:.1}"),
+            Reading::Integer(Some(value)) => value.to_string(),
+            Reading::Code(Some(code)) => code.clone(),
+            Reading::Series(values) => values.len().to_string(),
+            _ => "—".to_owned(),
+        }
+    }
+}
+
+/// Where the runs table shows a metric.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Column {
+    /// Always.
+    Main,
+    /// With "More columns".
+    More,
+    /// Not in the table (exports only).
+    Hidden,
+}
+
+/// What AIPerf and GuideLLM call one of our metrics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PeerNames {
+    /// AIPerf's metric tag, when it has the same metric.
+    pub aiperf: Option<&'static str>,
+    /// GuideLLM's field name, when it has the same metric.
+    pub guidellm: Option<&'static str>,
+    /// Where the definitions differ, or what the metric is when no peer has it.
+    pub note: &'static str,
+}
+
+/// One metric of the catalogue.
+#[derive(Debug, Clone, Copy)]
+pub struct Metric {
+    /// The name of DESIGN.md §2, used in the UI, exports and tests (`ttfa_ms`).
+    pub name: &'static str,
+    /// What the number counts.
+    pub unit: Unit,
+    /// A short label in English and Chinese.
+    pub label: (&'static str, &'static str),
+    /// Where the runs table shows it.
+    pub column: Column,
+    /// The peers' names.
+    pub peers: PeerNames,
+    /// A distribution ([`Reading::Series`]) rather than one value: no CSV cell, no table cell.
+    pub series: bool,
+    read: fn(&RunRecord) -> Reading,
+}
+
+impl Metric {
+    /// This metric's value in `record`.
+    pub fn read(&self, record: &RunRecord) -> Reading {
+        (self.read)(record)
+    }
+
+    /// The label in `lang`.
+    pub fn label(&self, lang: Lang) -> &'static str {
+        lang.pick(self.label.0, self.label.1)
+    }
+}
+
+/// A metric by name.
+pub fn find(name: &str) -> Option<&'static Metric> {
+    METRICS.iter().find(|metric| metric.name == name)
+}
+
+const fn peers(
+    aiperf: Option<&'static str>,
+    guidellm: Option<&'static str>,
+    note: &'static str,
+) -> PeerNames {
+    PeerNames {
+        aiperf,
+        guidellm,
+        note,
+    }
+}
+
+fn ms(value: Option<f64>) -> Reading {
+    Reading::Number(value)
+}
+
+fn network(record: &RunRecord, pick: fn(&NetworkBreakdown) -> Option<f64>) -> Reading {
+    Reading::Number(record.network.as_ref().and_then(pick))
+}
+
+/// The serialized name of an enum value, as in the JSON export.
+fn code<T: Serialize>(value: Option<&T>) -> Reading {
+    Reading::Code(
+        value
+            .and_then(|v| serde_json::to_value(v).ok())
+            .and_then(|v| v.as_str().map(str::to_owned)),
+    )
+}
+
+macro_rules! metric {
+    ($name:literal, $unit:ident, $en:literal, $zh:literal, $column:ident, $peers:expr, $read:expr) => {
+        Metric {
+            name: $name,
+            unit: Unit::$unit,
+            label: ($en, $zh),
+            column: Column::$column,
+            peers: $peers,
+            series: false,
+            read: $read,
+        }
+    };
+}
+
+/// Every metric of a run, in the order of the runs table and the CSV.
+pub const METRICS: &[Metric] = &[
+    metric!("http_status", Label, "HTTP status", "HTTP 状态", Hidden,
+        peers(None, None, "Not a measurement: the HTTP status."),
+        |r| Reading::Integer(r.metrics.http_status.map(u64::from))),
+    metric!("ttft_ms", Ms, "first token", "首个 token", Main,
+        peers(Some("time_to_first_token"), Some("time_to_first_token_ms"),
+            "Same interval: request sent to the first non-empty reasoning or answer token."),
+        |r| ms(r.metrics.ttft_ms)),
+    metric!("ttfa_ms", Ms, "first answer token", "首个回答 token", Main,
+        peers(Some("time_to_first_output_token"), Some("time_to_first_output_token_ms"),
+            "Same interval: request sent to the first answer (non-reasoning) token."),
+        |r| ms(r.metrics.ttfa_ms)),
+    metric!("ttfa_visible_ms", Ms, "first visible answer", "首个可见回答", More,
+        peers(None, None, "First answer text that is not only whitespace; no peer separates it."),
+        |r| ms(r.metrics.ttfa_visible_ms)),
+    metric!("ttfr_ms", Ms, "first reasoning token", "首个推理 token", Main,
+        peers(None, None, "First reasoning token."),
+        |r| ms(r.metrics.ttfr_ms)),
+    metric!("first_chunk_ms", Ms, "first chunk of any kind", "首个数据块", Main,
+        peers(None, None,
+            "First SSE event of any kind; what vLLM's bench and naive scripts call TTFT."),
+        |r| ms(r.metrics.first_chunk_ms)),
+    metric!("setup_ms", Ms, "response headers", "响应头", More,
+        peers(Some("stream_setup_latency"), None, "Request sent to response headers."),
+        |r| ms(r.metrics.setup_ms)),
+    metric!("perceived_ttft_ms", Ms, "first token on screen", "首个 token 显示", More,
+        peers(None, None, "Ours: click to first token painted on screen."),
+        |r| ms(r.metrics.perceived_ttft_ms)),
+    metric!("perceived_ttfa_ms", Ms, "first answer on screen", "回答首次显示", Main,
+        peers(None, None, "Ours: click to first answer painted on screen."),
+        |r| ms(r.metrics.perceived_ttfa_ms)),
+    metric!("perceived_from", Label, "perceived from", "感知起点", Hidden,
+        peers(None, None, "Not a measurement: which instant the perceived metrics start from."),
+        |r| code(Some(&r.metrics.perceived_from))),
+    metric!("reasoning_ui_delay_ms", Ms, "reasoning paint delay", "推理绘制延迟", Hidden,
+        peers(None, None, "Ours: arrival to paint of reasoning."),
+        |r| ms(r.metrics.reasoning_ui_delay_ms)),
+    metric!("answer_ui_delay_ms", Ms, "answer paint delay", "回答绘制延迟", More,
+        peers(None, None, "Ours: arrival to paint of the answer."),
+        |r| ms(r.metrics.answer_ui_delay_ms)),
+    metric!("reasoning_ms", Ms, "reasoning time", "推理时长", More,
+        peers(None, None, "First reasoning token to first answer token."),
+        |r| ms(r.metrics.reasoning_ms)),
+    metric!("decode_ms", Ms, "decode time", "解码时长", More,
+        peers(Some("decode_duration"), None,
+            "Ours ends at the last text token; AIPerf's at the last response (request_latency − TTFT)."),
+        |r| ms(r.metrics.decode_ms)),
+    metric!("e2e_ms", Ms, "whole request", "整个请求", Main,
+        peers(Some("request_latency"), Some("request_latency"),
+            "Request sent to stream end. GuideLLM reports request_latency in seconds, not ms."),
+        |r| ms(r.metrics.e2e_ms)),
+    Metric {
+        name: "itl_gaps_ms",
+        unit: Unit::Ms,
+        label: ("inter-token gaps", "token 间隔序列"),
+        column: Column::Hidden,
+        peers: peers(Some("inter_chunk_latency"), None,
+            "Every gap between text-carrying chunks (a distribution, not a mean)."),
+        series: true,
+        read: |r| Reading::Series(r.metrics.itl_gaps_ms.clone()),
+    },
+    metric!("itl_ms", Ms, "inter-token latency", "token 间隔", Main,
+        peers(Some("inter_token_latency"), Some("inter_token_latency_ms"),
+            "(last − first token) / (n − 1). AIPerf's window ends at the last response, not the last token."),
+        |r| ms(r.metrics.itl_ms)),
+    metric!("output_tokens_counted", Tokens, "tokens counted", "计数的 token", Hidden,
+        peers(None, None, "Not a measurement: the n used for itl_ms and output_tps."),
+        |r| Reading::Integer(r.metrics.output_tokens_counted)),
+    metric!("token_count_source", Label, "token count from", "token 计数来源", Hidden,
+        peers(None, None, "Not a measurement: whether n came from usage or from counting chunks."),
+        |r| code(r.metrics.token_count_source.as_ref())),
+    metric!("output_tps", TokensPerSecond, "output tokens/s", "输出 token/秒", Main,
+        peers(Some("output_token_throughput_per_user"), None,
+            "Ours is n / decode time; AIPerf's is 1 / ITL = (n − 1) / decode time. GuideLLM's output_tokens_per_second divides by the whole request latency: a different quantity."),
+        |r| ms(r.metrics.output_tps)),
+    metric!("prompt_tokens", Tokens, "prompt tokens", "输入 token", Hidden,
+        peers(Some("input_sequence_length"), Some("prompt_tokens"),
+            "Ours from the provider's usage; AIPerf counts with its own tokenizer."),
+        |r| Reading::Integer(r.metrics.prompt_tokens)),
+    metric!("cached_prompt_tokens", Tokens, "cached prompt tokens", "缓存的输入 token", Hidden,
+        peers(None, None, "Prompt tokens served from the provider's prefix cache (usage)."),
+        |r| Reading::Integer(r.metrics.cached_prompt_tokens)),
+    metric!("output_tokens", Tokens, "output tokens", "输出 token", Hidden,
+        peers(Some("output_sequence_length"), Some("output_tokens"),
+            "From usage, reasoning included where the provider counts it there (AIPerf's output_token_count excludes reasoning)."),
+        |r| Reading::Integer(r.metrics.output_tokens)),
+    metric!("reasoning_tokens", Tokens, "reasoning tokens", "推理 token", Hidden,
+        peers(Some("reasoning_token_count"), None, "From usage."),
+        |r| Reading::Integer(r.metrics.reasoning_tokens)),
+    metric!("dns_ms", Ms, "DNS", "DNS", Hidden,
+        peers(None, None, "Resource Timing: DNS lookup."),
+        |r| network(r, |n| n.dns_ms)),
+    metric!("tcp_ms", Ms, "TCP", "TCP", Hidden,
+        peers(None, None, "Resource Timing: TCP handshake."),
+        |r| network(r, |n| n.tcp_ms)),
+    metric!("tls_ms", Ms, "TLS", "TLS", Hidden,
+        peers(None, None, "Resource Timing: TLS handshake."),
+        |r| network(r, |n| n.tls_ms)),
+    metric!("queueing_ms", Ms, "browser queueing", "浏览器排队", More,
+        peers(None, None, "Resource Timing: browser queueing (requestStart − fetchStart)."),
+        |r| network(r, |n| n.queueing_ms)),
+    metric!("waiting_ms", Ms, "waiting for the server", "等待服务器", More,
+        peers(None, None, "Resource Timing: waiting for the server (responseStart − requestStart)."),
+        |r| network(r, |n| n.waiting_ms)),
+    metric!("request_ms", Ms, "to first response byte", "到首个响应字节", Hidden,
+        peers(None, None, "Resource Timing: fetchStart to the first response byte."),
+        |r| network(r, |n| n.request_ms)),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_units_match_names() {
+        for (index, metric) in METRICS.iter().enumerate() {
+            assert!(
+                METRICS[index + 1..]
+                    .iter()
+                    .all(|other| other.name != metric.name),
+                "{} twice",
+                metric.name
+            );
+            if metric.name.ends_with("_ms") {
+                assert_eq!(metric.unit, Unit::Ms, "{}", metric.name);
+            }
+            assert_eq!(find(metric.name).map(|found| found.name), Some(metric.name));
+        }
+        assert!(find("model").is_none());
+    }
+
+    #[test]
+    fn readings_format_for_csv_and_table() {
+        assert_eq!(
+            Reading::Number(Some(1.23456)).csv_cell().as_deref(),
+            Some("1.235")
+        );
+        assert_eq!(Reading::Number(Some(1.25)).table_cell(), "1.2");
+        assert_eq!(Reading::Number(None).table_cell(), "—");
+        assert_eq!(Reading::Number(None).csv_cell().as_deref(), Some(""));
+        assert_eq!(Reading::Integer(Some(42)).number(), Some(42.0));
+        assert_eq!(Reading::Series(vec![1.0]).csv_cell(), None);
+    }
+}

@@ -1,0 +1,136 @@
+//! Presets: a base URL, a protocol and a model to start from, for the kinds of server the
+//! widget is pointed at most. Pure data; the page fills in its own origin for the bundled
+//! simulator.
+
+use crate::protocol::Protocol;
+
+/// A base-URL template for a kind of server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Preset {
+    /// Stable id (the `preset` URL parameter).
+    pub id: &'static str,
+    /// Shown name.
+    pub name: &'static str,
+    /// Base URL; `{origin}` stands for the page's origin (the bundled simulator).
+    pub base_url: &'static str,
+    /// The protocol it speaks.
+    pub protocol: Protocol,
+    /// A model to start from (empty: pick or type one).
+    pub model: &'static str,
+}
+
+impl Preset {
+    /// The base URL with `{origin}` filled in.
+    pub fn base_url_for(&self, page_origin: &str) -> String {
+        self.base_url.replace("{origin}", page_origin)
+    }
+}
+
+/// The preset of the bundled simulator (the page's own origin).
+pub const SIMULATOR: Preset = Preset {
+    id: "sim",
+    name: "ttft-sim (bundled simulator)",
+    base_url: "{origin}/v1",
+    protocol: Protocol::OpenAiChat,
+    model: "sim-reasoning",
+};
+
+/// Local servers, gateways, hosted APIs and the bundled simulator. Ports are each server's
+/// default.
+pub const PRESETS: &[Preset] = &[
+    SIMULATOR,
+    Preset {
+        id: "vllm",
+        name: "vLLM (localhost:8000)",
+        base_url: "http://localhost:8000/v1",
+        protocol: Protocol::OpenAiChat,
+        model: "",
+    },
+    Preset {
+        id: "sglang",
+        name: "SGLang (localhost:30000)",
+        base_url: "http://localhost:30000/v1",
+        protocol: Protocol::OpenAiChat,
+        model: "",
+    },
+    Preset {
+        id: "llamacpp",
+        name: "llama.cpp server (localhost:8080)",
+        base_url: "http://localhost:8080/v1",
+        protocol: Protocol::OpenAiChat,
+        model: "",
+    },
+    Preset {
+        id: "ollama",
+        name: "Ollama (localhost:11434)",
+        base_url: "http://localhost:11434/v1",
+        protocol: Protocol::OpenAiChat,
+        model: "",
+    },
+    Preset {
+        id: "litellm",
+        name: "LiteLLM proxy (localhost:4000)",
+        base_url: "http://localhost:4000/v1",
+        protocol: Protocol::OpenAiChat,
+        model: "",
+    },
+    Preset {
+        id: "openai",
+        name: "OpenAI",
+        base_url: "https://api.openai.com/v1",
+        protocol: Protocol::OpenAiChat,
+        model: "gpt-4o-mini",
+    },
+    Preset {
+        id: "openai-responses",
+        name: "OpenAI Responses API",
+        base_url: "https://api.openai.com/v1",
+        protocol: Protocol::OpenAiResponses,
+        model: "gpt-5-mini",
+    },
+    Preset {
+        id: "openrouter",
+        name: "OpenRouter",
+        base_url: "https://openrouter.ai/api/v1",
+        protocol: Protocol::OpenAiChat,
+        model: "",
+    },
+    Preset {
+        id: "deepseek",
+        name: "DeepSeek",
+        base_url: "https://api.deepseek.com/v1",
+        protocol: Protocol::OpenAiChat,
+        model: "deepseek-chat",
+    },
+    Preset {
+        id: "anthropic",
+        name: "Anthropic",
+        base_url: "https://api.anthropic.com/v1",
+        protocol: Protocol::AnthropicMessages,
+        model: "claude-sonnet-4-5",
+    },
+];
+
+/// A preset by id.
+pub fn find(id: &str) -> Option<&'static Preset> {
+    PRESETS.iter().find(|preset| preset.id == id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_unique_and_the_simulator_uses_the_page_origin() {
+        for (index, preset) in PRESETS.iter().enumerate() {
+            assert!(PRESETS[index + 1..]
+                .iter()
+                .all(|other| other.id != preset.id));
+            assert_eq!(find(preset.id), Some(preset));
+        }
+        assert_eq!(
+            SIMULATOR.base_url_for("http://127.0.0.1:8787"),
+            "http://127.0.0.1:8787/v1"
+        );
+    }
+}

@@ -1,0 +1,185 @@
+//! The run record: everything one finished run leaves behind, built once by
+//! [`crate::measure::Measurement::finish`] when the run ends, and read as it is by the
+//! session, storage, the runs table, the charts, the summaries, exports and messages to a
+//! host page. Nothing converts it into another type and back. Never holds the key.
+//!
+//! Its serialized form is the `runs[]` entry of the export document
+//! (docs/export-schema.md); [`crate::export`] writes and reads it.
+
+use serde::{Deserialize, Serialize};
+
+use crate::chart::{run_phases, PhaseSpan};
+use crate::diagnosis::Diagnosis;
+use crate::dialect::{Dialect, Usage};
+use crate::protocol::Protocol;
+use crate::request::RequestDescription;
+use crate::stats::StatsError;
+use crate::timeline::{Instants, NetworkBreakdown, RunMetrics, RunOutcome, RunsSummary};
+
+/// Which code measured the arrival times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Transport {
+    /// A dedicated Worker ran the fetch: arrivals cannot be delayed by main-thread work.
+    Worker,
+    /// The page's main thread ran the fetch (no Worker): long tasks can delay arrivals.
+    MainThread,
+}
+
+impl Transport {
+    /// The serialized code (`worker`, `main_thread`), for `data-*` attributes.
+    pub fn code(self) -> &'static str {
+        match self {
+            Transport::Worker => "worker",
+            Transport::MainThread => "main_thread",
+        }
+    }
+}
+
+/// What was asked, for one run. Never the key.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunSettings {
+    /// The wire protocol.
+    pub protocol: Protocol,
+    /// The URL actually called (after base URL normalization), e.g.
+    /// `https://api.openai.com/v1/chat/completions`.
+    pub endpoint_url: String,
+    /// The model id as sent.
+    pub model: String,
+    /// The stream dialect used or detected; `None` when no stream was read.
+    pub dialect: Option<Dialect>,
+    /// The output limit sent (`max_tokens`, `max_completion_tokens` or `max_output_tokens`).
+    pub max_tokens: Option<u32>,
+    /// "TTFT only" mode: the stream was aborted after the first answer token.
+    pub ttft_only: bool,
+    /// Whether reasoning was requested (effort, summary or thinking budget set).
+    pub reasoning: bool,
+    /// The request as sent, key masked; `None` when the input was rejected before sending.
+    pub request: Option<RequestDescription>,
+}
+
+/// Which experiment a run belonged to, so the results can be filtered by experiment.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExperimentTag {
+    /// The experiment's code (`prompt_length`, `prefix_cache`, …).
+    pub kind: String,
+    /// Which session of that experiment, from 1 (several can be run in one page).
+    pub session: u32,
+    /// The level or arm the run measured (`1000 tokens`, `warm`, a model id), as shown.
+    pub arm: String,
+}
+
+/// Everything recorded about one run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunRecord {
+    /// Position of the run in the session, starting at 1 (set by the session that keeps it).
+    pub run_index: u32,
+    /// Wall-clock start, as the app formatted it (ISO 8601 UTC, e.g. `2026-11-29T16:45:10.123Z`).
+    pub started_at: String,
+    /// What was asked.
+    pub settings: RunSettings,
+    /// Which code measured this run's arrivals.
+    pub transport: Transport,
+    /// `true`: a new connection (DNS/TCP/TLS paid), `false`: a reused one, `None`: unknown
+    /// (Resource Timing hidden by a missing `Timing-Allow-Origin`).
+    pub cold: Option<bool>,
+    /// A warm-up run: measured, but left out of statistics.
+    pub warm_up: bool,
+    /// The metrics of DESIGN.md §2.
+    pub metrics: RunMetrics,
+    /// The instants of DESIGN.md §2 (paint methods included), ms on the page clock.
+    pub instants: Instants,
+    /// Token usage as the provider reported it.
+    pub usage: Option<Usage>,
+    /// Resource Timing breakdown, when the app could read it.
+    pub network: Option<NetworkBreakdown>,
+    /// How the run ended.
+    pub outcome: RunOutcome,
+    /// The diagnosed cause code (`key_refused`, `model_not_found`, …; see
+    /// [`Cause::code`](crate::diagnosis::Cause::code)), when the run failed.
+    pub diagnosis_cause: Option<String>,
+    /// The whole diagnosis (cause with its details, status, the provider's words), from
+    /// which the page words the message and the fix in the reader's language. Absent in
+    /// schema-1 documents, which kept only the cause code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diagnosis: Option<Diagnosis>,
+    /// The experiment the run belonged to; absent for runs made with Send.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub experiment: Option<ExperimentTag>,
+}
+
+impl RunRecord {
+    /// Whether the run measured what it set out to ([`RunOutcome::is_ok`]).
+    pub fn is_ok(&self) -> bool {
+        self.outcome.is_ok()
+    }
+
+    /// Whether the run enters statistics: successful and not a warm-up.
+    pub fn counts(&self) -> bool {
+        !self.warm_up && self.is_ok()
+    }
+
+    /// The waterfall phases of this run.
+    pub fn phases(&self) -> Vec<PhaseSpan> {
+        run_phases(&self.instants, self.network.as_ref())
+    }
+
+    /// The endpoint URL called, for display.
+    pub fn endpoint_url(&self) -> &str {
+        &self.settings.endpoint_url
+    }
+}
+
+/// Which runs a summary covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Cohort {
+    /// Every run that counts (successful, not warm-up).
+    All,
+    /// Those on a new connection (DNS/TCP/TLS paid).
+    Cold,
+    /// Those on a reused connection.
+    Warm,
+}
+
+impl Cohort {
+    /// Every cohort, in the order the summary lists them.
+    pub const ALL: [Cohort; 3] = [Cohort::All, Cohort::Cold, Cohort::Warm];
+
+    /// The serialized code (`all`, `cold`, `warm`), for `data-*` attributes.
+    pub fn code(self) -> &'static str {
+        match self {
+            Cohort::All => "all",
+            Cohort::Cold => "cold",
+            Cohort::Warm => "warm",
+        }
+    }
+
+    /// Whether `record` belongs to this cohort (it must also [count](RunRecord::counts)).
+    pub fn contains(self, record: &RunRecord) -> bool {
+        record.counts()
+            && match self {
+                Cohort::All => true,
+                Cohort::Cold => record.cold == Some(true),
+                Cohort::Warm => record.cold == Some(false),
+            }
+    }
+}
+
+/// The statistics of one cohort of `records`; `None` when the cohort has no runs. An error
+/// only if a metric is NaN or infinite. The page's summary table and the summary posted to
+/// a host page both come from here.
+pub fn cohort_summary(
+    records: &[RunRecord],
+    cohort: Cohort,
+) -> Result<Option<RunsSummary>, StatsError> {
+    let metrics: Vec<&RunMetrics> = records
+        .iter()
+        .filter(|record| cohort.contains(record))
+        .map(|record| &record.metrics)
+        .collect();
+    if metrics.is_empty() {
+        return Ok(None);
+    }
+    RunsSummary::from_run_refs(&metrics).map(Some)
+}

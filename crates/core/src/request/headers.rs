@@ -1,0 +1,71 @@
+//! Request headers per protocol: content type, the key in the protocol's style, and
+//! Anthropic's version and browser-access headers. Secret values are masked whenever a
+//! header is shown.
+
+use super::key::ApiKey;
+use crate::protocol::{AuthStyle, Protocol, ANTHROPIC_VERSION};
+use crate::secret::is_secret_header;
+
+/// One HTTP header.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Header {
+    /// Header name, lower case.
+    pub name: String,
+    /// Header value (may contain the key: never log or export it).
+    pub value: String,
+}
+
+impl std::fmt::Debug for Header {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            formatter,
+            "{}: {}",
+            self.name,
+            masked_header_value(&self.name, &self.value)
+        )
+    }
+}
+
+/// A header value fit for display: secrets masked.
+pub(crate) fn masked_header_value(name: &str, value: &str) -> String {
+    if !is_secret_header(name) {
+        return value.to_owned();
+    }
+    let (prefix, secret) = match value.strip_prefix("Bearer ") {
+        Some(secret) => ("Bearer ", secret),
+        None => ("", value),
+    };
+    match ApiKey::parse(secret) {
+        Ok(Some(key)) => format!("{prefix}{}", key.masked()),
+        _ => format!("{prefix}…"),
+    }
+}
+
+/// Request headers: content type, the key in the chosen style (only when there is one) and,
+/// for Anthropic, `anthropic-version` and `anthropic-dangerous-direct-browser-access: true`
+/// (without it api.anthropic.com sends no CORS headers and the browser blocks the answer).
+pub fn build_headers(
+    protocol: Protocol,
+    auth_style: AuthStyle,
+    key: Option<&ApiKey>,
+) -> Vec<Header> {
+    let header = |name: &str, value: String| Header {
+        name: name.to_owned(),
+        value,
+    };
+    let mut headers = vec![header("content-type", "application/json".to_owned())];
+    if let Some(key) = key {
+        headers.push(match auth_style {
+            AuthStyle::Bearer => header("authorization", format!("Bearer {}", key.expose())),
+            AuthStyle::XApiKey => header("x-api-key", key.expose().to_owned()),
+        });
+    }
+    if protocol == Protocol::AnthropicMessages {
+        headers.push(header("anthropic-version", ANTHROPIC_VERSION.to_owned()));
+        headers.push(header(
+            "anthropic-dangerous-direct-browser-access",
+            "true".to_owned(),
+        ));
+    }
+    headers
+}

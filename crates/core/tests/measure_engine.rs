@@ -1,0 +1,530 @@
+//! The measurement engine driven natively: every shared transcript fed whole, byte by byte
+//! and by its replay plan with the plan's delays as arrival times, compared with
+//! EXPECTED.json and with first-token times computed by hand from the replay plans; then
+//! the engine's own decisions (TTFT-only stop, aborts, error bodies, paints, records).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use common::{feeding_ways, load_fixtures, Fixture, EXTRA_DIR, SHARED_DIR};
+use serde_json::Value;
+use ttft_core::dialect::Dialect;
+use ttft_core::measure::{
+    AbortReason, Channel, FetchError, FinishContext, Measurement, Progress, ResponseHead, RunInput,
+    RunPlan, StreamControl, MAX_ERROR_BODY_BYTES,
+};
+use ttft_core::protocol::{Protocol, ProtocolChoice};
+use ttft_core::record::{RunRecord, Transport};
+use ttft_core::timeline::{
+    PaintMethod, PaintTarget, PerceivedAnchor, ResourceTiming, RunOutcome, TokenCountSource,
+};
+
+/// `fetch()` is called at this page-clock time in every run below.
+const STARTED_MS: f64 = 1000.0;
+/// The response headers arrive 5 ms later.
+const HEADERS_MS: f64 = 1005.0;
+/// The first read arrives at 1010 ms; a replay plan's delays are added to it.
+const FIRST_READ_MS: f64 = 1010.0;
+
+fn input(protocol: Protocol) -> RunInput<'static> {
+    RunInput {
+        protocol: ProtocolChoice::Fixed(protocol),
+        base_url: "http://127.0.0.1:8787/v1",
+        api_key: "",
+        model: "m",
+        prompt: "Hi",
+        max_tokens: "",
+        reasoning: false,
+        timeout_s: "",
+        ttft_only: false,
+    }
+}
+
+fn plan_for(dialect: Dialect) -> RunPlan {
+    let protocol = match dialect {
+        Dialect::Anthropic => Protocol::AnthropicMessages,
+        Dialect::Responses => Protocol::OpenAiResponses,
+        _ => Protocol::OpenAiChat,
+    };
+    let mut plan = RunPlan::parse(&input(protocol)).unwrap();
+    plan.dialect = Some(dialect);
+    plan
+}
+
+/// Texts and first-token progress collected from a run's [`Progress`].
+#[derive(Default, Debug)]
+struct Seen {
+    reasoning: String,
+    answer: String,
+    first_chunk_ms: Option<f64>,
+    ttfr_ms: Option<f64>,
+    ttfa_ms: Option<f64>,
+    paint_ids: Vec<String>,
+}
+
+impl Seen {
+    fn take(&mut self, progress: Vec<Progress>) {
+        for item in progress {
+            match item {
+                Progress::FirstChunk { first_chunk_ms } => {
+                    assert!(self.first_chunk_ms.is_none(), "first chunk reported twice");
+                    self.first_chunk_ms = Some(first_chunk_ms);
+                }
+                Progress::Text {
+                    channel,
+                    text,
+                    first_token_ms,
+                    paint_id,
+                } => {
+                    let (buffer, first) = match channel {
+                        Channel::Reasoning => (&mut self.reasoning, &mut self.ttfr_ms),
+                        Channel::Answer => (&mut self.answer, &mut self.ttfa_ms),
+                    };
+                    buffer.push_str(&text);
+                    if let Some(ms) = first_token_ms {
+                        assert!(first.is_none(), "first token reported twice");
+                        *first = Some(ms);
+                    }
+                    self.paint_ids.extend(paint_id);
+                }
+            }
+        }
+    }
+}
+
+/// Feeds `reads` (bytes, arrival time) after 200 headers, ends the body at `end_ms`.
+fn drive(fixture: &Fixture, reads: &[(&[u8], f64)], end_ms: f64) -> (Seen, RunRecord) {
+    let mut run = Measurement::new(&plan_for(fixture.dialect()), None, STARTED_MS, 7);
+    run.on_headers(HEADERS_MS, ResponseHead::event_stream(200));
+    let mut seen = Seen::default();
+    for (bytes, at_ms) in reads {
+        let mut progress = Vec::new();
+        assert_eq!(
+            run.on_chunk(*at_ms, bytes, &mut progress),
+            StreamControl::Continue
+        );
+        seen.take(progress);
+    }
+    let mut progress = Vec::new();
+    run.on_end(end_ms, &mut progress);
+    seen.take(progress);
+    let record = run.finish(&FinishContext::new(
+        "2026-12-01T00:00:00.000Z",
+        Transport::Worker,
+    ));
+    (seen, record)
+}
+
+fn every_fixture() -> Vec<Fixture> {
+    let mut fixtures = load_fixtures(SHARED_DIR);
+    fixtures.extend(load_fixtures(EXTRA_DIR));
+    fixtures
+}
+
+/// What the oracle says the run's outcome must be.
+fn expected_outcome(expected: &Value) -> &'static str {
+    if !expected["error"].is_null() {
+        "stream_error"
+    } else if expected["first_reasoning_event"].is_null()
+        && expected["first_answer_event"].is_null()
+    {
+        "empty_stream"
+    } else if expected["terminal_marker_seen"].as_bool().unwrap() {
+        "completed"
+    } else {
+        "ended_without_terminal"
+    }
+}
+
+#[test]
+fn every_transcript_fed_every_way_gives_the_oracle_texts_and_outcome() {
+    for fixture in every_fixture() {
+        for (way, reads) in feeding_ways(&fixture) {
+            // Every read at the same instant: the instants are the first read's.
+            let timed: Vec<(&[u8], f64)> =
+                reads.iter().map(|read| (*read, FIRST_READ_MS)).collect();
+            let (seen, record) = drive(&fixture, &timed, FIRST_READ_MS);
+            let context = format!("{} fed {way}", fixture.name);
+            let expected = &fixture.expected;
+            assert_eq!(
+                seen.reasoning,
+                expected["reasoning_text"].as_str().unwrap(),
+                "{context}"
+            );
+            assert_eq!(
+                seen.answer,
+                expected["answer_text"].as_str().unwrap(),
+                "{context}"
+            );
+            assert_eq!(
+                record.outcome.code(),
+                expected_outcome(expected),
+                "{context}"
+            );
+            let at_first_read = |present: bool| present.then_some(FIRST_READ_MS - STARTED_MS);
+            let reasoned = !expected["first_reasoning_event"].is_null();
+            let answered = !expected["first_answer_event"].is_null();
+            assert_eq!(record.metrics.ttfr_ms, at_first_read(reasoned), "{context}");
+            assert_eq!(record.metrics.ttfa_ms, at_first_read(answered), "{context}");
+            assert_eq!(seen.ttfr_ms, record.metrics.ttfr_ms, "{context}");
+            assert_eq!(seen.ttfa_ms, record.metrics.ttfa_ms, "{context}");
+            assert_eq!(record.metrics.first_chunk_ms, Some(10.0), "{context}");
+            assert_eq!(seen.first_chunk_ms, Some(10.0), "{context}");
+            assert_eq!(record.metrics.setup_ms, Some(5.0), "{context}");
+            assert_eq!(
+                record.settings.dialect,
+                Some(fixture.dialect()),
+                "{context}"
+            );
+            // A paint id for the first reasoning and the first visible answer, and no more.
+            let visible = !expected["first_answer_event_visible"].is_null();
+            let mut ids = Vec::new();
+            if reasoned {
+                ids.push("reasoning-7".to_owned());
+            }
+            if visible {
+                ids.push("answer-7".to_owned());
+            }
+            assert_eq!(seen.paint_ids, ids, "{context}");
+            // A failed run is diagnosed, a successful one is not.
+            assert_eq!(record.diagnosis.is_some(), !record.is_ok(), "{context}");
+            assert_eq!(
+                record.diagnosis_cause,
+                record.diagnosis.as_ref().map(|d| d.cause.code()),
+                "{context}"
+            );
+        }
+    }
+}
+
+/// First event, first reasoning and first answer arrival after `fetch()` (ms) for each
+/// transcript with a replay plan, computed by hand from its `.chunks.json`: the read that
+/// completes the event arrives at 10 ms (the first read) plus the plan's delays up to it.
+/// E.g. openai_role_chunk_then_delay: the role chunk in read 1 at 10 ms, "Hello" in read 2
+/// after 1500 ms more: ttfa 1510 ms, first chunk 10 ms. openrouter_error_midstream: a
+/// comment first (not an event), the role chunk's closing blank line in the read at 50 ms,
+/// "The capital"'s in the read at 80 ms.
+/// (transcript, first_chunk_ms, ttfr_ms, ttfa_ms, last read ms)
+type Replayed = (&'static str, f64, Option<f64>, Option<f64>, f64);
+
+const REPLAYED: [Replayed; 9] = [
+    (
+        "openai_role_chunk_then_delay.sse",
+        10.0,
+        None,
+        Some(1510.0),
+        1510.0,
+    ),
+    ("utf8_split_multibyte.sse", 30.0, None, Some(50.0), 150.0),
+    (
+        "anthropic_thinking_omitted.sse",
+        30.0,
+        None,
+        Some(150.0),
+        210.0,
+    ),
+    (
+        "gemini_thought_extra_content.sse",
+        50.0,
+        Some(50.0),
+        Some(120.0),
+        190.0,
+    ),
+    (
+        "mistral_content_array_thinking.sse",
+        40.0,
+        Some(60.0),
+        Some(120.0),
+        200.0,
+    ),
+    (
+        "ollama_reasoning_include_usage.sse",
+        40.0,
+        Some(40.0),
+        Some(130.0),
+        220.0,
+    ),
+    (
+        "openrouter_error_midstream.sse",
+        50.0,
+        None,
+        Some(80.0),
+        150.0,
+    ),
+    (
+        "think_tags_split_rechunked.sse",
+        40.0,
+        Some(110.0),
+        Some(180.0),
+        260.0,
+    ),
+    ("vllm_error_then_done.sse", 40.0, Some(60.0), None, 120.0),
+];
+
+fn replay_delays(fixture: &Fixture) -> Vec<f64> {
+    let plan_path = fixture.path.with_extension("chunks.json");
+    let plan: Value = serde_json::from_str(&std::fs::read_to_string(plan_path).unwrap()).unwrap();
+    plan["reads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|read| read["delay_ms_before"].as_f64().unwrap())
+        .collect()
+}
+
+#[test]
+fn replay_plans_with_their_delays_give_the_hand_computed_first_token_times() {
+    let fixtures = every_fixture();
+    for (name, first_chunk_ms, ttfr_ms, ttfa_ms, last_read_ms) in REPLAYED {
+        let fixture = fixtures.iter().find(|f| f.name == name).unwrap();
+        let reads = fixture.replay_reads.as_ref().unwrap();
+        let mut at_ms = FIRST_READ_MS;
+        let timed: Vec<(&[u8], f64)> = reads
+            .iter()
+            .zip(replay_delays(fixture))
+            .map(|(&(start, end), delay_ms)| {
+                at_ms += delay_ms;
+                (&fixture.bytes[start..end], at_ms)
+            })
+            .collect();
+        let (seen, record) = drive(fixture, &timed, at_ms + 1.0);
+        let metrics = &record.metrics;
+        assert_eq!(metrics.ttfr_ms, ttfr_ms, "{name}");
+        assert_eq!(metrics.ttfa_ms, ttfa_ms, "{name}");
+        assert_eq!(metrics.first_chunk_ms, Some(first_chunk_ms), "{name}");
+        assert_eq!(
+            at_ms - STARTED_MS,
+            last_read_ms,
+            "{name}: the plan's total delay"
+        );
+        assert_eq!(seen.ttfa_ms, ttfa_ms, "{name}");
+        assert_eq!(
+            metrics.ttft_ms,
+            [ttfr_ms, ttfa_ms].into_iter().flatten().reduce(f64::min),
+            "{name}"
+        );
+        if let (Some(ttfr_ms), Some(ttfa_ms)) = (ttfr_ms, ttfa_ms) {
+            assert_eq!(metrics.reasoning_ms, Some(ttfa_ms - ttfr_ms), "{name}");
+        }
+        if record.is_ok() {
+            // Closed by the terminal marker in the last read, or by the close 1 ms later.
+            let e2e_ms = metrics.e2e_ms.unwrap();
+            assert!(
+                e2e_ms == last_read_ms || e2e_ms == last_read_ms + 1.0,
+                "{name}: e2e {e2e_ms}"
+            );
+        }
+    }
+    // Every transcript with a replay plan is in the table.
+    let planned = fixtures.iter().filter(|f| f.replay_reads.is_some()).count();
+    assert_eq!(planned, REPLAYED.len());
+}
+
+fn chat_run(ttft_only: bool) -> Measurement {
+    let mut input = input(Protocol::OpenAiChat);
+    input.ttft_only = ttft_only;
+    let mut plan = RunPlan::parse(&input).unwrap();
+    // Fixed, so a leading newline is answer text at once (auto-detection holds it back to
+    // see whether `<think>` follows).
+    plan.dialect = Some(Dialect::Chat);
+    let mut run = Measurement::new(&plan, Some(990.0), STARTED_MS, 1);
+    run.on_headers(HEADERS_MS, ResponseHead::event_stream(200));
+    run
+}
+
+fn delta(content: &str) -> Vec<u8> {
+    format!("data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"content\":{content:?}}}}}]}}\n\n")
+        .into_bytes()
+}
+
+fn context() -> FinishContext<'static> {
+    FinishContext::new("2026-12-01T00:00:00.000Z", Transport::Worker)
+}
+
+#[test]
+fn ttft_only_stops_at_the_first_visible_answer_and_the_abort_is_not_a_failure() {
+    let mut run = chat_run(true);
+    let mut progress = Vec::new();
+    // A whitespace-only answer is not worth stopping for.
+    assert_eq!(
+        run.on_chunk(1100.0, &delta("\n"), &mut progress),
+        StreamControl::Continue
+    );
+    assert_eq!(
+        run.on_chunk(1200.0, &delta("Hello"), &mut progress),
+        StreamControl::Stop
+    );
+    // The abort the glue then makes comes back as an AbortError.
+    let abort = FetchError {
+        name: "AbortError".into(),
+        message: "aborted".into(),
+    };
+    run.on_failure(1201.0, &abort, Some(AbortReason::TtftOnly), &mut progress);
+    let record = run.finish(&context());
+    assert_eq!(record.outcome, RunOutcome::StoppedAfterFirstAnswer);
+    assert!(record.is_ok());
+    assert_eq!(record.metrics.ttfa_ms, Some(100.0));
+    assert_eq!(record.metrics.ttfa_visible_ms, Some(200.0));
+    assert_eq!(
+        record.metrics.e2e_ms, None,
+        "the stream did not end by itself"
+    );
+    assert_eq!(record.diagnosis, None);
+    assert!(record.settings.ttft_only);
+}
+
+#[test]
+fn aborts_are_told_apart_by_their_reason() {
+    let abort = FetchError {
+        name: "AbortError".into(),
+        message: String::new(),
+    };
+    let cases = [
+        (Some(AbortReason::Timeout), "timeout"),
+        (Some(AbortReason::Stop), "aborted"),
+        (None, "aborted"),
+    ];
+    for (reason, cause) in cases {
+        let mut run = chat_run(false);
+        let mut progress = Vec::new();
+        let _ = run.on_chunk(1100.0, b": keep-alive\n\n", &mut progress);
+        run.on_failure(3000.0, &abort, reason, &mut progress);
+        let record = run.finish(&context());
+        assert_eq!(record.diagnosis_cause.as_deref(), Some(cause), "{reason:?}");
+        assert_eq!(record.outcome.code(), "network_failure");
+    }
+}
+
+#[test]
+fn a_dropped_connection_mid_stream_is_a_cut_off_stream_not_a_connection_failure() {
+    let mut run = chat_run(false);
+    let mut progress = Vec::new();
+    let _ = run.on_chunk(1100.0, &delta("Hel"), &mut progress);
+    let dropped = FetchError {
+        name: "TypeError".into(),
+        message: "network error".into(),
+    };
+    run.on_failure(1150.0, &dropped, None, &mut progress);
+    let record = run.finish(&context());
+    assert_eq!(record.outcome, RunOutcome::EndedWithoutTerminal);
+    assert_eq!(
+        record.diagnosis_cause.as_deref(),
+        Some("ended_without_terminal")
+    );
+    // Before any body byte it is a connection failure.
+    let plan = RunPlan::parse(&input(Protocol::OpenAiChat)).unwrap();
+    let mut refused = Measurement::new(&plan, None, STARTED_MS, 2);
+    refused.on_failure(1003.0, &dropped, None, &mut progress);
+    let record = refused.finish(&context());
+    assert_eq!(record.diagnosis_cause.as_deref(), Some("connection_failed"));
+    assert_eq!(record.metrics.setup_ms, None);
+}
+
+#[test]
+fn an_error_body_is_diagnosed_from_its_first_64_kib_only() {
+    let plan = RunPlan::parse(&input(Protocol::OpenAiChat)).unwrap();
+    let mut run = Measurement::new(&plan, None, STARTED_MS, 3);
+    run.on_headers(
+        HEADERS_MS,
+        ResponseHead {
+            status: 401,
+            content_type: "application/json".into(),
+            retry_after: None,
+        },
+    );
+    let body = br#"{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}"#;
+    let mut progress = Vec::new();
+    let _ = run.on_chunk(1010.0, body, &mut progress);
+    // An endless error page after it: kept to the bound.
+    let junk = vec![b' '; 1024 * 1024];
+    for at_ms in 0..8 {
+        let _ = run.on_chunk(1011.0 + f64::from(at_ms), &junk, &mut progress);
+    }
+    run.on_end(1030.0, &mut progress);
+    assert!(progress.is_empty(), "an error page is not shown as text");
+    assert_eq!(
+        run.timeline().bytes_received,
+        body.len() as u64 + 8 * 1024 * 1024
+    );
+    let record = run.finish(&context());
+    assert_eq!(record.outcome, RunOutcome::HttpError { status: 401 });
+    assert_eq!(record.diagnosis_cause.as_deref(), Some("key_missing"));
+    let quoted = record.diagnosis.unwrap().provider_message.unwrap();
+    assert!(quoted.contains("Incorrect API key"), "{quoted}");
+    const { assert!(MAX_ERROR_BODY_BYTES == 64 * 1024) };
+}
+
+#[test]
+fn paints_resource_timing_and_the_click_make_the_perceived_and_network_numbers() {
+    let mut run = chat_run(false);
+    let mut progress = Vec::new();
+    let _ = run.on_chunk(1300.0, &delta("Hi"), &mut progress);
+    let _ = run.on_chunk(1350.0, &delta(" there"), &mut progress);
+    let _ = run.on_chunk(1351.0, b"data: [DONE]\n\n", &mut progress);
+    run.on_end(1352.0, &mut progress);
+    run.on_paint(PaintTarget::Answer, 1316.0, PaintMethod::PresentationTime);
+    run.on_resource_timing(&ResourceTiming {
+        fetch_start: 1000.5,
+        domain_lookup_start: 1000.5,
+        domain_lookup_end: 1000.5,
+        connect_start: 1001.0,
+        connect_end: 1002.0,
+        secure_connection_start: 0.0,
+        request_start: 1002.5,
+        response_start: 1004.0,
+    });
+    let record = run.finish(&context());
+    let metrics = &record.metrics;
+    assert_eq!(metrics.ttfa_ms, Some(300.0));
+    // Perceived from the click at 990 ms.
+    assert_eq!(metrics.perceived_from, PerceivedAnchor::Clicked);
+    assert_eq!(metrics.perceived_ttfa_ms, Some(326.0));
+    assert_eq!(metrics.answer_ui_delay_ms, Some(16.0));
+    assert_eq!(metrics.itl_gaps_ms, vec![50.0]);
+    assert_eq!(metrics.token_count_source, Some(TokenCountSource::Chunks));
+    assert_eq!(metrics.e2e_ms, Some(351.0));
+    assert_eq!(
+        record.cold,
+        Some(true),
+        "connectStart after fetchStart: a new connection"
+    );
+    let network = record.network.clone().unwrap();
+    assert_eq!(network.queueing_ms, Some(2.0));
+    assert!(record.is_ok());
+    assert_eq!(
+        record.settings.request.unwrap().url,
+        "http://127.0.0.1:8787/v1/chat/completions"
+    );
+}
+
+#[test]
+fn a_transport_that_goes_silent_still_leaves_a_failed_record() {
+    let mut run = chat_run(false);
+    let mut progress = Vec::new();
+    let _ = run.on_chunk(1100.0, &delta("Hi"), &mut progress);
+    let record = run.finish(&context());
+    assert_eq!(record.outcome.code(), "network_failure");
+    assert!(!record.is_ok());
+    assert_eq!(
+        record.metrics.ttfa_ms,
+        Some(100.0),
+        "what was measured stays"
+    );
+}
+
+#[test]
+fn the_key_never_reaches_the_record() {
+    let mut input = input(Protocol::OpenAiChat);
+    input.api_key = "sk-test-0123456789abcdefSECRET";
+    let plan = RunPlan::parse(&input).unwrap();
+    assert!(plan
+        .request()
+        .headers
+        .iter()
+        .any(|header| header.value.contains("SECRET")));
+    let run = Measurement::new(&plan, None, STARTED_MS, 4);
+    let record = run.finish(&context());
+    let json = serde_json::to_string(&record).unwrap();
+    assert!(!json.contains("SECRET"), "{json}");
+    assert!(json.contains("sk-…CRET"), "the masked key is shown");
+}
