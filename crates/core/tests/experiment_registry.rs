@@ -9,6 +9,9 @@
 #[path = "experiment_sim_model.rs"]
 mod sim_model;
 
+#[path = "export_fixture/mod.rs"]
+mod fixture;
+
 use std::collections::HashSet;
 
 use sim_model::{has_cjk, sim_count, SimCache, SIM_LINEAR_PREFILL};
@@ -522,4 +525,50 @@ fn every_report_is_consistent_and_bilingual() {
         assert_eq!(back.figures.len(), report.figures.len(), "{code}");
         assert!(session.config_json().is_object(), "{code}");
     }
+}
+
+#[test]
+fn runs_are_tagged_and_read_back_from_the_one_run_record() {
+    use ttft_core::record::{ExperimentTag, Transport};
+    let cache = runs_of(&session("prefix_cache", &Inputs::new()).schedule());
+    let priming = cache.iter().find(|r| r.role == RunRole::Priming).unwrap();
+    assert!(priming.warm_up());
+    assert_eq!(
+        priming.experiment_tag("prefix_cache", 2),
+        ExperimentTag {
+            kind: "prefix_cache".into(),
+            session: 2,
+            arm: "warm (priming)".into()
+        }
+    );
+    let cold = cache.iter().find(|r| r.level.en == "cold").unwrap();
+    assert!(!cold.warm_up());
+    // A completed run with usage (reasoning 400 ms, answer 900 ms, 12 prompt tokens of
+    // which 8 cached) and a refused one.
+    let record = fixture::record_from_timeline(
+        1,
+        "2026-11-29T16:00:00.000Z",
+        fixture::settings("m"),
+        Transport::Worker,
+        &fixture::reasoning(1_000.0),
+    );
+    let sample = RunSample::from_record(&record);
+    assert!(sample.succeeded);
+    assert_eq!(sample.ttft_ms, Some(400.0));
+    assert_eq!(sample.ttfa_ms, Some(900.0));
+    assert_eq!(sample.reasoning_ms, Some(500.0));
+    assert_eq!(
+        (sample.prompt_tokens, sample.cached_prompt_tokens),
+        (Some(12), Some(8))
+    );
+    let refused = fixture::record_from_timeline(
+        2,
+        "2026-11-29T16:00:01.000Z",
+        fixture::settings("m"),
+        Transport::Worker,
+        &fixture::refused(2_000.0),
+    );
+    let sample = RunSample::from_record(&refused);
+    assert!(!sample.succeeded);
+    assert_eq!(sample.usable_ttft_ms(), None);
 }

@@ -203,6 +203,12 @@ impl RunSample {
         }
     }
 
+    /// The numbers of a finished run's record ([`crate::record::RunRecord`], the one run
+    /// record): it succeeded when [`RunRecord::is_ok`](crate::record::RunRecord::is_ok).
+    pub fn from_record(record: &crate::record::RunRecord) -> RunSample {
+        RunSample::from_metrics(&record.metrics, record.network.as_ref(), record.is_ok())
+    }
+
     /// The numbers of a recorded run. It succeeded when it completed or was stopped after
     /// the first answer on purpose ("TTFT only" mode).
     pub fn from_timeline(run: &RunTimeline) -> RunSample {

@@ -14,7 +14,7 @@ use super::session::{
     run_spec, to_json, tokens_level, Experiment, ExperimentSession, Planning, RunBook, Setup,
     SetupError,
 };
-use super::sizing::{
+use super::sizing::{counts_note, 
     fit_sizes, prompt_tokens_of, ContextBudget, CountSource, PromptSizer, PromptSizing,
     TokenCount,
 };
@@ -631,6 +631,7 @@ pub fn report(
     report.number("r-squared", linear.and_then(|f| f.r_squared));
     let x_source = result.x_source.unwrap_or(sizing.source);
     report.word("token-source", x_source.code());
+    report.notes.push(counts_note(x_source));
     report.count("calibration-requests", Some(sizing.calibration_requests));
     let points: Vec<(f64, f64)> = observations
         .iter()

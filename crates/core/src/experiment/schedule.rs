@@ -20,6 +20,7 @@ use super::monitor::MonitorSchedule;
 use super::sizing::TokenCount;
 use super::{run_nonce, RunSample};
 use crate::lang::Bilingual;
+use crate::record::ExperimentTag;
 use crate::request::with_nonce;
 
 /// Why a run is made.
@@ -75,6 +76,24 @@ pub struct RunSpec {
     pub ask_reasoning: bool,
     /// The prompt's size.
     pub prompt_tokens: PromptTokens,
+}
+
+impl RunSpec {
+    /// The tag the run's record carries: the experiment's `code`, which of its sessions in
+    /// the page (from 1), and the level as shown in English (a priming run says so).
+    pub fn experiment_tag(&self, code: &str, session: u32) -> ExperimentTag {
+        ExperimentTag {
+            kind: code.to_owned(),
+            session,
+            arm: self.level.en.clone(),
+        }
+    }
+
+    /// Whether the run's record is a warm-up (measured, left out of statistics): priming
+    /// runs are.
+    pub fn warm_up(&self) -> bool {
+        self.role == RunRole::Priming
+    }
 }
 
 /// The runs of a timed schedule, made one at a time: the same question after a new nonce.

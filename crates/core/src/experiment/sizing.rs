@@ -770,3 +770,13 @@ pub fn prompt_tokens_of(
         source: CountSource::Estimate,
     })
 }
+
+/// A note saying where the prompt token counts of a report (its token axis, its table and
+/// its fits) came from: the weakest source among its points.
+pub fn counts_note(source: CountSource) -> Bilingual {
+    let label = source.label();
+    Bilingual::new(
+        format!("Prompt token counts (chart, table, fits): {}.", label.en),
+        format!("提示 token 数（图表、表格、拟合）来自：{}。", label.zh),
+    )
+}

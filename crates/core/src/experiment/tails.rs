@@ -18,7 +18,7 @@ use super::session::{
     run_spec, to_json, tokens_level, Experiment, ExperimentSession, Planning, RunBook, Setup,
     SetupError,
 };
-use super::sizing::{fit_sizes, prompt_tokens_of, ContextBudget, PromptSizer, PromptSizing};
+use super::sizing::{counts_note, fit_sizes, prompt_tokens_of, ContextBudget, PromptSizer, PromptSizing};
 use crate::lang::Bilingual;
 use super::{bilingual, interleaved_order, run_nonce, summary_of};
 use super::{Observation, PlannedRun, MAX_PROMPT_TOKENS, MAX_REPETITIONS, MAX_STREAMS};
@@ -489,6 +489,7 @@ pub fn report(
         .collect();
     let x_source = x_source.unwrap_or(sizing.source);
     report.word("token-source", x_source.code());
+    report.notes.push(counts_note(x_source));
     report.chart = Some(Chart {
         title: Bilingual::new(
             "TTFT (ms) of every run against its prompt tokens",
