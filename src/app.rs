@@ -5,7 +5,10 @@ use std::time::Duration;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use ttft_core::config::Theme;
 use ttft_core::lang::Lang;
+use ttft_core::measure::SeriesPlan;
+use ttft_core::record::{cohort_summary, Cohort, RunRecord, Transport};
 use ttft_core::timeline::RunOutcome;
 use wasm_bindgen::JsCast;
 use web_sys::MouseEvent;
@@ -14,48 +17,48 @@ use crate::components::charts::{DistributionView, ItlView, RunsChartView};
 use crate::components::endpoint::EndpointForm;
 use crate::components::experiments::ExperimentsPanel;
 use crate::components::live::{LivePanes, LiveRun, Readouts};
-use crate::components::results::{RunDetail, RunsTable, SummaryTable};
+use crate::components::results::{RunDetail, RunsFilter, RunsTable, RunsView, SummaryTable};
 use crate::components::share::HistoryList;
-use crate::embed::{self, Embed, ExperimentRequest, Theme};
+use crate::embed::{self, Embed, ExperimentRequest};
+use crate::form::FormState;
 use crate::i18n::{browser_lang, provide_i18n, use_i18n};
-use crate::persist::{self, entry_from_export, Archive};
-use crate::run::{self, RunControl, RunRecord, RunSettings, RunUpdate};
-use crate::state::{cohort_metrics, cohort_summary, Cohort, FormState, RunEntry, Session};
-use crate::{paint, storage};
+use crate::run::{self, RunControl, RunOptions};
+use crate::session::Session;
+use crate::{paint, persist, storage, transport};
 
-/// Runs `measured` runs (after an optional warm-up) one after the other; a failed run is
-/// recorded with its diagnosis and the series goes on; Stop ends the series.
+/// Runs the series one run after the other (a warm-up first when asked); a failed run is
+/// recorded with its diagnosis and the series goes on; Stop ends the series. Each finished
+/// run is kept by the session and posted to the host page.
 async fn run_series(
-    settings: RunSettings,
-    measured: u32,
-    warmup: bool,
+    series: SeriesPlan,
     clicked_ms: f64,
     live: LiveRun,
     session: Session,
+    embed: Embed,
     control: StoredValue<Option<RunControl>, LocalStorage>,
 ) {
-    let total = measured as usize + usize::from(warmup);
+    let total = series.total_runs() as usize;
     for index in 0..total {
         let run_control = RunControl::default();
         control.set_value(Some(run_control.clone()));
         live.reset();
         live.progress.set((index + 1, total));
-        // Only the first run starts with the user's click; later runs are scheduled.
-        let clicked = (index == 0).then_some(clicked_ms);
-        let mut finished: Option<RunRecord> = None;
-        run::measure(settings.clone(), clicked, run_control.clone(), |update| {
-            live.apply(&update);
-            if let RunUpdate::Finished(record) = update {
-                finished = Some(*record);
-            }
+        live.sent();
+        let options = RunOptions {
+            // Only the first run starts with the user's click; later runs are scheduled.
+            clicked_ms: (index == 0).then_some(clicked_ms),
+            warm_up: series.warm_up && index == 0,
+            painted: true,
+        };
+        let record = run::measure(&series.run, options, &run_control, |progress| {
+            live.apply(progress)
         })
         .await;
-        let repeatable = finished
-            .as_ref()
-            .is_none_or(|record| repeating_can_succeed(&record.outcome));
-        if let Some(record) = finished {
-            session.push(warmup && index == 0, settings.model.clone(), record);
-        }
+        live.finish(&record);
+        let repeatable = repeating_can_succeed(&record.outcome);
+        let kept = session.push(record);
+        embed.post("ttft-meter.run", embed::run_message(&kept));
+        session.save(false);
         if run_control.stopped() || !repeatable {
             break;
         }
@@ -63,9 +66,9 @@ async fn run_series(
     control.set_value(None);
 }
 
-/// Whether the next run of a series can end differently: not after the input was rejected
-/// or the server refused the request itself (4xx other than 408 and 429), where every
-/// further run would fail the same way.
+/// Whether the next run of a series can end differently: not after the server refused the
+/// request itself (4xx other than 408 and 429), where every further run would fail the
+/// same way.
 fn repeating_can_succeed(outcome: &RunOutcome) -> bool {
     match outcome {
         RunOutcome::NotSent => false,
@@ -90,54 +93,11 @@ fn set_root_attribute(name: &str, value: Option<&str>) {
     };
 }
 
-/// Brings the archive in line with the session's runs; on a change, posts each new run to
-/// the host page and saves (at once when `save_now`, else at most every
-/// [`persist::SAVE_INTERVAL_MS`]). Idempotent, so the summary can call it first to keep run
-/// messages before the summary.
-fn sync_and_publish(
-    session: Session,
-    form: FormState,
-    archive: Archive,
-    embed: &Embed,
-    save_now: bool,
-) {
-    if let Some(made) = session.runs.with(|runs| archive.sync(runs, &form)) {
-        archive.records.with_untracked(|records| {
-            for record in records
-                .iter()
-                .filter(|record| made.contains(&record.run_index))
-            {
-                embed.post("ttft-meter.run", embed::run_message(record));
-            }
-        });
-    }
-    archive.save(save_now);
-}
-
-/// Loads the stored history into the session and keeps storage (and the host page, when
-/// embedded) in step with it: every change of the runs is saved (throttled while a series
-/// runs), every new run posted; leaving the page writes what is pending.
-fn persist_session(
-    session: Session,
-    form: FormState,
-    archive: Archive,
-    embed: Embed,
-    streaming: RwSignal<bool>,
-) {
-    let stored = persist::load_runs();
-    session
-        .selected
-        .set(stored.last().map(|record| record.run_index as usize));
-    session
-        .runs
-        .set(stored.iter().map(entry_from_export).collect());
-    archive.records.set(stored);
-    Effect::new(move |_| {
-        sync_and_publish(session, form, archive, &embed, !streaming.get_untracked())
-    });
+/// Saves what is pending when the page is left.
+fn save_on_pagehide(session: Session) {
     if let Some(window) = web_sys::window() {
         let flush = wasm_bindgen::closure::Closure::<dyn Fn()>::new(move || {
-            archive.save(true);
+            session.save(true);
         });
         let _ = window.add_event_listener_with_callback("pagehide", flush.as_ref().unchecked_ref());
         // Lives as long as the page.
@@ -157,15 +117,13 @@ pub fn App() -> impl IntoView {
             .unwrap_or_else(browser_lang),
     );
     let form = FormState::new(storage::load_api_key());
-    config.apply_to(&form);
+    form.apply_config(&config);
     let live = LiveRun::new();
-    let session = Session::new();
-    let archive = Archive::new();
+    let session = Session::restored();
     let embed = Embed::from_config(&config);
     provide_context(form);
     provide_context(live);
     provide_context(session);
-    provide_context(archive);
     provide_context(embed.clone());
     provide_context(ExperimentRequest(config.experiment.clone()));
     let theme = RwSignal::new(config.theme.or_else(|| {
@@ -173,19 +131,19 @@ pub fn App() -> impl IntoView {
     }));
     provide_context(theme);
     Effect::new(move |_| set_root_attribute("data-theme", theme.get().map(Theme::code)));
-    Effect::new(move |_| set_root_attribute("lang", Some(persist::lang_code(i18n.lang.get()))));
-    persist_session(session, form, archive, embed.clone(), live.streaming);
+    Effect::new(move |_| set_root_attribute("lang", Some(i18n.lang.get().code())));
+    save_on_pagehide(session);
     embed.post(
         "ttft-meter.ready",
-        serde_json::json!({ "page_origin": crate::state::page_origin() }),
+        serde_json::json!({ "page_origin": persist::page_origin() }),
     );
     let control = StoredValue::new_local(None::<RunControl>);
     paint::install_observer();
-    // "starting", then "worker" or "main-thread": which transport runs will use.
-    let transport = RwSignal::new("starting");
+    // `None` while the fetch worker starts, then the transport runs will use.
+    let transport = RwSignal::new(None::<Transport>);
+    provide_context(transport);
     spawn_local(async move {
-        let worker = run::prewarm_worker().await;
-        transport.set(if worker { "worker" } else { "main-thread" });
+        transport.set(Some(transport::prewarm().await));
     });
     let compact = config.compact;
     // Shown on the root for scripts and tests until the experiments panel reads the context.
@@ -199,16 +157,10 @@ pub fn App() -> impl IntoView {
         }
         // The user's start: the click's own timestamp, on the page clock.
         let clicked_ms = event.time_stamp();
-        let (settings, measured) = match form.settings(i18n.lang_untracked()) {
-            Ok(parsed) => parsed,
-            Err(message) => {
-                live.reset();
-                live.input_error.set(Some(message));
-                live.status.set("invalid input".into());
-                return;
-            }
+        let series = match form.series() {
+            Ok(series) => series,
+            Err(error) => return live.refuse(error),
         };
-        let warmup = form.warmup.get_untracked();
         // The answer must be on screen to be painted (Element Timing reports only what is
         // painted in the viewport), and the user is looking for it anyway.
         scroll_into_view("answer-pane");
@@ -217,20 +169,23 @@ pub fn App() -> impl IntoView {
         let post_embed = post_embed.clone();
         spawn_local(async move {
             run_series(
-                settings, measured, warmup, clicked_ms, live, session, control,
+                series,
+                clicked_ms,
+                live,
+                session,
+                post_embed.clone(),
+                control,
             )
             .await;
             if let Some(ticker) = ticker {
                 ticker.clear();
             }
             live.streaming.set(false);
-            sync_and_publish(session, form, archive, &post_embed, true);
-            // From the archive's records, as the run messages are: the same (canonical)
-            // numbers in both.
-            let (total_runs, summary) = archive.records.with_untracked(|records| {
-                let summary = ttft_core::export::statistics_summary(records)
-                    .ok()
-                    .flatten();
+            session.save(true);
+            // From the session's records, as the run messages are: the same (canonical)
+            // numbers in both, and the same path as the page's summary table.
+            let (total_runs, summary) = session.runs.with_untracked(|records| {
+                let summary = cohort_summary(records, Cohort::All).ok().flatten();
                 (records.len(), summary)
             });
             post_embed.post(
@@ -252,7 +207,7 @@ pub fn App() -> impl IntoView {
             class=if compact { "ttft compact" } else { "ttft" }
             data-testid="app"
             data-experiment=experiment
-            data-transport=move || transport.get()
+            data-transport=move || transport.get().map_or("starting", Transport::code)
         >
             <header>
                 <h1>"TTFT Meter"</h1>
@@ -281,7 +236,7 @@ pub fn App() -> impl IntoView {
                     <button data-testid="stop" on:click=stop disabled=move || !live.streaming.get()>
                         {move || i18n.t("Stop", "停止")}
                     </button>
-                    <span class="status" data-testid="status" data-state=move || live.status.get() role="status">
+                    <span class="status" data-testid="status" data-state=move || live.status.get().code() role="status">
                         {move || status_text(live)}
                     </span>
                 </div>
@@ -320,21 +275,15 @@ fn status_text(live: LiveRun) -> String {
     } else {
         String::new()
     };
-    let state = match live.status.get().as_str() {
-        "waiting" => i18n.t("Waiting for the first token…", "正在等待首个 token…"),
-        "streaming" => i18n.t("Streaming…", "正在接收…"),
-        "done" => i18n.t("Done.", "完成。"),
-        "failed" => i18n.t("The run failed; see why below.", "运行失败，原因见下方。"),
-        "invalid input" => i18n.t("Check the input.", "请检查输入。"),
-        _ => i18n.t("Ready.", "就绪。"),
-    };
+    let (en, zh) = live.status.get().text();
+    let state = i18n.t(en, zh);
     format!("{state}{of}")
 }
 
 /// Switches the language and remembers the choice for the next visit.
 fn choose_lang(i18n: crate::i18n::I18n, lang: Lang) {
     i18n.lang.set(lang);
-    persist::save_preference(persist::LANG_SLOT, Some(persist::lang_code(lang)));
+    persist::save_preference(persist::LANG_SLOT, Some(lang.code()));
 }
 
 /// A progress bar while a series of several runs is going.
@@ -436,26 +385,49 @@ fn Results(
     session: Session,
 ) -> impl IntoView {
     let i18n = use_i18n();
-    let runs = session.runs;
+    let filter = RwSignal::new(RunsFilter::All);
+    // The experiments present, for the filter.
+    let experiments = Memo::new(move |_| {
+        session.runs.with(|runs| {
+            let mut seen: Vec<(String, u32)> = Vec::new();
+            for tag in runs.iter().filter_map(|record| record.experiment.as_ref()) {
+                if !seen
+                    .iter()
+                    .any(|(kind, n)| kind == &tag.kind && *n == tag.session)
+                {
+                    seen.push((tag.kind.clone(), tag.session));
+                }
+            }
+            seen
+        })
+    });
+    let runs = RunsView {
+        runs: session.runs,
+        filter,
+    };
     // Memos: computed once per change of the runs, and unchanged values re-render nothing.
     let series = Memo::new(move |_| {
         runs.with(|runs| {
-            let pick = |metric: fn(&RunEntry) -> Option<f64>| {
+            let pick = |metric: fn(&RunRecord) -> Option<f64>| {
                 runs.iter()
-                    .filter(|entry| !entry.warmup)
-                    .map(metric)
+                    .filter(|record| !record.warm_up)
+                    .map(|record| metric(record))
                     .collect::<Vec<_>>()
             };
             [
-                pick(|entry| entry.record.metrics.ttft_ms),
-                pick(|entry| entry.record.metrics.ttfa_ms),
-                pick(|entry| entry.record.metrics.perceived_ttfa_ms),
+                pick(|record| record.metrics.ttft_ms),
+                pick(|record| record.metrics.ttfa_ms),
+                pick(|record| record.metrics.perceived_ttfa_ms),
             ]
         })
     });
     let ttfa_summary = Memo::new(move |_| {
-        runs.with(|runs| cohort_summary(runs, Cohort::All))
-            .and_then(|summary| summary.ttfa_ms)
+        runs.with(|runs| {
+            cohort_summary(runs.iter().copied(), Cohort::All)
+                .ok()
+                .flatten()
+        })
+        .and_then(|summary| summary.ttfa_ms)
     });
     let references = Signal::derive(move || {
         ttfa_summary
@@ -477,29 +449,53 @@ fn Results(
     });
     let ttfa_values = Memo::new(move |_| {
         runs.with(|runs| {
-            cohort_metrics(runs, Cohort::All)
-                .iter()
-                .filter_map(|metrics| metrics.ttfa_ms)
+            runs.iter()
+                .filter(|record| Cohort::All.contains(record))
+                .filter_map(|record| record.metrics.ttfa_ms)
                 .collect::<Vec<f64>>()
         })
     });
-    let selected_entry = move || {
-        let selected = session.selected.get()?;
-        runs.with(|runs| runs.iter().find(|entry| entry.number == selected).cloned())
-    };
+    let selected_record = move || session.selected_record();
     let itl_gaps = Signal::derive(move || {
-        selected_entry()
-            .map(|entry| entry.record.metrics.itl_gaps_ms)
+        selected_record()
+            .map(|record| record.metrics.itl_gaps_ms)
             .unwrap_or_default()
     });
+    let on_clear = Callback::new(move |()| session.clear());
+    let choose_filter = move |event: web_sys::Event| {
+        let value = event_target_value(&event);
+        let chosen = match value.as_str() {
+            "all" => RunsFilter::All,
+            "send" => RunsFilter::Send,
+            other => experiments
+                .get_untracked()
+                .into_iter()
+                .find(|(kind, n)| format!("{kind}#{n}") == other)
+                .map_or(RunsFilter::All, |(kind, n)| RunsFilter::Experiment(kind, n)),
+        };
+        filter.set(chosen);
+    };
     view! {
         <section class="panel" aria-labelledby="results-heading" data-testid="results">
             <h2 id="results-heading">{move || i18n.t("Results", "结果")}</h2>
             <Show
-                when=move || !runs.with(Vec::is_empty)
+                when=move || !session.runs.with(Vec::is_empty)
                 fallback=move || view! { <p class="meta">{move || i18n.t("No runs yet: press Send.", "还没有运行记录：请点击“发送”。")}</p> }
             >
-                <RunsTable runs=runs selected=session.selected />
+                <Show when=move || !experiments.with(Vec::is_empty)>
+                    <label class="filter">
+                        <span>{move || i18n.t("Show", "显示")}</span>
+                        <select data-testid="runs-filter" on:change=choose_filter prop:value=move || filter.get().code()>
+                            <option value="all">{move || i18n.t("All runs", "全部运行")}</option>
+                            <option value="send">{move || i18n.t("Runs made with Send", "通过“发送”进行的运行")}</option>
+                            {move || experiments.get().into_iter().map(|(kind, n)| {
+                                let value = format!("{kind}#{n}");
+                                view! { <option value=value.clone()>{format!("{kind} #{n}")}</option> }
+                            }).collect_view()}
+                        </select>
+                    </label>
+                </Show>
+                <RunsTable runs=runs selected=session.selected on_clear=on_clear />
                 <SummaryTable runs=runs />
                 <Show when=move || !ttfa_values.with(Vec::is_empty)>
                     <div class="charts">
@@ -510,7 +506,7 @@ fn Results(
                         </Show>
                     </div>
                 </Show>
-                {move || selected_entry().map(|entry| view! { <RunDetail entry=entry /> })}
+                {move || selected_record().map(|record| view! { <RunDetail record=record /> })}
             </Show>
         </section>
     }

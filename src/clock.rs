@@ -1,11 +1,71 @@
-//! The page clock. Every instant the app records is `performance.now()` in milliseconds,
-//! on the page's time origin; ttft-core takes these numbers as arguments.
+//! The page clock and timers: the one place the app reads time. Every instant the app
+//! records is `performance.now()` in milliseconds on the page's time origin; ttft-core takes
+//! these numbers as arguments.
 
-/// Milliseconds since the page's time origin (`performance.now()`).
-///
-/// Returns `None` outside a window context (never the case in the page itself).
-pub fn now_ms() -> Option<f64> {
-    Some(web_sys::window()?.performance()?.now())
+use futures_channel::oneshot;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
+
+/// Milliseconds since the page's time origin (`performance.now()`); 0 outside a window
+/// context (never the case in the page itself).
+pub fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|window| window.performance())
+        .map_or(0.0, |performance| performance.now())
+}
+
+/// The page's time origin, Unix ms (`performance.timeOrigin`).
+pub fn time_origin_ms() -> f64 {
+    web_sys::window()
+        .and_then(|window| window.performance())
+        .map_or(0.0, |performance| performance.time_origin())
+}
+
+/// `timeOrigin + at_ms` as ISO 8601 UTC: the wall-clock time of a page-clock instant.
+pub fn iso_time(at_ms: f64) -> String {
+    let date = js_sys::Date::new(&(time_origin_ms() + at_ms).into());
+    date.to_iso_string().into()
+}
+
+/// Wall-clock now, Unix seconds.
+pub fn unix_seconds() -> i64 {
+    (js_sys::Date::now() / 1000.0) as i64
+}
+
+/// A pending `setTimeout`; dropping it cancels the callback.
+pub struct Timer(Option<i32>);
+
+impl Timer {
+    /// Calls `callback` once after `delay_ms`.
+    pub fn once(delay_ms: f64, callback: impl FnOnce() + 'static) -> Timer {
+        let handle = web_sys::window().and_then(|window| {
+            let closure = Closure::once_into_js(callback);
+            window
+                .set_timeout_with_callback_and_timeout_and_arguments_0(
+                    closure.unchecked_ref(),
+                    delay_ms.clamp(0.0, f64::from(i32::MAX)) as i32,
+                )
+                .ok()
+        });
+        Timer(handle)
+    }
+}
+
+impl Drop for Timer {
+    fn drop(&mut self) {
+        if let (Some(window), Some(handle)) = (web_sys::window(), self.0) {
+            window.clear_timeout_with_handle(handle);
+        }
+    }
+}
+
+/// Resolves after `delay_ms`.
+pub async fn sleep_ms(delay_ms: f64) {
+    let (sender, receiver) = oneshot::channel::<()>();
+    let _timer = Timer::once(delay_ms, move || {
+        let _ = sender.send(());
+    });
+    let _ = receiver.await;
 }
 
 /// The smallest step `performance.now()` takes here, found by sampling until it moves.

@@ -32,10 +32,14 @@ use ttft_core::experiment::sizing::PromptSizing;
 use ttft_core::experiment::tails::{self, TailsConfig, TailsResult};
 use ttft_core::experiment::{run_nonce, Observation, PlannedRun, RunSample};
 use ttft_core::request::with_nonce;
-use ttft_core::timeline::RunOutcome;
+
+use ttft_core::measure::RunPlan;
+use ttft_core::record::{ExperimentTag, RunRecord};
 
 use crate::clock;
-use crate::run::{self, RunControl, RunRecord, RunSettings, RunUpdate};
+use crate::embed::{self, Embed};
+use crate::run::{self, RunControl, RunOptions};
+use crate::session::Session;
 
 /// Which experiment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -336,7 +340,7 @@ impl ExperimentControl {
     fn begin(&self) -> (usize, RunControl) {
         let number = self.next_run.get();
         self.next_run.set(number + 1);
-        let control = RunControl::unpainted();
+        let control = RunControl::default();
         self.in_flight.borrow_mut().push((number, control.clone()));
         (number, control)
     }
@@ -360,6 +364,11 @@ pub struct Experiments {
     /// (runs done, runs planned) of the current experiment.
     pub progress: RwSignal<(usize, usize)>,
     control: StoredValue<ExperimentControl, LocalStorage>,
+    /// Experiments started in this page, for their tags.
+    sessions: StoredValue<u32>,
+    /// Where finished runs go: the page's session (and the host page, when embedded).
+    session: Option<Session>,
+    embed: StoredValue<Option<Embed>>,
 }
 
 impl Experiments {
@@ -371,6 +380,9 @@ impl Experiments {
             running: RwSignal::new(false),
             progress: RwSignal::new((0, 0)),
             control: StoredValue::new_local(ExperimentControl::default()),
+            sessions: StoredValue::new(0),
+            session: use_context::<Session>(),
+            embed: StoredValue::new(use_context::<Embed>()),
         };
         provide_context(experiments);
         experiments
@@ -389,28 +401,41 @@ impl Experiments {
     /// Runs `config` against the endpoint of `base` (its prompt, model and max_tokens are
     /// replaced by the plan's where the plan sets them). Returns at once; the experiment
     /// runs in the background.
-    pub fn start(&self, config: ExperimentConfig, mut base: RunSettings) {
+    pub fn start(&self, config: ExperimentConfig, mut base: RunPlan) {
         if self.running.get_untracked() {
             return;
         }
         // The reasoning experiment is about thinking: ask for it even when the form does not
-        // (effort or thinking budget per protocol, see `RunSettings::reasoning`).
-        if config.kind() == ExperimentKind::Reasoning {
-            base.reasoning = true;
+        // (effort or thinking budget per protocol, see `PromptSpec::with_reasoning`).
+        if config.kind() == ExperimentKind::Reasoning && !base.reasoning {
+            let protocol = base.endpoint.protocol;
+            if let Ok(mut reasoning) =
+                base.varied(|spec| *spec = spec.clone().with_reasoning(protocol))
+            {
+                reasoning.reasoning = true;
+                base = reasoning;
+            }
         }
+        // Usage (prompt and cached tokens) comes at the end of the stream.
+        base.ttft_only = false;
+        let session_number = self.sessions.get_value() + 1;
+        self.sessions.set_value(session_number);
         let control = ExperimentControl::default();
         self.control.set_value(control.clone());
         self.running.set(true);
         self.report.set(None);
         self.progress.set((0, 0));
         let experiments = *self;
-        let (base_url, model) = (base.base_url.clone(), base.model.clone());
+        let (base_url, model) = (base.endpoint.base_url.clone(), base.spec.model.clone());
+        let kind = config.kind().code();
         leptos::task::spawn_local(async move {
             let started_unix_ms = js_sys::Date::now();
             let runner = Runner {
                 base,
                 control: control.clone(),
                 experiments,
+                kind,
+                session_number,
             };
             let planned = runner.execute(&config).await;
             if let Some(report) = experiments.report.get_untracked() {
@@ -436,14 +461,6 @@ impl Experiments {
     }
 }
 
-/// Whether a finished run counts as a success (as [`RunSample::from_timeline`] judges).
-fn succeeded(record: &RunRecord) -> bool {
-    matches!(
-        record.outcome,
-        RunOutcome::Completed | RunOutcome::StoppedAfterFirstAnswer
-    )
-}
-
 /// Resolves after `delay_ms`.
 async fn sleep_ms(delay_ms: f64) {
     let (sender, receiver) = futures_channel::oneshot::channel::<()>();
@@ -458,9 +475,11 @@ async fn sleep_ms(delay_ms: f64) {
 
 /// Runs plans for one experiment.
 struct Runner {
-    base: RunSettings,
+    base: RunPlan,
     control: ExperimentControl,
     experiments: Experiments,
+    kind: &'static str,
+    session_number: u32,
 }
 
 impl Runner {
@@ -512,42 +531,56 @@ impl Runner {
 
     /// Measures one planned run; `None` when Stop interrupted it (a run cut short by the
     /// user is not a failure of the endpoint, so it enters no statistic).
-    async fn measure<K>(&self, planned: &PlannedRun<K>) -> Option<RunSample> {
-        let mut settings = self.base.clone();
-        settings.prompt = planned.prompt.clone();
-        if let Some(model) = &planned.model {
-            settings.model = model.clone();
-        }
-        if planned.max_tokens.is_some() {
-            settings.max_output_tokens = planned.max_tokens;
-        }
-        // Usage (prompt and cached tokens) comes at the end of the stream.
-        settings.ttft_only = false;
-        self.measure_settings(settings).await
+    async fn measure<K: Serialize>(&self, planned: &PlannedRun<K>) -> Option<RunSample> {
+        let plan = self
+            .base
+            .varied(|spec| {
+                spec.prompt = planned.prompt.clone();
+                if let Some(model) = &planned.model {
+                    spec.model = model.clone();
+                }
+                if planned.max_tokens.is_some() {
+                    spec.max_output_tokens = planned.max_tokens;
+                }
+            })
+            .ok()?;
+        let arm = serde_json::to_string(&planned.key).unwrap_or_default();
+        self.measure_plan(plan, arm).await
     }
 
-    async fn measure_settings(&self, settings: RunSettings) -> Option<RunSample> {
+    async fn measure_plan(&self, mut plan: RunPlan, arm: String) -> Option<RunSample> {
         if self.control.stopped() {
             return None;
         }
+        plan.experiment = Some(ExperimentTag {
+            kind: self.kind.to_owned(),
+            session: self.session_number,
+            arm,
+        });
         let (number, run_control) = self.control.begin();
-        let mut finished: Option<RunRecord> = None;
-        run::measure(settings, None, run_control.clone(), |update| {
-            if let RunUpdate::Finished(record) = update {
-                finished = Some(*record);
-            }
-        })
-        .await;
+        let options = RunOptions {
+            clicked_ms: None,
+            warm_up: false,
+            painted: false,
+        };
+        let record: RunRecord = run::measure(&plan, options, &run_control, |_| {}).await;
         self.control.end(number);
         if run_control.stopped() {
             return None;
         }
-        let record = finished?;
-        Some(RunSample::from_metrics(
-            &record.metrics,
-            record.network.as_ref(),
-            succeeded(&record),
-        ))
+        let sample =
+            RunSample::from_metrics(&record.metrics, record.network.as_ref(), record.is_ok());
+        // Experiment runs are results like any other: kept, stored and posted.
+        if let Some(session) = self.experiments.session {
+            let kept = session.push(record);
+            session.save(false);
+            self.experiments.embed.with_value(|embed| {
+                if let Some(embed) = embed {
+                    embed.post("ttft-meter.run", embed::run_message(&kept));
+                }
+            });
+        }
+        Some(sample)
     }
 
     fn advance(&self, total: usize) {
@@ -558,7 +591,7 @@ impl Runner {
     }
 
     /// Runs a plan one run after the other, re-analysing after each.
-    async fn sequence<K: Clone>(
+    async fn sequence<K: Clone + Serialize>(
         &self,
         plan: &[PlannedRun<K>],
         analyse: impl Fn(&[Observation<K>]) -> ExperimentReport,
@@ -685,14 +718,12 @@ impl Runner {
         let total = offsets_ms.len();
         self.experiments.progress.set((0, total));
         let interval_ms = config.schedule.interval_s * 1000.0;
-        let Some(start_ms) = clock::now_ms() else {
-            return total;
-        };
+        let start_ms = clock::now_ms();
         let mut observations: Vec<Observation<f64>> = Vec::new();
         let mut rolling: Vec<RollingPoint> = Vec::new();
         for (index, offset_ms) in offsets_ms.iter().enumerate() {
             loop {
-                let elapsed_ms = clock::now_ms().unwrap_or(start_ms) - start_ms;
+                let elapsed_ms = clock::now_ms() - start_ms;
                 if self.control.stopped() || elapsed_ms >= *offset_ms {
                     break;
                 }
@@ -701,16 +732,19 @@ impl Runner {
             if self.control.stopped() {
                 break;
             }
-            let started_ms = clock::now_ms().unwrap_or(start_ms) - start_ms;
+            let started_ms = clock::now_ms() - start_ms;
             if started_ms - offset_ms > interval_ms {
                 self.advance(total);
                 continue;
             }
-            let mut settings = self.base.clone();
             let nonce = run_nonce(config.seed, index);
-            settings.prompt = with_nonce(Some(&nonce), &self.base.prompt);
-            settings.ttft_only = false;
-            let Some(sample) = self.measure_settings(settings).await else {
+            let Ok(plan) = self
+                .base
+                .varied(|spec| spec.prompt = with_nonce(Some(&nonce), &spec.prompt))
+            else {
+                break;
+            };
+            let Some(sample) = self.measure_plan(plan, format!("{started_ms:.0} ms")).await else {
                 break;
             };
             let ttft_ms = sample.usable_ttft_ms();

@@ -2,7 +2,7 @@
 //! texts side by side where they are used, so no string can miss its translation.
 
 use leptos::prelude::*;
-pub use ttft_core::lang::Lang;
+use ttft_core::lang::Lang;
 
 /// The page's language, shared through context.
 #[derive(Clone, Copy)]
@@ -14,18 +14,12 @@ pub struct I18n {
 impl I18n {
     /// The text for the current language (tracked: re-renders on switch).
     pub fn t(&self, en: &'static str, zh: &'static str) -> &'static str {
-        match self.lang.get() {
-            Lang::En => en,
-            Lang::Zh => zh,
-        }
+        self.lang.get().pick(en, zh)
     }
 
     /// Like [`I18n::t`] for formatted strings.
     pub fn pick(&self, en: String, zh: String) -> String {
-        match self.lang.get() {
-            Lang::En => en,
-            Lang::Zh => zh,
-        }
+        self.lang.get().pick(en, zh)
     }
 
     /// The current language without tracking it.

@@ -137,7 +137,7 @@ pub async fn next_frame_painted() -> Option<Painted> {
     let (sender, receiver) = oneshot::channel::<f64>();
     let sender = RefCell::new(Some(sender));
     let on_message = Closure::<dyn FnMut()>::new(move || {
-        let now_ms = crate::clock::now_ms().unwrap_or_default();
+        let now_ms = crate::clock::now_ms();
         if let Some(sender) = sender.borrow_mut().take() {
             let _ = sender.send(now_ms);
         }

@@ -3,75 +3,10 @@
 // clippy's allow-unwrap-in-tests does not see #[wasm_bindgen_test] functions.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use ttft_meter::embed::{is_key_param, Theme, UrlConfig};
-use ttft_meter::i18n::Lang;
 use ttft_meter::persist;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
-
-#[wasm_bindgen_test]
-fn url_parameters_are_read_and_keys_refused_without_keeping_their_value() {
-    let config = UrlConfig::from_pairs([
-        ("model", "sim-fast@prefill_ms=200"),
-        ("api_key", "sk-secret-1"),
-        ("openai_key", "sk-secret-2"),
-        ("runs", "3"),
-        ("lang", "zh"),
-        ("theme", "dark"),
-        ("compact", "1"),
-        ("experiment", "prompt_length_sweep"),
-        ("target_origin", "https://docs.example.com"),
-    ]);
-    assert_eq!(config.model.as_deref(), Some("sim-fast@prefill_ms=200"));
-    assert_eq!(config.runs.as_deref(), Some("3"));
-    assert_eq!(config.lang, Some(Lang::Zh));
-    assert_eq!(config.theme, Some(Theme::Dark));
-    assert!(config.compact);
-    assert_eq!(config.experiment.as_deref(), Some("prompt_length_sweep"));
-    assert_eq!(
-        config.target_origin.as_deref(),
-        Some("https://docs.example.com")
-    );
-    assert_eq!(config.refused_keys, vec!["api_key", "openai_key"]);
-    assert!(!format!("{config:?}").contains("sk-secret"));
-}
-
-#[wasm_bindgen_test]
-fn only_an_exact_origin_is_a_target() {
-    for (value, expected) in [
-        (
-            "https://docs.example.com/",
-            Some("https://docs.example.com"),
-        ),
-        ("http://127.0.0.1:8080", Some("http://127.0.0.1:8080")),
-        ("https://docs.example.com/page", None),
-        ("*", None),
-        ("null", None),
-        ("javascript:alert(1)", None),
-    ] {
-        let config = UrlConfig::from_pairs([("target_origin", value)]);
-        assert_eq!(config.target_origin.as_deref(), expected, "{value}");
-    }
-}
-
-#[wasm_bindgen_test]
-fn parameter_names_that_carry_keys() {
-    for name in [
-        "key",
-        "API_KEY",
-        "apikey",
-        "token",
-        "access_token",
-        "x-api-key",
-        "my_secret",
-    ] {
-        assert!(is_key_param(name), "{name}");
-    }
-    for name in ["max_tokens", "model", "base_url", "monkey"] {
-        assert!(!is_key_param(name), "{name}");
-    }
-}
 
 #[wasm_bindgen_test]
 fn an_empty_history_clears_its_slot_and_loads_as_empty() {
@@ -85,28 +20,28 @@ fn an_empty_history_clears_its_slot_and_loads_as_empty() {
     assert_eq!(local.get_item(persist::RUNS_SLOT).unwrap(), None);
 }
 
-fn stored_record(run_index: u32) -> ttft_core::export::RunRecord {
-    use ttft_core::export::{RunRecord, RunSettings, Transport};
-    use ttft_core::protocol::Protocol;
-    use ttft_core::timeline::RunTimeline;
-    let settings = RunSettings {
-        protocol: Protocol::OpenAiChat,
-        endpoint_url: "http://127.0.0.1:8787/v1/chat/completions".into(),
-        model: "sim-fast".into(),
-        dialect: None,
-        max_tokens: None,
-        ttft_only: false,
+fn stored_record(run_index: u32) -> ttft_core::record::RunRecord {
+    use ttft_core::measure::{FinishContext, Measurement, RunInput, RunPlan};
+    use ttft_core::protocol::ProtocolChoice;
+    use ttft_core::record::Transport;
+    let plan = RunPlan::parse(&RunInput {
+        protocol: ProtocolChoice::Auto,
+        base_url: "http://127.0.0.1:8787/v1",
+        api_key: "",
+        model: "sim-fast",
+        prompt: "Hi",
+        max_tokens: "",
         reasoning: false,
-        request: None,
-    };
-    let timeline = RunTimeline::new(None, 10.0);
-    RunRecord::from_timeline(
-        run_index,
+        timeout_s: "",
+        ttft_only: false,
+    })
+    .unwrap();
+    let mut record = Measurement::new(&plan, None, 10.0, 1).finish(&FinishContext::new(
         "2026-11-29T17:00:00.000Z",
-        settings,
         Transport::Worker,
-        &timeline,
-    )
+    ));
+    record.run_index = run_index;
+    record.canonicalized().unwrap()
 }
 
 #[wasm_bindgen_test]

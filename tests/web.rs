@@ -40,8 +40,8 @@ fn sim_url() -> &'static str {
         .expect("TTFT_SIM_URL names a running ttft-sim; run the tests through scripts/test.sh")
 }
 
-fn chat_request(model: &str) -> ttft_meter::net::HttpRequest {
-    ttft_meter::net::HttpRequest {
+fn chat_request(model: &str) -> ttft_meter::transport::HttpRequest {
+    ttft_meter::transport::HttpRequest {
         method: "POST",
         url: format!("{}/v1/chat/completions", sim_url()),
         headers: vec![("content-type".into(), "application/json".into())],
@@ -58,18 +58,19 @@ fn chat_request(model: &str) -> ttft_meter::net::HttpRequest {
 
 /// Blocks the main thread, as a long rendering or GC task would.
 fn busy_wait_ms(duration_ms: f64) {
-    let start_ms = ttft_meter::clock::now_ms().unwrap();
-    while ttft_meter::clock::now_ms().unwrap() - start_ms < duration_ms {}
+    let start_ms = ttft_meter::clock::now_ms();
+    while ttft_meter::clock::now_ms() - start_ms < duration_ms {}
 }
 
 /// Arrival times of one request through the worker: (started, role chunk, first content).
 async fn worker_arrivals(block_main_thread_ms: f64) -> (f64, f64, f64) {
     use futures_util::StreamExt;
-    use ttft_meter::worker::{FetchWorker, WorkerEvent};
+    use ttft_meter::transport::worker::FetchWorker;
+    use ttft_meter::transport::TransportEvent;
     let worker = FetchWorker::spawn_from_source(include_str!("../www/fetch-worker.js"))
         .await
         .unwrap();
-    let before_ms = ttft_meter::clock::now_ms().unwrap();
+    let before_ms = ttft_meter::clock::now_ms();
     let (_, mut events) = worker
         .start(&chat_request("sim-fast@prefill_ms=300,early_role=1"))
         .unwrap();
@@ -77,8 +78,8 @@ async fn worker_arrivals(block_main_thread_ms: f64) -> (f64, f64, f64) {
     let (mut started_ms, mut role_ms, mut content_ms) = (None, None, None);
     while let Some(event) = events.next().await {
         match event {
-            WorkerEvent::Started { at_ms } => started_ms = Some(at_ms),
-            WorkerEvent::Chunk { at_ms, bytes } => {
+            TransportEvent::Started { at_ms } => started_ms = Some(at_ms),
+            TransportEvent::Chunk { at_ms, bytes } => {
                 let text = String::from_utf8_lossy(&bytes);
                 if role_ms.is_none() && text.contains("\"role\"") {
                     role_ms = Some(at_ms);
@@ -90,7 +91,7 @@ async fn worker_arrivals(block_main_thread_ms: f64) -> (f64, f64, f64) {
                     content_ms = Some(at_ms);
                 }
             }
-            WorkerEvent::Timing { .. } => break,
+            TransportEvent::Timing(_) => break,
             _ => {}
         }
     }
@@ -130,35 +131,30 @@ async fn a_blocked_main_thread_does_not_delay_worker_arrivals() {
     );
 }
 
-fn settings(model: &str, api_key: &str) -> ttft_meter::run::RunSettings {
-    ttft_meter::run::RunSettings {
-        protocol: ttft_core::protocol::Protocol::OpenAiChat,
-        dialect: None,
-        base_url: format!("{}/v1", sim_url()),
-        api_key: api_key.into(),
-        model: model.into(),
-        prompt: "Say hello.".into(),
-        max_output_tokens: None,
+fn plan(model: &str, api_key: &str) -> ttft_core::measure::RunPlan {
+    let base_url = format!("{}/v1", sim_url());
+    ttft_core::measure::RunPlan::parse(&ttft_core::measure::RunInput {
+        protocol: ttft_core::protocol::ProtocolChoice::Auto,
+        base_url: &base_url,
+        api_key,
+        model,
+        prompt: "Say hello.",
+        max_tokens: "",
         reasoning: false,
-        timeout_ms: 10_000.0,
+        timeout_s: "10",
         ttft_only: false,
-        lang: ttft_core::lang::Lang::En,
-    }
+    })
+    .unwrap()
 }
 
-async fn measure(settings: ttft_meter::run::RunSettings) -> ttft_meter::run::RunRecord {
-    use ttft_meter::run::{measure, RunControl, RunUpdate};
-    let finished = std::rc::Rc::new(std::cell::RefCell::new(None));
-    let sink = std::rc::Rc::clone(&finished);
-    let clicked_ms = ttft_meter::clock::now_ms();
-    measure(settings, clicked_ms, RunControl::default(), move |update| {
-        if let RunUpdate::Finished(record) = update {
-            *sink.borrow_mut() = Some(*record);
-        }
-    })
-    .await;
-    let record = finished.borrow_mut().take();
-    record.expect("measure always ends with Finished")
+async fn measure(plan: ttft_core::measure::RunPlan) -> ttft_core::record::RunRecord {
+    use ttft_meter::run::{measure, RunControl, RunOptions};
+    let options = RunOptions {
+        clicked_ms: Some(ttft_meter::clock::now_ms()),
+        warm_up: false,
+        painted: false,
+    };
+    measure(&plan, options, &RunControl::default(), |_| {}).await
 }
 
 #[wasm_bindgen_test]
@@ -166,9 +162,9 @@ async fn a_run_measures_the_scripted_first_answer_token() {
     // A warm-up run first: the test page is another origin than ttft-sim, so a first request
     // also pays the CORS preflight and a new connection (4 to 40 ms on this shared machine),
     // which is not what this test is about.
-    let warm_up = measure(settings("sim-fast@prefill_ms=0,answer_tokens=1", "")).await;
+    let warm_up = measure(plan("sim-fast@prefill_ms=0,answer_tokens=1", "")).await;
     assert_eq!(warm_up.diagnosis, None);
-    let record = measure(settings(
+    let record = measure(plan(
         "sim-reasoning@prefill_ms=200,reasoning_tokens=10,itl_ms=50,early_role=1",
         "",
     ))
@@ -192,13 +188,13 @@ async fn a_run_measures_the_scripted_first_answer_token() {
 
 #[wasm_bindgen_test]
 async fn a_refused_key_is_diagnosed() {
-    let record = measure(settings("sim-fast@fault=401", "sk-wrong")).await;
-    let diagnosis = record.diagnosis.expect("a 401 is diagnosed");
-    assert_eq!(diagnosis.cause_code, "key_refused");
+    let record = measure(plan("sim-fast@fault=401", "sk-wrong-0123456789")).await;
+    assert_eq!(record.diagnosis_cause.as_deref(), Some("key_refused"));
+    assert!(record.diagnosis.is_some(), "a 401 is diagnosed");
     assert_eq!(record.metrics.http_status, Some(401));
-    let exported = format!("{:?}", record.request);
+    let exported = serde_json::to_string(&record).unwrap();
     assert!(
-        !exported.contains("sk-wrong"),
+        !exported.contains("sk-wrong-0123456789"),
         "the key must not survive in the record: {exported}"
     );
 }

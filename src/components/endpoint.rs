@@ -2,15 +2,24 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use ttft_core::request::{normalize_base_url, ApiKey};
+use ttft_core::measure::MAX_RUNS;
+use ttft_core::preset::PRESETS;
+use ttft_core::protocol::ProtocolChoice;
+use ttft_core::request::{
+    build_headers, normalize_base_url, parse_model_list, ApiKey, MAX_MODELS_BODY_BYTES,
+    MODELS_TIMEOUT_MS,
+};
 
+use crate::clock::Timer;
+use crate::form::FormState;
 use crate::i18n::use_i18n;
-use crate::net::{self, HttpRequest};
-use crate::state::{FormState, ProtocolChoice, MAX_RUNS, PRESETS};
 use crate::storage;
+use crate::transport::main_thread;
+use crate::transport::HttpRequest;
 
-/// Asks the endpoint's `/models` for its model ids; empty when it does not answer.
-async fn list_models(form: FormState) -> Vec<String> {
+/// Asks the endpoint's `/models` for its model ids (bounded in time and size); empty when it
+/// does not answer, answers something else, or `signal` aborts it.
+async fn list_models(form: FormState, signal: web_sys::AbortSignal) -> Vec<String> {
     let base_url = form.base_url.get_untracked();
     let protocol = form.protocol.get_untracked().resolve(&base_url);
     let Ok(endpoint) = normalize_base_url(&base_url, protocol) else {
@@ -19,41 +28,27 @@ async fn list_models(form: FormState) -> Vec<String> {
     let Ok(key) = ApiKey::parse(&form.api_key.get_untracked()) else {
         return Vec::new();
     };
-    let headers =
-        ttft_core::request::build_headers(protocol, protocol.default_auth_style(), key.as_ref())
-            .into_iter()
-            .filter(|header| header.name != "content-type")
-            .map(|header| (header.name, header.value))
-            .collect();
+    let headers = build_headers(protocol, protocol.default_auth_style(), key.as_ref())
+        .into_iter()
+        .filter(|header| header.name != "content-type")
+        .map(|header| (header.name, header.value))
+        .collect();
     let request = HttpRequest {
         method: "GET",
         url: endpoint.models_url,
         headers,
         body: None,
     };
-    let Ok(controller) = web_sys::AbortController::new() else {
-        return Vec::new();
-    };
-    let Ok(response) = net::open(&request, &controller.signal()).await else {
+    let Ok(response) = main_thread::open(&request, &signal).await else {
         return Vec::new();
     };
     if response.head.status != 200 {
         return Vec::new();
     }
-    let Ok(text) = response.text().await else {
-        return Vec::new();
-    };
-    serde_json::from_str::<serde_json::Value>(&text)
-        .ok()
-        .and_then(|json| {
-            json.get("data")?.as_array().map(|models| {
-                models
-                    .iter()
-                    .filter_map(|model| model.get("id")?.as_str().map(str::to_owned))
-                    .collect()
-            })
-        })
-        .unwrap_or_default()
+    match response.text_bounded(MAX_MODELS_BODY_BYTES).await {
+        Ok(Some(text)) => parse_model_list(&text),
+        _ => Vec::new(),
+    }
 }
 
 /// Protocol, preset, base URL (with the URL actually called), key, model and prompt.
@@ -70,10 +65,30 @@ pub fn EndpointForm(
         storage::forget_api_key();
         form.api_key.set(String::new());
     };
+    // The request in flight: a newer one (the form changed) aborts it, and so does its
+    // timeout; the list shown is always the current endpoint's.
+    let in_flight = StoredValue::new_local(None::<(web_sys::AbortController, Timer)>);
     let refresh_models = move || {
+        let Ok(controller) = web_sys::AbortController::new() else {
+            return;
+        };
+        let signal = controller.signal();
+        let timeout = {
+            let controller = controller.clone();
+            Timer::once(MODELS_TIMEOUT_MS, move || controller.abort())
+        };
+        if let Some((previous, _)) = in_flight
+            .try_update_value(|slot| slot.replace((controller, timeout)))
+            .flatten()
+        {
+            previous.abort();
+        }
         spawn_local(async move {
-            let models = list_models(form).await;
-            form.listed_models.set(models);
+            let aborted = signal.clone();
+            let models = list_models(form, signal).await;
+            if !aborted.aborted() {
+                form.listed_models.set(models);
+            }
         })
     };
     // The URL actually called and what looked wrong, recomputed as the user types.
@@ -130,9 +145,9 @@ pub fn EndpointForm(
                     <select
                         id="protocol"
                         data-testid="protocol"
-                        prop:value=move || form.protocol.get().value()
+                        prop:value=move || form.protocol.get().code()
                         on:change=move |event| {
-                            form.protocol.set(ProtocolChoice::from_value(&event_target_value(&event)))
+                            form.protocol.set(ProtocolChoice::from_code(&event_target_value(&event)))
                         }
                     >
                         <option value="auto">{move || i18n.t("Auto (from the URL)", "自动（根据 URL）")}</option>

@@ -29,8 +29,8 @@ use crate::experiments::{
     fresh_seed, ExperimentConfig, ExperimentKind, ExperimentOutcome, ExperimentReport, Experiments,
     MonitorConfig, RollingPoint,
 };
+use crate::form::FormState;
 use crate::i18n::use_i18n;
-use crate::state::FormState;
 
 /// Height of the experiment charts, px (viewBox units).
 const CHART_HEIGHT_PX: f64 = 240.0;
@@ -391,14 +391,19 @@ pub fn ExperimentsPanel(
     let input_error = RwSignal::new(None::<InputError>);
     let run = move |_| {
         let lang = i18n.lang_untracked();
-        let (settings, _) = match form.settings(lang) {
-            Ok(parsed) => parsed,
-            Err(message) => return input_error.set(Some(message)),
+        let plan = match form.series() {
+            Ok(series) => series.run,
+            Err(error) => {
+                return input_error.set(Some((
+                    error.message(ttft_core::lang::Lang::En),
+                    error.message(ttft_core::lang::Lang::Zh),
+                )))
+            }
         };
-        match params.config(lang, &settings.model) {
+        match params.config(lang, &plan.spec.model) {
             Ok(config) => {
                 input_error.set(None);
-                experiments.start(config, settings);
+                experiments.start(config, plan);
             }
             Err(message) => input_error.set(Some(message)),
         }

@@ -2,10 +2,11 @@
 
 use leptos::prelude::*;
 use leptos::tachys::html::attribute::custom::CustomAttribute;
+use ttft_core::measure::{Channel, InputError, Progress};
+use ttft_core::record::RunRecord;
 
 use crate::clock;
 use crate::i18n::use_i18n;
-use crate::run::{RunUpdate, ShownDiagnosis};
 
 /// Streamed text split around its first painted piece: the first (visible) text goes into
 /// a fresh element with a unique `elementtiming` name so its paint can be timed.
@@ -150,6 +151,49 @@ impl StreamedText {
     }
 }
 
+/// Where the run shown stands, as `data-state` says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunStatus {
+    /// Nothing running.
+    Ready,
+    /// Sent; no answer token yet.
+    Waiting,
+    /// The answer is streaming.
+    Streaming,
+    /// The run ended as planned.
+    Done,
+    /// The run failed (its diagnosis is shown).
+    Failed,
+    /// The form was refused before anything was sent.
+    InvalidInput,
+}
+
+impl RunStatus {
+    /// The code for `data-state` and tests.
+    pub fn code(self) -> &'static str {
+        match self {
+            RunStatus::Ready => "ready",
+            RunStatus::Waiting => "waiting",
+            RunStatus::Streaming => "streaming",
+            RunStatus::Done => "done",
+            RunStatus::Failed => "failed",
+            RunStatus::InvalidInput => "invalid input",
+        }
+    }
+
+    /// The one-line state shown beside Send (en, zh).
+    pub fn text(self) -> (&'static str, &'static str) {
+        match self {
+            RunStatus::Ready => ("Ready.", "就绪。"),
+            RunStatus::Waiting => ("Waiting for the first token…", "正在等待首个 token…"),
+            RunStatus::Streaming => ("Streaming…", "正在接收…"),
+            RunStatus::Done => ("Done.", "完成。"),
+            RunStatus::Failed => ("The run failed; see why below.", "运行失败，原因见下方。"),
+            RunStatus::InvalidInput => ("Check the input.", "请检查输入。"),
+        }
+    }
+}
+
 /// The live state of the current (or last) run.
 #[derive(Clone, Copy)]
 pub struct LiveRun {
@@ -165,11 +209,12 @@ pub struct LiveRun {
     perceived_ttfa_ms: RwSignal<Option<f64>>,
     started_ms: RwSignal<Option<f64>>,
     elapsed_ms: RwSignal<Option<f64>>,
-    /// A one-line state for screen readers and tests.
-    pub status: RwSignal<String>,
-    /// An input problem found before any request (en, zh).
-    pub input_error: RwSignal<Option<(String, String)>>,
-    diagnosis: RwSignal<Option<ShownDiagnosis>>,
+    /// Where the run stands.
+    pub status: RwSignal<RunStatus>,
+    /// An input problem found before any request.
+    pub input_error: RwSignal<Option<InputError>>,
+    /// The last finished run, when it failed (its diagnosis is shown).
+    failed: RwSignal<Option<RunRecord>>,
 }
 
 impl LiveRun {
@@ -186,9 +231,9 @@ impl LiveRun {
             perceived_ttfa_ms: RwSignal::new(None),
             started_ms: RwSignal::new(None),
             elapsed_ms: RwSignal::new(None),
-            status: RwSignal::new("ready".into()),
+            status: RwSignal::new(RunStatus::Ready),
             input_error: RwSignal::new(None),
-            diagnosis: RwSignal::new(None),
+            failed: RwSignal::new(None),
         }
     }
 
@@ -201,70 +246,80 @@ impl LiveRun {
         self.first_chunk_ms.set(None);
         self.perceived_ttfa_ms.set(None);
         self.elapsed_ms.set(None);
-        self.started_ms.set(clock::now_ms());
-        self.diagnosis.set(None);
+        self.started_ms.set(Some(clock::now_ms()));
+        self.failed.set(None);
         self.input_error.set(None);
+    }
+
+    /// The form was refused: nothing is sent, and the view says why.
+    pub fn refuse(&self, error: InputError) {
+        self.reset();
+        self.started_ms.set(None);
+        self.input_error.set(Some(error));
+        self.status.set(RunStatus::InvalidInput);
     }
 
     /// Advances the elapsed counter (called on a timer while streaming).
     pub fn tick(&self) {
-        if let (Some(started_ms), Some(now_ms)) = (self.started_ms.get_untracked(), clock::now_ms())
-        {
-            self.elapsed_ms.set(Some(now_ms - started_ms));
+        if let Some(started_ms) = self.started_ms.get_untracked() {
+            self.elapsed_ms.set(Some(clock::now_ms() - started_ms));
         }
     }
 
-    /// Shows one update of the run.
-    pub fn apply(&self, update: &RunUpdate) {
-        match update {
-            RunUpdate::Calling { .. } => self.status.set("waiting".into()),
-            RunUpdate::FirstChunk { first_chunk_ms } => {
+    /// The request was sent.
+    pub fn sent(&self) {
+        self.status.set(RunStatus::Waiting);
+    }
+
+    /// Shows one step of the run.
+    pub fn apply(&self, progress: &Progress) {
+        match progress {
+            Progress::FirstChunk { first_chunk_ms } => {
                 self.first_chunk_ms.set(Some(*first_chunk_ms))
             }
-            RunUpdate::Reasoning {
+            Progress::Text {
+                channel,
                 text,
-                ttfr_ms,
+                first_token_ms,
                 paint_id,
-            } => {
-                self.reasoning.push(text.clone(), paint_id.clone());
-                if ttfr_ms.is_some() {
-                    self.ttfr_ms.set(*ttfr_ms);
-                }
-            }
-            RunUpdate::Answer {
-                text,
-                ttfa_ms,
-                paint_id,
-            } => {
-                self.answer.push(text.clone(), paint_id.clone());
-                if ttfa_ms.is_some() {
-                    self.ttfa_ms.set(*ttfa_ms);
-                    self.status.set("streaming".into());
-                }
-            }
-            RunUpdate::Finished(record) => {
-                // Whatever arrived since the last frame is shown now, with the result.
-                self.reasoning.flush();
-                self.answer.flush();
-                let metrics = &record.metrics;
-                self.ttfa_ms.set(metrics.ttfa_ms);
-                self.ttfr_ms.set(metrics.ttfr_ms);
-                self.first_chunk_ms.set(metrics.first_chunk_ms);
-                self.perceived_ttfa_ms.set(metrics.perceived_ttfa_ms);
-                self.elapsed_ms
-                    .set(metrics.e2e_ms.or(self.elapsed_ms.get_untracked()));
-                self.started_ms.set(None);
-                self.diagnosis.set(record.diagnosis.clone());
-                self.status.set(
-                    if record.diagnosis.is_some() {
-                        "failed"
-                    } else {
-                        "done"
+            } => match channel {
+                Channel::Reasoning => {
+                    self.reasoning.push(text.clone(), paint_id.clone());
+                    if first_token_ms.is_some() {
+                        self.ttfr_ms.set(*first_token_ms);
                     }
-                    .into(),
-                );
-            }
+                }
+                Channel::Answer => {
+                    self.answer.push(text.clone(), paint_id.clone());
+                    if first_token_ms.is_some() {
+                        self.ttfa_ms.set(*first_token_ms);
+                        self.status.set(RunStatus::Streaming);
+                    }
+                }
+            },
         }
+    }
+
+    /// Shows the run's end: its final numbers and, when it failed, its diagnosis.
+    pub fn finish(&self, record: &RunRecord) {
+        // Whatever arrived since the last frame is shown now, with the result.
+        self.reasoning.flush();
+        self.answer.flush();
+        let metrics = &record.metrics;
+        self.ttfa_ms.set(metrics.ttfa_ms);
+        self.ttfr_ms.set(metrics.ttfr_ms);
+        self.first_chunk_ms.set(metrics.first_chunk_ms);
+        self.perceived_ttfa_ms.set(metrics.perceived_ttfa_ms);
+        self.elapsed_ms
+            .set(metrics.e2e_ms.or(self.elapsed_ms.get_untracked()));
+        self.started_ms.set(None);
+        let failed = !record.is_ok();
+        self.failed.set(failed.then(|| record.clone()));
+        self.status.set(if failed {
+            RunStatus::Failed
+        } else {
+            RunStatus::Done
+        });
     }
 }
 
@@ -371,16 +426,35 @@ pub fn Readouts(
     }
 }
 
-/// The failure of a run, with its cause and the fix.
+/// The failure of a run, with its cause and the fix, in the page's language. A run read
+/// from a schema-1 history has only its cause code, which is shown as it is.
 #[component]
 pub fn DiagnosisBox(
-    /// The diagnosis to show.
-    diagnosis: ShownDiagnosis,
+    /// The failed run.
+    record: RunRecord,
 ) -> impl IntoView {
+    let i18n = use_i18n();
+    let cause_code = record.diagnosis_cause.clone().unwrap_or_default();
+    let diagnosis = record.diagnosis.clone();
+    let code = cause_code.clone();
+    let title = {
+        let diagnosis = diagnosis.clone();
+        move || {
+            diagnosis
+                .as_ref()
+                .map_or_else(|| code.clone(), |d| d.message(i18n.lang.get()))
+        }
+    };
+    let fix = move || {
+        diagnosis
+            .as_ref()
+            .map(|d| d.fix(i18n.lang.get()))
+            .unwrap_or_default()
+    };
     view! {
-        <div class="diagnosis" data-testid="diagnosis" data-cause=diagnosis.cause_code.clone() role="alert">
-            <strong>{diagnosis.title}</strong>
-            <p>{diagnosis.fix}</p>
+        <div class="diagnosis" data-testid="diagnosis" data-cause=cause_code role="alert">
+            <strong>{title}</strong>
+            <p>{fix}</p>
         </div>
     }
 }
@@ -417,10 +491,15 @@ pub fn LivePanes(
 ) -> impl IntoView {
     let i18n = use_i18n();
     view! {
-        {move || live.input_error.get().map(|(en, zh)| {
-            view! { <div class="diagnosis" data-testid="input-error" role="alert"><strong>{i18n.pick(en, zh)}</strong></div> }
+        {move || live.input_error.get().map(|error| {
+            let field = error.field_code();
+            view! {
+                <div class="diagnosis" data-testid="input-error" data-field=field role="alert">
+                    <strong>{move || error.message(i18n.lang.get())}</strong>
+                </div>
+            }
         })}
-        {move || live.diagnosis.get().map(|diagnosis| view! { <DiagnosisBox diagnosis=diagnosis /> })}
+        {move || live.failed.get().map(|record| view! { <DiagnosisBox record=record /> })}
         <Show when=move || !live.reasoning.is_empty()>
             <h3 class="pane-title">{move || i18n.t("Reasoning", "推理")}</h3>
             <pre class="pane reasoning" data-testid="reasoning">

@@ -2,20 +2,16 @@
 //! details (waterfall, network breakdown, diagnosis).
 
 use leptos::prelude::*;
-use ttft_core::timeline::{PaintMethod, RunMetrics, RunOutcome, RunsSummary};
+use ttft_core::diagnosis::NetworkFailure;
+use ttft_core::metric::{Column, METRICS};
+use ttft_core::record::{cohort_summary, Cohort, RunRecord};
+use ttft_core::stats::Summary;
+use ttft_core::timeline::{PaintMethod, RunOutcome, RunsSummary};
 
 use super::charts::WaterfallView;
 use super::controls::ShowAllToggle;
 use super::live::{format_ms, DiagnosisBox};
 use crate::i18n::use_i18n;
-use crate::run::Transport;
-use crate::state::{cohort_summary, summary_cells, Cohort, RunEntry};
-
-fn cell_ms(value_ms: Option<f64>) -> String {
-    value_ms
-        .map(|value_ms| format!("{value_ms:.1}"))
-        .unwrap_or_else(|| "—".into())
-}
 
 fn cell_number(value: Option<f64>, decimals: usize) -> String {
     value
@@ -38,9 +34,9 @@ fn outcome_label(outcome: &RunOutcome) -> (String, String) {
         RunOutcome::HttpError { status } => (format!("HTTP {status}"), format!("HTTP {status}")),
         RunOutcome::NetworkFailure { failure } => {
             let (en, zh) = match failure {
-                ttft_core::diagnosis::NetworkFailure::NetworkError => ("network error", "网络错误"),
-                ttft_core::diagnosis::NetworkFailure::Timeout => ("timeout", "超时"),
-                ttft_core::diagnosis::NetworkFailure::Aborted => ("stopped", "已停止"),
+                NetworkFailure::NetworkError => ("network error", "网络错误"),
+                NetworkFailure::Timeout => ("timeout", "超时"),
+                NetworkFailure::Aborted => ("stopped", "已停止"),
             };
             (en.into(), zh.into())
         }
@@ -52,8 +48,8 @@ fn outcome_label(outcome: &RunOutcome) -> (String, String) {
     }
 }
 
-fn connection_label(entry: &RunEntry) -> (&'static str, &'static str) {
-    match (entry.warmup, entry.cold()) {
+fn connection_label(record: &RunRecord) -> (&'static str, &'static str) {
+    match (record.warm_up, record.cold) {
         (true, _) => ("warm-up", "预热"),
         (false, Some(true)) => ("cold", "冷"),
         (false, Some(false)) => ("warm", "热"),
@@ -61,47 +57,108 @@ fn connection_label(entry: &RunEntry) -> (&'static str, &'static str) {
     }
 }
 
+/// Which runs the results show: all, those made with Send, or one experiment's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunsFilter {
+    /// Every run.
+    All,
+    /// Runs made with Send.
+    Send,
+    /// One experiment's runs: its kind and session.
+    Experiment(String, u32),
+}
+
+impl RunsFilter {
+    /// The `<select>` value.
+    pub fn code(&self) -> String {
+        match self {
+            RunsFilter::All => "all".into(),
+            RunsFilter::Send => "send".into(),
+            RunsFilter::Experiment(kind, session) => format!("{kind}#{session}"),
+        }
+    }
+
+    /// Whether `record` is shown.
+    pub fn keeps(&self, record: &RunRecord) -> bool {
+        match self {
+            RunsFilter::All => true,
+            RunsFilter::Send => record.experiment.is_none(),
+            RunsFilter::Experiment(kind, session) => record
+                .experiment
+                .as_ref()
+                .is_some_and(|tag| &tag.kind == kind && tag.session == *session),
+        }
+    }
+}
+
+/// The session's runs through a filter, borrowed (a long session is never copied whole).
+#[derive(Clone, Copy)]
+pub struct RunsView {
+    /// Every run of the session.
+    pub runs: RwSignal<Vec<RunRecord>>,
+    /// Which of them are shown.
+    pub filter: RwSignal<RunsFilter>,
+}
+
+impl RunsView {
+    /// Calls `read` with the shown runs, oldest first (tracked).
+    pub fn with<R>(&self, read: impl FnOnce(&[&RunRecord]) -> R) -> R {
+        let filter = self.filter.get();
+        self.runs.with(|runs| {
+            let shown: Vec<&RunRecord> =
+                runs.iter().filter(|record| filter.keeps(record)).collect();
+            read(&shown)
+        })
+    }
+}
+
 /// Rows the runs table shows by default: the newest ones. A long session (1,000 stored
 /// runs) would otherwise cost a thousand rows of DOM and their updates on every change.
 pub const TABLE_WINDOW_ROWS: usize = 100;
 
-/// Column names of the runs table after #, connection and outcome: (name, shown only with
-/// "More columns"). `tokens` is translated.
-const RUN_COLUMNS: [(&str, bool); 20] = [
-    ("ttft_ms", false),
-    ("ttfa_ms", false),
-    ("perceived_ttfa_ms", false),
-    ("ttfr_ms", false),
-    ("first_chunk_ms", false),
-    ("itl_ms", false),
-    ("e2e_ms", false),
-    ("output_tps", false),
-    ("tokens", false),
-    ("setup_ms", true),
-    ("ttfa_visible_ms", true),
-    ("reasoning_ms", true),
-    ("decode_ms", true),
-    ("answer_ui_delay_ms", true),
-    ("paint", true),
-    ("queueing_ms", true),
-    ("dns/tcp/tls_ms", true),
-    ("waiting_ms", true),
-    ("transport", true),
-    ("model", true),
+/// The columns after the catalogue's metrics: (test id or name, shown only with "More
+/// columns", en header, zh header).
+const OTHER_COLUMNS: [(&str, bool, &str, &str); 6] = [
+    (
+        "tokens",
+        false,
+        "tokens in / cached / out",
+        "输入 / 缓存 / 输出 token",
+    ),
+    ("paint", true, "paint", "绘制方法"),
+    ("dns/tcp/tls_ms", true, "dns/tcp/tls_ms", "dns/tcp/tls_ms"),
+    ("transport", true, "transport", "传输"),
+    ("model", true, "model", "模型"),
+    ("experiment", true, "experiment", "实验"),
 ];
 
 /// One row of the runs table. The rare columns are always rendered and hidden by the
 /// table's class, so "More columns" flips one class instead of rebuilding every row.
-fn run_row(entry: RunEntry, selected: RwSignal<Option<usize>>) -> impl IntoView {
+fn run_row(record: RunRecord, selected: RwSignal<Option<u32>>) -> impl IntoView {
     let i18n = use_i18n();
-    let number = entry.number;
-    let (outcome_en, outcome_zh) = outcome_label(&entry.record.outcome);
-    let (connection_en, connection_zh) = connection_label(&entry);
-    let failed = !entry.succeeded();
-    let metrics: RunMetrics = entry.record.metrics;
-    let network = entry.record.network;
-    let paint = entry
-        .record
+    let number = record.run_index;
+    let (outcome_en, outcome_zh) = outcome_label(&record.outcome);
+    let (connection_en, connection_zh) = connection_label(&record);
+    let failed = !record.is_ok();
+    let metric_cells = METRICS
+        .iter()
+        .filter(|metric| metric.column != Column::Hidden)
+        .map(|metric| {
+            view! {
+                <td class:extra=metric.column == Column::More data-metric=metric.name>
+                    {metric.read(&record).table_cell()}
+                </td>
+            }
+        })
+        .collect_view();
+    let metrics = &record.metrics;
+    let tokens = format!(
+        "{} / {} / {}",
+        cell_count(metrics.prompt_tokens),
+        cell_count(metrics.cached_prompt_tokens),
+        cell_count(metrics.output_tokens),
+    );
+    let paint = record
         .instants
         .answer_painted
         .map(|painted| match painted.method {
@@ -109,20 +166,19 @@ fn run_row(entry: RunEntry, selected: RwSignal<Option<usize>>) -> impl IntoView 
             PaintMethod::RenderTime => "renderTime",
             PaintMethod::RafMessageChannel => "rAF+MessageChannel",
         });
-    let transport = match entry.record.transport {
-        Transport::Worker => "worker",
-        Transport::MainThread => "main thread",
-    };
-    let setup = network.as_ref().map(|network| {
+    let setup = record.network.as_ref().map(|network| {
         format!(
             "{}/{}/{}",
-            cell_ms(network.dns_ms),
-            cell_ms(network.tcp_ms),
-            cell_ms(network.tls_ms)
+            cell_number(network.dns_ms, 1),
+            cell_number(network.tcp_ms, 1),
+            cell_number(network.tls_ms, 1)
         )
     });
-    let queueing = network.as_ref().and_then(|network| network.queueing_ms);
-    let waiting = network.as_ref().and_then(|network| network.waiting_ms);
+    let experiment = record
+        .experiment
+        .as_ref()
+        .map(|tag| format!("{} #{}: {}", tag.kind, tag.session, tag.arm))
+        .unwrap_or_else(|| "—".into());
     view! {
         <tr
             data-testid="run-row"
@@ -143,33 +199,13 @@ fn run_row(entry: RunEntry, selected: RwSignal<Option<usize>>) -> impl IntoView 
             <td>{number}</td>
             <td>{move || i18n.t(connection_en, connection_zh)}</td>
             <td data-testid="run-outcome">{move || i18n.pick(outcome_en.clone(), outcome_zh.clone())}</td>
-            <td data-metric="ttft_ms">{cell_ms(metrics.ttft_ms)}</td>
-            <td data-metric="ttfa_ms">{cell_ms(metrics.ttfa_ms)}</td>
-            <td data-metric="perceived_ttfa_ms">{cell_ms(metrics.perceived_ttfa_ms)}</td>
-            <td data-metric="ttfr_ms">{cell_ms(metrics.ttfr_ms)}</td>
-            <td data-metric="first_chunk_ms">{cell_ms(metrics.first_chunk_ms)}</td>
-            <td data-metric="itl_ms">{cell_ms(metrics.itl_ms)}</td>
-            <td data-metric="e2e_ms">{cell_ms(metrics.e2e_ms)}</td>
-            <td data-metric="output_tps">{cell_number(metrics.output_tps, 1)}</td>
-            <td>
-                {format!(
-                    "{} / {} / {}",
-                    cell_count(metrics.prompt_tokens),
-                    cell_count(metrics.cached_prompt_tokens),
-                    cell_count(metrics.output_tokens),
-                )}
-            </td>
-            <td class="extra" data-metric="setup_ms">{cell_ms(metrics.setup_ms)}</td>
-            <td class="extra" data-metric="ttfa_visible_ms">{cell_ms(metrics.ttfa_visible_ms)}</td>
-            <td class="extra" data-metric="reasoning_ms">{cell_ms(metrics.reasoning_ms)}</td>
-            <td class="extra" data-metric="decode_ms">{cell_ms(metrics.decode_ms)}</td>
-            <td class="extra" data-metric="answer_ui_delay_ms">{cell_ms(metrics.answer_ui_delay_ms)}</td>
+            {metric_cells}
+            <td>{tokens}</td>
             <td class="extra" data-testid="paint-method">{paint.unwrap_or("—")}</td>
-            <td class="extra" data-metric="queueing_ms">{cell_ms(queueing)}</td>
             <td class="extra">{setup.unwrap_or_else(|| "—".into())}</td>
-            <td class="extra" data-metric="waiting_ms">{cell_ms(waiting)}</td>
-            <td class="extra">{transport}</td>
-            <td class="extra">{entry.model}</td>
+            <td class="extra" data-testid="transport">{record.transport.code()}</td>
+            <td class="extra">{record.settings.model.clone()}</td>
+            <td class="extra" data-testid="run-experiment">{experiment}</td>
         </tr>
     }
 }
@@ -178,15 +214,17 @@ fn run_row(entry: RunEntry, selected: RwSignal<Option<usize>>) -> impl IntoView 
 /// selects the run for the details below.
 #[component]
 pub fn RunsTable(
-    /// The session's runs.
-    runs: RwSignal<Vec<RunEntry>>,
+    /// The runs to list.
+    runs: RunsView,
     /// The selected run number.
-    selected: RwSignal<Option<usize>>,
+    selected: RwSignal<Option<u32>>,
+    /// Clears the session (table and stored history).
+    on_clear: Callback<()>,
 ) -> impl IntoView {
     let i18n = use_i18n();
     let more = RwSignal::new(false);
     let show_all = RwSignal::new(false);
-    let total = Memo::new(move |_| runs.with(Vec::len));
+    let total = Memo::new(move |_| runs.with(|runs| runs.len()));
     let hidden = move || {
         if show_all.get() {
             0
@@ -194,27 +232,28 @@ pub fn RunsTable(
             total.get().saturating_sub(TABLE_WINDOW_ROWS)
         }
     };
-    let header = RUN_COLUMNS
+    let metric_headers = METRICS
         .iter()
-        .map(|&(name, extra)| {
+        .filter(|metric| metric.column != Column::Hidden)
+        .map(|metric| {
+            let (en, zh) = metric.label;
             view! {
-                <th scope="col" class:extra=extra>
-                    {move || if name == "tokens" {
-                        i18n.t("tokens in / cached / out", "输入 / 缓存 / 输出 token").to_string()
-                    } else {
-                        name.to_string()
-                    }}
+                <th scope="col" class:extra=metric.column == Column::More title=move || i18n.t(en, zh)>
+                    {metric.name}
                 </th>
             }
         })
+        .collect_view();
+    let other_headers = OTHER_COLUMNS
+        .iter()
+        .map(|&(_, extra, en, zh)| view! { <th scope="col" class:extra=extra>{move || i18n.t(en, zh)}</th> })
         .collect_view();
     // Clearing the table also clears the stored history: a second click confirms (in the
     // page: an embedding iframe may not allow `window.confirm`).
     let confirming = RwSignal::new(false);
     let clear = move |_| {
         if confirming.get_untracked() {
-            runs.set(Vec::new());
-            selected.set(None);
+            on_clear.run(());
             confirming.set(false);
         } else {
             confirming.set(true);
@@ -274,7 +313,8 @@ pub fn RunsTable(
                         <th scope="col">"#"</th>
                         <th scope="col">{move || i18n.t("connection", "连接")}</th>
                         <th scope="col">{move || i18n.t("outcome", "结果")}</th>
-                        {header}
+                        {metric_headers}
+                        {other_headers}
                     </tr>
                 </thead>
                 <tbody>
@@ -282,10 +322,15 @@ pub fn RunsTable(
                     <For
                         each=move || {
                             let skip = hidden();
-                            runs.with(|runs| runs[skip.min(runs.len())..].to_vec())
+                            runs.with(|runs| {
+                                runs[skip.min(runs.len())..]
+                                    .iter()
+                                    .map(|record| (*record).clone())
+                                    .collect::<Vec<_>>()
+                            })
                         }
-                        key=|entry| entry.number
-                        children=move |entry| run_row(entry, selected)
+                        key=|record| record.run_index
+                        children=move |record| run_row(record, selected)
                     />
                 </tbody>
             </table>
@@ -296,8 +341,8 @@ pub fn RunsTable(
 /// p50, p95, p99, min, max, mean and n of the main metrics, for all, cold and warm runs.
 #[component]
 pub fn SummaryTable(
-    /// The session's runs.
-    runs: RwSignal<Vec<RunEntry>>,
+    /// The runs summarized.
+    runs: RunsView,
 ) -> impl IntoView {
     let i18n = use_i18n();
     type Pick = fn(&RunsSummary) -> Option<&ttft_core::stats::Summary>;
@@ -311,32 +356,24 @@ pub fn SummaryTable(
         ("e2e_ms", |summary| summary.e2e_ms.as_ref()),
         ("output_tps", |summary| summary.output_tps.as_ref()),
     ];
-    let cohorts = [
-        (Cohort::All, "all measured runs", "全部计入的运行", "all"),
-        (
-            Cohort::Cold,
-            "cold (new connection)",
-            "冷（新连接）",
-            "cold",
-        ),
-        (
-            Cohort::Warm,
-            "warm (reused connection)",
-            "热（复用连接）",
-            "warm",
-        ),
-    ];
+    let cohort_label = |cohort: Cohort| match cohort {
+        Cohort::All => ("all measured runs", "全部计入的运行"),
+        Cohort::Cold => ("cold (new connection)", "冷（新连接）"),
+        Cohort::Warm => ("warm (reused connection)", "热（复用连接）"),
+    };
     let body = move || {
         let summaries: Vec<Option<RunsSummary>> = runs.with(|runs| {
-            cohorts
+            Cohort::ALL
                 .iter()
-                .map(|(cohort, ..)| cohort_summary(runs, *cohort))
+                .map(|cohort| cohort_summary(runs.iter().copied(), *cohort).ok().flatten())
                 .collect()
         });
-        cohorts
+        Cohort::ALL
             .into_iter()
             .zip(summaries)
-            .filter_map(|((_, en, zh, id), summary)| {
+            .filter_map(|(cohort, summary)| {
+                let (en, zh) = cohort_label(cohort);
+                let id = cohort.code();
                 let summary = summary?;
                 let rows = ROWS
                     .iter()
@@ -391,21 +428,33 @@ pub fn SummaryTable(
     }
 }
 
+/// A summary's row for one metric: p50, p95, p99, min, max, mean, n.
+fn summary_cells(summary: Option<&Summary>) -> [Option<f64>; 7] {
+    match summary {
+        Some(summary) => [
+            Some(summary.p50),
+            Some(summary.p95),
+            Some(summary.p99),
+            Some(summary.min),
+            Some(summary.max),
+            Some(summary.mean),
+            Some(summary.count as f64),
+        ],
+        None => [None; 7],
+    }
+}
+
 /// The selected run: its diagnosis, network breakdown and waterfall.
 #[component]
 pub fn RunDetail(
     /// The run.
-    entry: RunEntry,
+    record: RunRecord,
 ) -> impl IntoView {
     let i18n = use_i18n();
-    let phases = entry.phases();
-    let network = entry.record.network.clone();
-    let url = entry
-        .record
-        .request
-        .as_ref()
-        .map(|request| request.url.clone())
-        .unwrap_or_default();
+    let phases = record.phases();
+    let network = record.network.clone();
+    let number = record.run_index;
+    let url = record.endpoint_url().to_owned();
     let network_line = network.map(|network| {
         let queueing = network.queueing_ms;
         view! {
@@ -435,11 +484,12 @@ pub fn RunDetail(
             </p>
         }
     });
+    let failed = (!record.is_ok()).then(|| record.clone());
     view! {
-        <div class="run-detail" data-testid="run-detail" data-run=entry.number>
-            <h3>{move || i18n.pick(format!("Run {}", entry.number), format!("第 {} 次运行", entry.number))}</h3>
+        <div class="run-detail" data-testid="run-detail" data-run=number>
+            <h3>{move || i18n.pick(format!("Run {number}"), format!("第 {number} 次运行"))}</h3>
             <p class="meta">{format!("POST {url}")}</p>
-            {entry.diagnosis().cloned().map(|diagnosis| view! { <DiagnosisBox diagnosis=diagnosis /> })}
+            {failed.map(|record| view! { <DiagnosisBox record=record /> })}
             {network_line}
             {
                 // A run without a first token has only its connection setup: no chart.

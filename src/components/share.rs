@@ -3,14 +3,16 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use ttft_core::export::{runs_csv, summary_text, CsvHeader, ExportDocument};
+use ttft_core::lang::Lang;
+use ttft_core::record::{RunRecord, Transport};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
 use crate::components::controls::ShowAllToggle;
 use crate::components::live::format_ms;
 use crate::i18n::use_i18n;
-use crate::persist::{self, entry_from_export, Archive};
-use crate::state::Session;
+use crate::session::Session;
+use crate::{clock, persist};
 
 /// Offers `text` as a file download named `file_name`, of type `mime`.
 pub fn download(file_name: &str, mime: &str, text: &str) {
@@ -45,7 +47,7 @@ pub fn download_blob(file_name: &str, blob: &web_sys::Blob) {
 
 /// A file-name stamp: `2026-11-29T17-05-00`.
 fn stamp() -> String {
-    persist::iso_time(persist::now_ms())
+    clock::iso_time(clock::now_ms())
         .chars()
         .take(19)
         .map(|character| if character == ':' { '-' } else { character })
@@ -56,15 +58,18 @@ fn stamp() -> String {
 #[component]
 pub fn ShareBar() -> impl IntoView {
     let i18n = use_i18n();
-    let archive = expect_archive();
     let session = use_context::<Session>().unwrap_or_default();
+    let runs = session.runs;
     // What the last action said (en, zh), shown in a live region.
     let message = RwSignal::new(None::<(String, String)>);
     // The summary, shown for manual copying when the clipboard is unavailable.
     let manual_copy = RwSignal::new(None::<String>);
 
     let export_json = move |_| {
-        let document = persist::document(&archive.records.get_untracked());
+        let transport = use_context::<RwSignal<Option<Transport>>>()
+            .and_then(|transport| transport.get_untracked())
+            .unwrap_or(Transport::Worker);
+        let document = runs.with_untracked(|runs| persist::document(runs, transport));
         match document.to_json() {
             Ok(text) => download(
                 &format!("ttft-meter-{}.json", stamp()),
@@ -75,12 +80,12 @@ pub fn ShareBar() -> impl IntoView {
         }
     };
     let export_csv = move |_| {
-        let text = runs_csv(&archive.records.get_untracked(), CsvHeader::WithPeerNames);
+        let text = runs.with_untracked(|runs| runs_csv(runs, CsvHeader::WithPeerNames));
         download(&format!("ttft-meter-{}.csv", stamp()), "text/csv", &text);
     };
     let copy_summary = move |_| {
         let lang = i18n.lang_untracked();
-        let text = match summary_text(&archive.records.get_untracked(), lang) {
+        let text = match runs.with_untracked(|runs| summary_text(runs, lang)) {
             Ok(text) => text,
             Err(error) => return message.set(Some((error.to_string(), error.to_string()))),
         };
@@ -122,26 +127,17 @@ pub fn ShareBar() -> impl IntoView {
             match ExportDocument::from_json(&text) {
                 Ok(document) => {
                     let count = document.runs.len();
-                    let entries: Vec<_> = document.runs.iter().map(entry_from_export).collect();
-                    persist::save_runs(&document.runs);
-                    archive.records.set(document.runs);
-                    session
-                        .selected
-                        .set(entries.last().map(|entry| entry.number));
-                    session.runs.set(entries);
+                    session.replace(document.runs);
                     message.set(Some((
                         format!("Imported {count} runs."),
                         format!("已导入 {count} 次运行。"),
                     )));
                 }
-                Err(error) => message.set(Some((
-                    error.message(ttft_core::lang::Lang::En),
-                    error.message(ttft_core::lang::Lang::Zh),
-                ))),
+                Err(error) => message.set(Some((error.message(Lang::En), error.message(Lang::Zh)))),
             }
         });
     };
-    let empty = move || archive.records.with(Vec::is_empty);
+    let empty = move || runs.with(Vec::is_empty);
 
     view! {
         <div class="share" role="group" aria-label=move || i18n.t("Export and import", "导出与导入")>
@@ -170,10 +166,6 @@ pub fn ShareBar() -> impl IntoView {
     }
 }
 
-fn expect_archive() -> Archive {
-    use_context::<Archive>().unwrap_or_default()
-}
-
 /// History items listed by default (the newest); the rest on request.
 pub const HISTORY_WINDOW_ITEMS: usize = 50;
 
@@ -181,28 +173,20 @@ pub const HISTORY_WINDOW_ITEMS: usize = 50;
 #[component]
 pub fn HistoryList() -> impl IntoView {
     let i18n = use_i18n();
-    let archive = expect_archive();
     let session = use_context::<Session>().unwrap_or_default();
+    let runs = session.runs;
     let confirming = RwSignal::new(false);
-    let delete = move |number: usize| {
-        session
-            .runs
-            .update(|runs| runs.retain(|entry| entry.number != number));
-        if session.selected.get_untracked() == Some(number) {
-            session.selected.set(None);
-        }
-    };
+    let delete = move |number: u32| session.delete(number);
     let delete_all = move |_| {
         if confirming.get_untracked() {
-            session.selected.set(None);
-            session.runs.set(Vec::new());
+            session.clear();
             confirming.set(false);
         } else {
             confirming.set(true);
         }
     };
     let show_all = RwSignal::new(false);
-    let total = Memo::new(move |_| archive.records.with(Vec::len));
+    let total = Memo::new(move |_| runs.with(Vec::len));
     // Newest first; the newest HISTORY_WINDOW only, unless asked: a thousand list items
     // would be rebuilt on every change otherwise.
     let shown = move || {
@@ -211,7 +195,7 @@ pub fn HistoryList() -> impl IntoView {
         } else {
             HISTORY_WINDOW_ITEMS
         };
-        archive.records.with(|records| {
+        runs.with(|records| {
             records
                 .iter()
                 .rev()
@@ -220,8 +204,8 @@ pub fn HistoryList() -> impl IntoView {
                 .collect::<Vec<_>>()
         })
     };
-    let row = move |record: ttft_core::export::RunRecord| {
-        let number = record.run_index as usize;
+    let row = move |record: RunRecord| {
+        let number = record.run_index;
         let when = format!(
             "{} UTC",
             record
@@ -231,7 +215,7 @@ pub fn HistoryList() -> impl IntoView {
                 .take(19)
                 .collect::<String>()
         );
-        let ok = ttft_core::export::outcome_is_ok(&record.outcome);
+        let ok = record.is_ok();
         view! {
             <li data-testid="history-item" data-run=number>
                 <span class="history-run">{format!("#{number}")}</span>
@@ -263,7 +247,7 @@ pub fn HistoryList() -> impl IntoView {
                 )}
             </p>
             <ShareBar />
-            <Show when=move || !archive.records.with(Vec::is_empty)>
+            <Show when=move || !runs.with(Vec::is_empty)>
                 <ul class="history-list">
                     <For each=shown key=|record| record.run_index children=row />
                 </ul>

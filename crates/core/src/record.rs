@@ -169,12 +169,12 @@ impl Cohort {
 /// The statistics of one cohort of `records`; `None` when the cohort has no runs. An error
 /// only if a metric is NaN or infinite. The page's summary table and the summary posted to
 /// a host page both come from here.
-pub fn cohort_summary(
-    records: &[RunRecord],
+pub fn cohort_summary<'a>(
+    records: impl IntoIterator<Item = &'a RunRecord>,
     cohort: Cohort,
 ) -> Result<Option<RunsSummary>, StatsError> {
     let metrics: Vec<&RunMetrics> = records
-        .iter()
+        .into_iter()
         .filter(|record| cohort.contains(record))
         .map(|record| &record.metrics)
         .collect();

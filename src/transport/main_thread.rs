@@ -1,23 +1,13 @@
-//! Streaming fetch: opens a request, hands back the response head, then the body chunk by
-//! chunk as the bytes arrive. No parsing here: the bytes go to ttft-core.
+//! The fallback transport when no Worker can start, and plain requests (`/models`): a
+//! streaming fetch on the main thread. No parsing here: the bytes go to ttft-core.
 
 use js_sys::{Reflect, Uint8Array};
+use ttft_core::measure::FetchError as EngineFetchError;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortSignal, Headers, ReadableStreamDefaultReader, Request, RequestInit, Response};
 
-/// A request as the app sends it. The body is already serialized by ttft-core.
-#[derive(Debug, Clone, PartialEq)]
-pub struct HttpRequest {
-    /// `GET` or `POST`.
-    pub method: &'static str,
-    /// The endpoint URL actually called.
-    pub url: String,
-    /// Header names and values (the key travels here and nowhere else).
-    pub headers: Vec<(String, String)>,
-    /// The JSON body, when there is one.
-    pub body: Option<String>,
-}
+use super::{HttpRequest, TransportEvent};
 
 /// Status and the headers the app reads, known when the fetch promise resolves.
 #[derive(Debug, Clone, PartialEq)]
@@ -112,6 +102,21 @@ impl OpenResponse {
         Ok(text.as_string().unwrap_or_default())
     }
 
+    /// The body as text, read up to `max_bytes`: `None` when it is longer (the rest is not
+    /// read and the request is cancelled).
+    pub async fn text_bounded(self, max_bytes: usize) -> Result<Option<String>, FetchFailure> {
+        let reader = self.into_body_reader()?;
+        let mut body = Vec::new();
+        while let Some(chunk) = reader.next_chunk().await? {
+            if body.len() + chunk.len() > max_bytes {
+                reader.cancel();
+                return Ok(None);
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(Some(String::from_utf8_lossy(&body).into_owned()))
+    }
+
     /// A reader that yields the body chunk by chunk, as the network delivers it.
     pub fn into_body_reader(self) -> Result<BodyReader, FetchFailure> {
         let body = self
@@ -155,18 +160,16 @@ impl BodyReader {
     }
 }
 
-/// The fallback transport when no Worker can be started: the same fetch on the main
-/// thread, reporting [`crate::worker::WorkerEvent`]s stamped on the page clock. Arrival
-/// times are then delayed by any long main-thread task; the run records which transport
-/// measured it.
-pub async fn fetch_on_main_thread(
+/// The fallback transport: the same fetch on the main thread, reporting
+/// [`TransportEvent`]s stamped on the page clock. Arrival times are then delayed by any long
+/// main-thread task; the run records which transport measured it.
+pub async fn fetch_events(
     request: HttpRequest,
     signal: AbortSignal,
-    sender: futures_channel::mpsc::UnboundedSender<crate::worker::WorkerEvent>,
+    sender: futures_channel::mpsc::UnboundedSender<TransportEvent>,
 ) {
-    use crate::worker::WorkerEvent;
-    let now_ms = || crate::clock::now_ms().unwrap_or_default();
-    let send = |event: WorkerEvent| {
+    let now_ms = crate::clock::now_ms;
+    let send = |event: TransportEvent| {
         // The run stopped listening: nothing left to report to.
         let _ = sender.unbounded_send(event);
     };
@@ -176,36 +179,51 @@ pub async fn fetch_on_main_thread(
             FetchFailure::Network(message) => ("TypeError".to_string(), message),
             FetchFailure::InvalidRequest(message) => ("InvalidRequest".to_string(), message),
         };
-        WorkerEvent::Failed {
+        TransportEvent::Failed {
             at_ms: now_ms(),
-            name,
-            message,
+            error: EngineFetchError { name, message },
         }
     };
-    send(WorkerEvent::Started { at_ms: now_ms() });
+    send(TransportEvent::Started { at_ms: now_ms() });
     let response = match open(&request, &signal).await {
         Ok(response) => response,
-        Err(failure) => return send(failed(failure)),
+        Err(failure) => {
+            send(failed(failure));
+            return send(TransportEvent::Timing(None));
+        }
     };
     let head = response.head.clone();
-    send(WorkerEvent::Headers {
+    send(TransportEvent::Headers {
         at_ms: now_ms(),
-        status: head.status,
-        content_type: head.content_type,
-        retry_after: head.retry_after,
+        head: ttft_core::measure::ResponseHead {
+            status: head.status,
+            content_type: head.content_type,
+            retry_after: head.retry_after,
+        },
     });
     let reader = match response.into_body_reader() {
         Ok(reader) => reader,
-        Err(failure) => return send(failed(failure)),
+        Err(failure) => {
+            send(failed(failure));
+            return send(TransportEvent::Timing(None));
+        }
     };
     loop {
         match reader.next_chunk().await {
-            Ok(Some(bytes)) => send(WorkerEvent::Chunk {
+            Ok(Some(bytes)) => send(TransportEvent::Chunk {
                 at_ms: now_ms(),
                 bytes,
             }),
-            Ok(None) => return send(WorkerEvent::End { at_ms: now_ms() }),
-            Err(failure) => return send(failed(failure)),
+            Ok(None) => {
+                send(TransportEvent::End { at_ms: now_ms() });
+                break;
+            }
+            Err(failure) => {
+                send(failed(failure));
+                break;
+            }
         }
     }
+    // Resource Timing of a main-thread fetch is not collected: the worker is the normal path.
+    send(TransportEvent::Timing(None));
 }

@@ -12,65 +12,18 @@ use std::rc::Rc;
 use futures_channel::mpsc::{unbounded, UnboundedReceiver, UnboundedSender};
 use futures_channel::oneshot;
 use js_sys::{Array, ArrayBuffer, Object, Reflect, Uint8Array};
+use ttft_core::measure::{FetchError, ResponseHead};
+use ttft_core::timeline::ResourceTiming;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{MessageEvent, Worker};
 
-use crate::net::HttpRequest;
+use super::{HttpRequest, TransportEvent};
 
 /// Where the worker script is, relative to the page (works under any sub-path).
 pub const WORKER_SCRIPT_URL: &str = "./fetch-worker.js";
 
-/// One message from the worker about one request; every `*_ms` is on the page clock.
-#[derive(Debug, Clone, PartialEq)]
-pub enum WorkerEvent {
-    /// Just before `fetch()` was called.
-    Started {
-        /// Page-clock time.
-        at_ms: f64,
-    },
-    /// Status and headers are known.
-    Headers {
-        /// Page-clock time.
-        at_ms: f64,
-        /// HTTP status.
-        status: u16,
-        /// `Content-Type`.
-        content_type: String,
-        /// `Retry-After`, when exposed.
-        retry_after: Option<String>,
-    },
-    /// A body read.
-    Chunk {
-        /// Page-clock time the read resolved in the worker.
-        at_ms: f64,
-        /// The bytes of this read.
-        bytes: Vec<u8>,
-    },
-    /// The body ended normally.
-    End {
-        /// Page-clock time.
-        at_ms: f64,
-    },
-    /// The fetch or a read failed (`TypeError`, `AbortError`, ...).
-    Failed {
-        /// Page-clock time.
-        at_ms: f64,
-        /// The error's name.
-        name: String,
-        /// The error's message.
-        message: String,
-    },
-    /// The request's Resource Timing entry (worker clock already converted), if any.
-    Timing {
-        /// Field name to page-clock value (or byte count for sizes).
-        fields: HashMap<String, f64>,
-        /// `nextHopProtocol` (`http/1.1`, `h2`, ...).
-        next_hop_protocol: String,
-    },
-}
-
-type Routes = Rc<RefCell<HashMap<u32, UnboundedSender<WorkerEvent>>>>;
+type Routes = Rc<RefCell<HashMap<u32, UnboundedSender<TransportEvent>>>>;
 
 /// A running fetch worker. Create once per page with [`FetchWorker::spawn`].
 pub struct FetchWorker {
@@ -88,80 +41,66 @@ fn text(object: &JsValue, field: &str) -> Option<String> {
     Reflect::get(object, &field.into()).ok()?.as_string()
 }
 
-fn page_time_origin_ms() -> f64 {
-    web_sys::window()
-        .and_then(|window| window.performance())
-        .map_or(0.0, |performance| performance.time_origin())
+/// The Resource Timing entry of a request (worker clock) on the page clock. A zero instant
+/// means "not exposed" (no `Timing-Allow-Origin`) and stays 0.
+fn resource_timing(entry: &JsValue, offset_ms: f64) -> Option<ResourceTiming> {
+    if !entry.is_object() {
+        return None;
+    }
+    let instant = |field: &str| {
+        number(entry, field)
+            .filter(|value| *value > 0.0)
+            .map_or(0.0, |value| value + offset_ms)
+    };
+    Some(ResourceTiming {
+        fetch_start: instant("fetchStart"),
+        domain_lookup_start: instant("domainLookupStart"),
+        domain_lookup_end: instant("domainLookupEnd"),
+        connect_start: instant("connectStart"),
+        connect_end: instant("connectEnd"),
+        secure_connection_start: instant("secureConnectionStart"),
+        request_start: instant("requestStart"),
+        response_start: instant("responseStart"),
+    })
 }
 
-/// Resource Timing fields that are instants (converted to the page clock); sizes are not.
-const TIMING_INSTANTS: [&str; 10] = [
-    "startTime",
-    "fetchStart",
-    "domainLookupStart",
-    "domainLookupEnd",
-    "connectStart",
-    "connectEnd",
-    "secureConnectionStart",
-    "requestStart",
-    "responseStart",
-    "responseEnd",
-];
-
-fn decode(message: &JsValue, offset_ms: f64) -> Option<(u32, WorkerEvent)> {
+fn decode(message: &JsValue, offset_ms: f64) -> Option<(u32, TransportEvent)> {
     let kind = text(message, "type")?;
     let request_id = number(message, "id")? as u32;
     let at_ms = number(message, "t")
         .map(|t| t + offset_ms)
         .unwrap_or_default();
     let event = match kind.as_str() {
-        "started" => WorkerEvent::Started { at_ms },
-        "headers" => WorkerEvent::Headers {
+        "started" => TransportEvent::Started { at_ms },
+        "headers" => TransportEvent::Headers {
             at_ms,
-            status: number(message, "status")? as u16,
-            content_type: text(message, "contentType").unwrap_or_default(),
-            retry_after: text(message, "retryAfter"),
+            head: ResponseHead {
+                status: number(message, "status")? as u16,
+                content_type: text(message, "contentType").unwrap_or_default(),
+                retry_after: text(message, "retryAfter"),
+            },
         },
         "chunk" => {
             let buffer: ArrayBuffer = Reflect::get(message, &"bytes".into())
                 .ok()?
                 .dyn_into()
                 .ok()?;
-            WorkerEvent::Chunk {
+            TransportEvent::Chunk {
                 at_ms,
                 bytes: Uint8Array::new(&buffer).to_vec(),
             }
         }
-        "end" => WorkerEvent::End { at_ms },
-        "failed" => WorkerEvent::Failed {
+        "end" => TransportEvent::End { at_ms },
+        "failed" => TransportEvent::Failed {
             at_ms,
-            name: text(message, "name").unwrap_or_default(),
-            message: text(message, "message").unwrap_or_default(),
+            error: FetchError {
+                name: text(message, "name").unwrap_or_default(),
+                message: text(message, "message").unwrap_or_default(),
+            },
         },
         "timing" => {
             let entry = Reflect::get(message, &"entry".into()).ok()?;
-            let mut fields = HashMap::new();
-            if entry.is_object() {
-                for key in Object::keys(entry.unchecked_ref::<Object>())
-                    .iter()
-                    .filter_map(|key| key.as_string())
-                {
-                    let Some(value) = number(&entry, &key) else {
-                        continue;
-                    };
-                    // A zero instant means "not exposed" (no Timing-Allow-Origin): keep it 0.
-                    let converted = if TIMING_INSTANTS.contains(&key.as_str()) && value > 0.0 {
-                        value + offset_ms
-                    } else {
-                        value
-                    };
-                    fields.insert(key, converted);
-                }
-            }
-            WorkerEvent::Timing {
-                fields,
-                next_hop_protocol: text(&entry, "nextHopProtocol").unwrap_or_default(),
-            }
+            TransportEvent::Timing(resource_timing(&entry, offset_ms))
         }
         _ => return None,
     };
@@ -206,7 +145,7 @@ impl FetchWorker {
                 let message = event.data();
                 if text(&message, "type").as_deref() == Some("ready") {
                     let worker_origin_ms = number(&message, "timeOrigin").unwrap_or_default();
-                    offset_ms.set(worker_origin_ms - page_time_origin_ms());
+                    offset_ms.set(worker_origin_ms - crate::clock::time_origin_ms());
                     if let Some(sender) = ready_sender.borrow_mut().take() {
                         let _ = sender.send(true);
                     }
@@ -215,7 +154,7 @@ impl FetchWorker {
                 let Some((request_id, decoded)) = decode(&message, offset_ms.get()) else {
                     return;
                 };
-                let last = matches!(decoded, WorkerEvent::Timing { .. });
+                let last = matches!(decoded, TransportEvent::Timing(_));
                 if let Some(sender) = routes.borrow().get(&request_id) {
                     let _ = sender.unbounded_send(decoded);
                 }
@@ -244,7 +183,7 @@ impl FetchWorker {
     pub fn start(
         &self,
         request: &HttpRequest,
-    ) -> Result<(u32, UnboundedReceiver<WorkerEvent>), String> {
+    ) -> Result<(u32, UnboundedReceiver<TransportEvent>), String> {
         let request_id = self.next_request_id.get();
         self.next_request_id.set(request_id.wrapping_add(1));
         let headers = Array::new();

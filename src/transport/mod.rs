@@ -1,0 +1,201 @@
+//! Getting a request's bytes and their arrival times: the fetch worker
+//! (`www/fetch-worker.js`, [`worker`]) when one can start, else the same fetch on the main
+//! thread ([`main_thread`]). Both report the same [`TransportEvent`]s, stamped on the page
+//! clock where the bytes arrive; the run engine in ttft-core does the rest.
+
+pub mod main_thread;
+pub mod worker;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use futures_channel::mpsc::{unbounded, UnboundedReceiver};
+use futures_channel::oneshot;
+use ttft_core::measure::{FetchError, ResponseHead};
+use ttft_core::record::Transport;
+use ttft_core::request::PreparedRequest;
+use ttft_core::timeline::ResourceTiming;
+use wasm_bindgen_futures::spawn_local;
+
+use worker::{FetchWorker, WORKER_SCRIPT_URL};
+
+/// A request as the transport sends it. The body is already serialized by ttft-core.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HttpRequest {
+    /// `GET` or `POST`.
+    pub method: &'static str,
+    /// The URL.
+    pub url: String,
+    /// Header names and values (the key travels here and nowhere else).
+    pub headers: Vec<(String, String)>,
+    /// The body, when there is one.
+    pub body: Option<String>,
+}
+
+impl From<&PreparedRequest> for HttpRequest {
+    fn from(prepared: &PreparedRequest) -> HttpRequest {
+        HttpRequest {
+            method: "POST",
+            url: prepared.url.clone(),
+            headers: prepared
+                .headers
+                .iter()
+                .map(|header| (header.name.clone(), header.value.clone()))
+                .collect(),
+            body: Some(prepared.body_text()),
+        }
+    }
+}
+
+/// One thing that happened to a request; every `at_ms` is on the page clock.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TransportEvent {
+    /// Just before `fetch()` was called.
+    Started {
+        /// Page-clock time.
+        at_ms: f64,
+    },
+    /// Status and headers are known.
+    Headers {
+        /// Page-clock time.
+        at_ms: f64,
+        /// Status and the headers the engine reads.
+        head: ResponseHead,
+    },
+    /// A body read.
+    Chunk {
+        /// Page-clock time the read resolved.
+        at_ms: f64,
+        /// The bytes of this read.
+        bytes: Vec<u8>,
+    },
+    /// The body ended normally.
+    End {
+        /// Page-clock time.
+        at_ms: f64,
+    },
+    /// The fetch or a read failed (`TypeError`, `AbortError`, ...).
+    Failed {
+        /// Page-clock time.
+        at_ms: f64,
+        /// What the browser said.
+        error: FetchError,
+    },
+    /// The request's Resource Timing entry (page clock), if the browser gave one. The last
+    /// event of every request.
+    Timing(Option<ResourceTiming>),
+}
+
+/// How to abort one request in flight.
+#[derive(Clone)]
+pub enum AbortHandle {
+    /// A request of the fetch worker.
+    Worker(Rc<FetchWorker>, u32),
+    /// A main-thread fetch.
+    MainThread(web_sys::AbortController),
+}
+
+impl AbortHandle {
+    /// Aborts the request; its events end with a `Failed { AbortError }`.
+    pub fn abort(&self) {
+        match self {
+            AbortHandle::Worker(worker, request_id) => worker.abort(*request_id),
+            AbortHandle::MainThread(controller) => controller.abort(),
+        }
+    }
+}
+
+/// An open request: its events, how to abort it, and which transport carries it.
+pub struct OpenRequest {
+    /// The request's events, in order, ending with [`TransportEvent::Timing`].
+    pub events: UnboundedReceiver<TransportEvent>,
+    /// Aborts the request.
+    pub abort: AbortHandle,
+    /// Which transport stamped the arrivals.
+    pub kind: Transport,
+}
+
+/// The page's fetch worker: not started, starting (callers waiting), or settled.
+enum WorkerSlot {
+    Idle,
+    Starting(Vec<oneshot::Sender<Option<Rc<FetchWorker>>>>),
+    Settled(Option<Rc<FetchWorker>>),
+}
+
+thread_local! {
+    static SHARED_WORKER: RefCell<WorkerSlot> = const { RefCell::new(WorkerSlot::Idle) };
+}
+
+/// The page's one fetch worker, started once (concurrent callers wait for the same start);
+/// `None` where Workers are unavailable, and requests then go on the main thread.
+async fn shared_worker() -> Option<Rc<FetchWorker>> {
+    let waiting = SHARED_WORKER.with(|slot| {
+        let mut slot = slot.borrow_mut();
+        match &mut *slot {
+            WorkerSlot::Settled(worker) => Err(worker.clone()),
+            WorkerSlot::Starting(waiters) => {
+                let (sender, receiver) = oneshot::channel();
+                waiters.push(sender);
+                Ok(Some(receiver))
+            }
+            WorkerSlot::Idle => {
+                *slot = WorkerSlot::Starting(Vec::new());
+                Ok(None)
+            }
+        }
+    });
+    match waiting {
+        Err(settled) => settled,
+        Ok(Some(receiver)) => receiver.await.ok().flatten(),
+        Ok(None) => {
+            let worker = FetchWorker::spawn(WORKER_SCRIPT_URL)
+                .await
+                .ok()
+                .map(Rc::new);
+            let waiters = SHARED_WORKER.with(|slot| {
+                match std::mem::replace(
+                    &mut *slot.borrow_mut(),
+                    WorkerSlot::Settled(worker.clone()),
+                ) {
+                    WorkerSlot::Starting(waiters) => waiters,
+                    _ => Vec::new(),
+                }
+            });
+            for waiter in waiters {
+                let _ = waiter.send(worker.clone());
+            }
+            worker
+        }
+    }
+}
+
+/// Starts the fetch worker ahead of the first run, so a click sends its request at once: a
+/// worker still starting when the user clicks would hold the request back. Returns the
+/// transport runs will use.
+pub async fn prewarm() -> Transport {
+    match shared_worker().await {
+        Some(_) => Transport::Worker,
+        None => Transport::MainThread,
+    }
+}
+
+/// Sends `request` through the worker (or the main thread when no worker can start).
+pub async fn open(request: &HttpRequest) -> Result<OpenRequest, String> {
+    if let Some(worker) = shared_worker().await {
+        let (request_id, events) = worker.start(request)?;
+        return Ok(OpenRequest {
+            events,
+            abort: AbortHandle::Worker(worker, request_id),
+            kind: Transport::Worker,
+        });
+    }
+    let controller = web_sys::AbortController::new().map_err(|error| format!("{error:?}"))?;
+    let signal = controller.signal();
+    let (sender, events) = unbounded();
+    spawn_local(main_thread::fetch_events(request.clone(), signal, sender));
+    Ok(OpenRequest {
+        events,
+        abort: AbortHandle::MainThread(controller),
+        kind: Transport::MainThread,
+    })
+}
