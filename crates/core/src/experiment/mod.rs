@@ -89,6 +89,7 @@
 //! assert!(result.verdict.message(Lang::En).starts_with("TTFT grows about linearly"));
 //! ```
 
+pub mod counting;
 pub mod filler;
 pub mod params;
 pub mod report;

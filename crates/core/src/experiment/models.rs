@@ -418,7 +418,7 @@ impl Experiment for Models {
         let requested = SIZES.read(inputs)?;
         let repetitions = REPETITIONS.read(inputs)? as usize;
         let budget = setup
-            .context_window_tokens
+            .window_for(&models)
             .map(|window_tokens| ContextBudget {
                 window_tokens,
                 output_tokens: DEFAULT_MAX_TOKENS,

@@ -43,9 +43,11 @@ pub struct Setup {
     pub model: String,
     /// The form's prompt (the monitor asks it).
     pub prompt: String,
-    /// The server's context window, tokens, when its metadata tells (`/v1/models`,
-    /// llama.cpp `/props`, vLLM `max_model_len`). For several models, the smallest.
+    /// The server's context window for the form's model, tokens, when its metadata tells
+    /// (llama.cpp `/props`, `/v1/models` entries; see [`super::counting::ContextWindows`]).
     pub context_window_tokens: Option<u32>,
+    /// The windows of other models the server listed (the models experiment asks several).
+    pub model_windows: Vec<(String, u32)>,
 }
 
 impl Setup {
@@ -57,7 +59,29 @@ impl Setup {
             model: model.to_owned(),
             prompt: prompt.to_owned(),
             context_window_tokens: None,
+            model_windows: Vec::new(),
         }
+    }
+
+    /// The smallest known window of `models` (each: its listed window, or the form's model's
+    /// when it is the form's model or unlisted); `None` when none is known.
+    pub fn window_for(&self, models: &[String]) -> Option<u32> {
+        models
+            .iter()
+            .filter_map(|model| {
+                let model = model.trim();
+                let listed = self
+                    .model_windows
+                    .iter()
+                    .find(|(id, _)| id == model)
+                    .map(|(_, tokens)| *tokens);
+                if model == self.model.trim() {
+                    self.context_window_tokens.or(listed)
+                } else {
+                    listed.or(self.context_window_tokens)
+                }
+            })
+            .min()
     }
 }
 
