@@ -4,9 +4,13 @@ import { CHROMIUM_ARGS, ROOT, launchBrowser, startSim as startSimProcess } from 
 
 export { CHROMIUM_ARGS, ROOT, launchBrowser };
 
-/** Starts the release ttft-sim on a free loopback port; `dist` serves the built page. */
+/**
+ * Starts the release ttft-sim on a free loopback port; `dist` serves the built page. Without
+ * its CSP: the same-page peers start blob: Workers, which the page's `worker-src 'self'`
+ * refuses.
+ */
 export async function startSim({ dist = true, extraArgs = [] } = {}) {
-  return startSimProcess(extraArgs, { profile: 'release', dist });
+  return startSimProcess(dist ? ['--no-csp', ...extraArgs] : extraArgs, { profile: 'release', dist });
 }
 
 /**

@@ -345,7 +345,7 @@ test('JSON export imports back identically; CSV and chart SVG/PNG download', asy
   await download.saveAs(exportedPath);
   const exported = JSON.parse(readFileSync(exportedPath, 'utf8'));
   assert.equal(exported.schema, 'ttft-meter/export');
-  assert.equal(exported.schema_version, 1);
+  assert.equal(exported.schema_version, 2);
   assert.equal(exported.runs.length, 2);
 
   const [csv] = await Promise.all([first.page.waitForEvent('download'), first.page.getByTestId('export-csv').click()]);
@@ -463,7 +463,8 @@ test('switching to Chinese translates every visible string (allow-list: metric n
 });
 
 test('at 360 px wide the page does not scroll sideways (with results, in both languages)', async () => {
-  const { context, page } = await freshWidget('?lang=en', { viewport: { width: 360, height: 800 } });
+  // bypassCSP: the check injects a <style> below, which the page's CSP (style-src 'self') refuses.
+  const { context, page } = await freshWidget('?lang=en', { viewport: { width: 360, height: 800 }, bypassCSP: true });
   await page.getByTestId('model').fill('sim-fast@prefill_ms=50');
   await page.getByTestId('send').click();
   await waitForRuns(page, 1);
@@ -574,7 +575,7 @@ test('the theme switch applies and is remembered; the summary is copied to the c
   await context.close();
 });
 
-test('a failed run is kept across a reload with its cause code', async () => {
+test('a failed run is kept across a reload with its cause, message and fix', async () => {
   const { context, page } = await freshWidget('?lang=en&model=sim-fast%40fault%3D401');
   await page.getByTestId('send').click();
   await waitForRuns(page, 1);
@@ -588,6 +589,12 @@ test('a failed run is kept across a reload with its cause code', async () => {
   assert.match(await page.getByTestId('history-item').textContent(), /failed/);
   const shown = page.getByTestId('run-detail').getByTestId('diagnosis');
   assert.equal(await shown.getAttribute('data-cause'), cause);
-  assert.equal(await shown.locator('strong').textContent(), cause);
+  // The whole diagnosis is stored, so a reloaded run is worded as fresh, in the page's
+  // language (schema 1 kept only the code).
+  assert.match(await shown.locator('strong').textContent(), /401/);
+  assert.ok((await shown.locator('p').textContent()).length > 20, 'the fix is shown');
+  await page.getByTestId('lang-zh').click();
+  assert.match(await shown.locator('strong').textContent(), /401/);
+  assert.match(await shown.locator('strong').textContent(), /[\u4e00-\u9fff]/, 'worded in Chinese');
   await context.close();
 });

@@ -175,8 +175,9 @@ pub async fn measure(
             while let Some(event) = open.events.next().await {
                 let mut run = measurement.borrow_mut();
                 match event {
-                    TransportEvent::Started { at_ms } => {
+                    TransportEvent::Started { at_ms, route } => {
                         *run = Measurement::new(plan, options.clicked_ms, at_ms, paint_key);
+                        run.on_route(route);
                         let timeout_control = control.clone();
                         deadline = Some(Timer::once(plan.timeout_ms, move || {
                             timeout_control.abort(AbortReason::Timeout)

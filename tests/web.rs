@@ -78,7 +78,7 @@ async fn worker_arrivals(block_main_thread_ms: f64) -> (f64, f64, f64) {
     let (mut started_ms, mut role_ms, mut content_ms) = (None, None, None);
     while let Some(event) = events.next().await {
         match event {
-            TransportEvent::Started { at_ms } => started_ms = Some(at_ms),
+            TransportEvent::Started { at_ms, .. } => started_ms = Some(at_ms),
             TransportEvent::Chunk { at_ms, bytes } => {
                 let text = String::from_utf8_lossy(&bytes);
                 if role_ms.is_none() && text.contains("\"role\"") {

@@ -8,7 +8,7 @@
 //   {type: 'abort', id}
 // Protocol (worker -> page), every `t` on this worker's clock (see `ready.timeOrigin`):
 //   {type: 'ready', timeOrigin}
-//   {type: 'started', id, t}                       just before fetch()
+//   {type: 'started', id, t, crossOrigin, firstPreflight}   just before fetch()
 //   {type: 'headers', id, t, status, contentType, retryAfter}
 //   {type: 'chunk', id, t, bytes}                  bytes: ArrayBuffer (transferred)
 //   {type: 'end', id, t}                           body complete
@@ -17,6 +17,35 @@
 'use strict';
 
 const controllers = new Map();
+
+// CORS: a cross-origin request with a JSON body or a key header is preceded by an OPTIONS
+// preflight, which the browser caches per origin (ttft-sim: Access-Control-Max-Age 600 s).
+// The first such request of the page to an origin pays it (and usually the new connection
+// with it): the run that follows is cold even though its own POST reuses the connection.
+const preflightedOrigins = new Set();
+const SAFELISTED_HEADERS = new Set(['accept', 'accept-language', 'content-language']);
+
+function needsPreflight(method, headers) {
+  if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') return true;
+  return headers.some(([name, value]) => {
+    const lower = name.toLowerCase();
+    if (lower === 'content-type') {
+      const type = String(value).split(';')[0].trim().toLowerCase();
+      return !['text/plain', 'multipart/form-data', 'application/x-www-form-urlencoded'].includes(type);
+    }
+    return !SAFELISTED_HEADERS.has(lower);
+  });
+}
+
+function route(url, method, headers) {
+  let origin = '';
+  try { origin = new URL(url, self.location.href).origin; } catch (error) { /* fetch will say */ }
+  const crossOrigin = origin !== '' && origin !== self.location.origin;
+  const preflight = crossOrigin && needsPreflight(method, headers);
+  const firstPreflight = preflight && !preflightedOrigins.has(origin);
+  if (preflight) preflightedOrigins.add(origin);
+  return { crossOrigin, firstPreflight };
+}
 
 // Resource Timing entries reach the timeline on their own schedule: in Chromium often after
 // the body reader has reported `done`, and later still on a busy machine. So entries are
@@ -90,7 +119,7 @@ async function run({ id, url, method, headers, body }) {
   const since = performance.now();
   let outcome = 'failed';
   try {
-    postMessage({ type: 'started', id, t: since });
+    postMessage({ type: 'started', id, t: since, ...route(url, method, headers) });
     const response = await fetch(url, { method, headers, body, signal: controller.signal });
     postMessage({
       type: 'headers', id, t: performance.now(), status: response.status,

@@ -39,17 +39,26 @@ fn chart_svg(test_id: &str) -> Option<web_sys::Element> {
         .flatten()
 }
 
+/// Sets one style property through the CSSOM: a strict Content-Security-Policy
+/// (`style-src 'self'`) refuses `style` attributes but not `element.style.setProperty`.
+fn set_style(element: &web_sys::Element, name: &str, value: &str) {
+    if let Ok(style) = js_sys::Reflect::get(element, &"style".into()) {
+        let _ = style
+            .unchecked_into::<web_sys::CssStyleDeclaration>()
+            .set_property(name, value);
+    }
+}
+
 /// Copies the computed style of `source` and its descendants onto `copy` (same shape).
 fn inline_styles(window: &web_sys::Window, source: &web_sys::Element, copy: &web_sys::Element) {
     if let Ok(Some(computed)) = window.get_computed_style(source) {
-        let style: String = INLINED_PROPERTIES
-            .iter()
-            .filter_map(|name| {
-                let value = computed.get_property_value(name).ok()?;
-                (!value.is_empty()).then(|| format!("{name}:{value};"))
-            })
-            .collect();
-        let _ = copy.set_attribute("style", &style);
+        for name in INLINED_PROPERTIES {
+            if let Ok(value) = computed.get_property_value(name) {
+                if !value.is_empty() {
+                    set_style(copy, name, &value);
+                }
+            }
+        }
     }
     let sources = source.children();
     let copies = copy.children();
@@ -99,10 +108,8 @@ fn append_legend(
         };
         let _ = text.set_attribute("x", &x_px.to_string());
         let _ = text.set_attribute("y", &(chart_height_px + 15.0).to_string());
-        let _ = text.set_attribute(
-            "style",
-            &format!("fill:{colour};font:600 12px system-ui, sans-serif;"),
-        );
+        set_style(&text, "fill", &colour);
+        set_style(&text, "font", "600 12px system-ui, sans-serif");
         text.set_text_content(Some(&format!("— {label}")));
         let _ = copy.append_child(&text);
         // A rough advance at 12 px: Latin letters about 7 px, CJK characters a full em.
@@ -150,13 +157,7 @@ fn serialize(test_id: &str) -> Option<(String, f64, f64)> {
         .ok()??
         .get_property_value("background-color")
         .ok()?;
-    let _ = copy.set_attribute(
-        "style",
-        &format!(
-            "{}background:{background};",
-            copy.get_attribute("style").unwrap_or_default()
-        ),
-    );
+    set_style(&copy, "background", &background);
     let text = web_sys::XmlSerializer::new()
         .ok()?
         .serialize_to_string(&copy)

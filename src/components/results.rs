@@ -49,8 +49,13 @@ fn outcome_label(outcome: &RunOutcome) -> (String, String) {
 }
 
 fn connection_label(record: &RunRecord) -> (&'static str, &'static str) {
+    let preflight = record
+        .network
+        .as_ref()
+        .is_some_and(|network| network.preflight_ms.is_some());
     match (record.warm_up, record.cold) {
         (true, _) => ("warm-up", "预热"),
+        (false, Some(true)) if preflight => ("cold (preflight)", "冷（预检）"),
         (false, Some(true)) => ("cold", "冷"),
         (false, Some(false)) => ("warm", "热"),
         (false, None) => ("?", "?"),
@@ -455,6 +460,16 @@ pub fn RunDetail(
     let network = record.network.clone();
     let number = record.run_index;
     let url = record.endpoint_url().to_owned();
+    let preflight_line = network.as_ref().and_then(|network| network.preflight_ms).map(|preflight_ms| {
+        view! {
+            <p class="meta" data-testid="preflight" data-ms=format!("{preflight_ms:.3}")>
+                {move || i18n.pick(
+                    format!("CORS preflight: the browser asked the server with OPTIONS first ({}, inside the queueing time; it also opened the connection). Later runs to this origin skip it while the browser caches the answer.", format_ms(Some(preflight_ms))),
+                    format!("CORS 预检：浏览器先用 OPTIONS 询问服务器（{}，包含在排队时间内；它也建立了连接）。在浏览器缓存预检结果期间，之后对该源的运行不再预检。", format_ms(Some(preflight_ms))),
+                )}
+            </p>
+        }
+    });
     let network_line = network.map(|network| {
         let queueing = network.queueing_ms;
         view! {
@@ -491,6 +506,7 @@ pub fn RunDetail(
             <p class="meta">{format!("POST {url}")}</p>
             {failed.map(|record| view! { <DiagnosisBox record=record /> })}
             {network_line}
+            {preflight_line}
             {
                 // A run without a first token has only its connection setup: no chart.
                 (phases.len() > 1)

@@ -184,7 +184,18 @@ pub async fn fetch_events(
             error: EngineFetchError { name, message },
         }
     };
-    send(TransportEvent::Started { at_ms: now_ms() });
+    // Resource Timing is not collected here, so a preflight could not be told from queueing:
+    // the route says only what is known.
+    let cross_origin = web_sys::Url::new(&request.url)
+        .map(|url| url.origin() != crate::persist::page_origin())
+        .unwrap_or(false);
+    send(TransportEvent::Started {
+        at_ms: now_ms(),
+        route: ttft_core::measure::RequestRoute {
+            cross_origin,
+            first_preflight: false,
+        },
+    });
     let response = match open(&request, &signal).await {
         Ok(response) => response,
         Err(failure) => {

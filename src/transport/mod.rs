@@ -11,7 +11,7 @@ use std::rc::Rc;
 
 use futures_channel::mpsc::{unbounded, UnboundedReceiver};
 use futures_channel::oneshot;
-use ttft_core::measure::{FetchError, ResponseHead};
+use ttft_core::measure::{FetchError, RequestRoute, ResponseHead};
 use ttft_core::record::Transport;
 use ttft_core::request::PreparedRequest;
 use ttft_core::timeline::ResourceTiming;
@@ -54,6 +54,8 @@ pub enum TransportEvent {
     Started {
         /// Page-clock time.
         at_ms: f64,
+        /// Cross-origin, and whether this is the page's first preflighted request there.
+        route: RequestRoute,
     },
     /// Status and headers are known.
     Headers {

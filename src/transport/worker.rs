@@ -12,7 +12,7 @@ use std::rc::Rc;
 use futures_channel::mpsc::{unbounded, UnboundedReceiver, UnboundedSender};
 use futures_channel::oneshot;
 use js_sys::{Array, ArrayBuffer, Object, Reflect, Uint8Array};
-use ttft_core::measure::{FetchError, ResponseHead};
+use ttft_core::measure::{FetchError, RequestRoute, ResponseHead};
 use ttft_core::timeline::ResourceTiming;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
@@ -35,6 +35,13 @@ pub struct FetchWorker {
 
 fn number(object: &JsValue, field: &str) -> Option<f64> {
     Reflect::get(object, &field.into()).ok()?.as_f64()
+}
+
+fn flag(object: &JsValue, field: &str) -> bool {
+    Reflect::get(object, &field.into())
+        .ok()
+        .and_then(|value| value.as_bool())
+        .unwrap_or(false)
 }
 
 fn text(object: &JsValue, field: &str) -> Option<String> {
@@ -71,7 +78,13 @@ fn decode(message: &JsValue, offset_ms: f64) -> Option<(u32, TransportEvent)> {
         .map(|t| t + offset_ms)
         .unwrap_or_default();
     let event = match kind.as_str() {
-        "started" => TransportEvent::Started { at_ms },
+        "started" => TransportEvent::Started {
+            at_ms,
+            route: RequestRoute {
+                cross_origin: flag(message, "crossOrigin"),
+                first_preflight: flag(message, "firstPreflight"),
+            },
+        },
         "headers" => TransportEvent::Headers {
             at_ms,
             head: ResponseHead {

@@ -55,6 +55,24 @@ pub fn is_secret_header(name: &str) -> bool {
         || lower == "cookie"
 }
 
+/// A secret header value in masked form: `Bearer sk-…abcd` keeps the scheme, and the first
+/// 3 and last 4 characters of a long key ([`ApiKey::masked`](crate::request::ApiKey::masked)).
+/// A value that already holds `…` is a masked one (real keys are ASCII: `ApiKey::parse`
+/// refuses anything else) and is kept, so masking twice changes nothing.
+pub fn mask_secret_value(value: &str) -> String {
+    if value.contains('…') {
+        return value.to_owned();
+    }
+    let (prefix, secret) = match value.strip_prefix("Bearer ") {
+        Some(secret) => ("Bearer ", secret),
+        None => ("", value),
+    };
+    match crate::request::ApiKey::parse(secret) {
+        Ok(Some(key)) => format!("{prefix}{}", key.masked()),
+        _ => format!("{prefix}…"),
+    }
+}
+
 /// `url` with the value of every secret query parameter replaced by `…`; the rest (path,
 /// other parameters, fragment) as it was.
 pub fn redact_url(url: &str) -> String {

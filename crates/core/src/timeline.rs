@@ -594,6 +594,12 @@ pub struct NetworkBreakdown {
     pub connection: ConnectionKind,
     /// Whether the detailed fields were visible (`Timing-Allow-Origin` allowed them).
     pub timing_visible: bool,
+    /// The CORS preflight this request waited for, when it was the page's first preflighted
+    /// request to its origin: the OPTIONS round trip (and the new connection it opened) is
+    /// inside `queueing_ms`, which is what this repeats. Resource Timing has no entry for the
+    /// preflight itself. Since schema 2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preflight_ms: Option<f64>,
 }
 
 /// `end − start` when both are real timestamps (non-zero) in order.
@@ -619,6 +625,7 @@ impl NetworkBreakdown {
                 request_ms: None,
                 connection: ConnectionKind::Unknown,
                 timing_visible: false,
+                preflight_ms: None,
             };
         }
         let has_tls = timing.secure_connection_start > 0.0;
@@ -647,6 +654,7 @@ impl NetworkBreakdown {
             request_ms: phase(timing.fetch_start, timing.response_start),
             connection,
             timing_visible: true,
+            preflight_ms: None,
         }
     }
 }

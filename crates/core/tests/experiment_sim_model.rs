@@ -1,39 +1,15 @@
 //! A copy of ttft-sim's ground truth for the experiment tests (no dependency on the sim
-//! crate): its token rule, its prefill formula and built-in profiles, its prefix cache in
-//! 64-token blocks and its FIFO slots. Included by the other `experiment_*` tests with
+//! crate): its token rule (from the shared `ttft-tokens` crate), its prefill formula and
+//! built-in profiles, its prefix cache in 64-token blocks and its FIFO slots. Included by the other `experiment_*` tests with
 //! `#[path]`; it has no tests of its own.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, dead_code)]
 
 use std::collections::HashSet;
 
-/// ttft-sim `tokens.rs`, rewritten: ideographs are one token each; other non-space runs are
-/// cut into pieces of 4 characters; whitespace is free.
+/// ttft-sim's token rule, from the crate both use (`ttft-tokens`): ideographs are one token
+/// each; other non-space runs are cut into pieces of 4 characters; whitespace is free.
 pub fn sim_tokenize(text: &str) -> Vec<String> {
-    let is_ideograph = |c: char| {
-        matches!(c as u32,
-            0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x2A6DF
-            | 0x2A700..=0x2EBEF | 0x2F800..=0x2FA1F | 0x30000..=0x3134F)
-    };
-    let mut tokens = Vec::new();
-    let mut run: Vec<char> = Vec::new();
-    let flush = |run: &mut Vec<char>, tokens: &mut Vec<String>| {
-        for piece in run.chunks(4) {
-            tokens.push(piece.iter().collect());
-        }
-        run.clear();
-    };
-    for c in text.chars() {
-        if c.is_whitespace() {
-            flush(&mut run, &mut tokens);
-        } else if is_ideograph(c) {
-            flush(&mut run, &mut tokens);
-            tokens.push(c.to_string());
-        } else {
-            run.push(c);
-        }
-    }
-    flush(&mut run, &mut tokens);
-    tokens
+    ttft_tokens::pieces(text).map(str::to_string).collect()
 }
 
 /// Token count under the sim's rule.

@@ -10,8 +10,8 @@ use common::{feeding_ways, load_fixtures, Fixture, EXTRA_DIR, SHARED_DIR};
 use serde_json::Value;
 use ttft_core::dialect::Dialect;
 use ttft_core::measure::{
-    AbortReason, Channel, FetchError, FinishContext, Measurement, Progress, ResponseHead, RunInput,
-    RunPlan, StreamControl, MAX_ERROR_BODY_BYTES,
+    AbortReason, Channel, FetchError, FinishContext, Measurement, Progress, RequestRoute,
+    ResponseHead, RunInput, RunPlan, StreamControl, MAX_ERROR_BODY_BYTES,
 };
 use ttft_core::protocol::{Protocol, ProtocolChoice};
 use ttft_core::record::{RunRecord, Transport};
@@ -527,4 +527,43 @@ fn the_key_never_reaches_the_record() {
     let json = serde_json::to_string(&record).unwrap();
     assert!(!json.contains("SECRET"), "{json}");
     assert!(json.contains("sk-…CRET"), "the masked key is shown");
+}
+
+#[test]
+fn the_first_preflighted_request_to_an_origin_is_cold_with_its_preflight_shown() {
+    // Resource Timing of a POST whose preflight opened the connection: connectStart equals
+    // fetchStart (the POST reused it), and queueing holds the OPTIONS round trip.
+    let timing = ResourceTiming {
+        fetch_start: 1000.2,
+        domain_lookup_start: 1000.2,
+        domain_lookup_end: 1000.2,
+        connect_start: 1000.2,
+        connect_end: 1000.2,
+        secure_connection_start: 0.0,
+        request_start: 1012.0,
+        response_start: 1014.0,
+    };
+    for (first_preflight, cold, preflight_ms) in
+        [(true, Some(true), Some(11.8)), (false, Some(false), None)]
+    {
+        let mut run = chat_run(false);
+        run.on_route(RequestRoute {
+            cross_origin: true,
+            first_preflight,
+        });
+        let mut progress = Vec::new();
+        let _ = run.on_chunk(1300.0, &delta("Hi"), &mut progress);
+        run.on_resource_timing(&timing);
+        let record = run.finish(&context());
+        assert_eq!(record.cold, cold, "first preflight {first_preflight}");
+        let network = record.network.unwrap();
+        assert_eq!(
+            network.preflight_ms.map(|ms| (ms * 10.0).round() / 10.0),
+            preflight_ms
+        );
+        assert_eq!(
+            network.queueing_ms.map(|ms| (ms * 10.0).round() / 10.0),
+            Some(11.8)
+        );
+    }
 }

@@ -47,6 +47,52 @@ pub fn check_key(headers: &HeaderMap, style: KeyStyle, key: &str) -> Result<(), 
     }
 }
 
+/// The `echo_key` faults' message: every key header of the request in full, as a naive
+/// gateway logs them back, plus the key's base64 and URL-encoded forms (a scrubber must
+/// catch those too).
+pub fn key_echo(headers: &HeaderMap) -> String {
+    use base64::Engine as _;
+    let sent: Vec<(&str, &str)> = ["authorization", "x-api-key"]
+        .into_iter()
+        .filter_map(|name| {
+            let value = headers.get(name)?.to_str().ok()?;
+            Some((name, value))
+        })
+        .collect();
+    let Some(key) = sent.first().map(|(name, value)| match *name {
+        "authorization" => value.strip_prefix("Bearer ").unwrap_or(value),
+        _ => value,
+    }) else {
+        return "Incorrect API key provided: the request had no authorization or x-api-key \
+                header."
+            .to_string();
+    };
+    let listed: Vec<String> = sent
+        .iter()
+        .map(|(name, value)| format!("{name}: {value}"))
+        .collect();
+    format!(
+        "Incorrect API key provided. Received {}; the key base64-encoded: {}; URL-encoded: {}.",
+        listed.join(", "),
+        base64::engine::general_purpose::STANDARD.encode(key),
+        encode_uri_component(key)
+    )
+}
+
+/// JavaScript's `encodeURIComponent`: UTF-8 percent-encoding of everything but
+/// `A-Z a-z 0-9 - _ . ! ~ * ' ( )`.
+pub fn encode_uri_component(text: &str) -> String {
+    let mut encoded = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-_.!~*'()".contains(&byte) {
+            encoded.push(char::from(byte));
+        } else {
+            encoded.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    encoded
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -57,6 +103,26 @@ mod tests {
             map.insert(*name, value.parse().unwrap());
         }
         map
+    }
+
+    #[test]
+    fn echo_lists_the_headers_and_encodings() {
+        let echo = key_echo(&headers(&[("authorization", "Bearer sk-a.b/c")]));
+        assert_eq!(
+            echo,
+            "Incorrect API key provided. Received authorization: Bearer sk-a.b/c; the key \
+             base64-encoded: c2stYS5iL2M=; URL-encoded: sk-a.b%2Fc."
+        );
+        let both = key_echo(&headers(&[
+            ("authorization", "Bearer k1"),
+            ("x-api-key", "k2"),
+        ]));
+        assert!(
+            both.contains("authorization: Bearer k1, x-api-key: k2"),
+            "{both}"
+        );
+        assert!(key_echo(&HeaderMap::new()).contains("no authorization"));
+        assert_eq!(encode_uri_component("a b+é"), "a%20b%2B%C3%A9");
     }
 
     #[test]

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::cache::CacheMode;
+use crate::fault::Fault;
 use crate::profile::{Profile, ProfileError, Profiles};
 
 /// Default TCP port.
@@ -14,6 +16,32 @@ pub const DEFAULT_PORT: u16 = 8787;
 pub const DEFAULT_SLOTS: usize = 4;
 /// Default prefix-cache block size, tokens.
 pub const DEFAULT_BLOCK_TOKENS: usize = 64;
+/// Default `frame-ancestors` of the page's CSP: the page itself and pages on loopback (the
+/// sim only listens there, so no site on the internet may frame it).
+pub const DEFAULT_FRAME_ANCESTORS: &str = "'self' http://127.0.0.1:* http://localhost:*";
+/// Default `connect-src` of the page's CSP: the page must reach any endpoint its user types.
+pub const DEFAULT_CONNECT_SRC: &str = "'self' http: https:";
+
+/// The page's Content-Security-Policy settings (`--dist`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CspConfig {
+    /// Send the policy at all.
+    pub enabled: bool,
+    /// `frame-ancestors` sources.
+    pub frame_ancestors: String,
+    /// `connect-src` sources.
+    pub connect_src: String,
+}
+
+impl Default for CspConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            frame_ancestors: DEFAULT_FRAME_ANCESTORS.to_string(),
+            connect_src: DEFAULT_CONNECT_SRC.to_string(),
+        }
+    }
+}
 
 /// Everything the server needs.
 #[derive(Clone, Debug)]
@@ -22,8 +50,8 @@ pub struct ServerConfig {
     pub slots: usize,
     /// Prefix-cache block size, tokens.
     pub block_tokens: usize,
-    /// Prefix cache on.
-    pub cache_enabled: bool,
+    /// Which prefix cache (`blocks`, `last-prompt`, `off`).
+    pub cache_mode: CacheMode,
     /// Uniform extra delay in `[0, jitter_ms)` added to prefill and to each ITL gap.
     pub jitter_ms: f64,
     /// Seed of the jitter generator.
@@ -36,6 +64,21 @@ pub struct ServerConfig {
     pub dist: Option<PathBuf>,
     /// Also serve `/chat/completions`, `/messages`, `/responses`, `/models`.
     pub accept_unversioned: bool,
+    /// A fault for every request that names none (`--fault`).
+    pub fault: Option<Fault>,
+    /// Target of the `redirect` fault (an origin or a full URL); `None`: the port after the
+    /// server's own on 127.0.0.1.
+    pub redirect_to: Option<String>,
+    /// Remember every request and serve them at `/__sim/requests`.
+    pub record_requests: bool,
+    /// Serve `POST /tokenize` (llama.cpp and vLLM shapes).
+    pub tokenize_enabled: bool,
+    /// Expose context windows (`/props`, `max_model_len` and `meta` in `/v1/models`).
+    pub context_info: bool,
+    /// CORS preflights allow `traceparent` and `tracestate`.
+    pub trace_headers_allowed: bool,
+    /// The page's Content-Security-Policy.
+    pub csp: CspConfig,
     /// Model profiles.
     pub profiles: Profiles,
 }
@@ -45,13 +88,20 @@ impl Default for ServerConfig {
         Self {
             slots: DEFAULT_SLOTS,
             block_tokens: DEFAULT_BLOCK_TOKENS,
-            cache_enabled: true,
+            cache_mode: CacheMode::Blocks,
             jitter_ms: 0.0,
             seed: 0,
             require_key: None,
             cors_enabled: true,
             dist: None,
             accept_unversioned: false,
+            fault: None,
+            redirect_to: None,
+            record_requests: false,
+            tokenize_enabled: true,
+            context_info: true,
+            trace_headers_allowed: true,
+            csp: CspConfig::default(),
             profiles: Profiles::builtin(),
         }
     }
@@ -71,6 +121,8 @@ pub struct FileConfig {
     pub block_tokens: Option<usize>,
     /// `--no-cache`.
     pub no_cache: Option<bool>,
+    /// `--cache-mode`.
+    pub cache_mode: Option<String>,
     /// `--jitter-ms`.
     pub jitter_ms: Option<f64>,
     /// `--seed`.
@@ -83,6 +135,24 @@ pub struct FileConfig {
     pub dist: Option<PathBuf>,
     /// `--accept-unversioned`.
     pub accept_unversioned: Option<bool>,
+    /// `--fault`.
+    pub fault: Option<String>,
+    /// `--redirect-to`.
+    pub redirect_to: Option<String>,
+    /// `--record-requests`.
+    pub record_requests: Option<bool>,
+    /// `--no-tokenize`.
+    pub no_tokenize: Option<bool>,
+    /// `--no-context-info`.
+    pub no_context_info: Option<bool>,
+    /// `--no-trace-headers`.
+    pub no_trace_headers: Option<bool>,
+    /// `--no-csp`.
+    pub no_csp: Option<bool>,
+    /// `--csp-frame-ancestors`.
+    pub csp_frame_ancestors: Option<String>,
+    /// `--csp-connect-src`.
+    pub csp_connect_src: Option<String>,
     /// `--set` for all profiles.
     #[serde(default)]
     pub set: BTreeMap<String, serde_json::Value>,
@@ -118,6 +188,9 @@ pub enum ConfigError {
         /// The parser's message.
         message: String,
     },
+    /// A server option was refused.
+    #[error("{0}")]
+    Option(#[from] OptionError),
     /// A profile option was refused.
     #[error("{context}: {source}")]
     Profile {
@@ -126,6 +199,51 @@ pub enum ConfigError {
         /// What.
         source: ProfileError,
     },
+}
+
+/// A server-wide option whose value is not usable (from the file or the command line).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OptionError {
+    /// `cache_mode` names no cache.
+    #[error("cache mode `{0}` is unknown; known modes: blocks, last-prompt, off")]
+    CacheMode(String),
+    /// `fault` names no fault.
+    #[error("unknown fault `{0}`; known faults: {known}", known = Fault::names().collect::<Vec<_>>().join(", "))]
+    Fault(String),
+    /// `redirect_to` is not an http(s) URL.
+    #[error("redirect target `{0}` is not an http:// or https:// URL")]
+    RedirectTo(String),
+    /// A CSP source list would break the header (a `;`, a comma or a line break in it).
+    #[error("CSP sources `{0}` may not contain `;`, `,` or line breaks")]
+    CspSources(String),
+}
+
+/// Parses `--cache-mode`.
+pub fn parse_cache_mode(value: &str) -> Result<CacheMode, OptionError> {
+    CacheMode::parse(value).ok_or_else(|| OptionError::CacheMode(value.to_string()))
+}
+
+/// Parses `--fault`.
+pub fn parse_fault(value: &str) -> Result<Fault, OptionError> {
+    Fault::parse(value).ok_or_else(|| OptionError::Fault(value.to_string()))
+}
+
+/// Checks `--redirect-to`.
+pub fn parse_redirect_to(value: &str) -> Result<String, OptionError> {
+    if value.starts_with("http://") || value.starts_with("https://") {
+        Ok(value.to_string())
+    } else {
+        Err(OptionError::RedirectTo(value.to_string()))
+    }
+}
+
+/// Checks a CSP source list (`--csp-frame-ancestors`, `--csp-connect-src`).
+pub fn parse_csp_sources(value: &str) -> Result<String, OptionError> {
+    if value.contains([';', ',', '\n', '\r']) {
+        Err(OptionError::CspSources(value.to_string()))
+    } else {
+        Ok(value.trim().to_string())
+    }
 }
 
 impl FileConfig {
@@ -164,8 +282,11 @@ impl FileConfig {
         if let Some(block_tokens) = self.block_tokens {
             config.block_tokens = block_tokens.max(1);
         }
-        if let Some(no_cache) = self.no_cache {
-            config.cache_enabled = !no_cache;
+        if let Some(mode) = &self.cache_mode {
+            config.cache_mode = parse_cache_mode(mode)?;
+        }
+        if self.no_cache == Some(true) {
+            config.cache_mode = CacheMode::Off;
         }
         if let Some(jitter_ms) = self.jitter_ms {
             config.jitter_ms = jitter_ms.max(0.0);
@@ -184,6 +305,33 @@ impl FileConfig {
         }
         if let Some(accept) = self.accept_unversioned {
             config.accept_unversioned = accept;
+        }
+        if let Some(fault) = &self.fault {
+            config.fault = Some(parse_fault(fault)?);
+        }
+        if let Some(target) = &self.redirect_to {
+            config.redirect_to = Some(parse_redirect_to(target)?);
+        }
+        if let Some(record) = self.record_requests {
+            config.record_requests = record;
+        }
+        if let Some(off) = self.no_tokenize {
+            config.tokenize_enabled = !off;
+        }
+        if let Some(off) = self.no_context_info {
+            config.context_info = !off;
+        }
+        if let Some(off) = self.no_trace_headers {
+            config.trace_headers_allowed = !off;
+        }
+        if let Some(off) = self.no_csp {
+            config.csp.enabled = !off;
+        }
+        if let Some(sources) = &self.csp_frame_ancestors {
+            config.csp.frame_ancestors = parse_csp_sources(sources)?;
+        }
+        if let Some(sources) = &self.csp_connect_src {
+            config.csp.connect_src = parse_csp_sources(sources)?;
         }
         for (key, value) in &self.set {
             for profile in config.profiles.by_name.values_mut() {
@@ -237,7 +385,7 @@ reasoning_style = "reasoning"
         let mut config = ServerConfig::default();
         file.apply(&mut config).unwrap();
         assert_eq!(config.slots, 2);
-        assert!(!config.cache_enabled);
+        assert_eq!(config.cache_mode, CacheMode::Off);
         let fast = &config.profiles.by_name["sim-fast"];
         assert_eq!((fast.base_ms, fast.itl_ms), (5.0, 10.0));
         assert_eq!(config.profiles.by_name["sim-reasoning"].itl_ms, 10.0);
@@ -249,6 +397,39 @@ reasoning_style = "reasoning"
         file.apply(&mut config).unwrap();
         assert_eq!(config.slots, 1);
         assert!(config.profiles.by_name["sim-fast"].early_role);
+    }
+
+    #[test]
+    fn server_options_from_a_file() {
+        let text = r#"
+cache_mode = "last-prompt"
+fault = "drip"
+redirect_to = "http://127.0.0.1:9"
+record_requests = true
+no_tokenize = true
+no_context_info = true
+no_trace_headers = true
+csp_frame_ancestors = "https://docs.example.com"
+"#;
+        let file = FileConfig::parse(Path::new("c.toml"), text).unwrap();
+        let mut config = ServerConfig::default();
+        file.apply(&mut config).unwrap();
+        assert_eq!(config.cache_mode, CacheMode::LastPrompt);
+        assert_eq!(config.fault, Some(Fault::Drip));
+        assert_eq!(config.redirect_to.as_deref(), Some("http://127.0.0.1:9"));
+        assert!(config.record_requests);
+        assert!(!config.tokenize_enabled && !config.context_info && !config.trace_headers_allowed);
+        assert_eq!(config.csp.frame_ancestors, "https://docs.example.com");
+        for bad in [
+            "cache_mode = \"lru\"",
+            "fault = \"boom\"",
+            "redirect_to = \"127.0.0.1:9\"",
+            "csp_connect_src = \"'self'; script-src *\"",
+        ] {
+            let file = FileConfig::parse(Path::new("c.toml"), bad).unwrap();
+            let error = file.apply(&mut ServerConfig::default()).unwrap_err();
+            assert!(!error.to_string().is_empty(), "{bad}");
+        }
     }
 
     #[test]

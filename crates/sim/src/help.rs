@@ -12,7 +12,17 @@ pub const HELP: &str = r#"ENDPOINTS (127.0.0.1 only)
                               reasoning item + reasoning_summary_text.delta...,
                               message item + output_text.delta..., response.completed
                               (response.incomplete when max_output_tokens cut it).
-  GET  /v1/models             OpenAI list of the profiles.
+  GET  /v1/models             OpenAI list of the profiles, each with vLLM's max_model_len
+                              and llama.cpp's meta.n_ctx_train (see CONTEXT WINDOW).
+  GET  /props[?model=NAME]    llama.cpp: default_generation_settings.n_ctx, total_slots.
+  POST /tokenize              llama.cpp {"content"} -> {"tokens":[ids]} (with_pieces:true
+                              -> [{"id","piece"}]); vLLM {"model","prompt"|"messages"} ->
+                              {"count","max_model_len","tokens","token_strs":null}. Counts
+                              follow TOKEN COUNTING, so they equal usage.prompt_tokens.
+  GET  /__sim/info            {"name":"ttft-sim","version":...,"api_base":"/v1"}: keyless,
+                              so a page can tell that its origin is ttft-sim. Every
+                              response also carries `x-ttft-sim: VERSION`.
+  GET|DELETE /__sim/requests  the request recorder (--record-requests, below).
   OPTIONS on every route      CORS preflight (204).
   Any other path -> 404 {"error":{"message":"Invalid URL (POST /v1/chat/completion)",
   "type":"invalid_request_error","param":null,"code":null}} as api.openai.com answers.
@@ -42,7 +52,8 @@ TIMING MODEL (deterministic; all times in ms after the request reached the serve
   jitter     none unless --jitter-ms J: uniform [0, J) ms added to prefill and to every
              ITL gap, from SplitMix64 seeded by --seed and the request number.
 
-TOKEN COUNTING (prompt_tokens)
+TOKEN COUNTING (prompt_tokens; the rule lives in the ttft-tokens crate, shared with
+ttft-core)
   Each CJK ideograph is 1 token; every other maximal run of non-whitespace characters is
   ceil(chars / 4) tokens (chars = Unicode scalar values); whitespace is free. Summed over
   every text of the request: chat messages[].content (string or text parts, system
@@ -55,13 +66,45 @@ OUTPUT TEXT
   when the last prompt text contains a CJK ideograph. paragraph_tokens=P starts every
   P-th answer token with a paragraph break (\n\n) instead of a space (default 0: one line).
 
-PREFIX CACHE
-  Per model (name before `@`), in blocks of --block-tokens (64) tokens: cached_tokens =
-  the longest run of whole leading blocks whose chained hashes were seen before (a change
-  at token 0 means no hit). A prompt's blocks are remembered when it arrives. Reported as
-  chat usage.prompt_tokens_details.cached_tokens, Anthropic cache_read_input_tokens (with
-  input_tokens = the uncached remainder, cache_creation_input_tokens = 0), Responses
-  usage.input_tokens_details.cached_tokens. --no-cache turns it off.
+PREFIX CACHE (--cache-mode blocks | last-prompt | off; --no-cache = off)
+  blocks (default; vLLM-like)  per model (name before `@`), in blocks of --block-tokens
+    (64) tokens: cached_tokens = the longest run of whole leading blocks whose chained
+    hashes were seen before (a change at token 0 means no hit). A prompt's blocks are
+    remembered when it arrives.
+  last-prompt (llama.cpp server slots, llama-cpp-python)  each slot keeps only the last
+    prompt it took: cached_tokens = the common token prefix with that prompt (same model),
+    at most prompt_tokens - 1 (the last prompt token is always evaluated again). A request
+    takes the free slot holding the longest common prefix, else the slot that frees
+    first; so with interleaved prompts on one slot nothing hits.
+  Reported as chat usage.prompt_tokens_details.cached_tokens, Anthropic
+  cache_read_input_tokens (with input_tokens = the uncached remainder,
+  cache_creation_input_tokens = 0), Responses usage.input_tokens_details.cached_tokens.
+
+CONTEXT WINDOW (profile field context_tokens, default 32768)
+  Exposed where real servers expose it: /v1/models entries carry "max_model_len" (vLLM)
+  and "meta": {"n_vocab", "n_ctx_train"} (llama.cpp); GET /props has
+  default_generation_settings.n_ctx (llama.cpp); vLLM's /tokenize has max_model_len.
+  --no-context-info removes all of these (and /props answers 404).
+  A prompt that does not fit is refused with 400 before anything streams, in the words
+  of overflow_style (the OpenAI-style routes; /v1/messages always answers as Anthropic,
+  prompt > window: "prompt is too long: P tokens > N maximum"):
+  openai    prompt + max_tokens > N: {"error":{"message":"This model's maximum context
+            length is N tokens. However, you requested T tokens (P in the messages, M in
+            the completion). Please reduce the length of the messages or completion.",
+            "type":"invalid_request_error","param":"messages",
+            "code":"context_length_exceeded"}} (without max_tokens: "However, your
+            messages resulted in P tokens. Please reduce the length of the messages.";
+            /v1/responses: "Your input exceeds the context window of this model. ...")
+  vllm      prompt + max_tokens > N: {"error":{"message":"This model's maximum context
+            length is N tokens. However, you requested M output tokens and your prompt
+            contains at least P input tokens, for a total of at least T tokens. Please
+            reduce the length of the input prompt or the number of requested output
+            tokens. (parameter=input_tokens, value=P)","type":"BadRequestError",
+            "param":"input_tokens","code":400}}
+  llamacpp  prompt >= N: {"error":{"code":400,"message":"request (P tokens) exceeds the
+            available context size (N tokens), try increasing it",
+            "type":"exceed_context_size_error","n_prompt_tokens":P,"n_ctx":N}}
+  --no-tokenize turns POST /tokenize off (404), as on servers without one.
 
 PROFILES (model names; every field overridable)
   sim-fast            base_ms=60  a_ms_per_token=0.05 b_ms_per_token2=0.000001 itl_ms=15
@@ -76,8 +119,10 @@ PROFILES (model names; every field overridable)
                       answer_tokens=40 (1k tokens: 700 ms)
   Defaults of every profile unless listed: prefill_ms unset, reasoning_tokens=0,
   reasoning_style=none, early_role=0, keepalive_ms=0, reserve_ms_per_max_token=0,
-  fault_after_tokens=3, retry_after_s=2. A config-file profile with a new name starts
-  from base_ms=100 a_ms_per_token=0.1 b_ms_per_token2=0 itl_ms=20 answer_tokens=40.
+  fault_after_tokens=3, retry_after_s=2, stream_usage=1, context_tokens=32768,
+  overflow_style=openai, huge_line_bytes=67108864, redirect_to unset. A config-file
+  profile with a new name starts from base_ms=100 a_ms_per_token=0.1 b_ms_per_token2=0
+  itl_ms=20 answer_tokens=40.
 
 PROFILE FIELDS (keys for the suffix, --set and the config file; times are numbers from
 0 to 10000000, counts whole numbers from 0 to 1000000, booleans 1/0/true/false)
@@ -89,13 +134,22 @@ PROFILE FIELDS (keys for the suffix, --set and the config file; times are number
   paragraph_tokens          a paragraph break before every P-th answer token (0 = none)
   reasoning_style           chat field for reasoning: reasoning_content (DeepSeek),
                             reasoning (vLLM/Ollama), think (inline <think>...</think> in
-                            content), none (reasoning takes time but is not streamed in any
-                            dialect; only usage reasoning_tokens tells)
+                            content), think_no_open (reasoning as plain content, then
+                            `</think>`, then the answer: DeepSeek-R1 served without a
+                            reasoning parser), none (reasoning takes time but is not
+                            streamed in any dialect; only usage reasoning_tokens tells)
   early_role                1/0: role chunk on arrival (see above)
   keepalive_ms              `: keep-alive` interval until the first token, ms (0 = off)
   reserve_ms_per_max_token  extra prefill per requested max_tokens, ms
   fault_after_tokens        visible tokens before midstream/drop/malformed strike
   retry_after_s             Retry-After of the 429 fault, seconds
+  stream_usage              1/0: 0 = chat streams never carry usage, even when
+                            include_usage asks (llama-cpp-python); stream:false answers
+                            keep usage.prompt_tokens
+  context_tokens            context window, tokens (1 to 100000000; CONTEXT WINDOW)
+  overflow_style            openai, vllm or llamacpp (CONTEXT WINDOW)
+  huge_line_bytes           length of the huge_line fault's line, bytes (1 to 16 GiB)
+  redirect_to               target of the redirect fault (http:// or https:// URL)
 
 MODEL-NAME SUFFIX (per request, through any client that lets you type a model)
   NAME@key=value,key=value,...   e.g.
@@ -104,7 +158,8 @@ MODEL-NAME SUFFIX (per request, through any client that lets you type a model)
   NAME -> 404 (OpenAI code model_not_found; Anthropic not_found_error "model: NAME").
   Responses echo the model exactly as sent.
 
-FAULTS (suffix fault=NAME or request header `x-sim-fault: NAME`; the header wins)
+FAULTS (suffix fault=NAME, request header `x-sim-fault: NAME`, or --fault NAME for every
+request that names none; the header wins, then the suffix)
   400, 401, 403, 404, 429 (with Retry-After), 500   that status with the dialect's body
   midstream   HTTP 200, fault_after_tokens tokens, then the dialect's error event (chat
               `data: {"error": {...}}`, Anthropic `event: error` overloaded_error,
@@ -114,19 +169,67 @@ FAULTS (suffix fault=NAME or request header `x-sim-fault: NAME`; the header wins
               the cut comes at the next token time, at least 20 ms after the last bytes)
   malformed   a chunk of invalid JSON after a few tokens, then the normal rest
   nocors      the normal stream without any CORS header (a browser refuses it)
+  A hostile provider (each misbehaves on purpose):
+  echo_key    401 whose error message echoes the request's key headers in full:
+              "Incorrect API key provided. Received authorization: Bearer KEY[,
+              x-api-key: KEY]; the key base64-encoded: B64; URL-encoded: PCT." (OpenAI
+              shape, code invalid_api_key; Anthropic authentication_error)
+  echo_key_midstream   HTTP 200, fault_after_tokens tokens, then the dialect's error
+              event with that same message (chat code invalid_api_key, Anthropic
+              authentication_error, Responses code invalid_api_key); no terminal marker
+  xss         a normal stream whose reasoning and answer tokens are the payloads below
+              (each one token followed by a space, cycled) and whose model id is all of
+              them in one string starting with the formulas:
+                <script>window.__xss=1</script>
+                <img src=x onerror="window.__xss=1">
+                <svg onload="window.__xss=1">
+                <a href="javascript:window.__xss=1">link</a>
+                [link](javascript:window.__xss=1)
+                javascript:window.__xss=1
+                =HYPERLINK("http://127.0.0.1:9/?leak","click")
+                +cmd|' /C calc'!A0
+                -1+1
+                @SUM(1+1)
+              Any payload that runs sets window.__xss = 1. With xss or xss_error (header
+              or --fault), /v1/models also lists each payload and the combined string as
+              model ids (a request with one of them gets the 404 naming it).
+  xss_error   like xss, then after fault_after_tokens tokens the dialect's error event
+              whose message is the combined string
+  huge_line   HTTP 200, fault_after_tokens tokens, then one SSE data line of
+              huge_line_bytes bytes (default 64 MiB) that never ends (a text delta
+              followed by `x` bytes, no line end), written in 64 KiB chunks as fast as the
+              client reads (never held in memory); then the body ends
+  html_error  502 with nginx's HTML error page (text/html), as a proxy answers
+  redirect    307 (method and body kept) to redirect_to, else --redirect-to, else
+              http://127.0.0.1:<this port + 1>; an origin gets the request's path and
+              query appended, a URL with a path is used as is
+  drip        HTTP 200, then `: keep-alive` comments every 100 ms forever, never a token
+              (takes no slot)
+  bad_usage   a normal stream whose usage (sent even without include_usage) has one bad
+              number per field: chat prompt_tokens 1e308, completion_tokens -1,
+              total_tokens 1e308, cached_tokens 2.5, reasoning_tokens
+              18446744073709551617 (2^64+1); Anthropic input_tokens 1e308, output_tokens
+              -1, cache_read_input_tokens 2.5, cache_creation_input_tokens 2^64+1;
+              Responses input_tokens 1e308, output_tokens -1, cached_tokens 2.5,
+              reasoning_tokens 2^64+1, total_tokens 1e308 (stream:false bodies too)
+  On GET /v1/models (header or --fault): the status faults, echo_key, html_error,
+  redirect, stall, nocors and xss apply; the others list normally.
 
 AUTH (--require-key KEY)
   chat and responses need `Authorization: Bearer KEY`; messages need `x-api-key: KEY`;
   /v1/models accepts either. Missing or wrong (compared exactly: a stray space is wrong)
   -> 401 in the dialect's shape; the other dialect's header style -> 401 whose message
-  says which header is expected.
+  says which header is expected. /props, /tokenize and /__sim/* need no key.
 
 CORS (on unless --no-cors)
-  API responses carry Access-Control-Allow-Origin: *, Allow-Methods POST, GET, OPTIONS,
-  Allow-Headers authorization, content-type, x-api-key, anthropic-version,
-  anthropic-dangerous-direct-browser-access, x-sim-fault; Access-Control-Max-Age: 600;
-  Access-Control-Expose-Headers: retry-after and the x-sim-* headers;
-  Timing-Allow-Origin: *; and always Cross-Origin-Resource-Policy: cross-origin.
+  API responses carry Access-Control-Allow-Origin: *, Allow-Methods POST, GET, DELETE,
+  OPTIONS, Allow-Headers authorization, content-type, x-api-key, anthropic-version,
+  anthropic-dangerous-direct-browser-access, x-sim-fault, traceparent, tracestate
+  (--no-trace-headers leaves the last two out, so a browser's preflight for a request
+  with W3C trace context fails, as on servers that do not allow it);
+  Access-Control-Max-Age: 600; Access-Control-Expose-Headers: retry-after, x-ttft-sim and
+  the x-sim-* headers; Timing-Allow-Origin: *; and always Cross-Origin-Resource-Policy:
+  cross-origin.
 
 GROUND-TRUTH HEADERS (on every simulated completion; ms after arrival at the server)
   x-sim-request-id, x-sim-prompt-tokens, x-sim-cached-tokens, x-sim-queue-ms,
@@ -134,17 +237,43 @@ GROUND-TRUTH HEADERS (on every simulated completion; ms after arrival at the ser
   x-sim-first-reasoning-ms (only when reasoning is streamed), x-sim-first-answer-ms,
   x-sim-end-ms, x-sim-itl-ms, x-sim-reasoning-tokens, x-sim-output-tokens.
 
+REQUEST RECORDER (--record-requests)
+  Every request received (preflights and page files included; not /__sim/requests
+  itself) is kept: GET /__sim/requests -> {"requests":[{"seq","at_ms","method","path"
+  (with query),"origin","headers":[[name,value],...],"body" (first 64 KiB, lossy UTF-8),
+  "body_bytes","body_truncated"}],"dropped"}, oldest first, the last 10000 kept;
+  DELETE /__sim/requests forgets them. Without the flag both answer 404.
+
 STATIC PAGE (--dist DIR)
   Files of DIR at / (index.html for directories) with Cross-Origin-Opener-Policy:
-  same-origin, Cross-Origin-Embedder-Policy: require-corp, Cross-Origin-Resource-Policy:
-  same-origin (cross-origin isolation: fine-grained timers) and MIME types incl.
-  application/wasm. API routes keep working for the isolated page (CORS + CORP).
+  same-origin and Cross-Origin-Embedder-Policy: require-corp (cross-origin isolation:
+  fine-grained timers), MIME types incl. application/wasm, and Cache-Control: no-cache.
+  Cross-Origin-Resource-Policy: cross-origin on HTML documents (so a cross-origin
+  isolated host page may frame the widget; it should add allow="cross-origin-isolated"
+  to its iframe), same-origin on every other file (only the page loads them).
+  Precompressed files: a `.br` or `.gz` beside a text or wasm file (written by
+  scripts/precompress.mjs after `trunk build`) is sent with Content-Encoding: br or gzip
+  when Accept-Encoding accepts it (highest q; br on a tie; q=0 refuses) and it is not
+  older than the file; those files carry Vary: Accept-Encoding.
+  Content-Security-Policy (unless --no-csp) on index.html and on every non-HTML file
+  (a worker's policy comes from its script's response); other HTML files (the example
+  host page) get none:
+    default-src 'self'; script-src 'self' 'wasm-unsafe-eval' 'sha256-...' (a hash of
+    each inline script of that index.html, computed when it is served); style-src 'self';
+    img-src 'self' data: blob:; connect-src 'self' http: https: (--csp-connect-src);
+    worker-src 'self'; frame-ancestors 'self' http://127.0.0.1:* http://localhost:*
+    (--csp-frame-ancestors); base-uri 'self'; form-action 'self'; object-src 'none'
+  connect-src allows every http(s) endpoint because the page calls whatever endpoint its
+  user types. `ttft-sim --print-csp --dist DIR [--csp-frame-ancestors ...]` prints the
+  header for deployers. API routes keep working for the isolated page (CORS + CORP).
 
 CONFIG FILE (--config FILE, TOML or .json)
-  Keys = long flag names with `_` (port, slots, block_tokens, no_cache, jitter_ms, seed,
-  require_key, no_cors, dist, accept_unversioned); a [set] table applies fields to every
-  profile; [profiles.NAME] tables change or add profiles. Precedence: built-ins < file <
-  command line (--set) < model-name suffix.
+  Keys = long flag names with `_` (port, slots, block_tokens, no_cache, cache_mode,
+  jitter_ms, seed, require_key, no_cors, dist, accept_unversioned, fault, redirect_to,
+  record_requests, no_tokenize, no_context_info, no_trace_headers, no_csp,
+  csp_frame_ancestors, csp_connect_src); a [set] table applies fields to every profile;
+  [profiles.NAME] tables change or add profiles. Precedence: built-ins < file < command
+  line (--set) < model-name suffix.
 "#;
 
 #[cfg(test)]
@@ -162,7 +291,7 @@ mod tests {
         for key in PROFILE_KEYS {
             assert!(HELP.contains(key), "key {key}");
         }
-        for fault in Fault::NAMES {
+        for fault in Fault::names() {
             assert!(HELP.contains(fault), "fault {fault}");
         }
         for header in GROUND_TRUTH_HEADERS {

@@ -7,10 +7,14 @@ pub mod cache;
 mod clock;
 pub mod config;
 pub mod dialect;
+pub mod extras;
 pub mod fault;
 pub mod help;
+mod http;
 pub mod profile;
+pub mod recorder;
 pub mod request;
+mod routes;
 pub mod server;
 pub mod static_files;
 pub mod text;
@@ -27,11 +31,12 @@ pub use help::HELP;
 /// Nagle's algorithm.
 pub async fn serve(config: ServerConfig, listener: tokio::net::TcpListener) -> std::io::Result<()> {
     use axum::serve::ListenerExt;
+    let port = listener.local_addr()?.port();
     let listener = listener.tap_io(|tcp| {
         // Best effort: without it frames may be delayed by up to one delayed-ACK period.
         let _ = tcp.set_nodelay(true);
     });
-    axum::serve(listener, server::router(config)).await
+    axum::serve(listener, server::router(config, port)).await
 }
 
 /// Binds `127.0.0.1:port` (0 = any free port) and serves in a background task; returns the

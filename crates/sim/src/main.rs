@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use ttft_sim::config::{FileConfig, DEFAULT_PORT};
+use ttft_sim::cache::CacheMode;
+use ttft_sim::config::{self, FileConfig, DEFAULT_PORT};
 use ttft_sim::ServerConfig;
 
 /// A simulated LLM provider with a deterministic timing model.
@@ -21,9 +22,13 @@ struct Cli {
     /// Prefix-cache block size, tokens [default: 64]
     #[arg(long)]
     block_tokens: Option<usize>,
-    /// Turn the prefix cache off (cached tokens are always 0)
+    /// Turn the prefix cache off (cached tokens are always 0); same as --cache-mode off
     #[arg(long)]
     no_cache: bool,
+    /// Prefix cache: blocks (vLLM-like), last-prompt (llama.cpp-like: each slot keeps only
+    /// its last prompt) or off [default: blocks]
+    #[arg(long, value_name = "MODE")]
+    cache_mode: Option<String>,
     /// Add uniform random [0, J) ms to prefill and to every ITL gap [default: 0]
     #[arg(long, value_name = "J")]
     jitter_ms: Option<f64>,
@@ -36,12 +41,44 @@ struct Cli {
     /// No CORS headers at all (browsers then refuse every API response)
     #[arg(long)]
     no_cors: bool,
-    /// Serve this directory (the built page) at / with COOP/COEP
+    /// Serve this directory (the built page) at / with COOP/COEP and a strict CSP
     #[arg(long, value_name = "DIR")]
     dist: Option<PathBuf>,
+    /// No Content-Security-Policy on --dist files
+    #[arg(long)]
+    no_csp: bool,
+    /// CSP frame-ancestors: who may frame the page
+    /// [default: 'self' http://127.0.0.1:* http://localhost:*]
+    #[arg(long, value_name = "SOURCES")]
+    csp_frame_ancestors: Option<String>,
+    /// CSP connect-src: what the page may call [default: 'self' http: https:]
+    #[arg(long, value_name = "SOURCES")]
+    csp_connect_src: Option<String>,
+    /// Print the Content-Security-Policy header of --dist's index.html and exit
+    #[arg(long)]
+    print_csp: bool,
     /// Also serve /chat/completions, /messages, /responses, /models (without /v1)
     #[arg(long)]
     accept_unversioned: bool,
+    /// A fault for every request that names none (e.g. xss, drip, redirect)
+    #[arg(long, value_name = "NAME")]
+    fault: Option<String>,
+    /// Target of the redirect fault: an origin (the request's path is kept) or a full URL
+    /// [default: http://127.0.0.1:<port + 1>]
+    #[arg(long, value_name = "URL")]
+    redirect_to: Option<String>,
+    /// Remember every request; list them at GET /__sim/requests, clear with DELETE
+    #[arg(long)]
+    record_requests: bool,
+    /// No POST /tokenize (as a server without one)
+    #[arg(long)]
+    no_tokenize: bool,
+    /// No context windows exposed (no GET /props, no max_model_len/meta in /v1/models)
+    #[arg(long)]
+    no_context_info: bool,
+    /// CORS preflights do not allow traceparent/tracestate
+    #[arg(long)]
+    no_trace_headers: bool,
     /// Config file (TOML, or JSON if it ends in .json)
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
@@ -68,8 +105,11 @@ fn build_config(cli: &Cli) -> Result<(ServerConfig, u16), String> {
     if let Some(block_tokens) = cli.block_tokens {
         config.block_tokens = block_tokens.max(1);
     }
+    if let Some(mode) = &cli.cache_mode {
+        config.cache_mode = config::parse_cache_mode(mode).map_err(|e| e.to_string())?;
+    }
     if cli.no_cache {
-        config.cache_enabled = false;
+        config.cache_mode = CacheMode::Off;
     }
     if let Some(jitter_ms) = cli.jitter_ms {
         config.jitter_ms = jitter_ms.max(0.0);
@@ -89,6 +129,34 @@ fn build_config(cli: &Cli) -> Result<(ServerConfig, u16), String> {
     if cli.accept_unversioned {
         config.accept_unversioned = true;
     }
+    if let Some(fault) = &cli.fault {
+        config.fault = Some(config::parse_fault(fault).map_err(|e| e.to_string())?);
+    }
+    if let Some(target) = &cli.redirect_to {
+        config.redirect_to = Some(config::parse_redirect_to(target).map_err(|e| e.to_string())?);
+    }
+    if cli.record_requests {
+        config.record_requests = true;
+    }
+    if cli.no_tokenize {
+        config.tokenize_enabled = false;
+    }
+    if cli.no_context_info {
+        config.context_info = false;
+    }
+    if cli.no_trace_headers {
+        config.trace_headers_allowed = false;
+    }
+    if cli.no_csp {
+        config.csp.enabled = false;
+    }
+    if let Some(sources) = &cli.csp_frame_ancestors {
+        config.csp.frame_ancestors =
+            config::parse_csp_sources(sources).map_err(|e| e.to_string())?;
+    }
+    if let Some(sources) = &cli.csp_connect_src {
+        config.csp.connect_src = config::parse_csp_sources(sources).map_err(|e| e.to_string())?;
+    }
     for pair in &cli.set {
         let (key, value) = pair
             .split_once('=')
@@ -101,6 +169,31 @@ fn build_config(cli: &Cli) -> Result<(ServerConfig, u16), String> {
     Ok((config, port))
 }
 
+/// `--print-csp`: the header a deployer should send with the page.
+fn print_csp(config: &ServerConfig) -> ExitCode {
+    let Some(dist) = &config.dist else {
+        eprintln!(
+            "ttft-sim: --print-csp needs --dist DIR (the built page whose scripts it hashes)"
+        );
+        return ExitCode::from(2);
+    };
+    let index = dist.join("index.html");
+    match std::fs::read_to_string(&index) {
+        Ok(html) => {
+            let policy = ttft_sim::static_files::policy_for_page(&config.csp, &html);
+            println!("Content-Security-Policy: {policy}");
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!(
+                "ttft-sim: cannot read {}: {error} (build the page first: trunk build --release)",
+                index.display()
+            );
+            ExitCode::from(1)
+        }
+    }
+}
+
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -111,6 +204,9 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if cli.print_csp {
+        return print_csp(&config);
+    }
     if cli.list_profiles {
         for (name, profile) in &config.profiles.by_name {
             println!("{name}: {profile}");

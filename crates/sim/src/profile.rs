@@ -15,6 +15,10 @@ pub enum ReasoningStyle {
     Reasoning,
     /// Inline `<think>…</think>` inside `delta.content` (servers without a reasoning parser).
     Think,
+    /// Reasoning as plain `delta.content`, then `</think>`, then the answer: no opening tag
+    /// (DeepSeek-R1 whose chat template opens `<think>` in the prompt, served without a
+    /// reasoning parser).
+    ThinkNoOpen,
     /// Reasoning takes time but is not streamed (OpenAI o-series on Chat Completions); only
     /// `completion_tokens_details.reasoning_tokens` tells. Anthropic and Responses streams
     /// then omit the thinking text too.
@@ -28,6 +32,7 @@ impl ReasoningStyle {
             Self::ReasoningContent => "reasoning_content",
             Self::Reasoning => "reasoning",
             Self::Think => "think",
+            Self::ThinkNoOpen => "think_no_open",
             Self::None => "none",
         }
     }
@@ -37,7 +42,40 @@ impl ReasoningStyle {
             "reasoning_content" => Some(Self::ReasoningContent),
             "reasoning" => Some(Self::Reasoning),
             "think" => Some(Self::Think),
+            "think_no_open" => Some(Self::ThinkNoOpen),
             "none" => Some(Self::None),
+            _ => None,
+        }
+    }
+}
+
+/// Whose wording and rule a context overflow follows on the OpenAI-style routes (the
+/// Anthropic route always answers as Anthropic does).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OverflowStyle {
+    /// api.openai.com: prompt + max_tokens > window, 400 `context_length_exceeded`.
+    OpenAi,
+    /// vLLM: prompt + max_tokens > max_model_len, 400 `BadRequestError`.
+    Vllm,
+    /// llama.cpp server: prompt >= n_ctx, 400 `exceed_context_size_error`.
+    LlamaCpp,
+}
+
+impl OverflowStyle {
+    /// The name used in config files and suffixes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::OpenAi => "openai",
+            Self::Vllm => "vllm",
+            Self::LlamaCpp => "llamacpp",
+        }
+    }
+
+    fn parse(value: &str) -> Option<Self> {
+        match value {
+            "openai" => Some(Self::OpenAi),
+            "vllm" => Some(Self::Vllm),
+            "llamacpp" | "llama.cpp" => Some(Self::LlamaCpp),
             _ => None,
         }
     }
@@ -75,6 +113,18 @@ pub struct Profile {
     pub fault_after_tokens: u32,
     /// `Retry-After` of the `429` fault, seconds.
     pub retry_after_s: u32,
+    /// Chat streams carry usage when `stream_options.include_usage` asks (false: never,
+    /// like llama-cpp-python; non-streamed answers keep their usage).
+    pub stream_usage: bool,
+    /// Context window, tokens: exposed in `/v1/models`, `/props` and `/tokenize`, and
+    /// enforced with a context-overflow 400.
+    pub context_tokens: u32,
+    /// Wording and rule of a context overflow on the OpenAI-style routes.
+    pub overflow_style: OverflowStyle,
+    /// Length of the `huge_line` fault's line, bytes.
+    pub huge_line_bytes: u64,
+    /// Target of the `redirect` fault (an origin, or a full URL); unset: the server's.
+    pub redirect_to: Option<String>,
 }
 
 impl Default for Profile {
@@ -94,6 +144,11 @@ impl Default for Profile {
             reserve_ms_per_max_token: 0.0,
             fault_after_tokens: 3,
             retry_after_s: 2,
+            stream_usage: true,
+            context_tokens: DEFAULT_CONTEXT_TOKENS,
+            overflow_style: OverflowStyle::OpenAi,
+            huge_line_bytes: crate::fault::DEFAULT_HUGE_LINE_BYTES,
+            redirect_to: None,
         }
     }
 }
@@ -114,7 +169,22 @@ pub const PROFILE_KEYS: &[&str] = &[
     "reserve_ms_per_max_token",
     "fault_after_tokens",
     "retry_after_s",
+    "stream_usage",
+    "context_tokens",
+    "overflow_style",
+    "huge_line_bytes",
+    "redirect_to",
 ];
+
+/// Context window of every profile unless set, tokens (large, so nothing overflows unless
+/// a test asks).
+pub const DEFAULT_CONTEXT_TOKENS: u32 = 32_768;
+
+/// Upper bound of `context_tokens`.
+pub const MAX_CONTEXT_TOKENS: u32 = 100_000_000;
+
+/// Upper bound of `huge_line_bytes` (16 GiB).
+pub const MAX_HUGE_LINE_BYTES: u64 = 16 * 1024 * 1024 * 1024;
 
 /// A rejected override or model name.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -142,7 +212,7 @@ pub enum ProfileError {
     #[error("model `{0}` does not exist")]
     UnknownModel(String),
     /// `fault=` named no known fault.
-    #[error("unknown fault `{0}`; known faults: {known}", known = Fault::NAMES.join(", "))]
+    #[error("unknown fault `{0}`; known faults: {known}", known = Fault::names().collect::<Vec<_>>().join(", "))]
     UnknownFault(String),
 }
 
@@ -170,6 +240,22 @@ fn parse_count(key: &str, value: &str) -> Result<u32, ProfileError> {
             key: key.into(),
             value: value.into(),
             expected: "a whole number from 0 to 1000000",
+        }),
+    }
+}
+
+fn parse_bounded<T: std::str::FromStr + PartialOrd>(
+    key: &str,
+    value: &str,
+    range: std::ops::RangeInclusive<T>,
+    expected: &'static str,
+) -> Result<T, ProfileError> {
+    match value.parse::<T>() {
+        Ok(parsed) if range.contains(&parsed) => Ok(parsed),
+        _ => Err(ProfileError::BadValue {
+            key: key.into(),
+            value: value.into(),
+            expected,
         }),
     }
 }
@@ -209,7 +295,7 @@ impl Profile {
                     ReasoningStyle::parse(value).ok_or_else(|| ProfileError::BadValue {
                         key: key.into(),
                         value: value.into(),
-                        expected: "reasoning_content, reasoning, think or none",
+                        expected: "reasoning_content, reasoning, think, think_no_open or none",
                     })?
             }
             "early_role" => self.early_role = parse_bool(key, value)?,
@@ -217,6 +303,46 @@ impl Profile {
             "reserve_ms_per_max_token" => self.reserve_ms_per_max_token = parse_ms(key, value)?,
             "fault_after_tokens" => self.fault_after_tokens = parse_count(key, value)?,
             "retry_after_s" => self.retry_after_s = parse_count(key, value)?,
+            "stream_usage" => self.stream_usage = parse_bool(key, value)?,
+            "context_tokens" => {
+                self.context_tokens = parse_bounded(
+                    key,
+                    value,
+                    1..=MAX_CONTEXT_TOKENS,
+                    "a whole number from 1 to 100000000",
+                )?
+            }
+            "overflow_style" => {
+                self.overflow_style =
+                    OverflowStyle::parse(value).ok_or_else(|| ProfileError::BadValue {
+                        key: key.into(),
+                        value: value.into(),
+                        expected: "openai, vllm or llamacpp",
+                    })?
+            }
+            "huge_line_bytes" => {
+                self.huge_line_bytes = parse_bounded(
+                    key,
+                    value,
+                    1..=MAX_HUGE_LINE_BYTES,
+                    "a whole number of bytes from 1 to 17179869184",
+                )?
+            }
+            "redirect_to" => {
+                self.redirect_to = match value {
+                    "" | "none" => None,
+                    url if url.starts_with("http://") || url.starts_with("https://") => {
+                        Some(url.to_string())
+                    }
+                    _ => {
+                        return Err(ProfileError::BadValue {
+                            key: key.into(),
+                            value: value.into(),
+                            expected: "an http:// or https:// URL",
+                        })
+                    }
+                }
+            }
             _ => return Err(ProfileError::UnknownKey { key: key.into() }),
         }
         Ok(())
@@ -271,13 +397,16 @@ impl fmt::Display for Profile {
         write!(
             f,
             "{prefill} itl_ms={} reasoning_tokens={} answer_tokens={} reasoning_style={} \
-             early_role={} keepalive_ms={}",
+             early_role={} keepalive_ms={} stream_usage={} context_tokens={} overflow_style={}",
             self.itl_ms,
             self.reasoning_tokens,
             self.answer_tokens,
             self.reasoning_style.name(),
             u8::from(self.early_role),
-            self.keepalive_ms
+            self.keepalive_ms,
+            u8::from(self.stream_usage),
+            self.context_tokens,
+            self.overflow_style.name()
         )
     }
 }
@@ -427,13 +556,22 @@ mod tests {
         for key in PROFILE_KEYS {
             let value = match *key {
                 "reasoning_style" => "think",
-                "early_role" => "1",
+                "early_role" | "stream_usage" => "1",
+                "overflow_style" => "vllm",
+                "redirect_to" => "http://127.0.0.1:9",
                 _ => "7",
             };
             profile.set(key, value).unwrap();
         }
         assert_eq!(profile.retry_after_s, 7);
         assert_eq!(profile.reasoning_style, ReasoningStyle::Think);
+        assert_eq!(profile.context_tokens, 7);
+        assert_eq!(profile.huge_line_bytes, 7);
+        assert_eq!(profile.overflow_style, OverflowStyle::Vllm);
+        assert_eq!(profile.redirect_to.as_deref(), Some("http://127.0.0.1:9"));
+        assert!(profile.set("redirect_to", "ftp://x").is_err());
+        assert!(profile.set("context_tokens", "0").is_err());
+        assert!(profile.set("huge_line_bytes", "17179869185").is_err());
     }
 
     #[test]

@@ -41,7 +41,7 @@ pub enum RequestError {
 
 /// Collects text from a content value: a string, or an array of parts with `text`
 /// (chat `{"type":"text"}`, Anthropic text blocks, Responses `input_text`).
-fn collect_content(content: &Value, texts: &mut Vec<String>) {
+pub fn collect_content(content: &Value, texts: &mut Vec<String>) {
     match content {
         Value::String(text) => texts.push(text.clone()),
         Value::Array(parts) => {

@@ -6,29 +6,29 @@ use std::time::Duration;
 
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::header::{HeaderName, HeaderValue};
-use axum::http::{HeaderMap, Method, StatusCode};
+use axum::http::{HeaderMap, Method};
 use axum::response::Response;
 use axum::Router;
 use bytes::Bytes;
 use tokio::time::Instant;
 
-use crate::cache::PrefixCache;
+use crate::cache::{token_hash, CacheMode, PrefixCache, SlotPrompts};
 use crate::clock::unix_seconds;
 use crate::config::ServerConfig;
-use crate::dialect::errors::{invalid_url, ApiError};
-use crate::dialect::{self, Frame, FrameBody, Usage, WriterInput};
-use crate::fault::Fault;
+use crate::dialect::errors::{invalid_url, ApiError, Overflow, BAD_GATEWAY_HTML};
+use crate::dialect::{self, FaultDetails, Frame, FrameBody, Usage, WriterInput};
+use crate::fault::{self, Fault};
+use crate::http::{
+    allowed_headers, api_error, finish_api, json_response, response, set, IDENTITY_HEADER,
+};
 use crate::profile::{Profile, ProfileError, ReasoningStyle, ResolvedModel};
+use crate::recorder::{Recorder, REQUESTS_PATH};
 use crate::request::{parse_request, Dialect, RequestError, SimRequest};
+use crate::routes::{extras_response, models, query_value, requests_route, static_response};
 use crate::timing::{self, Booking, Jitter, OutputCounts, SlotSchedule, StreamPlan};
-use crate::{auth, static_files, text, tokens};
+use crate::{auth, extras, text, tokens};
 
 const SSE_CONTENT_TYPE: &str = "text/event-stream; charset=utf-8";
-
-/// Headers a browser may send to the API (the preflight's allow list).
-pub const ALLOWED_HEADERS: &str = "authorization, content-type, x-api-key, anthropic-version, \
-                                   anthropic-dangerous-direct-browser-access, x-sim-fault";
 
 /// Ground-truth headers on every simulated completion (all times in ms after the request
 /// reached the server's handler).
@@ -51,26 +51,33 @@ pub const GROUND_TRUTH_HEADERS: &[&str] = &[
 struct SimState {
     schedule: SlotSchedule,
     cache: PrefixCache,
+    slot_prompts: SlotPrompts,
     next_request_id: u64,
 }
 
 /// The shared server.
 pub struct App {
-    config: ServerConfig,
+    pub(crate) config: ServerConfig,
+    /// The port it listens on (the default `redirect` target is the next one).
+    port: u16,
     epoch: Instant,
     state: Mutex<SimState>,
+    pub(crate) recorder: Option<Recorder>,
 }
 
 impl App {
-    /// A server with `config`, its clock starting now.
-    pub fn new(config: ServerConfig) -> Self {
+    /// A server with `config` listening on `port`, its clock starting now.
+    pub fn new(config: ServerConfig, port: u16) -> Self {
         let state = SimState {
             schedule: SlotSchedule::new(config.slots),
             cache: PrefixCache::new(),
+            slot_prompts: SlotPrompts::new(config.slots),
             next_request_id: 1,
         };
         Self {
+            recorder: config.record_requests.then(Recorder::new),
             config,
+            port,
             epoch: Instant::now(),
             state: Mutex::new(state),
         }
@@ -89,20 +96,68 @@ impl App {
     }
 }
 
-/// The axum router serving everything.
-pub fn router(config: ServerConfig) -> Router {
+/// The axum router serving everything, for a server listening on `port`.
+pub fn router(config: ServerConfig, port: u16) -> Router {
+    let app = Arc::new(App::new(config, port));
     Router::new()
         .fallback(handle)
-        .with_state(Arc::new(App::new(config)))
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::clone(&app),
+            record,
+        ))
+        .with_state(app)
 }
+
+/// With `--record-requests`, remembers each request (body included) before handling it.
+async fn record(
+    State(app): State<Arc<App>>,
+    request: Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let Some(recorder) = &app.recorder else {
+        return next.run(request).await;
+    };
+    if request.uri().path() == REQUESTS_PATH {
+        return next.run(request).await;
+    }
+    let at_ms = app.ms_since_epoch(Instant::now());
+    let (parts, body) = request.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, MAX_BODY_BYTES).await else {
+        let error = ApiError::BadRequest("The request body could not be read.".into());
+        let allowed_headers = allowed_headers(app.config.trace_headers_allowed);
+        let cors = app.config.cors_enabled.then_some(allowed_headers.as_str());
+        return finish_api(api_error(&error, Dialect::Chat), cors);
+    };
+    recorder.record(&parts, &bytes, at_ms);
+    next.run(Request::from_parts(parts, Body::from(bytes)))
+        .await
+}
+
+/// Largest request body read, bytes.
+const MAX_BODY_BYTES: usize = 16 * 1024 * 1024;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Route {
     Api(Dialect),
     Models,
+    /// llama.cpp `GET /props`.
+    Props,
+    /// llama.cpp / vLLM `POST /tokenize`.
+    Tokenize,
+    /// ttft-sim's identity, `GET /__sim/info`.
+    Info,
+    /// The recorder, `GET` / `DELETE /__sim/requests`.
+    Requests,
 }
 
 fn route_of(path: &str, accept_unversioned: bool) -> Option<Route> {
+    match path {
+        "/props" => return Some(Route::Props),
+        "/tokenize" => return Some(Route::Tokenize),
+        extras::INFO_PATH => return Some(Route::Info),
+        REQUESTS_PATH => return Some(Route::Requests),
+        _ => {}
+    }
     let rest = match path.strip_prefix("/v1") {
         Some(rest) => rest,
         None if accept_unversioned => path,
@@ -117,142 +172,95 @@ fn route_of(path: &str, accept_unversioned: bool) -> Option<Route> {
     }
 }
 
-fn header_value(text: &str) -> HeaderValue {
-    HeaderValue::from_str(text).unwrap_or_else(|_| HeaderValue::from_static("invalid"))
-}
-
-fn set(headers: &mut HeaderMap, name: &'static str, value: &str) {
-    headers.insert(HeaderName::from_static(name), header_value(value));
-}
-
-/// CORS and resource-timing headers of an API response.
-fn add_cors(headers: &mut HeaderMap) {
-    set(headers, "access-control-allow-origin", "*");
-    set(
-        headers,
-        "access-control-allow-methods",
-        "POST, GET, OPTIONS",
-    );
-    set(headers, "access-control-allow-headers", ALLOWED_HEADERS);
-    let exposed = std::iter::once("retry-after")
-        .chain(GROUND_TRUTH_HEADERS.iter().copied())
-        .collect::<Vec<_>>()
-        .join(", ");
-    set(headers, "access-control-expose-headers", &exposed);
-    set(headers, "access-control-max-age", "600");
-    set(headers, "timing-allow-origin", "*");
-}
-
-fn response(status: u16, content_type: &str, body: Body) -> Response {
-    let mut response = Response::new(body);
-    *response.status_mut() =
-        StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    set(response.headers_mut(), "content-type", content_type);
-    response
-}
-
-/// Adds the headers every API response has (CORS unless off, CORP for isolated pages).
-fn finish_api(mut response: Response, cors: bool) -> Response {
-    let headers = response.headers_mut();
-    set(headers, "cross-origin-resource-policy", "cross-origin");
-    if cors {
-        add_cors(headers);
-    }
-    response
-}
-
-fn json_response(status: u16, body: String) -> Response {
-    response(status, "application/json", Body::from(body))
-}
-
-fn api_error(error: &ApiError, dialect: Dialect) -> Response {
-    let mut response = json_response(error.status(), error.body(dialect));
-    if let ApiError::RateLimited(retry_after_s) = error {
-        set(
-            response.headers_mut(),
-            "retry-after",
-            &retry_after_s.to_string(),
-        );
-    }
-    response
-}
-
+/// Every response says it comes from ttft-sim.
 async fn handle(State(app): State<Arc<App>>, request: Request) -> Response {
+    let mut response = route(app, request).await;
+    set(
+        response.headers_mut(),
+        IDENTITY_HEADER,
+        env!("CARGO_PKG_VERSION"),
+    );
+    response
+}
+
+async fn route(app: Arc<App>, request: Request) -> Response {
     let arrival = Instant::now();
     let method = request.method().clone();
     let path = request.uri().path().to_string();
-    let cors = app.config.cors_enabled;
+    let allowed_headers = allowed_headers(app.config.trace_headers_allowed);
+    let cors = app.config.cors_enabled.then_some(allowed_headers.as_str());
     // Preflights succeed on every path (unknown ones included), so a page that calls a
     // wrong URL gets to read the 404 body below instead of an opaque CORS failure.
     if method == Method::OPTIONS
-        && (cors || route_of(&path, app.config.accept_unversioned).is_some())
+        && (cors.is_some() || route_of(&path, app.config.accept_unversioned).is_some())
     {
         return finish_api(response(204, "text/plain", Body::empty()), cors);
     }
+    let not_found = || json_response(404, invalid_url(method.as_str(), &path));
     let Some(route) = route_of(&path, app.config.accept_unversioned) else {
         if let (Some(dist), true) = (
             &app.config.dist,
             method == Method::GET || method == Method::HEAD,
         ) {
-            return static_response(dist, &path).await;
+            let accept_encoding = request
+                .headers()
+                .get("accept-encoding")
+                .and_then(|v| v.to_str().ok());
+            return static_response(&app, dist, &path, accept_encoding).await;
         }
-        return finish_api(
-            json_response(404, invalid_url(method.as_str(), &path)),
-            cors,
-        );
+        return finish_api(not_found(), cors);
     };
+    let query = request.uri().query().unwrap_or("").to_string();
     match (route, &method) {
-        (Route::Models, &Method::GET) => finish_api(models(&app, request.headers()), cors),
-        (Route::Api(dialect), &Method::POST) => {
+        (Route::Models, &Method::GET) => {
+            let (response, cors_for_this) = models(&app, request.headers(), &path);
+            finish_api(response, cors.filter(|_| cors_for_this))
+        }
+        (Route::Info, &Method::GET) => {
+            finish_api(json_response(200, extras::info().to_string()), cors)
+        }
+        (Route::Props, &Method::GET) if app.config.context_info => {
+            let model = query_value(&query, "model");
+            let answer = extras::props(&app.config.profiles, model.as_deref(), app.config.slots);
+            finish_api(extras_response(answer), cors)
+        }
+        (Route::Requests, &Method::GET | &Method::DELETE) => {
+            finish_api(requests_route(&app, &method), cors)
+        }
+        (Route::Api(_) | Route::Tokenize, &Method::POST) => {
             let (parts, body) = request.into_parts();
-            let bytes = match axum::body::to_bytes(body, 16 * 1024 * 1024).await {
-                Ok(bytes) => bytes,
-                Err(_) => {
-                    let error = ApiError::BadRequest("The request body could not be read.".into());
-                    return finish_api(api_error(&error, dialect), cors);
-                }
+            let dialect = match route {
+                Route::Api(dialect) => dialect,
+                _ => Dialect::Chat,
             };
-            let (response, cors_for_this) =
-                complete(app, dialect, &parts.headers, &bytes, arrival).await;
-            finish_api(response, cors && cors_for_this)
+            let Ok(bytes) = axum::body::to_bytes(body, MAX_BODY_BYTES).await else {
+                let error = ApiError::BadRequest("The request body could not be read.".into());
+                return finish_api(api_error(&error, dialect), cors);
+            };
+            if route == Route::Tokenize {
+                if !app.config.tokenize_enabled {
+                    return finish_api(not_found(), cors);
+                }
+                let answer = extras::tokenize(&app.config.profiles, &bytes);
+                return finish_api(extras_response(answer), cors);
+            }
+            let path_and_query = parts
+                .uri
+                .path_and_query()
+                .map_or(path.as_str(), |pq| pq.as_str());
+            let (response, cors_for_this) = complete(
+                app.clone(),
+                dialect,
+                &parts.headers,
+                &bytes,
+                path_and_query,
+                arrival,
+            )
+            .await;
+            finish_api(response, cors.filter(|_| cors_for_this))
         }
-        _ => finish_api(
-            json_response(404, invalid_url(method.as_str(), &path)),
-            cors,
-        ),
+        _ => finish_api(not_found(), cors),
     }
-}
-
-async fn static_response(dist: &std::path::Path, path: &str) -> Response {
-    let mut response = match static_files::read(dist, path).await {
-        Some((bytes, mime)) => response(200, mime, Body::from(bytes)),
-        None => response(404, "text/plain; charset=utf-8", Body::from("Not found")),
-    };
-    let headers = response.headers_mut();
-    set(headers, "cross-origin-opener-policy", "same-origin");
-    set(headers, "cross-origin-embedder-policy", "require-corp");
-    set(headers, "cross-origin-resource-policy", "same-origin");
-    set(headers, "cache-control", "no-cache");
-    response
-}
-
-fn models(app: &App, headers: &HeaderMap) -> Response {
-    if let Some(key) = &app.config.require_key {
-        if let Err(error) = auth::check_key(headers, auth::KeyStyle::Either, key) {
-            return api_error(&error, Dialect::Chat);
-        }
-    }
-    let data: Vec<serde_json::Value> = app
-        .config
-        .profiles
-        .by_name
-        .keys()
-        .map(|name| serde_json::json!({"id": name, "object": "model", "created": 1_767_225_600, "owned_by": "ttft-sim"}))
-        .collect();
-    json_response(
-        200,
-        serde_json::json!({"object": "list", "data": data}).to_string(),
-    )
 }
 
 fn round_ms(ms: f64) -> String {
@@ -265,6 +273,7 @@ struct Admitted {
     request: SimRequest,
     resolved: ResolvedModel,
     fault: Option<Fault>,
+    prompt_tokens: u32,
 }
 
 /// Everything decided on arrival for one completion.
@@ -276,24 +285,106 @@ struct Prepared {
     booking: Option<Booking>,
 }
 
-/// Checks in the order real providers do: auth, body, model; then status faults.
+/// A request answered before any simulation: an API error in the dialect's shape, a
+/// gateway's HTML error page, or a redirect.
+pub(crate) enum Refusal {
+    Api(ApiError),
+    BadGatewayHtml,
+    Redirect(String),
+}
+
+impl From<ApiError> for Refusal {
+    fn from(error: ApiError) -> Self {
+        Self::Api(error)
+    }
+}
+
+impl Refusal {
+    pub(crate) fn response(&self, dialect: Dialect) -> Response {
+        match self {
+            Self::Api(error) => api_error(error, dialect),
+            Self::BadGatewayHtml => response(502, "text/html", Body::from(BAD_GATEWAY_HTML)),
+            Self::Redirect(location) => {
+                let mut redirect = response(307, "text/plain; charset=utf-8", Body::empty());
+                set(redirect.headers_mut(), "location", location);
+                redirect
+            }
+        }
+    }
+}
+
+/// The fault named by `x-sim-fault`, if any.
+pub(crate) fn header_fault(headers: &HeaderMap) -> Result<Option<Fault>, ApiError> {
+    let Some(value) = headers.get("x-sim-fault") else {
+        return Ok(None);
+    };
+    let name = value.to_str().unwrap_or("");
+    let fault = Fault::parse(name).ok_or_else(|| {
+        let message = ProfileError::UnknownFault(name.to_string());
+        ApiError::BadRequest(format!("x-sim-fault: {message}"))
+    })?;
+    Ok(Some(fault))
+}
+
+/// Where the `redirect` fault sends `path_and_query`: the target as given when it has a
+/// path, else the target origin with the request's own path and query.
+fn redirect_location(app: &App, profile_target: Option<&str>, path_and_query: &str) -> String {
+    let target = profile_target
+        .or(app.config.redirect_to.as_deref())
+        .map_or_else(
+            || format!("http://127.0.0.1:{}", app.port.wrapping_add(1)),
+            str::to_string,
+        );
+    let after_scheme = target.split_once("://").map_or("", |(_, rest)| rest);
+    let has_path = after_scheme
+        .find('/')
+        .is_some_and(|slash| after_scheme.len() > slash + 1);
+    if has_path {
+        target
+    } else {
+        format!("{}{path_and_query}", target.trim_end_matches('/'))
+    }
+}
+
+/// The refusal a fault answers with before any streaming, if it is such a fault.
+pub(crate) fn status_refusal(
+    app: &App,
+    fault: Fault,
+    headers: &HeaderMap,
+    model: &str,
+    profile: Option<&Profile>,
+    path_and_query: &str,
+) -> Option<Refusal> {
+    let retry_after_s = profile.map_or(Profile::default().retry_after_s, |p| p.retry_after_s);
+    Some(match fault {
+        Fault::BadRequest => {
+            ApiError::BadRequest("Simulated bad request (fault 400).".into()).into()
+        }
+        Fault::Unauthorized => ApiError::WrongKey.into(),
+        Fault::Forbidden => ApiError::Forbidden.into(),
+        Fault::NotFound => ApiError::ModelNotFound(model.to_string()).into(),
+        Fault::RateLimited => ApiError::RateLimited(retry_after_s).into(),
+        Fault::ServerError => ApiError::ServerError.into(),
+        Fault::EchoKey => ApiError::KeyEchoed(auth::key_echo(headers)).into(),
+        Fault::HtmlError => Refusal::BadGatewayHtml,
+        Fault::Redirect => {
+            let target = profile.and_then(|p| p.redirect_to.as_deref());
+            Refusal::Redirect(redirect_location(app, target, path_and_query))
+        }
+        _ => return None,
+    })
+}
+
+/// Checks in the order real providers do: auth, body, model; then status faults, then
+/// whether the prompt fits the context window.
 fn admit(
     app: &App,
     dialect: Dialect,
     headers: &HeaderMap,
     body: &[u8],
-) -> Result<Admitted, ApiError> {
-    let header_fault = match headers.get("x-sim-fault") {
-        None => None,
-        Some(value) => {
-            let name = value.to_str().unwrap_or("");
-            let fault = Fault::parse(name).ok_or_else(|| {
-                let message = ProfileError::UnknownFault(name.to_string());
-                ApiError::BadRequest(format!("x-sim-fault: {message}"))
-            })?;
-            Some(fault)
-        }
-    };
+    path_and_query: &str,
+) -> Result<Admitted, Refusal> {
+    let header_fault = header_fault(headers)?;
     if let Some(key) = &app.config.require_key {
         auth::check_key(headers, auth::KeyStyle::for_dialect(dialect), key)?;
     }
@@ -315,51 +406,77 @@ fn admit(
                 ApiError::BadRequest(format!("Invalid model name `{}`: {other}", request.model))
             }
         })?;
-    let fault = header_fault.or(resolved.fault);
-    let status_error = match fault {
-        Some(Fault::BadRequest) => Some(ApiError::BadRequest(
-            "Simulated bad request (fault 400).".into(),
-        )),
-        Some(Fault::Unauthorized) => Some(ApiError::WrongKey),
-        Some(Fault::Forbidden) => Some(ApiError::Forbidden),
-        Some(Fault::NotFound) => Some(ApiError::ModelNotFound(request.model.clone())),
-        Some(Fault::RateLimited) => Some(ApiError::RateLimited(resolved.profile.retry_after_s)),
-        Some(Fault::ServerError) => Some(ApiError::ServerError),
-        _ => None,
-    };
-    match status_error {
-        Some(error) => Err(error),
-        None => Ok(Admitted {
-            request,
-            resolved,
+    let fault = header_fault.or(resolved.fault).or(app.config.fault);
+    let profile = &resolved.profile;
+    if let Some(refusal) = fault.and_then(|fault| {
+        status_refusal(
+            app,
             fault,
-        }),
+            headers,
+            &request.model,
+            Some(profile),
+            path_and_query,
+        )
+    }) {
+        return Err(refusal);
     }
+    let prompt_tokens: u32 = request.texts.iter().map(|t| tokens::count_tokens(t)).sum();
+    if let Some(overflow) = Overflow::check(
+        profile.overflow_style,
+        dialect,
+        profile.context_tokens,
+        prompt_tokens,
+        request.max_tokens,
+    ) {
+        return Err(ApiError::ContextOverflow(overflow).into());
+    }
+    Ok(Admitted {
+        request,
+        resolved,
+        fault,
+        prompt_tokens,
+    })
 }
 
 /// Decides everything on arrival (cache hit, jitter, slot booking), so the ground truth is
 /// known before the first byte goes out.
 fn prepare(app: &App, admitted: &Admitted, arrival: Instant) -> Prepared {
     let profile = &admitted.resolved.profile;
-    let prompt: Vec<String> = admitted
+    let model = &admitted.resolved.base_name;
+    let prompt: Vec<&str> = admitted
         .request
         .texts
         .iter()
-        .flat_map(|t| tokens::tokenize(t))
+        .flat_map(|t| tokens::pieces(t))
         .collect();
-    let prompt_tokens = prompt.len() as u32;
+    let prompt_tokens = admitted.prompt_tokens;
     let counts = timing::output_counts(profile, admitted.request.max_tokens);
     let arrival_ms = app.ms_since_epoch(arrival);
+    // A stalled or dripping request computes nothing, so it takes no slot.
+    let takes_slot = !admitted.fault.is_some_and(Fault::takes_no_slot);
     let mut state = app.lock();
     let request_id = state.next_request_id;
     state.next_request_id += 1;
-    let cached_tokens = if app.config.cache_enabled {
-        let model = &admitted.resolved.base_name;
-        state
-            .cache
-            .lookup_and_insert(model, &prompt, app.config.block_tokens)
-    } else {
-        0
+    let (cached_tokens, slot) = match app.config.cache_mode {
+        CacheMode::Off => (0, None),
+        CacheMode::Blocks => {
+            let cached = state
+                .cache
+                .lookup_and_insert(model, &prompt, app.config.block_tokens);
+            (cached, None)
+        }
+        CacheMode::LastPrompt if takes_slot => {
+            let hashes: Vec<u64> = prompt.iter().map(|piece| token_hash(piece)).collect();
+            let candidates = state.schedule.candidates(arrival_ms);
+            let slot = state
+                .slot_prompts
+                .best_slot(&candidates, model, &hashes)
+                .unwrap_or_else(|| state.schedule.first_free_slot());
+            let cached = state.slot_prompts.cached_tokens(slot, model, &hashes);
+            state.slot_prompts.remember(slot, model, hashes);
+            (cached, Some(slot))
+        }
+        CacheMode::LastPrompt => (0, None),
     };
     let mut jitter = Jitter::new(app.config.seed, request_id, app.config.jitter_ms);
     let uncached_tokens = prompt_tokens - cached_tokens;
@@ -369,9 +486,12 @@ fn prepare(app: &App, admitted: &Admitted, arrival: Instant) -> Prepared {
         .map(|_| profile.itl_ms + jitter.next_ms())
         .collect();
     let duration_ms = prefill_ms + gaps_ms.iter().sum::<f64>();
-    // A stalled request computes nothing, so it takes no slot.
-    let booking = (admitted.fault != Some(Fault::Stall))
-        .then(|| state.schedule.book(request_id, arrival_ms, duration_ms));
+    let booking = takes_slot.then(|| match slot {
+        Some(slot) => state
+            .schedule
+            .book_on(slot, request_id, arrival_ms, duration_ms),
+        None => state.schedule.book(request_id, arrival_ms, duration_ms),
+    });
     let queue_ms = booking.map_or(0.0, |b| b.queue_ms(arrival_ms));
     let mut gaps = gaps_ms.into_iter();
     let plan = timing::plan_stream(profile, queue_ms, prefill_ms, counts, || {
@@ -447,11 +567,12 @@ async fn complete(
     dialect: Dialect,
     headers: &HeaderMap,
     body: &[u8],
+    path_and_query: &str,
     arrival: Instant,
 ) -> (Response, bool) {
-    let admitted = match admit(&app, dialect, headers, body) {
+    let admitted = match admit(&app, dialect, headers, body, path_and_query) {
         Ok(admitted) => admitted,
-        Err(error) => return (api_error(&error, dialect), true),
+        Err(refusal) => return (refusal.response(dialect), true),
     };
     let prepared = prepare(&app, &admitted, arrival);
     let (request, profile, fault) = (
@@ -459,6 +580,7 @@ async fn complete(
         &admitted.resolved.profile,
         admitted.fault,
     );
+    let hostile_text = fault.is_some_and(Fault::hostile_text);
     // Answer in the language of the latest prompt text (the user's last message).
     let chinese = tokens::has_cjk(
         request
@@ -467,20 +589,33 @@ async fn complete(
             .map(std::slice::from_ref)
             .unwrap_or(&[]),
     );
-    let reasoning_text = text::reasoning_tokens(prepared.counts.reasoning_tokens, chinese);
-    let answer_text = text::answer_tokens(
-        prepared.counts.answer_tokens,
-        chinese,
-        profile.paragraph_tokens,
-    );
+    let (reasoning_text, answer_text, model) = if hostile_text {
+        (
+            fault::xss_tokens(prepared.counts.reasoning_tokens),
+            fault::xss_tokens(prepared.counts.answer_tokens),
+            fault::xss_all(),
+        )
+    } else {
+        (
+            text::reasoning_tokens(prepared.counts.reasoning_tokens, chinese),
+            text::answer_tokens(
+                prepared.counts.answer_tokens,
+                chinese,
+                profile.paragraph_tokens,
+            ),
+            request.model.clone(),
+        )
+    };
+    let hostile_usage = fault == Some(Fault::BadUsage);
     let input = WriterInput {
         request_id: prepared.request_id,
-        model: &request.model,
+        model: &model,
         created_s: unix_seconds(),
         plan: &prepared.plan,
         style: profile.reasoning_style,
         early: profile.early_role,
-        include_usage: request.include_usage,
+        include_usage: (request.include_usage && profile.stream_usage) || hostile_usage,
+        hostile_usage,
         reasoning: &reasoning_text,
         answer: &answer_text,
         usage: prepared.usage,
@@ -493,11 +628,18 @@ async fn complete(
     let mut response = if fault == Some(Fault::Stall) {
         let never = futures_util::stream::pending::<Result<Bytes, std::io::Error>>();
         response(200, SSE_CONTENT_TYPE, Body::from_stream(never))
+    } else if fault == Some(Fault::Drip) {
+        response(200, SSE_CONTENT_TYPE, drip())
     } else if request.stream {
         let mut frames = dialect::stream_frames(dialect, &input);
         if let Some(fault) = fault {
+            let details = FaultDetails {
+                key_echo: auth::key_echo(headers),
+                huge_line_bytes: profile.huge_line_bytes,
+            };
             let after_tokens = profile.fault_after_tokens;
-            frames = dialect::apply_stream_fault(dialect, &input, frames, fault, after_tokens);
+            frames =
+                dialect::apply_stream_fault(dialect, &input, frames, fault, after_tokens, &details);
         }
         response(200, SSE_CONTENT_TYPE, playback(frames, arrival, guard))
     } else {
@@ -511,6 +653,21 @@ async fn complete(
     set(response.headers_mut(), "cache-control", "no-cache");
     add_ground_truth(response.headers_mut(), &prepared, profile);
     (response, fault != Some(Fault::NoCors))
+}
+
+/// The `drip` fault's body: a `: keep-alive` comment every
+/// [`fault::DRIP_INTERVAL_MS`], forever.
+fn drip() -> Body {
+    let interval = Duration::from_millis(fault::DRIP_INTERVAL_MS);
+    let stream = futures_util::stream::unfold(Instant::now(), move |last| async move {
+        let next = last + interval;
+        tokio::time::sleep_until(next).await;
+        Some((
+            Ok::<_, std::io::Error>(Bytes::from_static(b": keep-alive\n\n")),
+            next,
+        ))
+    });
+    Body::from_stream(stream)
 }
 
 /// Frees the request's slot when its stream ends, early or not.
@@ -544,22 +701,41 @@ fn due(arrival: Instant, at_ms: f64) -> Instant {
 struct Playback {
     frames: VecDeque<Frame>,
     arrival: Instant,
+    /// Filler bytes still to send (a `huge_line` frame under way).
+    filler_left: u64,
     _guard: SlotGuard,
 }
 
+/// Size of one filler write, bytes.
+const FILLER_CHUNK_BYTES: usize = 64 * 1024;
+/// The filler, shared by every write (never allocated per request).
+static FILLER: [u8; FILLER_CHUNK_BYTES] = [b'x'; FILLER_CHUNK_BYTES];
+
 /// A body that sends each frame at its time, one write per frame (no buffering layer sits
-/// between this stream and the socket).
+/// between this stream and the socket); filler goes out in chunks as fast as the client
+/// reads (hyper polls the body only when it can write).
 fn playback(frames: Vec<Frame>, arrival: Instant, guard: SlotGuard) -> Body {
     let state = Playback {
         frames: frames.into(),
         arrival,
+        filler_left: 0,
         _guard: guard,
     };
     let stream = futures_util::stream::unfold(state, |mut state| async move {
+        if state.filler_left > 0 {
+            let length = state.filler_left.min(FILLER_CHUNK_BYTES as u64);
+            state.filler_left -= length;
+            let chunk = Bytes::from_static(&FILLER[..length as usize]);
+            return Some((Ok(chunk), state));
+        }
         let frame = state.frames.pop_front()?;
         tokio::time::sleep_until(due(state.arrival, frame.at_ms)).await;
         match frame.body {
             FrameBody::Bytes(text) => Some((Ok(Bytes::from(text)), state)),
+            FrameBody::Filler(bytes) => {
+                state.filler_left = bytes;
+                Some((Ok(Bytes::new()), state))
+            }
             FrameBody::Abort => {
                 state.frames.clear();
                 Some((

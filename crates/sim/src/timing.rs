@@ -55,15 +55,48 @@ impl SlotSchedule {
         }
     }
 
-    /// Books the slot that frees first (lowest index on ties) for a request arriving at
-    /// `arrival_ms` that holds it for `duration_ms` once started.
-    pub fn book(&mut self, request_id: u64, arrival_ms: f64, duration_ms: f64) -> Booking {
+    /// The slot that frees first (lowest index on ties): where [`Self::book`] puts a request.
+    pub fn first_free_slot(&self) -> usize {
         let mut slot = 0;
         for (index, free_at) in self.free_at_ms.iter().enumerate() {
             if *free_at < self.free_at_ms[slot] {
                 slot = index;
             }
         }
+        slot
+    }
+
+    /// The slots a request arriving at `arrival_ms` could start on at once, in the order
+    /// [`Self::book`] prefers them (earliest freed, lowest index on ties); when none is free,
+    /// only the slot that frees first.
+    pub fn candidates(&self, arrival_ms: f64) -> Vec<usize> {
+        let mut free: Vec<usize> = (0..self.free_at_ms.len())
+            .filter(|slot| self.free_at_ms[*slot] <= arrival_ms)
+            .collect();
+        free.sort_by(|a, b| self.free_at_ms[*a].total_cmp(&self.free_at_ms[*b]));
+        if free.is_empty() {
+            free.push(self.first_free_slot());
+        }
+        free
+    }
+
+    /// Books the slot that frees first (lowest index on ties) for a request arriving at
+    /// `arrival_ms` that holds it for `duration_ms` once started.
+    pub fn book(&mut self, request_id: u64, arrival_ms: f64, duration_ms: f64) -> Booking {
+        let slot = self.first_free_slot();
+        self.book_on(slot, request_id, arrival_ms, duration_ms)
+    }
+
+    /// Books `slot` (taken modulo the slot count) for a request arriving at `arrival_ms`:
+    /// it starts when the slot frees, FIFO behind earlier bookings of that slot.
+    pub fn book_on(
+        &mut self,
+        slot: usize,
+        request_id: u64,
+        arrival_ms: f64,
+        duration_ms: f64,
+    ) -> Booking {
+        let slot = slot % self.free_at_ms.len();
         let start_ms = arrival_ms.max(self.free_at_ms[slot]);
         let end_ms = start_ms + duration_ms;
         self.free_at_ms[slot] = end_ms;
@@ -326,6 +359,20 @@ mod tests {
         schedule.release(&first, 100.0);
         assert_eq!(second.start_ms, 1000.0);
         assert_eq!(schedule.book(3, 200.0, 10.0).start_ms, 2000.0);
+    }
+
+    #[test]
+    fn candidates_are_the_free_slots_in_booking_order() {
+        let mut schedule = SlotSchedule::new(3);
+        schedule.book_on(0, 1, 0.0, 100.0);
+        schedule.book_on(2, 2, 0.0, 50.0);
+        assert_eq!(schedule.candidates(10.0), vec![1]);
+        assert_eq!(schedule.candidates(60.0), vec![1, 2]);
+        assert_eq!(schedule.candidates(200.0), vec![1, 2, 0]);
+        schedule.book_on(1, 3, 0.0, 80.0);
+        // None free: the slot that frees first.
+        assert_eq!(schedule.candidates(10.0), vec![2]);
+        assert_eq!(schedule.book_on(2, 4, 10.0, 5.0).start_ms, 50.0);
     }
 
     #[test]

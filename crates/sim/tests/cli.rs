@@ -87,6 +87,21 @@ fn help_documents_the_contract() {
         "--accept-unversioned",
         "--config",
         "--set",
+        "--cache-mode",
+        "--fault",
+        "--redirect-to",
+        "--record-requests",
+        "--no-tokenize",
+        "--no-context-info",
+        "--no-trace-headers",
+        "--no-csp",
+        "--csp-frame-ancestors",
+        "--csp-connect-src",
+        "--print-csp",
+        "REQUEST RECORDER",
+        "CONTEXT WINDOW",
+        "exceed_context_size_error",
+        "think_no_open",
         "MODEL-NAME SUFFIX",
         "FAULTS",
         "TOKEN COUNTING",
@@ -114,4 +129,71 @@ fn bad_options_exit_with_a_message() {
     assert!(output.status.success());
     let listing = String::from_utf8(output.stdout).unwrap();
     assert!(listing.lines().all(|l| l.contains("itl_ms=7")), "{listing}");
+}
+
+#[test]
+fn print_csp_hashes_the_pages_inline_scripts() {
+    let dist = std::env::temp_dir().join(format!("ttft-sim-cli-csp-{}", std::process::id()));
+    std::fs::create_dir_all(&dist).unwrap();
+    std::fs::write(
+        dist.join("index.html"),
+        "<script type=\"module\">x()</script>",
+    )
+    .unwrap();
+    let output = Command::new(BIN)
+        .arg("--print-csp")
+        .arg("--dist")
+        .arg(&dist)
+        .args(["--csp-frame-ancestors", "https://docs.example.com"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let printed = String::from_utf8(output.stdout).unwrap();
+    // printf 'x()' | openssl dgst -sha256 -binary | base64
+    assert_eq!(
+        printed,
+        "Content-Security-Policy: default-src 'self'; script-src 'self' 'wasm-unsafe-eval' \
+         'sha256-D6IGS8VMvCoyaR/l0h9tERrBTATY01CoPS7l6xDv0kI='; style-src 'self'; img-src \
+         'self' data: blob:; connect-src 'self' http: https:; worker-src 'self'; \
+         frame-ancestors https://docs.example.com; base-uri 'self'; form-action 'self'; \
+         object-src 'none'\n"
+    );
+    let _ = std::fs::remove_dir_all(&dist);
+    // Without --dist, or without a built page: a message and a failure.
+    let output = Command::new(BIN).arg("--print-csp").output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8(output.stderr).unwrap().contains("--dist"));
+    let output = Command::new(BIN)
+        .args(["--print-csp", "--dist", "/nonexistent-ttft-dist"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8(output.stderr)
+        .unwrap()
+        .contains("trunk build"));
+}
+
+#[test]
+fn bad_server_options_exit_with_a_message() {
+    for (args, needle) in [
+        (&["--cache-mode", "lru"][..], "cache mode `lru` is unknown"),
+        (&["--fault", "boom"][..], "unknown fault `boom`"),
+        (
+            &["--redirect-to", "127.0.0.1:9"][..],
+            "not an http:// or https:// URL",
+        ),
+        (
+            &["--csp-frame-ancestors", "'self'; script-src *"][..],
+            "may not contain",
+        ),
+    ] {
+        let output = Command::new(BIN)
+            .args(args)
+            .arg("--list-profiles")
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert!(stderr.contains(needle), "{args:?}: {stderr}");
+    }
 }

@@ -256,6 +256,7 @@ mod tests {
             request_ms: None,
             connection: ConnectionKind::New,
             timing_visible: true,
+            preflight_ms: None,
         };
         let spans: Vec<(Phase, f64, f64)> = run_phases(&instants, Some(&network))
             .iter()

@@ -1,7 +1,7 @@
 //! Deterministic prompt filler of a target token count, and calibration for real
 //! tokenizers.
 //!
-//! # The counting rule (ttft-sim's, copied exactly)
+//! # The counting rule (ttft-sim's, from the shared `ttft-tokens` crate)
 //!
 //! - every CJK ideograph (U+3400–4DBF, U+4E00–9FFF, U+F900–FAFF, U+20000–2A6DF,
 //!   U+2A700–2EBEF, U+2F800–2FA1F, U+30000–3134F) is one token;
@@ -20,19 +20,10 @@ use crate::lang::Lang;
 use crate::request::with_nonce;
 
 /// Characters per token in a run of non-ideograph, non-space characters (the sim's rule).
-pub const SIM_CHARS_PER_TOKEN: usize = 4;
+pub use ttft_tokens::CHARS_PER_TOKEN as SIM_CHARS_PER_TOKEN;
 
 /// Whether `c` is a CJK ideograph (one token each under the sim's rule).
-pub fn is_cjk_ideograph(c: char) -> bool {
-    matches!(c as u32,
-        0x3400..=0x4DBF
-        | 0x4E00..=0x9FFF
-        | 0xF900..=0xFAFF
-        | 0x20000..=0x2A6DF
-        | 0x2A700..=0x2EBEF
-        | 0x2F800..=0x2FA1F
-        | 0x30000..=0x3134F)
-}
+pub use ttft_tokens::is_cjk_ideograph;
 
 /// The token count the filler and every plan use for their own texts.
 ///
@@ -44,21 +35,7 @@ pub fn estimated_tokens(text: &str) -> u32 {
 
 /// Number of tokens of `text` under ttft-sim's counting rule (see the module docs).
 pub fn sim_token_count(text: &str) -> u32 {
-    let run_tokens = |chars: usize| chars.div_ceil(SIM_CHARS_PER_TOKEN) as u32;
-    let mut tokens: u32 = 0;
-    let mut run_chars: usize = 0;
-    for c in text.chars() {
-        if c.is_whitespace() {
-            tokens += run_tokens(run_chars);
-            run_chars = 0;
-        } else if is_cjk_ideograph(c) {
-            tokens += run_tokens(run_chars) + 1;
-            run_chars = 0;
-        } else {
-            run_chars += 1;
-        }
-    }
-    tokens + run_tokens(run_chars)
+    ttft_tokens::count_tokens(text)
 }
 
 /// English source text, cycled. Plain prose about the topic, so a model reading it is not

@@ -31,8 +31,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::record::{RunRecord, Transport};
-use crate::request::ApiKey;
-use crate::secret::{is_secret_header, redact_url};
+use crate::secret::{is_secret_header, mask_secret_value, redact_url};
 
 mod csv;
 mod import;
@@ -136,27 +135,11 @@ impl RunRecord {
             request.url = redact_url(&request.url);
             for (name, value) in request.headers.iter_mut() {
                 if is_secret_header(name) {
-                    *value = masked_secret(value);
+                    *value = mask_secret_value(value);
                 }
             }
         }
         record
-    }
-}
-
-/// A key header value in masked form. A value that already holds `…` is a masked one (real
-/// keys are ASCII, [`ApiKey::parse`] refuses anything else) and is kept.
-fn masked_secret(value: &str) -> String {
-    if value.contains('…') {
-        return value.to_owned();
-    }
-    let (prefix, secret) = match value.strip_prefix("Bearer ") {
-        Some(secret) => ("Bearer ", secret),
-        None => ("", value),
-    };
-    match ApiKey::parse(secret) {
-        Ok(Some(key)) => format!("{prefix}{}", key.masked()),
-        _ => format!("{prefix}…"),
     }
 }
 

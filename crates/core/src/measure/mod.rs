@@ -98,6 +98,16 @@ pub struct FetchError {
     pub message: String,
 }
 
+/// Where a request went, as the transport saw it when it started.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RequestRoute {
+    /// The endpoint is another origin than the page's (CORS applies).
+    pub cross_origin: bool,
+    /// This was the page's first request to that origin that needed a CORS preflight:
+    /// the browser sent OPTIONS first, on the connection the request then reused.
+    pub first_preflight: bool,
+}
+
 /// Whether the glue should abort the stream now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[must_use]
@@ -190,6 +200,7 @@ pub struct Measurement {
     error_body: Vec<u8>,
     error_body_dropped_bytes: u64,
     decoded: Vec<DecodedEvent>,
+    route: RequestRoute,
 }
 
 impl Measurement {
@@ -211,6 +222,7 @@ impl Measurement {
             error_body: Vec::new(),
             error_body_dropped_bytes: 0,
             decoded: Vec::new(),
+            route: RequestRoute::default(),
         }
     }
 
@@ -222,6 +234,11 @@ impl Measurement {
     /// The plan being measured.
     pub fn plan(&self) -> &RunPlan {
         &self.plan
+    }
+
+    /// Where the request went (the transport tells it when it starts).
+    pub fn on_route(&mut self, route: RequestRoute) {
+        self.route = route;
     }
 
     /// The fetch promise resolved: status and headers are known.
@@ -360,10 +377,15 @@ impl Measurement {
         self.timeline.on_network_failure(now_ms, failure);
     }
 
-    /// The request's Resource Timing entry (page clock), when the browser gave one.
+    /// The request's Resource Timing entry (page clock), when the browser gave one. After
+    /// the page's first CORS preflight to an origin, the preflight's cost is what the entry
+    /// shows as queueing ([`NetworkBreakdown::preflight_ms`]).
     pub fn on_resource_timing(&mut self, timing: &ResourceTiming) {
-        self.timeline
-            .set_network(NetworkBreakdown::from_resource_timing(timing));
+        let mut network = NetworkBreakdown::from_resource_timing(timing);
+        if self.route.first_preflight {
+            network.preflight_ms = network.queueing_ms;
+        }
+        self.timeline.set_network(network);
     }
 
     /// The first text of `target` was presented on screen at `painted_ms`.
@@ -395,10 +417,17 @@ impl Measurement {
             started_at: context.started_at.to_owned(),
             settings: self.plan.settings(dialect.or(self.plan.dialect)),
             transport: context.transport,
-            cold: timeline
-                .network
-                .as_ref()
-                .and_then(|network| network.connection.cold()),
+            // The page's first preflighted request to an origin paid the preflight, and in
+            // practice the new connection with it: its POST then reuses that connection, which
+            // Resource Timing alone would call warm.
+            cold: if self.route.first_preflight {
+                Some(true)
+            } else {
+                timeline
+                    .network
+                    .as_ref()
+                    .and_then(|network| network.connection.cold())
+            },
             warm_up: context.warm_up,
             metrics: timeline.metrics(),
             usage: timeline.usage.clone(),

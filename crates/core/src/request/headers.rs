@@ -4,7 +4,7 @@
 
 use super::key::ApiKey;
 use crate::protocol::{AuthStyle, Protocol, ANTHROPIC_VERSION};
-use crate::secret::is_secret_header;
+use crate::secret::{is_secret_header, mask_secret_value};
 
 /// One HTTP header.
 #[derive(Clone, PartialEq, Eq)]
@@ -28,16 +28,10 @@ impl std::fmt::Debug for Header {
 
 /// A header value fit for display: secrets masked.
 pub(crate) fn masked_header_value(name: &str, value: &str) -> String {
-    if !is_secret_header(name) {
-        return value.to_owned();
-    }
-    let (prefix, secret) = match value.strip_prefix("Bearer ") {
-        Some(secret) => ("Bearer ", secret),
-        None => ("", value),
-    };
-    match ApiKey::parse(secret) {
-        Ok(Some(key)) => format!("{prefix}{}", key.masked()),
-        _ => format!("{prefix}…"),
+    if is_secret_header(name) {
+        mask_secret_value(value)
+    } else {
+        value.to_owned()
     }
 }
 

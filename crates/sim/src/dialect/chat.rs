@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use super::{json_str, Frame, WriterInput};
+use super::{hostile, json_str, Frame, StreamError, WriterInput};
 use crate::profile::ReasoningStyle;
 
 fn chat_id(input: &WriterInput<'_>) -> String {
@@ -30,6 +30,18 @@ fn chunk(input: &WriterInput<'_>, delta: &str, finish_reason: Option<&str>) -> S
 }
 
 fn usage_json(input: &WriterInput<'_>) -> String {
+    if input.hostile_usage {
+        return format!(
+            "{{\"prompt_tokens\":{p},\"completion_tokens\":{c},\"total_tokens\":{t},\
+             \"prompt_tokens_details\":{{\"cached_tokens\":{k}}},\
+             \"completion_tokens_details\":{{\"reasoning_tokens\":{r}}}}}",
+            p = hostile::HUGE,
+            c = hostile::NEGATIVE,
+            t = hostile::HUGE,
+            k = hostile::FRACTION,
+            r = hostile::OVERFLOW,
+        );
+    }
     let usage = input.usage;
     format!(
         "{{\"prompt_tokens\":{p},\"completion_tokens\":{c},\"total_tokens\":{t},\
@@ -48,15 +60,22 @@ fn role_delta(style: ReasoningStyle) -> &'static str {
         ReasoningStyle::ReasoningContent => {
             r#"{"role":"assistant","content":null,"reasoning_content":""}"#
         }
-        ReasoningStyle::Reasoning | ReasoningStyle::Think => r#"{"role":"assistant","content":""}"#,
+        ReasoningStyle::Reasoning | ReasoningStyle::Think | ReasoningStyle::ThinkNoOpen => {
+            r#"{"role":"assistant","content":""}"#
+        }
         ReasoningStyle::None => r#"{"role":"assistant","content":"","refusal":null}"#,
     }
 }
 
-/// Inline-tag reasoning: the first reasoning token opens `<think>`, the last closes it, so
-/// the first reasoning text and the first answer text arrive exactly at their token times.
-fn think_text(index: usize, count: usize, token: &str) -> String {
-    let open = if index == 0 { "<think>\n" } else { "" };
+/// Inline-tag reasoning: the first reasoning token opens `<think>` (unless `open_tag` is
+/// false: DeepSeek-R1 without a parser sends no opening tag), the last closes it, so the
+/// first reasoning text and the first answer text arrive exactly at their token times.
+fn think_text(index: usize, count: usize, token: &str, open_tag: bool) -> String {
+    let open = if index == 0 && open_tag {
+        "<think>\n"
+    } else {
+        ""
+    };
     let close = if index + 1 == count {
         "\n</think>\n\n"
     } else {
@@ -74,10 +93,11 @@ fn reasoning_delta(style: ReasoningStyle, index: usize, count: usize, token: &st
             )
         }
         ReasoningStyle::Reasoning => format!("{{\"reasoning\":{}}}", json_str(token)),
-        ReasoningStyle::Think => {
+        ReasoningStyle::Think | ReasoningStyle::ThinkNoOpen => {
+            let open_tag = style == ReasoningStyle::Think;
             format!(
                 "{{\"content\":{}}}",
-                json_str(&think_text(index, count, token))
+                json_str(&think_text(index, count, token, open_tag))
             )
         }
         ReasoningStyle::None => String::new(),
@@ -147,11 +167,26 @@ pub fn frames(input: &WriterInput<'_>) -> Vec<Frame> {
     frames
 }
 
-/// OpenAI's recorded mid-stream error event (Python spacing as on the wire); no `[DONE]`.
-pub fn midstream_error() -> String {
-    "data: {\"error\": {\"message\": \"The server had an error while processing your request. \
-     Sorry about that!\", \"type\": \"server_error\"}}\n\n"
-        .to_string()
+/// An error event after HTTP 200, as OpenAI sends it (Python spacing as on the wire; the
+/// standard one is recorded); no `[DONE]` follows.
+pub fn error_event(error: &StreamError<'_>) -> String {
+    let code = error.code.map_or(String::new(), |code| {
+        format!(", \"code\": {}", json_str(code))
+    });
+    format!(
+        "data: {{\"error\": {{\"message\": {}, \"type\": {}{code}}}}}\n\n",
+        json_str(error.message),
+        json_str(error.openai_type)
+    )
+}
+
+/// The start of the `huge_line` fault's data line: a chunk whose content never ends.
+pub fn huge_line_prefix(input: &WriterInput<'_>) -> String {
+    format!(
+        "data: {{\"id\":\"{}\",\"object\":\"chat.completion.chunk\",\"choices\":[{{\"index\":0,\
+         \"delta\":{{\"content\":\"",
+        chat_id(input)
+    )
 }
 
 /// A chunk cut off in the middle of its JSON.
@@ -175,11 +210,13 @@ pub fn completion(input: &WriterInput<'_>) -> String {
             ReasoningStyle::Think => {
                 message["content"] = json!(format!("<think>\n{reasoning}\n</think>\n\n{answer}"))
             }
+            ReasoningStyle::ThinkNoOpen => {
+                message["content"] = json!(format!("{reasoning}\n</think>\n\n{answer}"))
+            }
             ReasoningStyle::None => {}
         }
     }
-    let usage: serde_json::Value =
-        serde_json::from_str(&usage_json(input)).unwrap_or(serde_json::Value::Null);
+    // The usage is spliced in as written, so the hostile counts keep their exact digits.
     json!({
         "id": chat_id(input),
         "object": "chat.completion",
@@ -191,8 +228,12 @@ pub fn completion(input: &WriterInput<'_>) -> String {
             "logprobs": null,
             "finish_reason": if input.truncated { "length" } else { "stop" },
         }],
-        "usage": usage,
+        "usage": USAGE_PLACEHOLDER,
         "system_fingerprint": FINGERPRINT,
     })
     .to_string()
+    .replacen(&json_str(USAGE_PLACEHOLDER), &usage_json(input), 1)
 }
+
+/// Stands for the usage object in the `stream: false` body until it is spliced in.
+const USAGE_PLACEHOLDER: &str = "\u{0}usage\u{0}";

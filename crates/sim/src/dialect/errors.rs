@@ -3,6 +3,7 @@
 
 use serde_json::json;
 
+use crate::profile::OverflowStyle;
 use crate::request::Dialect;
 
 /// OpenAI's `{"error":{message,type,param,code}}`.
@@ -35,6 +36,132 @@ pub enum ApiError {
     RateLimited(u32),
     /// 500.
     ServerError,
+    /// 401 whose message echoes the request's key headers (the `echo_key` fault).
+    KeyEchoed(String),
+    /// 400: the prompt does not fit the context window.
+    ContextOverflow(Overflow),
+}
+
+/// A prompt that does not fit: the numbers each server's message states.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Overflow {
+    /// Whose rule and words.
+    pub style: OverflowStyle,
+    /// The context window, tokens.
+    pub context_tokens: u32,
+    /// The prompt, tokens.
+    pub prompt_tokens: u32,
+    /// The request's output cap, if it set one.
+    pub max_tokens: Option<u32>,
+}
+
+impl Overflow {
+    /// The overflow of a request, if it is one, by the rule of its server: vLLM and OpenAI
+    /// refuse prompt + max_tokens > window (vLLM `serving_engine` input validation;
+    /// OpenAI `context_length_exceeded`); llama.cpp refuses prompt >= n_ctx (it needs one
+    /// free cell to decode; `server-context.cpp`, `slot.task->n_tokens() >= slot.n_ctx`) and
+    /// stops generation at the window instead; Anthropic (the messages route) refuses
+    /// prompt > window ("prompt is too long").
+    pub fn check(
+        style: OverflowStyle,
+        dialect: Dialect,
+        context_tokens: u32,
+        prompt_tokens: u32,
+        max_tokens: Option<u32>,
+    ) -> Option<Self> {
+        let prompt = u64::from(prompt_tokens);
+        let window = u64::from(context_tokens);
+        let requested = prompt + u64::from(max_tokens.unwrap_or(0));
+        let overflows = match (dialect, style) {
+            (Dialect::Messages, _) => prompt > window,
+            (_, OverflowStyle::LlamaCpp) => prompt >= window,
+            (_, OverflowStyle::OpenAi | OverflowStyle::Vllm) => requested > window,
+        };
+        overflows.then_some(Self {
+            style,
+            context_tokens,
+            prompt_tokens,
+            max_tokens,
+        })
+    }
+
+    /// The 400 body in `dialect`'s shape and the style's words.
+    fn body(&self, dialect: Dialect) -> String {
+        let (window, prompt) = (self.context_tokens, self.prompt_tokens);
+        let output = self.max_tokens.unwrap_or(0);
+        let total = u64::from(prompt) + u64::from(output);
+        if dialect == Dialect::Messages {
+            // Anthropic's invalid_request_error for an over-long prompt.
+            return anthropic(
+                "invalid_request_error",
+                &format!("prompt is too long: {prompt} tokens > {window} maximum"),
+            );
+        }
+        match self.style {
+            // vLLM's VLLMValidationError as served (vllm/entrypoints/openai serving_engine
+            // input validation, recent releases): type BadRequestError, integer code 400.
+            OverflowStyle::Vllm => json!({"error": {
+                "message": format!(
+                    "This model's maximum context length is {window} tokens. However, you \
+                     requested {output} output tokens and your prompt contains at least \
+                     {prompt} input tokens, for a total of at least {total} tokens. Please \
+                     reduce the length of the input prompt or the number of requested output \
+                     tokens. (parameter=input_tokens, value={prompt})"
+                ),
+                "type": "BadRequestError",
+                "param": "input_tokens",
+                "code": 400,
+            }})
+            .to_string(),
+            // llama.cpp server: format_error_response(ERROR_TYPE_EXCEED_CONTEXT_SIZE) plus
+            // n_prompt_tokens and n_ctx (server_task_result_error::to_json).
+            OverflowStyle::LlamaCpp => json!({"error": {
+                "code": 400,
+                "message": format!(
+                    "request ({prompt} tokens) exceeds the available context size ({window} \
+                     tokens), try increasing it"
+                ),
+                "type": "exceed_context_size_error",
+                "n_prompt_tokens": prompt,
+                "n_ctx": window,
+            }})
+            .to_string(),
+            OverflowStyle::OpenAi => {
+                let (message, param) = match (dialect, self.max_tokens) {
+                    (Dialect::Responses, _) => (
+                        "Your input exceeds the context window of this model. Please adjust \
+                         your input and try again."
+                            .to_string(),
+                        "input",
+                    ),
+                    (_, Some(max_tokens)) => (
+                        format!(
+                            "This model's maximum context length is {window} tokens. However, \
+                             you requested {total} tokens ({prompt} in the messages, \
+                             {max_tokens} in the completion). Please reduce the length of the \
+                             messages or completion."
+                        ),
+                        "messages",
+                    ),
+                    (_, None) => (
+                        format!(
+                            "This model's maximum context length is {window} tokens. However, \
+                             your messages resulted in {prompt} tokens. Please reduce the \
+                             length of the messages."
+                        ),
+                        "messages",
+                    ),
+                };
+                json!({"error": {
+                    "message": message,
+                    "type": "invalid_request_error",
+                    "param": param,
+                    "code": "context_length_exceeded",
+                }})
+                .to_string()
+            }
+        }
+    }
 }
 
 impl ApiError {
@@ -42,7 +169,8 @@ impl ApiError {
     pub fn status(&self) -> u16 {
         match self {
             Self::BadRequest(_) => 400,
-            Self::MissingKey | Self::WrongKey | Self::WrongHeaderStyle => 401,
+            Self::MissingKey | Self::WrongKey | Self::WrongHeaderStyle | Self::KeyEchoed(_) => 401,
+            Self::ContextOverflow(_) => 400,
             Self::Forbidden => 403,
             Self::ModelNotFound(_) => 404,
             Self::RateLimited(_) => 429,
@@ -147,6 +275,14 @@ impl ApiError {
                     )
                 }
             }
+            Self::KeyEchoed(message) => {
+                if anthropic_dialect {
+                    anthropic("authentication_error", message)
+                } else {
+                    openai(message, "invalid_request_error", Some("invalid_api_key"))
+                }
+            }
+            Self::ContextOverflow(overflow) => overflow.body(dialect),
             Self::ServerError => {
                 if anthropic_dialect {
                     anthropic("api_error", "Internal server error")
@@ -169,4 +305,76 @@ pub fn invalid_url(method: &str, path: &str) -> String {
         "invalid_request_error",
         None,
     )
+}
+
+/// The page nginx serves when its upstream fails (the `html_error` fault's 502 body).
+pub const BAD_GATEWAY_HTML: &str = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n\
+<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n\
+</body>\r\n</html>\r\n";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn body_json(error: &ApiError, dialect: Dialect) -> serde_json::Value {
+        serde_json::from_str(&error.body(dialect)).unwrap_or_default()
+    }
+
+    #[test]
+    fn overflow_rules_table() {
+        use OverflowStyle::*;
+        // (style, dialect, window, prompt, max_tokens, overflows)
+        type Row = (OverflowStyle, Dialect, u32, u32, Option<u32>, bool);
+        let table: &[Row] = &[
+            (OpenAi, Dialect::Chat, 100, 90, Some(10), false),
+            (OpenAi, Dialect::Chat, 100, 90, Some(11), true),
+            (OpenAi, Dialect::Chat, 100, 101, None, true),
+            (Vllm, Dialect::Chat, 100, 100, None, false),
+            (Vllm, Dialect::Chat, 100, 95, Some(6), true),
+            (LlamaCpp, Dialect::Chat, 100, 99, Some(1000), false),
+            (LlamaCpp, Dialect::Chat, 100, 100, None, true),
+            (Vllm, Dialect::Messages, 100, 100, Some(1000), false),
+            (Vllm, Dialect::Messages, 100, 101, None, true),
+        ];
+        for (style, dialect, window, prompt, max_tokens, overflows) in table {
+            assert_eq!(
+                Overflow::check(*style, *dialect, *window, *prompt, *max_tokens).is_some(),
+                *overflows,
+                "{style:?} {dialect:?} {window} {prompt} {max_tokens:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn overflow_bodies_carry_the_numbers() {
+        let overflow = |style, max_tokens| {
+            ApiError::ContextOverflow(Overflow {
+                style,
+                context_tokens: 8192,
+                prompt_tokens: 10407,
+                max_tokens,
+            })
+        };
+        let vllm = body_json(&overflow(OverflowStyle::Vllm, Some(16)), Dialect::Chat);
+        assert_eq!(vllm["error"]["code"], 400);
+        assert_eq!(vllm["error"]["type"], "BadRequestError");
+        let message = vllm["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.starts_with("This model's maximum context length is 8192 tokens. However, you requested 16 output tokens and your prompt contains at least 10407 input tokens, for a total of at least 10423 tokens."), "{message}");
+        let llama = body_json(&overflow(OverflowStyle::LlamaCpp, None), Dialect::Chat);
+        assert_eq!(
+            llama,
+            json!({"error": {"code": 400, "message": "request (10407 tokens) exceeds the available context size (8192 tokens), try increasing it", "type": "exceed_context_size_error", "n_prompt_tokens": 10407, "n_ctx": 8192}})
+        );
+        let openai = body_json(&overflow(OverflowStyle::OpenAi, Some(100)), Dialect::Chat);
+        assert_eq!(openai["error"]["code"], "context_length_exceeded");
+        assert!(openai["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("you requested 10507 tokens (10407 in the messages, 100 in the completion)"));
+        let anthropic = body_json(&overflow(OverflowStyle::OpenAi, None), Dialect::Messages);
+        assert_eq!(
+            anthropic["error"]["message"],
+            "prompt is too long: 10407 tokens > 8192 maximum"
+        );
+    }
 }

@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use super::{json_str, Frame, WriterInput};
+use super::{hostile, json_str, Frame, StreamError, WriterInput};
 
 fn message_id(input: &WriterInput<'_>) -> String {
     format!("msg_sim{:06}", input.request_id)
@@ -16,6 +16,16 @@ fn event(name: &str, data: &str) -> String {
 }
 
 fn usage_json(input: &WriterInput<'_>, output_tokens: u32) -> String {
+    if input.hostile_usage {
+        return format!(
+            "{{\"input_tokens\":{},\"cache_creation_input_tokens\":{},\
+             \"cache_read_input_tokens\":{},\"output_tokens\":{}}}",
+            hostile::HUGE,
+            hostile::OVERFLOW,
+            hostile::FRACTION,
+            hostile::NEGATIVE,
+        );
+    }
     format!(
         "{{\"input_tokens\":{},\"cache_creation_input_tokens\":0,\"cache_read_input_tokens\":{},\
          \"output_tokens\":{output_tokens}}}",
@@ -144,11 +154,29 @@ pub fn frames(input: &WriterInput<'_>) -> Vec<Frame> {
     frames
 }
 
-/// Anthropic's documented overload error event; no `message_stop` follows.
-pub fn midstream_error() -> String {
+/// An `error` event after HTTP 200 (the standard one is Anthropic's documented overload
+/// error, Python spacing as on the wire); no `message_stop` follows.
+pub fn error_event(error: &StreamError<'_>) -> String {
     event(
         "error",
-        r#"{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}"#,
+        &format!(
+            "{{\"type\": \"error\", \"error\": {{\"type\": {}, \"message\": {}}}}}",
+            json_str(error.anthropic_type),
+            json_str(error.anthropic_message)
+        ),
+    )
+}
+
+/// The `huge_line` fault's event line and the start of its data line (a text delta whose
+/// text never ends).
+pub fn huge_line_prefix(input: &WriterInput<'_>) -> (String, String) {
+    let index = usize::from(!input.reasoning.is_empty());
+    (
+        "event: content_block_delta\n".to_string(),
+        format!(
+            "data: {{\"type\":\"content_block_delta\",\"index\":{index},\"delta\":\
+             {{\"type\":\"text_delta\",\"text\":\""
+        ),
     )
 }
 
@@ -179,12 +207,16 @@ pub fn completion(input: &WriterInput<'_>) -> String {
         "content": content,
         "stop_reason": stop_reason(input),
         "stop_sequence": null,
-        "usage": {
-            "input_tokens": input.usage.uncached_tokens(),
-            "cache_creation_input_tokens": 0,
-            "cache_read_input_tokens": input.usage.cached_tokens,
-            "output_tokens": input.usage.output_tokens(),
-        },
+        "usage": USAGE_PLACEHOLDER,
     })
     .to_string()
+    // Spliced in as written, so the hostile counts keep their exact digits.
+    .replacen(
+        &json_str(USAGE_PLACEHOLDER),
+        &usage_json(input, input.usage.output_tokens()),
+        1,
+    )
 }
+
+/// Stands for the usage object in the `stream: false` body until it is spliced in.
+const USAGE_PLACEHOLDER: &str = "\u{0}usage\u{0}";

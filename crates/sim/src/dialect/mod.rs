@@ -18,6 +18,9 @@ pub enum FrameBody {
     Bytes(String),
     /// The connection is cut (the `drop` fault).
     Abort,
+    /// This many filler bytes (`x`), written in chunks as fast as the client reads them,
+    /// never held in memory at once (the `huge_line` fault).
+    Filler(u64),
 }
 
 /// One timed write.
@@ -52,7 +55,7 @@ impl Frame {
     pub fn text(&self) -> Option<&str> {
         match &self.body {
             FrameBody::Bytes(text) => Some(text),
-            FrameBody::Abort => None,
+            FrameBody::Abort | FrameBody::Filler(_) => None,
         }
     }
 }
@@ -97,8 +100,11 @@ pub struct WriterInput<'a> {
     pub style: ReasoningStyle,
     /// Role chunk / `message_start` / `response.created` on arrival.
     pub early: bool,
-    /// Chat `stream_options.include_usage`.
+    /// Chat streams carry usage (`stream_options.include_usage`, unless the profile's
+    /// `stream_usage` is off).
     pub include_usage: bool,
+    /// Usage counts are the `bad_usage` fault's hostile numbers (see [`hostile`]).
+    pub hostile_usage: bool,
     /// Reasoning token texts (one per `plan.reasoning_at_ms`).
     pub reasoning: &'a [String],
     /// Answer token texts (one per `plan.answer_at_ms`).
@@ -130,6 +136,82 @@ impl WriterInput<'_> {
     }
 }
 
+/// The `bad_usage` fault's token counts, as JSON number literals: one kind of bad number
+/// per field, in each dialect's usage place.
+pub mod hostile {
+    /// Far beyond any count (and beyond f32).
+    pub const HUGE: &str = "1e308";
+    /// Negative.
+    pub const NEGATIVE: &str = "-1";
+    /// Not a whole number.
+    pub const FRACTION: &str = "2.5";
+    /// 2^64 + 1: overflows u64 (and is not exact in f64).
+    pub const OVERFLOW: &str = "18446744073709551617";
+}
+
+/// An error event sent after HTTP 200, in each dialect's words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StreamError<'a> {
+    /// The message (OpenAI chat and Responses).
+    pub message: &'a str,
+    /// OpenAI `type` (chat).
+    pub openai_type: &'a str,
+    /// OpenAI `code` (chat: omitted when `None`; Responses: `server_error` when `None`).
+    pub code: Option<&'a str>,
+    /// Anthropic `error.type`.
+    pub anthropic_type: &'a str,
+    /// Anthropic `error.message`.
+    pub anthropic_message: &'a str,
+}
+
+/// OpenAI's mid-stream server error message.
+pub const SERVER_ERROR_MESSAGE: &str =
+    "The server had an error while processing your request. Sorry about that!";
+
+impl<'a> StreamError<'a> {
+    /// The standard server error (Anthropic: `overloaded_error` "Overloaded").
+    pub fn server() -> Self {
+        Self {
+            message: SERVER_ERROR_MESSAGE,
+            openai_type: "server_error",
+            code: None,
+            anthropic_type: "overloaded_error",
+            anthropic_message: "Overloaded",
+        }
+    }
+
+    /// A server error with this message.
+    pub fn server_with(message: &'a str) -> Self {
+        Self {
+            message,
+            openai_type: "server_error",
+            code: None,
+            anthropic_type: "api_error",
+            anthropic_message: message,
+        }
+    }
+
+    /// An authentication error with this message.
+    pub fn auth(message: &'a str) -> Self {
+        Self {
+            message,
+            openai_type: "invalid_request_error",
+            code: Some("invalid_api_key"),
+            anthropic_type: "authentication_error",
+            anthropic_message: message,
+        }
+    }
+}
+
+/// What in-stream faults need beyond the stream itself.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FaultDetails {
+    /// The request's key headers, echoed by `echo_key_midstream`.
+    pub key_echo: String,
+    /// Length of the `huge_line` fault's line, bytes.
+    pub huge_line_bytes: u64,
+}
+
 /// A JSON string literal.
 pub(crate) fn json_str(text: &str) -> String {
     serde_json::Value::String(text.to_string()).to_string()
@@ -156,15 +238,17 @@ pub fn completion_body(dialect: Dialect, input: &WriterInput<'_>) -> String {
 /// Minimum time between the last frame and a `drop` fault's cut, ms.
 pub const DROP_GRACE_MS: f64 = 20.0;
 
-/// Rewrites a successful stream for an in-stream fault (`midstream`, `drop`, `malformed`);
-/// other faults leave it unchanged. The fault strikes after `after_tokens` token frames, at
-/// the time the next token would have come.
+/// Rewrites a successful stream for an in-stream fault (`midstream`, `drop`, `malformed`,
+/// `echo_key_midstream`, `xss_error`, `huge_line`); other faults leave it unchanged. The
+/// fault strikes after `after_tokens` token frames, at the time the next token would have
+/// come.
 pub fn apply_stream_fault(
     dialect: Dialect,
     input: &WriterInput<'_>,
     mut frames: Vec<Frame>,
     fault: Fault,
     after_tokens: u32,
+    details: &FaultDetails,
 ) -> Vec<Frame> {
     let token_positions: Vec<usize> = frames
         .iter()
@@ -184,31 +268,57 @@ pub fn apply_stream_fault(
         .find(|index| **index >= cut)
         .map(|index| frames[*index].at_ms);
     let previous_ms = cut.checked_sub(1).map_or(0.0, |index| frames[index].at_ms);
+    let at_ms = next_token_ms.unwrap_or(previous_ms);
+    let xss_message = crate::fault::xss_all();
+    let error = match fault {
+        Fault::Midstream => Some(StreamError::server()),
+        Fault::EchoKeyMidstream => Some(StreamError::auth(&details.key_echo)),
+        Fault::XssError => Some(StreamError::server_with(&xss_message)),
+        _ => None,
+    };
+    if let Some(error) = error {
+        frames.truncate(cut);
+        let events_before = frames
+            .iter()
+            .filter(|frame| frame.text().is_some_and(|t| !t.starts_with(':')))
+            .count();
+        let text = match dialect {
+            Dialect::Chat => chat::error_event(&error),
+            Dialect::Messages => messages::error_event(&error),
+            Dialect::Responses => responses::error_event(&error, events_before),
+        };
+        frames.push(Frame::bytes(at_ms, text));
+        return frames;
+    }
     match fault {
-        Fault::Midstream | Fault::Drop => {
-            let at_ms = next_token_ms.unwrap_or(previous_ms);
+        Fault::Drop => {
             frames.truncate(cut);
-            let events_before = frames
-                .iter()
-                .filter(|frame| frame.text().is_some_and(|t| !t.starts_with(':')))
-                .count();
-            if fault == Fault::Midstream {
-                let text = match dialect {
-                    Dialect::Chat => chat::midstream_error(),
-                    Dialect::Messages => messages::midstream_error(),
-                    Dialect::Responses => responses::midstream_error(events_before),
-                };
-                frames.push(Frame::bytes(at_ms, text));
-            } else {
-                // The cut resets the connection, and a reset makes the client's kernel throw
-                // away bytes it has not read yet: leave the client time to read the tokens.
-                let at_ms = at_ms.max(previous_ms + DROP_GRACE_MS);
-                frames.push(Frame {
-                    at_ms,
-                    body: FrameBody::Abort,
-                    token: false,
-                });
-            }
+            // The cut resets the connection, and a reset makes the client's kernel throw
+            // away bytes it has not read yet: leave the client time to read the tokens.
+            let at_ms = at_ms.max(previous_ms + DROP_GRACE_MS);
+            frames.push(Frame {
+                at_ms,
+                body: FrameBody::Abort,
+                token: false,
+            });
+            frames
+        }
+        Fault::HugeLine => {
+            frames.truncate(cut);
+            let (event_line, data_prefix) = match dialect {
+                Dialect::Chat => (String::new(), chat::huge_line_prefix(input)),
+                Dialect::Messages => messages::huge_line_prefix(input),
+                Dialect::Responses => responses::huge_line_prefix(),
+            };
+            let filler = details
+                .huge_line_bytes
+                .saturating_sub(data_prefix.len() as u64);
+            frames.push(Frame::bytes(at_ms, format!("{event_line}{data_prefix}")));
+            frames.push(Frame {
+                at_ms,
+                body: FrameBody::Filler(filler),
+                token: false,
+            });
             frames
         }
         Fault::Malformed => {
@@ -248,6 +358,7 @@ mod tests {
             style: ReasoningStyle::None,
             early: false,
             include_usage: false,
+            hostile_usage: false,
             reasoning: &[],
             answer,
             usage: Usage {
@@ -287,18 +398,30 @@ mod tests {
         let answer: Vec<String> = (0..6).map(|i| format!("t{i}")).collect();
         let input = input(&plan, &answer);
         let frames = stream_frames(Dialect::Chat, &input);
-        let midstream =
-            apply_stream_fault(Dialect::Chat, &input, frames.clone(), Fault::Midstream, 3);
+        let details = FaultDetails {
+            key_echo: "Bearer k".into(),
+            huge_line_bytes: 1000,
+        };
+        let apply = |fault, after| {
+            apply_stream_fault(
+                Dialect::Chat,
+                &input,
+                frames.clone(),
+                fault,
+                after,
+                &details,
+            )
+        };
+        let midstream = apply(Fault::Midstream, 3);
         assert_eq!(midstream.len(), 1 + 3 + 1);
         assert_eq!(midstream[4].at_ms, 130.0);
         assert!(midstream[4].text().unwrap().contains("server_error"));
-        let dropped = apply_stream_fault(Dialect::Chat, &input, frames.clone(), Fault::Drop, 3);
+        let dropped = apply(Fault::Drop, 3);
         assert_eq!(
             dropped.last().map(|f| (&f.body, f.at_ms)),
             Some((&FrameBody::Abort, 140.0))
         );
-        let malformed =
-            apply_stream_fault(Dialect::Chat, &input, frames.clone(), Fault::Malformed, 2);
+        let malformed = apply(Fault::Malformed, 2);
         assert_eq!(malformed.len(), frames.len() + 1);
         assert!(serde_json::from_str::<serde_json::Value>(
             malformed[3]
@@ -309,9 +432,26 @@ mod tests {
         )
         .is_err());
         // Fewer tokens than asked: the fault strikes after the last one.
-        let late = apply_stream_fault(Dialect::Chat, &input, frames.clone(), Fault::Midstream, 99);
+        let late = apply(Fault::Midstream, 99);
         assert_eq!(late.len(), 1 + 6 + 1);
-        let unchanged = apply_stream_fault(Dialect::Chat, &input, frames.clone(), Fault::NoCors, 3);
+        let unchanged = apply(Fault::NoCors, 3);
         assert_eq!(unchanged, frames);
+        // The echo and the huge line.
+        let echoed = apply(Fault::EchoKeyMidstream, 1);
+        let last = echoed.last().and_then(Frame::text).unwrap();
+        assert!(
+            last.contains("Bearer k") && last.contains("invalid_api_key"),
+            "{last}"
+        );
+        let huge = apply(Fault::HugeLine, 1);
+        let prefix = huge[huge.len() - 2].text().unwrap();
+        assert!(
+            prefix.starts_with("data: {") && !prefix.contains('\n'),
+            "{prefix}"
+        );
+        assert_eq!(
+            huge.last().map(|f| &f.body),
+            Some(&FrameBody::Filler(1000 - prefix.len() as u64))
+        );
     }
 }

@@ -4,7 +4,7 @@
 //! event's fields alphabetically; nested objects in the API's own order), so the bytes look
 //! like the real thing. Values are pre-serialized JSON strings.
 
-use super::{json_str, Frame, FrameBody, WriterInput};
+use super::{hostile, json_str, Frame, FrameBody, StreamError, WriterInput};
 
 /// `{"k":v,...}` from already-serialized values, in the given order.
 fn object(fields: &[(&str, String)]) -> String {
@@ -78,6 +78,21 @@ fn message_item(input: &WriterInput<'_>, done: bool) -> String {
 }
 
 fn usage(input: &WriterInput<'_>) -> String {
+    if input.hostile_usage {
+        return object(&[
+            ("input_tokens", hostile::HUGE.into()),
+            (
+                "input_tokens_details",
+                object(&[("cached_tokens", hostile::FRACTION.into())]),
+            ),
+            ("output_tokens", hostile::NEGATIVE.into()),
+            (
+                "output_tokens_details",
+                object(&[("reasoning_tokens", hostile::OVERFLOW.into())]),
+            ),
+            ("total_tokens", hostile::HUGE.into()),
+        ]);
+    }
     let usage = input.usage;
     object(&[
         ("input_tokens", usage.prompt_tokens.to_string()),
@@ -326,11 +341,21 @@ pub fn frames(input: &WriterInput<'_>) -> Vec<Frame> {
 }
 
 /// The `error` event after HTTP 200 (spec `ResponseErrorEvent`); nothing follows.
-pub fn midstream_error(sequence_number: usize) -> String {
+pub fn error_event(error: &StreamError<'_>, sequence_number: usize) -> String {
     format!(
-        "event: error\ndata: {{\"type\":\"error\",\"code\":\"server_error\",\"message\":\"The \
-         server had an error while processing your request. Sorry about that!\",\"param\":null,\
-         \"sequence_number\":{sequence_number}}}\n\n"
+        "event: error\ndata: {{\"type\":\"error\",\"code\":{},\"message\":{},\"param\":null,\
+         \"sequence_number\":{sequence_number}}}\n\n",
+        json_str(error.code.unwrap_or("server_error")),
+        json_str(error.message)
+    )
+}
+
+/// The `huge_line` fault's event line and the start of its data line (a text delta that
+/// never ends).
+pub fn huge_line_prefix() -> (String, String) {
+    (
+        "event: response.output_text.delta\n".to_string(),
+        "data: {\"type\":\"response.output_text.delta\",\"delta\":\"".to_string(),
     )
 }
 
@@ -371,6 +396,7 @@ mod tests {
             style: ReasoningStyle::None,
             early: false,
             include_usage: false,
+            hostile_usage: false,
             reasoning: &[],
             answer: &answer,
             usage: Usage {

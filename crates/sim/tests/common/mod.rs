@@ -124,6 +124,24 @@ pub async fn stream(
     (status, header_map, events, end)
 }
 
+/// POSTs JSON; returns the status, headers and the body as JSON (a string if it is not).
+pub async fn status_and_json(
+    base: &str,
+    path: &str,
+    body: &Value,
+    headers: &[(&str, &str)],
+) -> (u16, reqwest::header::HeaderMap, Value) {
+    let (response, _) = post(base, path, body, headers).await;
+    let status = response.status().as_u16();
+    let header_map = response.headers().clone();
+    let text = response.text().await.unwrap();
+    (
+        status,
+        header_map,
+        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+    )
+}
+
 pub fn chat_body(model: &str, prompt: &str) -> Value {
     serde_json::json!({
         "model": model,
