@@ -262,9 +262,9 @@ test('monitor: Stop ends it cleanly and keeps its results', async () => {
   assert.equal(await page.getByTestId('experiments').getAttribute('data-outcomes'), '1');
   const kept = await page.getByTestId('exp-outcomes').locator('tbody td').allTextContents();
   assert.deepEqual(kept.slice(1, 5), ['Monitor', 'sim-fast@prefill_ms=100', `${runs}/60`, 'stopped']);
-  // The verdict is a sentence; its code is on the cell.
-  const verdictCell = page.getByTestId('exp-outcomes').locator('tbody td.verdict-cell');
-  assert.equal(await verdictCell.getAttribute('data-verdict'), 'healthy');
+  // The verdict is a sentence; its code is on the row.
+  const keptRow = page.getByTestId('exp-outcomes').locator('tbody tr');
+  assert.equal(await keptRow.getAttribute('data-verdict'), 'healthy');
   assert.match(kept[5], /^Within the limit: TTFT p95 is \d+ ms \(limit 2000 ms\)\.$/);
   await screenshot(page, 'experiments-monitor.png');
 });

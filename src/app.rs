@@ -496,19 +496,24 @@ fn Results(
                         // Each option says whether it is chosen: an experiment's option
                         // appears with its first run, after the filter chose it.
                         <select data-testid="runs-filter" data-value=move || filter.get().code() on:change=choose_filter>
-                            <option value="all" prop:selected=move || filter.get() == RunsFilter::All>{move || i18n.t("All runs", "全部运行")}</option>
-                            <option value="send" prop:selected=move || filter.get() == RunsFilter::Send>{move || i18n.t("Runs made with Send", "通过“发送”进行的运行")}</option>
-                            {move || experiments.get().into_iter().map(|(kind, n)| {
-                                let value = format!("{kind}#{n}");
-                                let label = ttft_core::experiment::find(&kind)
-                                    .map_or_else(|| kind.clone(), |experiment| experiment.label().get(i18n.lang.get()).to_owned());
-                                let chosen = value.clone();
-                                view! {
-                                    <option value=value prop:selected=move || filter.get().code() == chosen>
-                                        {format!("{label} #{n}")}
-                                    </option>
-                                }
-                            }).collect_view()}
+                            {move || {
+                                let lang = i18n.lang.get();
+                                let fixed = [
+                                    ("all".to_owned(), lang.pick("All runs", "全部运行").to_owned()),
+                                    ("send".to_owned(), lang.pick("Runs made with Send", "通过“发送”进行的运行").to_owned()),
+                                ];
+                                let experiments = experiments.get().into_iter().map(|(kind, n)| {
+                                    let label = ttft_core::experiment::find(&kind)
+                                        .map_or_else(|| kind.clone(), |experiment| experiment.label().get(lang).to_owned());
+                                    (format!("{kind}#{n}"), format!("{label} #{n}"))
+                                });
+                                fixed.into_iter().chain(experiments).map(|(value, label)| {
+                                    let chosen = value.clone();
+                                    view! {
+                                        <option value=value prop:selected=move || filter.get().code() == chosen>{label}</option>
+                                    }
+                                }).collect_view()
+                            }}
                         </select>
                     </label>
                 </Show>

@@ -20,8 +20,6 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use leptos::prelude::*;
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use ttft_core::experiment::params::Inputs;
 use ttft_core::experiment::report::Report;
 use ttft_core::experiment::{Experiment, Setup, SetupError};
@@ -68,8 +66,8 @@ impl ExperimentState {
     }
 }
 
-/// A finished (or stopped) experiment, serializable for export.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A finished (or stopped) experiment, for the list of the page's experiments.
+#[derive(Debug, Clone, PartialEq)]
 pub struct ExperimentOutcome {
     /// The experiment's code.
     pub kind: String,
@@ -79,7 +77,7 @@ pub struct ExperimentOutcome {
     pub started_unix_ms: f64,
     /// The endpoint's base URL (never the key).
     pub base_url: String,
-    /// The form's model (the models experiment names its own in `config`).
+    /// The form's model (the models experiment names its own models).
     pub model: String,
     /// False when Stop ended it early (the report covers the runs made).
     pub complete: bool,
@@ -87,8 +85,6 @@ pub struct ExperimentOutcome {
     pub runs_done: usize,
     /// Runs planned.
     pub runs_planned: usize,
-    /// The parsed configuration (ttft-core's config as JSON).
-    pub config: Value,
     /// The report at the end: verdicts, notes, figures, table and chart.
     pub report: Report,
 }
@@ -248,7 +244,6 @@ impl Experiments {
                     return;
                 }
             };
-            let config = trial.config_json();
             let runner =
                 executor::Runner::new(base, code, session_number, control, experiments, trial);
             let report = runner.execute().await;
@@ -264,7 +259,6 @@ impl Experiments {
                     complete,
                     runs_done: tally.measured,
                     runs_planned: tally.planned,
-                    config,
                     report,
                 })
             });

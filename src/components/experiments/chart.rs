@@ -3,12 +3,13 @@
 //! mapped onto the page's palette of six.
 
 use leptos::prelude::*;
-use ttft_core::chart::{runs_chart, scatter_chart, FitCurve, Reference, RunSeries, ScatterSeries};
+use ttft_core::chart::{
+    runs_chart, scatter_chart, FitCurve, Marker, Reference, RunSeries, ScatterSeries,
+};
 use ttft_core::experiment::report::{Axis, Chart, ChartKind, Colour};
 use ttft_core::lang::Lang;
 
 use crate::components::charts::{axes, frame, reference_lines, view_box};
-use crate::i18n::use_i18n;
 
 /// Height of the experiment charts, px (viewBox units).
 const CHART_HEIGHT_PX: f64 = 240.0;
@@ -37,20 +38,24 @@ fn axis_label(axis: &Axis, lang: Lang) -> String {
     }
 }
 
-/// Draws `chart` in `lang`.
-fn draw(chart: &Chart, lang: Lang) -> impl IntoView {
+/// Draws `chart` in `lang`. Both kinds share one layout (axes, reference lines, fitted
+/// curves, then each series as a group of an optional line and its markers), so the view
+/// is built by one template.
+pub(super) fn chart_view(chart: &Chart, lang: Lang) -> impl IntoView {
     let frame = frame(CHART_HEIGHT_PX, 56.0);
+    let text = |text: &ttft_core::lang::Bilingual| text.get(lang).to_owned();
     let names: Vec<String> = chart
         .series
         .iter()
-        .map(|series| series.name.get(lang).to_owned())
+        .map(|series| text(&series.name))
         .collect();
-    let fit_names: Vec<String> = chart
-        .fits
+    let fit_names: Vec<String> = chart.fits.iter().map(|fit| text(&fit.name)).collect();
+    let reference_names: Vec<String> = chart
+        .references
         .iter()
-        .map(|fit| fit.name.get(lang).to_owned())
+        .map(|reference| text(&reference.name))
         .collect();
-    let plot = match chart.kind {
+    let (plot, x_axis, y_axis, references, curves, groups) = match chart.kind {
         ChartKind::Scatter => {
             let series: Vec<ScatterSeries> = chart
                 .series
@@ -68,35 +73,24 @@ fn draw(chart: &Chart, lang: Lang) -> impl IntoView {
                 .map(|(fit, name)| FitCurve { name, fit: fit.fit })
                 .collect();
             let geometry = scatter_chart(&series, &curves, CURVE_SAMPLES, &frame);
-            let lines = geometry
-                .curves
-                .iter()
-                .zip(&chart.fits)
-                .map(|(curve, fit)| {
-                    let dashed = if fit.dashed { " dashed" } else { "" };
-                    let class = format!("exp-fit {}{dashed}", palette(fit.colour));
-                    view! { <path class=class d=curve.path.clone()></path> }
-                })
-                .collect_view();
-            let dots = geometry
+            let groups: Vec<(Option<String>, Vec<Marker>)> = geometry
                 .series
-                .iter()
-                .zip(&chart.series)
-                .map(|(one, series)| {
-                    let markers = one
-                        .markers
-                        .iter()
-                        .map(|m| view! { <circle cx=m.x_px cy=m.y_px r="3"><title>{format!("{:.0}: {:.0} ms", m.x_value, m.y_value)}</title></circle> })
-                        .collect_view();
-                    view! { <g class=format!("exp-series {}", palette(series.colour))>{markers}</g> }
-                })
-                .collect_view();
-            view! {
-                {axes(geometry.plot, &geometry.x_axis, Some(&geometry.y_axis))}
-                {lines}
-                {dots}
-            }
-            .into_any()
+                .into_iter()
+                .map(|one| (None, one.markers))
+                .collect();
+            let curves: Vec<String> = geometry
+                .curves
+                .into_iter()
+                .map(|curve| curve.path)
+                .collect();
+            (
+                geometry.plot,
+                geometry.x_axis,
+                geometry.y_axis,
+                Vec::new(),
+                curves,
+                groups,
+            )
         }
         ChartKind::Sequence => {
             let series: Vec<RunSeries> = chart
@@ -108,11 +102,6 @@ fn draw(chart: &Chart, lang: Lang) -> impl IntoView {
                     values_ms: &series.values,
                 })
                 .collect();
-            let reference_names: Vec<String> = chart
-                .references
-                .iter()
-                .map(|reference| reference.name.get(lang).to_owned())
-                .collect();
             let references: Vec<Reference> = chart
                 .references
                 .iter()
@@ -123,32 +112,46 @@ fn draw(chart: &Chart, lang: Lang) -> impl IntoView {
                 })
                 .collect();
             let geometry = runs_chart(&series, &references, &frame);
-            let lines = geometry
+            let groups: Vec<(Option<String>, Vec<Marker>)> = geometry
                 .series
-                .iter()
-                .zip(&chart.series)
-                .map(|(one, series)| {
-                    let dots = one
-                        .markers
-                        .iter()
-                        .map(|m| view! { <circle cx=m.x_px cy=m.y_px r="3"></circle> })
-                        .collect_view();
-                    view! {
-                        <g class=format!("exp-series {}", palette(series.colour))>
-                            <path d=one.path.clone()></path>
-                            {dots}
-                        </g>
-                    }
-                })
-                .collect_view();
-            view! {
-                {axes(geometry.plot, &geometry.x_axis, Some(&geometry.y_axis))}
-                {reference_lines(&geometry.references)}
-                {lines}
-            }
-            .into_any()
+                .into_iter()
+                .map(|one| (Some(one.path), one.markers))
+                .collect();
+            (
+                geometry.plot,
+                geometry.x_axis,
+                geometry.y_axis,
+                geometry.references,
+                Vec::new(),
+                groups,
+            )
         }
     };
+    let lines = curves
+        .into_iter()
+        .zip(&chart.fits)
+        .map(|(path, fit)| {
+            let dashed = if fit.dashed { " dashed" } else { "" };
+            let class = format!("exp-fit {}{dashed}", palette(fit.colour));
+            view! { <path class=class d=path></path> }
+        })
+        .collect_view();
+    let groups = groups
+        .into_iter()
+        .zip(&chart.series)
+        .map(|((path, markers), series)| {
+            let markers = markers
+                .iter()
+                .map(|m| view! { <circle cx=m.x_px cy=m.y_px r="3"><title>{format!("{:.0}: {:.0} ms", m.x_value, m.y_value)}</title></circle> })
+                .collect_view();
+            view! {
+                <g class=format!("exp-series {}", palette(series.colour))>
+                    {path.map(|d| view! { <path d=d></path> })}
+                    {markers}
+                </g>
+            }
+        })
+        .collect_view();
     let legend = chart
         .series
         .iter()
@@ -167,22 +170,17 @@ fn draw(chart: &Chart, lang: Lang) -> impl IntoView {
         axis_label(&chart.y, lang)
     );
     view! {
-        <figure class="chart" data-token-source=chart.x.counts.map(|source| source.code())>
-            <figcaption>{caption.clone()}<br /><small class="axes-note">{axes_note}</small></figcaption>
-            <svg viewBox=view_box(&frame) role="img" aria-label=caption>
-                {plot}
-            </svg>
-            <ul class="legend">{legend}</ul>
-        </figure>
+        <div class="charts">
+            <figure class="chart" data-token-source=chart.x.counts.map(|source| source.code())>
+                <figcaption>{caption.clone()}<br /><small class="axes-note">{axes_note}</small></figcaption>
+                <svg viewBox=view_box(&frame) role="img" aria-label=caption>
+                    {axes(plot, &x_axis, Some(&y_axis))}
+                    {reference_lines(&references)}
+                    {lines}
+                    {groups}
+                </svg>
+                <ul class="legend">{legend}</ul>
+            </figure>
+        </div>
     }
-}
-
-/// A report's chart, redrawn when the language changes.
-#[component]
-pub(super) fn ReportChart(
-    /// The chart.
-    chart: Chart,
-) -> impl IntoView {
-    let i18n = use_i18n();
-    view! { <div class="charts">{move || draw(&chart, i18n.lang.get())}</div> }
 }

@@ -21,7 +21,7 @@ use crate::i18n::use_i18n;
 use outcomes::OutcomesList;
 use params::{ExperimentChoice, ParamsEditor};
 use progress::ProgressLine;
-use report::ReportView;
+use report::report_view;
 
 /// The experiments section of the page.
 #[component]
@@ -69,9 +69,12 @@ pub fn ExperimentsPanel(
                 <ProgressLine experiments=experiments />
             </div>
             {move || error().map(|message| view! {
-                <p class="error" role="alert" data-testid="exp-input-error">{move || message.get(i18n.lang.get()).to_owned()}</p>
+                <p class="error" role="alert" data-testid="exp-input-error">{message.get(i18n.lang.get()).to_owned()}</p>
             })}
-            {move || experiments.report.get().map(|report| view! { <ReportView report=report /> })}
+            {move || {
+                let lang = i18n.lang.get();
+                experiments.report.with(|report| report.as_ref().map(|report| report_view(report, lang)))
+            }}
             <OutcomesList outcomes=experiments.outcomes />
         </section>
     }

@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 use ttft_core::experiment::params::{Inputs, ParamKind, ParamSpec};
 use ttft_core::experiment::{find, Experiment, REGISTRY};
+use ttft_core::lang::Lang;
 
 use crate::i18n::use_i18n;
 
@@ -67,22 +68,14 @@ impl ExperimentChoice {
     }
 }
 
-/// One labelled text input (test id `exp-<id>`).
-#[component]
-fn ParamField(
-    /// The field.
-    spec: ParamSpec,
-    /// The text as typed.
-    text: RwSignal<String>,
-) -> impl IntoView {
-    let i18n = use_i18n();
+/// One labelled text input (test id `exp-<id>`), in `lang`.
+fn param_field(field: Field, lang: Lang) -> impl IntoView {
+    let Field { spec, text } = field;
     let id = format!("exp-{}", spec.id);
     let wide = matches!(spec.kind, ParamKind::Names | ParamKind::Text);
-    let label = spec.label.clone();
-    let placeholder = spec.placeholder.clone();
     view! {
         <div class=if wide { "field wide" } else { "field" }>
-            <label for=id.clone()>{move || label.get(i18n.lang.get()).to_owned()}</label>
+            <label for=id.clone()>{spec.label.get(lang).to_owned()}</label>
             <input
                 id=id.clone()
                 data-testid=id
@@ -90,7 +83,7 @@ fn ParamField(
                 spellcheck="false"
                 inputmode=if matches!(spec.kind, ParamKind::Count) { "numeric" } else { "text" }
                 maxlength=spec.max_chars.to_string()
-                placeholder=move || placeholder.as_ref().map(|text| text.get(i18n.lang.get()).to_owned())
+                placeholder=spec.placeholder.as_ref().map(|text| text.get(lang).to_owned())
                 prop:value=move || text.get()
                 on:input=move |event| text.set(event_target_value(&event))
             />
@@ -98,7 +91,9 @@ fn ParamField(
     }
 }
 
-/// The experiment choice (locked while one runs), its description and its fields.
+/// The experiment choice (locked while one runs), its description and its fields; the
+/// fields are redrawn when the choice or the language changes (what was typed is kept in
+/// their signals).
 #[component]
 pub(super) fn ParamsEditor(
     /// The choice and the fields.
@@ -107,10 +102,18 @@ pub(super) fn ParamsEditor(
     busy: Signal<bool>,
 ) -> impl IntoView {
     let i18n = use_i18n();
+    let fields = move || {
+        let lang = i18n.lang.get();
+        choice
+            .fields
+            .get()
+            .into_iter()
+            .map(|field| param_field(field, lang))
+            .collect_view()
+    };
     let description = move || {
         let lang = i18n.lang.get();
-        choice.code.track();
-        choice.experiment().description().get(lang).to_owned()
+        find(choice.code.get()).map(|experiment| experiment.description().get(lang).to_owned())
     };
     view! {
         <div class="fields">
@@ -136,11 +139,7 @@ pub(super) fn ParamsEditor(
                         .collect_view()}
                 </select>
             </div>
-            <For
-                each=move || choice.fields.get()
-                key=|field| field.text
-                children=|field| view! { <ParamField spec=field.spec text=field.text /> }
-            />
+            {fields}
         </div>
         <p class="meta" data-testid="exp-description">{description}</p>
     }

@@ -6,9 +6,8 @@ use leptos::prelude::*;
 use ttft_core::experiment::report::{Report, RunTally};
 use ttft_core::lang::Lang;
 
-use super::chart::ReportChart;
-use super::table::DataTable;
-use crate::i18n::use_i18n;
+use super::chart::chart_view;
+use super::table::data_table;
 
 /// What the experiment sent: measured runs (failed, priming) and calibration requests.
 fn tally_text(tally: &RunTally, lang: Lang) -> String {
@@ -41,23 +40,11 @@ fn tally_text(tally: &RunTally, lang: Lang) -> String {
     text
 }
 
-/// The report of the current experiment.
-#[component]
-pub(super) fn ReportView(
-    /// What was measured and concluded so far.
-    report: Report,
-) -> impl IntoView {
-    let i18n = use_i18n();
-    let Report {
-        experiment,
-        verdicts,
-        notes,
-        figures,
-        table,
-        chart,
-        tally,
-    } = report;
+/// The report of the current experiment in `lang` (redrawn whole when either changes:
+/// one reactive scope instead of one per text keeps the wasm small).
+pub(super) fn report_view(report: &Report, lang: Lang) -> impl IntoView {
     let node = NodeRef::<Div>::new();
+    let figures = report.figures.clone();
     node.on_load(move |element| {
         for figure in &figures {
             // A key is ttft-core's constant: a valid attribute name.
@@ -65,41 +52,37 @@ pub(super) fn ReportView(
                 element.set_attribute(&format!("data-{}", figure.key), &figure.value.attribute());
         }
     });
-    let codes: Vec<String> = verdicts
+    let codes = report.verdict_codes();
+    let verdicts = report
+        .verdicts
         .iter()
-        .map(|verdict| verdict.code.clone())
-        .collect();
-    let verdicts = verdicts
-        .into_iter()
         .map(|verdict| {
-            let text = verdict.text;
-            view! { <p class="verdict" data-verdict=verdict.code>{move || text.get(i18n.lang.get()).to_owned()}</p> }
+            view! { <p class="verdict" data-verdict=verdict.code.clone()>{verdict.text.get(lang).to_owned()}</p> }
         })
         .collect_view();
-    let notes = notes
-        .into_iter()
-        .map(|note| view! { <li>{move || note.get(i18n.lang.get()).to_owned()}</li> })
+    let notes = report
+        .notes
+        .iter()
+        .map(|note| view! { <li>{note.get(lang).to_owned()}</li> })
         .collect_view();
-    let table = move || {
-        let lang = i18n.lang.get();
-        let headers = table
-            .columns
-            .iter()
-            .map(|column| column.header(lang))
-            .collect();
-        let rows = table
-            .rows
-            .iter()
-            .map(|row| row.iter().map(|cell| cell.display(lang)).collect())
-            .collect();
-        view! { <DataTable testid="exp-table" headers=headers rows=rows /> }
-    };
+    let table = &report.table;
+    let headers = table
+        .columns
+        .iter()
+        .map(|column| column.header(lang))
+        .collect();
+    let rows = table
+        .rows
+        .iter()
+        .map(|row| row.iter().map(|cell| cell.display(lang)).collect())
+        .collect();
+    let tally = report.tally;
     view! {
-        <div class="report" data-testid="exp-report" data-kind=experiment node_ref=node>
+        <div class="report" data-testid="exp-report" data-kind=report.experiment.clone() node_ref=node>
             <div
                 class="verdicts"
                 data-testid="exp-verdict"
-                data-verdict=codes.first().cloned().unwrap_or_default()
+                data-verdict=report.first_verdict_code().to_owned()
                 data-verdicts=codes.join(" ")
             >
                 {verdicts}
@@ -112,10 +95,10 @@ pub(super) fn ReportView(
                 data-priming=tally.priming.to_string()
                 data-calibration-requests=tally.calibration_requests.to_string()
             >
-                {move || tally_text(&tally, i18n.lang.get())}
+                {tally_text(&tally, lang)}
             </p>
-            {chart.map(|chart| view! { <ReportChart chart=chart /> })}
-            {table}
+            {report.chart.as_ref().map(|chart| chart_view(chart, lang))}
+            {data_table("exp-table", headers, rows, Vec::new())}
         </div>
     }
 }

@@ -2,16 +2,16 @@
 
 use leptos::prelude::*;
 
-/// Headers and rows of cells, already in the page's language.
-#[component]
-pub(super) fn DataTable(
-    /// Test id.
+/// A table with test id `testid`: headers and rows of cells, already in the page's
+/// language. `verdicts`, when given, puts each row's verdict codes on it (`data-verdict`:
+/// the first; `data-verdicts`: all, space-separated).
+pub(super) fn data_table(
     testid: &'static str,
-    /// Column headers.
     headers: Vec<String>,
-    /// Cells, row by row.
     rows: Vec<Vec<String>>,
+    verdicts: Vec<(String, String)>,
 ) -> impl IntoView {
+    let mut verdicts = verdicts.into_iter();
     view! {
         <div class="table-scroll">
             <table class="experiment" data-testid=testid>
@@ -21,7 +21,14 @@ pub(super) fn DataTable(
                 <tbody>
                     {rows
                         .into_iter()
-                        .map(|row| view! { <tr>{row.into_iter().map(|c| view! { <td>{c}</td> }).collect_view()}</tr> })
+                        .map(|row| {
+                            let (first, all) = verdicts.next().unzip();
+                            view! {
+                                <tr data-verdict=first data-verdicts=all>
+                                    {row.into_iter().map(|c| view! { <td>{c}</td> }).collect_view()}
+                                </tr>
+                            }
+                        })
                         .collect_view()}
                 </tbody>
             </table>

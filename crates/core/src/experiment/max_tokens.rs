@@ -12,7 +12,7 @@ use super::params::{CountListParam, CountParam, Inputs, ParamSpec};
 use super::report::{same_text, Axis, Cell, Chart, ChartKind, Colour, Column, Report, Series, Table, Unit};
 use super::schedule::{Observed, RunRole, Schedule, ScheduleKind};
 use super::session::{
-    run_spec, to_json, Experiment, ExperimentSession, Planning, RunBook, Setup, SetupError,
+    run_spec, Experiment, ExperimentSession, Planning, RunBook, Setup, SetupError,
 };
 use super::sizing::{fit_outputs, fit_sizes, ContextBudget, PromptSizer, PromptSizing};
 use crate::lang::Bilingual;
@@ -444,10 +444,6 @@ impl ExperimentSession for MaxTokensSession {
         let mut report = report(&result, &self.book.observations, &self.config.sizing);
         report.tally = self.book.tally(Some(&self.config.sizing), |_| false);
         report
-    }
-
-    fn config_json(&self) -> serde_json::Value {
-        to_json(&self.config)
     }
 }
 

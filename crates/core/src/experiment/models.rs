@@ -12,7 +12,7 @@ use super::params::{CountListParam, CountParam, Inputs, InputProblem, NamesParam
 use super::report::{same_text, Axis, Cell, Chart, ChartKind, Colour, Column, FitLine, Report, Series, Table, Unit};
 use super::schedule::{Observed, RunRole, Schedule, ScheduleKind};
 use super::session::{
-    run_spec, to_json, Experiment, ExperimentSession, Planning, RunBook, Setup, SetupError,
+    run_spec, Experiment, ExperimentSession, Planning, RunBook, Setup, SetupError,
 };
 use super::sizing::{counts_note, fit_sizes, prompt_tokens_of, ContextBudget, PromptSizer, PromptSizing};
 use crate::lang::Bilingual;
@@ -483,10 +483,6 @@ impl ExperimentSession for ModelsSession {
         let mut report = report(&result, &self.book.observations, sizing);
         report.tally = self.book.tally(Some(sizing), |_| false);
         report
-    }
-
-    fn config_json(&self) -> serde_json::Value {
-        to_json(&self.config)
     }
 }
 

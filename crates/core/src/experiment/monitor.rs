@@ -11,7 +11,7 @@ use super::report::{same_text,
     Axis, Cell, Chart, ChartKind, Colour, Column, ReferenceMark, Report, Series, Table, Unit,
 };
 use super::schedule::{Observed, Schedule, ScheduleKind, TimedRuns};
-use super::session::{to_json, Experiment, ExperimentSession, Planning, Setup, SetupError};
+use super::session::{Experiment, ExperimentSession, Planning, Setup, SetupError};
 use crate::lang::Bilingual;
 use super::Observation;
 use super::{bilingual, ms, percent, summary_of};
@@ -579,10 +579,6 @@ impl ExperimentSession for MonitorSession {
             planned: self.config.schedule.run_count(),
         };
         report
-    }
-
-    fn config_json(&self) -> serde_json::Value {
-        to_json(&self.config)
     }
 }
 

@@ -11,7 +11,7 @@ use super::params::{CountListParam, CountParam, Inputs, ParamSpec};
 use super::report::{same_text, Axis, Cell, Chart, ChartKind, Colour, Column, FitLine, Report, Series, Table, Unit};
 use super::schedule::{Observed, RunRole, Schedule, ScheduleKind};
 use super::session::{
-    run_spec, to_json, tokens_level, Experiment, ExperimentSession, Planning, RunBook, Setup,
+    run_spec, tokens_level, Experiment, ExperimentSession, Planning, RunBook, Setup,
     SetupError,
 };
 use super::sizing::{counts_note, 
@@ -566,10 +566,6 @@ impl ExperimentSession for PromptLengthSession {
         let mut report = report(&result, &self.book.observations, sizing);
         report.tally = self.book.tally(Some(sizing), |_| false);
         report
-    }
-
-    fn config_json(&self) -> serde_json::Value {
-        to_json(&self.config)
     }
 }
 

@@ -11,7 +11,7 @@ use super::params::{CountParam, Inputs, ParamSpec, TextParam};
 use super::report::{same_text, Axis, Cell, Chart, ChartKind, Colour, Column, Report, Series, Table, Unit};
 use super::schedule::{Observed, RunRole, Schedule, ScheduleKind};
 use super::session::{
-    run_spec, to_json, Experiment, ExperimentSession, Planning, RunBook, Setup, SetupError,
+    run_spec, Experiment, ExperimentSession, Planning, RunBook, Setup, SetupError,
 };
 use crate::lang::Bilingual;
 use super::{bilingual, ms, percent, run_nonce, summary_of};
@@ -322,14 +322,13 @@ impl Experiment for Reasoning {
         config.repetitions = REPETITIONS.read(inputs)? as usize;
         config.seed = setup.seed;
         let book = RunBook::new(plan(&config));
-        Ok(Planning::ready(Box::new(ReasoningSession { config, book })))
+        Ok(Planning::ready(Box::new(ReasoningSession { book })))
     }
 }
 
 /// A configured reasoning experiment.
 #[derive(Debug, Clone)]
 struct ReasoningSession {
-    config: ReasoningConfig,
     book: RunBook<usize>,
 }
 
@@ -367,10 +366,6 @@ impl ExperimentSession for ReasoningSession {
         let mut report = report(&result, &self.book.observations);
         report.tally = self.book.tally(None, |_| false);
         report
-    }
-
-    fn config_json(&self) -> serde_json::Value {
-        to_json(&self.config)
     }
 }
 

@@ -20,7 +20,6 @@
 //! report view are written once against it instead of once per experiment (no generic code
 //! monomorphized eight times in the wasm).
 
-use serde::Serialize;
 use thiserror::Error;
 
 use super::params::{Inputs, ParamError, ParamSpec};
@@ -140,9 +139,6 @@ pub trait ExperimentSession {
 
     /// The analysis of what was recorded so far.
     fn report(&self) -> Report;
-
-    /// The parsed configuration, for the outcome's export.
-    fn config_json(&self) -> serde_json::Value;
 }
 
 /// Builds the session once the sizes are known.
@@ -279,11 +275,6 @@ pub(crate) fn run_spec<K>(
             estimated: planned.sim_prompt_tokens,
         },
     }
-}
-
-/// The configuration as JSON (`Null` if it cannot be serialized).
-pub(crate) fn to_json(value: &impl Serialize) -> serde_json::Value {
-    serde_json::to_value(value).unwrap_or(serde_json::Value::Null)
 }
 
 /// "1000 tokens" / "1000 个 token".

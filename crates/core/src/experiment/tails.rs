@@ -15,7 +15,7 @@ use super::params::{CountListParam, CountParam, Inputs, ParamSpec};
 use super::report::{same_text, Axis, Cell, Chart, ChartKind, Colour, Column, Report, Series, Table, Unit};
 use super::schedule::{Observed, RunRole, Schedule, ScheduleKind};
 use super::session::{
-    run_spec, to_json, tokens_level, Experiment, ExperimentSession, Planning, RunBook, Setup,
+    run_spec, tokens_level, Experiment, ExperimentSession, Planning, RunBook, Setup,
     SetupError,
 };
 use super::sizing::{counts_note, fit_sizes, prompt_tokens_of, ContextBudget, PromptSizer, PromptSizing};
@@ -460,10 +460,6 @@ impl ExperimentSession for TailsSession {
         let mut report = report(&result, &self.book.observations, &self.config.sizing);
         report.tally = self.book.tally(Some(&self.config.sizing), |_| false);
         report
-    }
-
-    fn config_json(&self) -> serde_json::Value {
-        to_json(&self.config)
     }
 }
 
