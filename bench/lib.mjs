@@ -1,8 +1,18 @@
 // Shared helpers of the benchmark: processes, the browser, the widget, statistics.
 import { spawn } from 'node:child_process';
-import { CHROMIUM_ARGS, ROOT, launchBrowser, startSim as startSimProcess } from '../e2e/support.mjs';
+import { chromium } from 'playwright-core';
+import { CHROMIUM_ARGS, ROOT, startSim as startSimProcess } from '../e2e/support.mjs';
 
-export { CHROMIUM_ARGS, ROOT, launchBrowser };
+export { CHROMIUM_ARGS, ROOT };
+
+/**
+ * Headless Debian Chromium through playwright-core, for the Chromium-only sections (size,
+ * the Python and curl peers' fidelity and paint, parser, long stream, scale: they use CDP
+ * or init scripts). The per-engine section (engines.mjs) goes through e2e/driver instead.
+ */
+export async function launchBrowser() {
+  return chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+}
 
 /**
  * Starts the release ttft-sim on a free loopback port; `dist` serves the built page. Without

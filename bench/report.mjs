@@ -59,6 +59,33 @@ export function renderMarkdown(report) {
     out.push('', `Target p95 ≤ 16.7 ms at 500 tokens/s: ${f(p.target.p95_at_500_tps_ms)} ms, ${verdict(p.target.le_16_7ms, `${f(p.target.miss_ms)} ms`)}; the peer's p95 ${f(p.target.peer_p95_at_500_tps_ms)} ms (widget ÷ peer ${f(p.target.ratio_to_peer_p95)}).`, '');
   } else if (s.paint) out.push('## 2. Paint delay', '', '```', s.paint.error, '```', '');
 
+  if (s.engines && !s.engines.error) {
+    out.push('## 2b. Every engine: fidelity and paint beside the engine\'s own same-page peers', '');
+    out.push('Each engine through e2e/driver (Chromium: playwright-core; Firefox ESR: puppeteer-core over WebDriver BiDi; WebKitGTK MiniBrowser: selenium-webdriver + WebKitWebDriver under Xvfb). Fidelity: scripted 300 ms first answer after an early role chunk, API on another origin, warm runs; peers: a bare `fetch()` in a Worker and on the main thread of the same page. Paint: 500 tokens/s; peer: a plain Worker fetch whose first content goes into a fresh element, timed by Element Timing presentationTime where the engine has it, else rAF + MessageChannel (the app\'s own fallback). Targets: ttfa error p95 within 1 ms of the best peer; ui_delay p95 ≤ 1.3 × the peer\'s.', '');
+    out.push('| engine | widget ttfa error p50 / p95 | Worker fetch p50 / p95 | main-thread fetch p50 / p95 | p95 − best peer | widget setup_ms p50 / p95 | ui_delay p50 / p95 | peer p50 / p95 (method) | ui_delay p95 ÷ peer p95 |', '|---|---|---|---|---|---|---|---|---|');
+    for (const [name, e] of Object.entries(s.engines.engines)) {
+      if (e.error) {
+        out.push(`| ${name} | failed: ${e.error.split('\n')[0]} | | | | | | | |`);
+        continue;
+      }
+      const fi = e.fidelity;
+      const pa = e.paint;
+      out.push(`| ${name} ${e.version ?? ''} | ${f(fi.widget_ttfa_error_ms.p50)} / ${f(fi.widget_ttfa_error_ms.p95)} | ${f(fi.browser_fetch_worker.p50)} / ${f(fi.browser_fetch_worker.p95)} | ${f(fi.browser_fetch_main_thread.p50)} / ${f(fi.browser_fetch_main_thread.p95)} | ${f(fi.target.excess_ms)} ms ${verdict(fi.target.within_1ms_of_best_peer, 'more than 1 ms')} | ${f(fi.widget_setup_ms.p50)} / ${f(fi.widget_setup_ms.p95)} | ${f(pa.widget_ui_delay_ms.p50)} / ${f(pa.widget_ui_delay_ms.p95)} (${pa.paint_methods.join(', ')}) | ${f(pa.peer_ui_delay_ms.p50)} / ${f(pa.peer_ui_delay_ms.p95)} (${pa.peer_method}) | ${f(pa.target.ratio_p95)} ${verdict(pa.target.le_1_3x_peer, 'over 1.3')} |`);
+    }
+    const chromium = s.engines.engines.chromium;
+    if (chromium?.paint_fallback_vs_presentation_time) {
+      const fb = chromium.paint_fallback_vs_presentation_time;
+      out.push('', 'The paint fallback against Element Timing `presentationTime`, Chromium, same runs of the probe (fallback − presentationTime, ms):', '');
+      out.push('| fallback | bias (p50 of the signed difference) | p95 absolute error | min | max |', '|---|---|---|---|---|');
+      for (const [name, label] of [['raf_message_channel', 'rAF + MessageChannel (the app\'s)'], ['double_raf', 'double rAF']]) {
+        const x = fb[name];
+        out.push(`| ${label} | ${f(x.bias_p50_ms)} | ${f(x.abs_error_p95_ms)} | ${f(x.signed.min)} | ${f(x.signed.max)} |`);
+      }
+      out.push('', `Best by p95 absolute error: ${fb.best_by_abs_error_p95}.`);
+    }
+    out.push('');
+  } else if (s.engines) out.push('## 2b. Every engine', '', '```', s.engines.error, '```', '');
+
   if (s.size && !s.size.error) {
     const z = s.size;
     out.push('## 3. Size and start', '', '| kind | raw | gzip -9 | files |', '|---|---|---|---|');
@@ -107,5 +134,71 @@ export function renderMarkdown(report) {
     out.push('', `At the end: ${c.rows_shown} table rows, ${c.dom_elements} DOM elements, ${f(c.stored_bytes / 1024, 0)} KB stored; charts: ${c.charts.map((chart) => `${chart.id} ${chart.nodes} elements`).join(', ')}.`, '');
   } else if (s.scale) out.push('## 6. Scale', '', '```', s.scale.error, '```', '');
 
+  if (s.llama && !s.llama.error) out.push(...renderLlama(s.llama));
+  else if (s.llama) out.push('## 7. A real server (llama-cpp-python)', '', '```', s.llama.error, '```', '');
+
   return out.join('\n') + '\n';
+}
+
+const mark = (met) => (met === null || met === undefined ? '—' : met ? '**met**' : '**missed**');
+
+/** Section 7: the widget and the openai SDK against llama-cpp-python's server. */
+function renderLlama(l) {
+  const out = [];
+  const a = l.analysis;
+  const m = l.model;
+  out.push('## 7. A real server: llama-cpp-python', '');
+  out.push(`llama-cpp-python ${l.server?.version ?? '?'} (\`python -m llama_cpp.server ${(l.server?.args ?? []).join(' ')}\`, up in ${f(l.server?.start_seconds, 1)} s)${l.install ? `; wheel ${l.install.wheel}, ${l.install.built_now ? `built in this run in ${l.install.build_seconds} s` : `from the cache (built in ${l.install.build_seconds ?? '?'} s)`}` : ''}; openai ${l.openai_version ?? '?'}.`, '');
+  out.push(`Model: a random-weight llama GGUF written by bench/llama/make_model.py (nothing from a model hub): n_embd ${m.dims.n_embd}, ${m.dims.n_layer} layers, ${m.dims.n_head} heads (${m.dims.n_head_kv} KV), n_ff ${m.dims.n_ff}, vocabulary ${m.n_vocab} (SentencePiece-style, built from this repository's docs, byte fallback), ${m.dtype}, ${(m.parameters / 1e6).toFixed(1)} M parameters, ${(m.bytes / 2 ** 20).toFixed(1)} MB; n_ctx ${l.n_ctx}; ${l.threads} threads. Chat template: ChatML in the GGUF.`, '');
+  out.push(`Counting: ${l.counting?.method}; template offset ${l.counting?.template_offset_tokens} tokens; check at another size: usage ${l.counting?.verify?.usage_prompt_tokens} vs counted ${l.counting?.verify?.counted} (${l.counting?.verify?.agree ? 'agree' : '**disagree**'}).`, '');
+  if (a) {
+    out.push(`${l.rounds?.length ?? 0} rounds (of ${l.rounds_planned}) in one sitting; each round: the widget's prompt-length experiment (one run per size, its own order) asked for ${l.sizes_tokens.join(' / ')} tokens, then the openai SDK (one client; first non-empty \`delta.content\`; a unique nonce at position 0) at the sizes the widget actually sent (server-counted; the asked size where the widget's prompt did not fit). max_tokens ${l.max_tokens} for both. Server prompt eval: \`llama_perf_context_print: prompt eval time\` lines of the server's log, matched to each request.`, '');
+    out.push('| asked | widget planned | widget shows (prompt tokens) | widget sent (server count) | SDK sent | widget TTFT p50 | SDK first content p50 | ratio | within 10% | server prompt eval p50 (tokens) | widget runs ok / failed |', '|---|---|---|---|---|---|---|---|---|---|---|');
+    for (const v of a.levels) {
+      out.push(`| ${v.asked_tokens} | ${v.widget_planned_tokens ?? '—'} | ${v.widget_reported_tokens ?? '—'} | ${v.widget_server_tokens ?? '—'}${v.widget_over_context ? ` (over n_ctx ${l.n_ctx})` : ''} | ${v.sdk_server_tokens ?? '—'} | ${f(v.widget_ttft_p50_ms, 1)} ms | ${f(v.sdk_first_content_p50_ms, 1)} ms | ${f(v.ratio_widget_over_sdk, 3)} | ${mark(v.within_10_percent)} | ${f(v.server_prompt_eval_p50_ms, 1)} ms (${v.server_prompt_eval_tokens_p50 ?? '—'}) | ${v.widget_runs_ok} / ${v.widget_failures} |`);
+    }
+    out.push('', 'The server\'s prefill time changes with the machine\'s load from one moment to the next (the two clients never run at once). Per request, TTFT − that request\'s own prompt eval (from the log) is what the client, the network and the server\'s non-prefill work add; at equal prefill (the pooled median prompt eval of the size plus each client\'s median addition):', '');
+    out.push('| asked | prompt eval p50: widget\'s requests / SDK\'s | TTFT − own prompt eval p50: widget / SDK | ratio at equal prefill | within 10% |', '|---|---|---|---|---|');
+    for (const v of a.levels) out.push(`| ${v.asked_tokens} | ${f(v.widget_prompt_eval_p50_ms, 1)} / ${f(v.sdk_prompt_eval_p50_ms, 1)} ms | ${f(v.widget_overhead_p50_ms, 1)} / ${f(v.sdk_overhead_p50_ms, 1)} ms | ${f(v.ratio_at_equal_prefill, 3)} | ${mark(v.within_10_percent_at_equal_prefill)} |`);
+    const fit = (x) => (x ? `${f(x.slope, 4)} ms/token (intercept ${f(x.intercept, 1)} ms, R² ${f(x.r_squared, 3)}, n ${x.n})` : '—');
+    out.push('', 'Fitted cost per prompt token (least squares, y = intercept + slope·tokens):', '');
+    out.push(`- widget, x as the widget reports it (its prompt-tokens column where filled, else its planned size): ${fit(a.fits.widget_as_reported)}; the widget's own report per round (data-slope-ms-per-token): ${a.widget_reported_slope_per_round.map((v) => f(v, 4)).join(', ') || '—'}`);
+    out.push(`- widget, x = server-counted tokens it really sent: ${fit(a.fits.widget_server_counted)}`);
+    out.push(`- openai SDK, x = server-counted tokens: ${fit(a.fits.sdk_server_counted)}`);
+    out.push(`- server's own prompt eval (log), x = tokens evaluated: ${fit(a.fits.server_prompt_eval)}`);
+    const t = a.targets;
+    out.push('', '| target | result | |', '|---|---|---|');
+    out.push(`| widget TTFT ÷ SDK first content within 10% at every size | worst ratio ${f(t.ratio_within_10_percent.worst, 3)} over ${t.ratio_within_10_percent.sizes_compared} of ${a.levels.length} sizes | ${mark(t.ratio_within_10_percent.met)} |`);
+    out.push(`| the same at equal server prefill | worst ratio ${f(t.ratio_at_equal_prefill_within_10_percent.worst, 3)} over ${t.ratio_at_equal_prefill_within_10_percent.sizes_compared} of ${a.levels.length} sizes | ${mark(t.ratio_at_equal_prefill_within_10_percent.met)} |`);
+    out.push(`| widget slope within 10% of the server's prompt-eval slope | ${f(t.widget_slope_within_10_percent_of_server.widget_ms_per_token, 4)} vs ${f(t.widget_slope_within_10_percent_of_server.server_ms_per_token, 4)} ms/token (ratio ${f(t.widget_slope_within_10_percent_of_server.ratio, 3)}) | ${mark(t.widget_slope_within_10_percent_of_server.met)} |`);
+    out.push(`| sizes the widget reports are server-counted | ${t.sizes_server_counted.met ? 'every level shows a server count' : 'the prompt-tokens column is empty: the widget fits its planned (sim-rule) sizes'} | ${mark(t.sizes_server_counted.met)} |`);
+    out.push(`| no size planned past the context window | ${t.no_size_past_context.widget_requests_over_context} widget requests over n_ctx ${l.n_ctx} | ${mark(t.no_size_past_context.met)} |`);
+    out.push('');
+    const e = l.context_edge;
+    if (e) {
+      out.push(`Edge of the context window: the widget asked for ${e.asked_tokens} tokens (n_ctx ${l.n_ctx}): ${e.input_error ? `refused: "${e.input_error}"` : `sent ${e.widget_requests.map((r) => `${r.server_tokens} server tokens${r.over_context ? ' (**past the context window**)' : ''}`).join(', ') || 'nothing'}; ${e.widget_failures} failed run(s); the server logged ${e.overflows_logged.length} overflow(s)`}.`, '');
+    }
+    const inputErrors = l.rounds_detail_input_errors ?? [];
+    if (inputErrors.length) out.push(`The widget refused the sizes: ${inputErrors.join('; ')}`, '');
+  }
+  const c = l.prefix_cache;
+  if (c) {
+    const r = c.widget.report ?? {};
+    out.push(`### Prefix cache against the log (${c.prompt_tokens_asked} tokens asked, ${c.repetitions} runs per arm)`, '');
+    out.push(`The widget reports cold p50 ${f(Number(r.coldP50Ms), 1)} ms, warm p50 ${f(Number(r.warmP50Ms), 1)} ms, saved ${f(Number(r.savedMs), 1)} ms; verdicts: ${c.widget.verdicts ?? '—'}. The server's log, request by request (a hit = under 10% of the prompt evaluated):`, '');
+    out.push('| # | arm | after | server tokens | prefix reused | evaluated | prompt eval ms | hit |', '|---|---|---|---|---|---|---|---|');
+    c.runs.forEach((run, index) => out.push(`| ${index + 1} | ${run.arm} | ${run.after ?? '—'} | ${run.server_tokens ?? '—'} | ${run.prefix_hit_tokens ?? '—'} | ${run.evaluated_tokens ?? '—'} | ${f(run.prompt_eval_ms, 1)} | ${run.hit === null ? '—' : run.hit ? 'yes' : 'no'} |`));
+    out.push('', `Warm runs that hit: **${c.warm_hits} of ${c.warm_runs}** (${c.warm_right_after_same_prompt} ran right after a request with the same prompt). llama-cpp-python keeps one prompt's KV: only a warm run right after its own priming (or another warm run) can hit.${c.pairing?.paired ? '' : ` (Log pairing incomplete: ${c.pairing?.requests_that_ran} requests, ${c.pairing?.completions} logged completions.)`}`, '');
+  }
+  const p = l.probe;
+  if (p) {
+    out.push('### What the server does (probed directly)', '');
+    out.push(`- Stream with \`stream_options.include_usage\`: usage in the stream **${p.stream.usage_in_stream ? 'yes' : 'no'}**; ${p.stream.events} events, ends with [DONE]: ${p.stream.ends_with_done}; headers after ${f(p.stream.headers_ms, 1)} ms, role chunk at ${f(p.stream.role_chunk_ms, 1)} ms, first content at ${f(p.stream.first_content_ms, 1)} ms (the role chunk comes with the first token, after prefill).`);
+    out.push(`- CORS: preflight ${p.cors_preflight.status} ${JSON.stringify(p.cors_preflight.headers)}; plain response ${JSON.stringify(p.cors_response)}.`);
+    out.push(`- Tokenizer and props routes: ${Object.entries(p).filter(([k]) => k.startsWith('route ') || k === 'GET /props').map(([k, v]) => `${k.replace('route ', 'POST ')} → ${v.status}`).join(', ')}.`);
+    out.push(`- /v1/models: ${JSON.stringify(p.models.body).slice(0, 300)}`);
+    out.push(`- Context overflow, streamed: ${p.context_overflow.streamed.status} ${p.context_overflow.streamed.content_type ?? ''} \`${p.context_overflow.streamed.body.replace(/\s+/g, ' ').slice(0, 300)}\`; not streamed: ${p.context_overflow.not_streamed.status} \`${p.context_overflow.not_streamed.body.replace(/\s+/g, ' ').slice(0, 300)}\`.`);
+    out.push('');
+  }
+  return out;
 }

@@ -2,7 +2,10 @@
 // scale, each against peers measured in the same run. Writes bench/out/report.json and
 // bench/out/report.md. Run through scripts/bench.sh (it builds what this needs).
 //
-// Usage: node bench/run.mjs [section ...]   sections: fidelity paint size parser long scale
+// Usage: node bench/run.mjs [section ...]   sections: fidelity paint engines size parser long
+//        scale (the default: all of these) and llama (only when named: a real
+//        llama-cpp-python server, bench/llama/section.mjs).
+//        BENCH_ENGINES="chromium firefox webkit" (the engines section)
 //        BENCH_RUNS=20 (runs per fidelity/paint level)
 import { createServer } from 'node:http';
 import { readFile, readdir, writeFile, mkdir, stat } from 'node:fs/promises';
@@ -15,10 +18,19 @@ import {
   summary, percentile, rowCount, waitForRows, rawFetchPeer, paintPeer, VIEWPORT,
 } from './lib.mjs';
 import { renderMarkdown } from './report.mjs';
+import { llama } from './llama/section.mjs';
+import { engines } from './engines.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS || 20);
-const ALL = ['size', 'fidelity', 'paint', 'parser', 'long', 'scale'];
+const ALL = ['size', 'fidelity', 'paint', 'engines', 'parser', 'long', 'scale'];
+// Run only when named: it builds llama-cpp-python from source the first time.
+const OPTIONAL = ['llama'];
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : ALL;
+const unknown = wanted.filter((name) => !ALL.includes(name) && !OPTIONAL.includes(name));
+if (unknown.length) {
+  console.error(`unknown section(s) ${unknown.join(', ')}; sections: ${[...ALL, ...OPTIONAL].join(' ')}`);
+  process.exit(2);
+}
 const OUT = path.join(ROOT, 'bench', 'out');
 const PYTHON = process.env.BENCH_PYTHON || path.join(ROOT, 'bench', '.venv', 'bin', 'python');
 
@@ -551,12 +563,15 @@ async function main() {
   const pageSim = await startSim();
   const apiSim = await startSim({ dist: false });
   const browser = await launchBrowser();
-  const sections = { size, fidelity, paint, parser, long: longStream, scale };
+  const sections = {
+    size, fidelity, paint, parser, long: longStream, scale, llama,
+    engines: (_browser, pageSim, apiSim) => engines(pageSim, apiSim, { runs: RUNS, log }),
+  };
   try {
-    for (const name of ALL.filter((section) => wanted.includes(section))) {
+    for (const name of [...ALL, ...OPTIONAL].filter((section) => wanted.includes(section))) {
       const sectionStart = Date.now();
       try {
-        const args = name === 'fidelity' ? [browser, pageSim, apiSim] : name === 'parser' ? [browser, apiSim] : [browser, pageSim];
+        const args = ['fidelity', 'engines'].includes(name) ? [browser, pageSim, apiSim] : name === 'parser' ? [browser, apiSim] : [browser, pageSim];
         report.sections[name] = await sections[name](...args);
       } catch (error) {
         log(`${name} failed: ${error.stack}`);

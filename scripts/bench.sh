@@ -3,7 +3,10 @@
 # the openai Python SDK and curl, paint delay, size and start, parser cost against
 # eventsource-parser, a 100,000-token stream and 1,000 runs. Writes bench/out/report.md and
 # bench/out/report.json. Usage: scripts/bench.sh [section ...]
-#   sections: size fidelity paint parser long scale (default: all); BENCH_RUNS=20
+#   sections: size fidelity paint parser long scale (default: all of these); BENCH_RUNS=20
+#   llama: only when named: a real llama-cpp-python server (bench/llama/; its first run builds
+#   llama-cpp-python from source, about 6 to 7 minutes on 2 cores); LLAMA_ROUNDS=5,
+#   LLAMA_SIZES=250,1000,2000,4000, LLAMA_VOCAB=4096 (smaller: a poorer tokenizer), LLAMA_DIMS
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/setup.sh
@@ -27,14 +30,25 @@ say "building the widget (trunk build --release) and ttft-sim (release)"
 trunk build --release --quiet
 cargo build --quiet --release -p ttft-sim
 
-say "building ttft-core's stream reader to wasm for the parser benchmark (bench/parser-wasm)"
-(
-  cd bench/parser-wasm
-  cargo build --quiet --release --target wasm32-unknown-unknown
-  wasm-bindgen --target web --out-dir pkg target/wasm32-unknown-unknown/release/ttft_parser_bench.wasm
-  # The same at opt-level 3, to show how much of the parser's cost is the size-first profile.
-  CARGO_PROFILE_RELEASE_OPT_LEVEL=3 cargo build --quiet --release --target wasm32-unknown-unknown --target-dir target/o3
-  wasm-bindgen --target web --out-dir pkg-o3 target/o3/wasm32-unknown-unknown/release/ttft_parser_bench.wasm
-)
+sections=("$@")
+[ ${#sections[@]} -gt 0 ] || sections=(size fidelity paint parser long scale)
+wants() { local section; for section in "${sections[@]}"; do [ "$section" = "$1" ] && return 0; done; return 1; }
+
+if wants llama; then
+  # llama-cpp-python[server], gguf, numpy, openai: exact pins, wheel cached (bench/llama/).
+  bench/llama/install.sh
+fi
+
+if wants parser; then
+  say "building ttft-core's stream reader to wasm for the parser benchmark (bench/parser-wasm)"
+  (
+    cd bench/parser-wasm
+    cargo build --quiet --release --target wasm32-unknown-unknown
+    wasm-bindgen --target web --out-dir pkg target/wasm32-unknown-unknown/release/ttft_parser_bench.wasm
+    # The same at opt-level 3, to show how much of the parser's cost is the size-first profile.
+    CARGO_PROFILE_RELEASE_OPT_LEVEL=3 cargo build --quiet --release --target wasm32-unknown-unknown --target-dir target/o3
+    wasm-bindgen --target web --out-dir pkg-o3 target/o3/wasm32-unknown-unknown/release/ttft_parser_bench.wasm
+  )
+fi
 
 node bench/run.mjs "$@"

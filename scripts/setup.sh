@@ -13,10 +13,20 @@ export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 
 say() { printf '[setup] %s\n' "$*" >&2; }
 
-# 1. Debian's Chromium and ChromeDriver, for wasm-bindgen-test and Playwright.
+# Where Debian's libwebkit2gtk-4.1-0 puts MiniBrowser (e2e/driver/webkit.mjs uses the same).
+MINIBROWSER=/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser
+
+# 1. Debian's browsers: Chromium and ChromeDriver (wasm-bindgen-test, end-to-end tests
+#    through playwright-core), Firefox ESR (end-to-end tests through puppeteer-core over
+#    WebDriver BiDi), WebKitGTK's WebKitWebDriver with its MiniBrowser (end-to-end tests
+#    through selenium-webdriver), and Xvfb, the X display MiniBrowser needs.
 missing_debs=()
 [ -x /usr/bin/chromium ] || missing_debs+=(chromium)
 [ -x /usr/bin/chromedriver ] || missing_debs+=(chromium-driver)
+python3 -c 'import venv, ensurepip' 2>/dev/null || missing_debs+=(python3-venv)
+[ -x /usr/lib/firefox-esr/firefox-esr ] || missing_debs+=(firefox-esr)
+[ -x /usr/bin/WebKitWebDriver ] && [ -x "$MINIBROWSER" ] || missing_debs+=(webkit2gtk-driver)
+command -v Xvfb >/dev/null || missing_debs+=(xvfb)
 if [ ${#missing_debs[@]} -gt 0 ]; then
   sudo_cmd=()
   [ "$(id -u)" = 0 ] || sudo_cmd=(sudo)
@@ -53,8 +63,10 @@ if ! grep -qx "wasm_bindgen = \"$wasm_bindgen_version\"" Trunk.toml; then
   sed -i "s/^wasm_bindgen = \".*\"/wasm_bindgen = \"$wasm_bindgen_version\"/" Trunk.toml
 fi
 
-# 5. npm tools from the lockfile: binaryen (wasm-opt) and playwright-core.
+# 5. npm tools from the lockfile: binaryen (wasm-opt) and the three browser drivers
+#    (playwright-core, puppeteer-core, selenium-webdriver; none of them downloads a browser).
 if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ] \
+  || [ ! -d node_modules/puppeteer-core ] || [ ! -d node_modules/selenium-webdriver ] \
   || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   say "installing npm packages from package-lock.json"
   npm ci --no-audit --no-fund --loglevel=error >/dev/null
@@ -68,3 +80,14 @@ fi
 
 # 6. Crates, since Trunk runs cargo offline.
 cargo fetch --quiet
+
+# 7. The strict OTLP test receiver's Python packages (tests/otlp/requirements.txt: exact
+#    versions from PyPI), in a venv of their own; reinstalled only when the pins change.
+OTLP_VENV="$PWD/.venv-otlp"
+if [ ! -x "$OTLP_VENV/bin/python" ] || ! cmp -s tests/otlp/requirements.txt "$OTLP_VENV/requirements.txt"; then
+  say "installing the OTLP test receiver's packages from PyPI into .venv-otlp"
+  python3 -m venv --clear "$OTLP_VENV"
+  "$OTLP_VENV/bin/pip" install --quiet --disable-pip-version-check --no-input -r tests/otlp/requirements.txt
+  cp tests/otlp/requirements.txt "$OTLP_VENV/requirements.txt"
+fi
+export OTLP_PYTHON="$OTLP_VENV/bin/python"

@@ -1,15 +1,23 @@
 #!/usr/bin/env bash
 # README command 2: installs what is missing, then runs every check and test:
-# formatting, clippy (native and wasm32), ttft-core and ttft-sim tests, the app's browser
+# formatting, clippy (native and wasm32), ttft-core and ttft-sim tests, the OTLP bodies through
+# the strict receiver (tests/otlp/), the app's browser
 # tests (wasm-bindgen-test in headless Chromium), the release build, and the end-to-end
-# tests (playwright-core + Debian Chromium against ttft-sim on 127.0.0.1).
+# tests against ttft-sim on 127.0.0.1 in three engines, one after the other: Debian's
+# Chromium (playwright-core), Firefox ESR (puppeteer-core, WebDriver BiDi) and WebKitGTK's
+# MiniBrowser (selenium-webdriver + WebKitWebDriver, under Xvfb). E2E_ENGINES="chromium
+# firefox webkit" (the default) chooses the engines.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/setup.sh
 
 step() { printf '\n==> %s\n' "$*" >&2; }
 sim_pid=""
-cleanup() { [ -z "$sim_pid" ] || kill "$sim_pid" 2>/dev/null || true; }
+xvfb_pid=""
+cleanup() {
+  [ -z "$sim_pid" ] || kill "$sim_pid" 2>/dev/null || true
+  [ -z "$xvfb_pid" ] || kill "$xvfb_pid" 2>/dev/null || true
+}
 trap cleanup EXIT
 
 step "rustfmt"
@@ -22,6 +30,9 @@ cargo clippy --quiet -p ttft-meter --target wasm32-unknown-unknown --all-targets
 
 step "cargo test: ttft-core and ttft-sim"
 cargo test -p ttft-core -p ttft-sim
+
+step "OTLP bodies through the strict receiver (official protobuf definitions, CORS as the Collector)"
+"$OTLP_PYTHON" tests/otlp/receiver_test.py
 
 step "wasm-bindgen-test: the app in headless Chromium, against a live ttft-sim"
 cargo build --quiet -p ttft-sim
@@ -41,5 +52,33 @@ for file in dist/ttft-meter-*_bg.wasm dist/ttft-meter-*.js dist/fetch-worker.js 
   printf 'shipped: %-45s %8s B raw %8s B gzip\n' "$file" "$(wc -c <"$file")" "$(gzip -9c "$file" | wc -c)"
 done
 
-step "end-to-end: playwright-core + Debian Chromium against ttft-sim"
-node --test --test-concurrency=1 e2e/
+step "end-to-end: every test in each engine, against ttft-sim"
+# MiniBrowser needs an X display: one Xvfb for the whole suite, on a display number it
+# picks itself (-displayfd), stopped on exit.
+display_file=$(mktemp)
+Xvfb -displayfd 5 -screen 0 1920x1080x24 -nolisten tcp 5>"$display_file" 2>/dev/null &
+xvfb_pid=$!
+for _ in $(seq 1 100); do [ -s "$display_file" ] && break; sleep 0.1; done
+[ -s "$display_file" ] || { echo "Xvfb did not start" >&2; exit 1; }
+export DISPLAY=":$(tr -d '[:space:]' <"$display_file")"
+# The engines run one after the other: on two cores, engines in parallel would disturb the
+# timing tests. Each engine's closing counts are kept, and summed at the end.
+e2e_status=0
+summary=()
+passed=0; failed=0; skipped=0; todo=0
+for engine in ${E2E_ENGINES:-chromium firefox webkit}; do
+  step "end-to-end in $engine"
+  log=$(mktemp)
+  started=$(date +%s)
+  E2E_ENGINES=$engine node --test --test-concurrency=1 e2e/ 2>&1 | tee "$log" || e2e_status=1
+  seconds=$(( $(date +%s) - started ))
+  count() { local n; n=$(awk -v key="# $1" '$1 " " $2 == key { print $3 }' "$log" | tail -n1); echo "${n:-0}"; }
+  summary+=("$(printf '%-8s %4d s  pass %s  fail %s  skipped %s  todo %s' "$engine" "$seconds" "$(count pass)" "$(count fail)" "$(count skipped)" "$(count todo)")")
+  passed=$((passed + $(count pass))); failed=$((failed + $(count fail)))
+  skipped=$((skipped + $(count skipped))); todo=$((todo + $(count todo)))
+  rm -f "$log"
+done
+step "end-to-end, per engine"
+printf '%s\n' "${summary[@]}"
+echo "e2e: $passed passed, $failed failed, $skipped skipped"
+exit "$e2e_status"

@@ -142,11 +142,20 @@ pub fn App() -> impl IntoView {
     );
     let control = StoredValue::new_local(None::<RunControl>);
     paint::install_observer();
-    // `None` while the fetch worker starts, then the transport runs will use.
+    // `None` while the page starts (the fetch worker, and asking whether ttft-sim serves
+    // this page), then the transport runs will use: the widget is ready.
     let transport = RwSignal::new(None::<Transport>);
     provide_context(transport);
+    // Whether the page's own origin is the simulator: only then is it the default endpoint.
+    let simulator = RwSignal::new(None::<bool>);
     spawn_local(async move {
-        transport.set(Some(transport::prewarm().await));
+        let (api_base, kind) =
+            futures_util::future::join(crate::form::detect_simulator(), transport::prewarm()).await;
+        if let Some(api_base) = &api_base {
+            form.use_simulator(api_base);
+        }
+        simulator.set(Some(api_base.is_some()));
+        transport.set(Some(kind));
     });
     let compact = config.compact;
     // Shown on the root for scripts and tests until the experiments panel reads the context.
@@ -228,6 +237,7 @@ pub fn App() -> impl IntoView {
                 <ThemeSwitch theme=theme />
             </header>
             <KeyRefusedNotice names=refused_keys />
+            <ChooseEndpointNotice form=form simulator=simulator />
             <EndpointForm form=form streaming=live.streaming />
             <section class="panel" aria-labelledby="run-heading">
                 <h2 id="run-heading">{move || i18n.t("Run", "运行")}</h2>
@@ -310,6 +320,30 @@ fn RunProgress(
                 value=move || live.progress.get().0.saturating_sub(1)
                 aria-label=move || i18n.t("Runs done", "已完成的运行")
             ></progress>
+        </Show>
+    }
+}
+
+/// On a page not served by ttft-sim (a docs site, any static host), there is no endpoint
+/// until the user picks one: says so, instead of failing on a made-up default.
+#[component]
+fn ChooseEndpointNotice(
+    /// The form (its base URL).
+    form: FormState,
+    /// `Some(false)` once the page knows its origin is not the simulator.
+    simulator: RwSignal<Option<bool>>,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    let shown =
+        move || simulator.get() == Some(false) && form.base_url.with(|url| url.trim().is_empty());
+    view! {
+        <Show when=shown>
+            <p class="notice" data-testid="choose-endpoint" role="status">
+                {move || i18n.t(
+                    "Choose your endpoint: pick a preset below or type your server's base URL (this page is not served by the bundled simulator, so there is nothing to measure yet).",
+                    "请选择要测量的接口：在下方选择预设，或填写服务器的基础 URL（此页面不是由内置模拟器提供的，因此还没有可测量的接口）。",
+                )}
+            </p>
         </Show>
     }
 }

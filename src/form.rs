@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 use ttft_core::config::UrlConfig;
 use ttft_core::measure::{InputError, RunInput, SeriesInput, SeriesPlan};
-use ttft_core::preset::{self, Preset, SIMULATOR};
+use ttft_core::preset::{self, simulator_api_base, Preset, SIMULATOR, SIMULATOR_PROBE_PATH};
 use ttft_core::protocol::ProtocolChoice;
 
 use crate::persist::page_origin;
@@ -40,13 +40,14 @@ pub struct FormState {
 }
 
 impl FormState {
-    /// The form with the bundled simulator as its working default.
+    /// An empty endpoint: the page fills in the bundled simulator only once it knows its
+    /// own origin is ttft-sim ([`FormState::use_simulator`]).
     pub fn new(api_key: String) -> Self {
         FormState {
             protocol: RwSignal::new(ProtocolChoice::Auto),
-            base_url: RwSignal::new(SIMULATOR.base_url_for(&page_origin())),
+            base_url: RwSignal::new(String::new()),
             api_key: RwSignal::new(api_key),
-            model: RwSignal::new(SIMULATOR.model.into()),
+            model: RwSignal::new(String::new()),
             listed_models: RwSignal::new(Vec::new()),
             prompt: RwSignal::new("Why is the sky blue? Answer in two sentences.".into()),
             max_tokens: RwSignal::new(String::new()),
@@ -55,6 +56,17 @@ impl FormState {
             run_count: RwSignal::new("1".into()),
             warmup: RwSignal::new(false),
             ttft_only: RwSignal::new(false),
+        }
+    }
+
+    /// Makes the simulator serving this page the endpoint (its API at `api_base` on the
+    /// page's origin), where the URL or the user has not chosen one already.
+    pub fn use_simulator(&self, api_base: &str) {
+        if self.base_url.with_untracked(|url| url.trim().is_empty()) {
+            self.base_url.set(format!("{}{api_base}", page_origin()));
+            if self.model.with_untracked(|model| model.trim().is_empty()) {
+                self.model.set(SIMULATOR.model.into());
+            }
         }
     }
 
@@ -115,4 +127,26 @@ impl FormState {
             warm_up: self.warmup.get_untracked(),
         })
     }
+}
+
+/// Whether this page is served by ttft-sim, and where its API is: a keyless same-origin GET
+/// of [`SIMULATOR_PROBE_PATH`], bounded in time and size.
+pub async fn detect_simulator() -> Option<String> {
+    let controller = web_sys::AbortController::new().ok()?;
+    let signal = controller.signal();
+    let _timeout = crate::clock::Timer::once(3_000.0, move || controller.abort());
+    let request = crate::transport::HttpRequest {
+        method: "GET",
+        url: SIMULATOR_PROBE_PATH.to_owned(),
+        headers: Vec::new(),
+        body: None,
+    };
+    let response = crate::transport::main_thread::open(&request, &signal)
+        .await
+        .ok()?;
+    if response.head.status != 200 {
+        return None;
+    }
+    let body = response.text_bounded(4_096).await.ok()??;
+    simulator_api_base(&body)
 }

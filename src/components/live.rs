@@ -442,13 +442,13 @@ pub fn DiagnosisBox(
         move || {
             diagnosis
                 .as_ref()
-                .map_or_else(|| code.clone(), |d| d.message(i18n.lang.get()))
+                .map_or_else(|| code.clone(), |d| d.message(i18n.lang.get()).to_owned())
         }
     };
     let fix = move || {
         diagnosis
             .as_ref()
-            .map(|d| d.fix(i18n.lang.get()))
+            .map(|d| d.fix(i18n.lang.get()).to_owned())
             .unwrap_or_default()
     };
     view! {

@@ -199,6 +199,11 @@ pub enum Cause {
         /// The status.
         status: u16,
     },
+    /// 405 or 501 to the POST: a web or file server (a static host), not an LLM API.
+    NotAnApi {
+        /// The status.
+        status: u16,
+    },
     /// 2xx, but the body is not an event stream (JSON or an HTML page).
     NotAnEventStream {
         /// The content type received.
@@ -540,6 +545,9 @@ fn diagnose_status(context: &FailureContext, status: u16) -> (Cause, ProviderErr
         408 => Cause::RequestTimeout,
         413 => Cause::PayloadTooLarge,
         422 => Cause::Unprocessable,
+        // python -m http.server answers a POST with 501, nginx and most static hosts with
+        // 405: the URL is a web server, whatever the page it serves.
+        405 | 501 => Cause::NotAnApi { status },
         429 => {
             let words = format!(
                 "{} {} {}",
@@ -749,11 +757,37 @@ impl NetworkHint {
 impl Cause {
     /// The stable code of the cause: its serialized `kind` (`key_refused`,
     /// `model_not_found`, `connection_failed`, …), as exports and `data-cause` carry it.
-    pub fn code(&self) -> String {
-        serde_json::to_value(self)
-            .ok()
-            .and_then(|value| value.get("kind")?.as_str().map(str::to_owned))
-            .unwrap_or_else(|| "unknown".to_owned())
+    pub fn code(&self) -> &'static str {
+        // A match rather than serde: the serializer would cost the page its code size. A test
+        // checks that every code is the serialized `kind`.
+        match self {
+            Cause::KeyMissing => "key_missing",
+            Cause::KeyRefused => "key_refused",
+            Cause::KeyHasWhitespace => "key_has_whitespace",
+            Cause::KeyHasInvalidCharacter => "key_has_invalid_character",
+            Cause::WrongAuthHeader { .. } => "wrong_auth_header",
+            Cause::Forbidden => "forbidden",
+            Cause::BrowserAccessRefused => "browser_access_refused",
+            Cause::ModelNotFound => "model_not_found",
+            Cause::WrongPath => "wrong_path",
+            Cause::BadRequest => "bad_request",
+            Cause::RequestTimeout => "request_timeout",
+            Cause::PayloadTooLarge => "payload_too_large",
+            Cause::Unprocessable => "unprocessable",
+            Cause::RateLimited { .. } => "rate_limited",
+            Cause::Overloaded { .. } => "overloaded",
+            Cause::ServerError { .. } => "server_error",
+            Cause::OtherHttpStatus { .. } => "other_http_status",
+            Cause::NotAnApi { .. } => "not_an_api",
+            Cause::NotAnEventStream { .. } => "not_an_event_stream",
+            Cause::ConnectionFailed { .. } => "connection_failed",
+            Cause::Timeout { .. } => "timeout",
+            Cause::Aborted => "aborted",
+            Cause::MidStreamError { .. } => "mid_stream_error",
+            Cause::MalformedChunk { .. } => "malformed_chunk",
+            Cause::EmptyStream => "empty_stream",
+            Cause::EndedWithoutTerminal => "ended_without_terminal",
+        }
     }
 
     /// What happened, without the provider's quote.
@@ -793,6 +827,10 @@ impl Cause {
             Cause::OtherHttpStatus { status } => match lang {
                 Lang::En => format!("The server answered with status {status}."),
                 Lang::Zh => format!("服务器返回状态码 {status}。"),
+            },
+            Cause::NotAnApi { status } => match lang {
+                Lang::En => format!("The server answered {status} to the request: this URL is a web or file server (a static host answers like this), not an LLM API."),
+                Lang::Zh => format!("服务器对请求返回了 {status}：该 URL 是网页或文件服务器（静态托管会这样回应），而不是 LLM API。"),
             },
             Cause::NotAnEventStream { content_type } => match lang {
                 Lang::En => format!("The server answered successfully but not with a stream (content-type \"{content_type}\"): it ignored stream: true, or this address serves a web page rather than the API."),
@@ -860,6 +898,7 @@ impl Cause {
             Cause::Overloaded { .. } => tr(lang, "Retry later; the provider's load is the cause, not your settings. Such runs measure their queue, not your network.", "请稍后重试；原因是服务商负载，而非你的设置。这类运行测到的是其排队时间，而不是你的网络。"),
             Cause::ServerError { .. } => tr(lang, "Retry; if it repeats, check the server's logs or the provider's status page.", "请重试；如果反复出现，请查看服务器日志或服务商的状态页面。"),
             Cause::OtherHttpStatus { .. } => tr(lang, "Read the server's message, and check the base URL and protocol.", "请阅读服务器的提示，并检查基础 URL 和协议。"),
+            Cause::NotAnApi { .. } => tr(lang, "Set the base URL to the API's address (for example https://api.openai.com/v1 or http://localhost:8000/v1), or pick a preset; the page's own address is an API only when ttft-sim serves it.", "请把基础 URL 设为 API 的地址（例如 https://api.openai.com/v1 或 http://localhost:8000/v1），或选择一个预设；只有由 ttft-sim 提供页面时，页面自身的地址才是 API。"),
             Cause::NotAnEventStream { .. } => tr(lang, "Check that the base URL points at the API (usually ending in /v1) and that the selected protocol matches the server.", "请确认基础 URL 指向 API（通常以 /v1 结尾），并且所选协议与服务器一致。"),
             Cause::ConnectionFailed { .. } => tr(lang, "Open the browser console (F12) to see whether it reports CORS or a refused connection, then check the reasons above.", "请打开浏览器控制台（F12）查看报告的是 CORS 还是连接被拒绝，然后逐一检查上述原因。"),
             Cause::Timeout { .. } => tr(lang, "Raise the timeout for long prompts, or shorten the prompt; if short prompts also time out, the server is queueing or stalled.", "长提示词请调高超时时间，或缩短提示词；如果短提示词也超时，说明服务器在排队或卡住了。"),

@@ -111,6 +111,27 @@ pub const PRESETS: &[Preset] = &[
     },
 ];
 
+/// Where the page asks whether its own origin is ttft-sim (relative to the page, so a page
+/// under a sub-path of another host asks its own host's path and gets a 404).
+pub const SIMULATOR_PROBE_PATH: &str = "./__sim/info";
+
+/// The simulator's API base from its `/__sim/info` answer
+/// (`{"name":"ttft-sim","api_base":"/v1",…}`); `None` for anything else (a static host's 404
+/// page, another server's JSON). The base is a path on the page's origin.
+pub fn simulator_api_base(body: &str) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Info {
+        name: String,
+        api_base: Option<String>,
+    }
+    let info: Info = serde_json::from_str(body).ok()?;
+    if info.name != "ttft-sim" {
+        return None;
+    }
+    let base = info.api_base.unwrap_or_else(|| "/v1".to_owned());
+    (base.starts_with('/') && !base.starts_with("//") && base.len() < 64).then_some(base)
+}
+
 /// A preset by id.
 pub fn find(id: &str) -> Option<&'static Preset> {
     PRESETS.iter().find(|preset| preset.id == id)
@@ -119,6 +140,27 @@ pub fn find(id: &str) -> Option<&'static Preset> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_ttft_sim_is_taken_for_the_simulator() {
+        assert_eq!(
+            simulator_api_base(r#"{"name":"ttft-sim","version":"0.1.0","api_base":"/v1"}"#),
+            Some("/v1".to_owned())
+        );
+        assert_eq!(
+            simulator_api_base(r#"{"name":"ttft-sim"}"#),
+            Some("/v1".to_owned())
+        );
+        assert_eq!(
+            simulator_api_base(r#"{"name":"other","api_base":"/v1"}"#),
+            None
+        );
+        assert_eq!(
+            simulator_api_base(r#"{"name":"ttft-sim","api_base":"//evil.example"}"#),
+            None
+        );
+        assert_eq!(simulator_api_base("<html>404</html>"), None);
+    }
 
     #[test]
     fn ids_are_unique_and_the_simulator_uses_the_page_origin() {

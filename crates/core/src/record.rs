@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::chart::{run_phases, PhaseSpan};
 use crate::diagnosis::Diagnosis;
 use crate::dialect::{Dialect, Usage};
+use crate::lang::{Bilingual, Lang};
 use crate::protocol::Protocol;
 use crate::request::RequestDescription;
 use crate::stats::StatsError;
@@ -69,6 +70,46 @@ pub struct ExperimentTag {
     pub arm: String,
 }
 
+/// A diagnosis as the page shows it: what happened and what to do, in English and Chinese,
+/// and the provider's own words.
+///
+/// Stored as text rather than as the typed [`Cause`](crate::diagnosis::Cause): reading the
+/// typed cause back would cost the page the deserializer of every cause (tens of KB of
+/// wasm), for no gain in what is shown.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DiagnosisText {
+    /// What happened.
+    pub message: Bilingual,
+    /// What to do about it.
+    pub fix: Bilingual,
+    /// HTTP status, when there was one.
+    pub http_status: Option<u16>,
+    /// The provider's message (text only, truncated).
+    pub provider_message: Option<String>,
+}
+
+impl DiagnosisText {
+    /// The text of a diagnosis.
+    pub fn of(diagnosis: &Diagnosis) -> DiagnosisText {
+        DiagnosisText {
+            message: Bilingual::from_fn(|lang| diagnosis.message(lang)),
+            fix: Bilingual::from_fn(|lang| diagnosis.fix(lang)),
+            http_status: diagnosis.http_status,
+            provider_message: diagnosis.provider_message.clone(),
+        }
+    }
+
+    /// What happened, in `lang`.
+    pub fn message(&self, lang: Lang) -> &str {
+        self.message.get(lang)
+    }
+
+    /// What to do about it, in `lang`.
+    pub fn fix(&self, lang: Lang) -> &str {
+        self.fix.get(lang)
+    }
+}
+
 /// Everything recorded about one run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunRecord {
@@ -98,11 +139,11 @@ pub struct RunRecord {
     /// The diagnosed cause code (`key_refused`, `model_not_found`, …; see
     /// [`Cause::code`](crate::diagnosis::Cause::code)), when the run failed.
     pub diagnosis_cause: Option<String>,
-    /// The whole diagnosis (cause with its details, status, the provider's words), from
-    /// which the page words the message and the fix in the reader's language. Absent in
-    /// schema-1 documents, which kept only the cause code.
+    /// The diagnosis of a failed run as the page words it, in both languages, so a run read
+    /// back from storage or an import is explained as when it ran. Absent in schema-1
+    /// documents, which kept only the cause code.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub diagnosis: Option<Diagnosis>,
+    pub diagnosis: Option<DiagnosisText>,
     /// The experiment the run belonged to; absent for runs made with Send.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub experiment: Option<ExperimentTag>,

@@ -439,6 +439,42 @@ fn overloaded_and_server_errors() {
 }
 
 #[test]
+fn a_static_file_server_is_not_an_llm_api() {
+    // `python3 -m http.server` answers a POST with 501 and an HTML page; nginx serving files
+    // answers 405. Neither is a server error of an LLM API.
+    let python = FailureContext {
+        content_type: Some("text/html;charset=utf-8".into()),
+        ..http(
+            Protocol::OpenAiChat,
+            "http://127.0.0.1:8000/v1/chat/completions",
+            501,
+            "<html><head><title>Error response</title></head><body><h1>Error response</h1><p>Error code: 501</p><p>Message: Unsupported method ('POST').</p></body></html>",
+        )
+    };
+    check(
+        python,
+        Cause::NotAnApi { status: 501 },
+        &["501", "not an LLM API", "base URL"],
+        &["501", "不是 LLM API", "基础 URL"],
+    );
+    let nginx = FailureContext {
+        content_type: Some("text/html".into()),
+        ..http(
+            Protocol::OpenAiChat,
+            "https://docs.example.com/v1/chat/completions",
+            405,
+            "<html><head><title>405 Not Allowed</title></head><body><center><h1>405 Not Allowed</h1></center><hr><center>nginx</center></body></html>",
+        )
+    };
+    check(
+        nginx,
+        Cause::NotAnApi { status: 405 },
+        &["405", "web or file server"],
+        &["405", "网页或文件服务器"],
+    );
+}
+
+#[test]
 fn connection_failed_to_local_server() {
     let diagnosis = check(
         network(

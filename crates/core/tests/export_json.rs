@@ -316,6 +316,7 @@ fn fixture_numbers_are_what_the_tests_assume() {
 fn outcome_and_cause_codes_are_the_serialized_kinds() {
     use ttft_core::diagnosis::{Cause, NetworkFailure};
     use ttft_core::dialect::StreamError;
+    use ttft_core::protocol::AuthStyle;
 
     use ttft_core::timeline::RunOutcome;
     let outcomes = [
@@ -350,22 +351,51 @@ fn outcome_and_cause_codes_are_the_serialized_kinds() {
         assert_eq!(json!(outcome.code()), kind);
         assert_eq!(outcome.is_ok(), ok, "{kind}");
     }
+    // Every cause: its code is its serialized kind.
     let causes = [
-        (Cause::KeyRefused, "key_refused"),
-        (
-            Cause::RateLimited {
-                retry_after_s: Some(2.0),
-                quota_exhausted: false,
-            },
-            "rate_limited",
-        ),
-        (
-            Cause::ConnectionFailed { hints: Vec::new() },
-            "connection_failed",
-        ),
+        Cause::KeyMissing,
+        Cause::KeyRefused,
+        Cause::KeyHasWhitespace,
+        Cause::KeyHasInvalidCharacter,
+        Cause::WrongAuthHeader {
+            sent: AuthStyle::Bearer,
+            expected: AuthStyle::XApiKey,
+        },
+        Cause::Forbidden,
+        Cause::BrowserAccessRefused,
+        Cause::ModelNotFound,
+        Cause::WrongPath,
+        Cause::BadRequest,
+        Cause::RequestTimeout,
+        Cause::PayloadTooLarge,
+        Cause::Unprocessable,
+        Cause::RateLimited {
+            retry_after_s: Some(2.0),
+            quota_exhausted: false,
+        },
+        Cause::Overloaded { status: 529 },
+        Cause::ServerError { status: 500 },
+        Cause::OtherHttpStatus { status: 418 },
+        Cause::NotAnApi { status: 501 },
+        Cause::NotAnEventStream {
+            content_type: "text/html".into(),
+        },
+        Cause::ConnectionFailed { hints: Vec::new() },
+        Cause::Timeout {
+            after_ms: None,
+            headers_received: false,
+        },
+        Cause::Aborted,
+        Cause::MidStreamError { error_kind: None },
+        Cause::MalformedChunk {
+            detail: String::new(),
+        },
+        Cause::EmptyStream,
+        Cause::EndedWithoutTerminal,
     ];
-    for (cause, code) in causes {
-        assert_eq!(cause.code(), code);
+    for cause in causes {
+        let kind = serde_json::to_value(&cause).unwrap()["kind"].clone();
+        assert_eq!(json!(cause.code()), kind);
     }
 }
 

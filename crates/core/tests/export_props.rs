@@ -158,11 +158,12 @@ fn network() -> impl Strategy<Value = Option<NetworkBreakdown>> {
     ];
     prop::option::of(
         (
-            prop::collection::vec(opt_ms(), 6),
+            prop::collection::vec(opt_ms(), 7),
             connection,
             any::<bool>(),
         )
             .prop_map(|(phase, connection, timing_visible)| NetworkBreakdown {
+                preflight_ms: phase[6],
                 dns_ms: phase[0],
                 tcp_ms: phase[1],
                 tls_ms: phase[2],

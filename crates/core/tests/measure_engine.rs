@@ -189,8 +189,8 @@ fn every_transcript_fed_every_way_gives_the_oracle_texts_and_outcome() {
             // A failed run is diagnosed, a successful one is not.
             assert_eq!(record.diagnosis.is_some(), !record.is_ok(), "{context}");
             assert_eq!(
-                record.diagnosis_cause,
-                record.diagnosis.as_ref().map(|d| d.cause.code()),
+                record.diagnosis_cause.is_some(),
+                record.diagnosis.is_some(),
                 "{context}"
             );
         }
@@ -449,7 +449,10 @@ fn an_error_body_is_diagnosed_from_its_first_64_kib_only() {
     let record = run.finish(&context());
     assert_eq!(record.outcome, RunOutcome::HttpError { status: 401 });
     assert_eq!(record.diagnosis_cause.as_deref(), Some("key_missing"));
-    let quoted = record.diagnosis.unwrap().provider_message.unwrap();
+    let diagnosis = record.diagnosis.unwrap();
+    assert!(diagnosis.message(ttft_core::lang::Lang::En).contains("401"));
+    assert!(diagnosis.message(ttft_core::lang::Lang::Zh).contains("401"));
+    let quoted = diagnosis.provider_message.unwrap();
     assert!(quoted.contains("Incorrect API key"), "{quoted}");
     const { assert!(MAX_ERROR_BODY_BYTES == 64 * 1024) };
 }

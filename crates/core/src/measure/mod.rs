@@ -45,7 +45,7 @@ pub use plan::{
 
 use crate::diagnosis::{diagnose, FailureContext, NetworkFailure};
 use crate::dialect::{DecodedEvent, StreamReader};
-use crate::record::{RunRecord, Transport};
+use crate::record::{DiagnosisText, RunRecord, Transport};
 use crate::request::RequestDescription;
 use crate::timeline::{
     NetworkBreakdown, PaintMethod, PaintTarget, ResourceTiming, RunOutcome, RunTimeline,
@@ -433,8 +433,10 @@ impl Measurement {
             usage: timeline.usage.clone(),
             network: timeline.network.clone(),
             outcome: timeline.outcome.clone(),
-            diagnosis_cause: diagnosis.as_ref().map(|diagnosis| diagnosis.cause.code()),
-            diagnosis,
+            diagnosis_cause: diagnosis
+                .as_ref()
+                .map(|diagnosis| diagnosis.cause.code().to_owned()),
+            diagnosis: diagnosis.as_ref().map(DiagnosisText::of),
             experiment: self.plan.experiment.clone(),
             instants: timeline.instants,
         }

@@ -1,0 +1,109 @@
+// Chromium: Debian's /usr/bin/chromium through playwright-core (CDP). Never a downloaded browser.
+import { chromium } from 'playwright-core';
+
+/** Flags Chromium needs here: root, no sandbox, and no background traffic off loopback. */
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
+
+export async function launchChromium() {
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+  return {
+    version: browser.version(),
+    /** A page in a fresh context: its own storage, cache and connections. */
+    async newBackend({ viewport, clipboard }) {
+      const context = await browser.newContext({
+        viewport,
+        acceptDownloads: true,
+        permissions: clipboard ? ['clipboard-read', 'clipboard-write'] : [],
+      });
+      const page = await context.newPage();
+      return new ChromiumBackend(context, page);
+    },
+    async close() {
+      await browser.close();
+    },
+    /** The playwright Browser, for Chromium-only probes (CDP) in the benchmark. */
+    native: browser,
+  };
+}
+
+class ChromiumBackend {
+  constructor(context, page) {
+    this.context = context;
+    this.page = page;
+    this.errors = [];
+    this.requests = [];
+    page.on('pageerror', (error) => this.errors.push(error));
+    // Every request of the context: the page's, its frames' and its workers'.
+    context.on('request', (request) => this.requests.push({ url: request.url(), headers: request.headers() }));
+  }
+
+  async #frame(frame) {
+    if (!frame) return this.page.mainFrame();
+    const element = await this.page.waitForSelector(frame, { state: 'attached' });
+    const content = await element.contentFrame();
+    if (!content) throw new Error(`${frame} has no document yet`);
+    return content;
+  }
+
+  async evaluate(frame, expression) {
+    return (await this.#frame(frame)).evaluate(expression);
+  }
+
+  async handle(frame, expression) {
+    const handle = await (await this.#frame(frame)).evaluateHandle(expression);
+    return handle.asElement();
+  }
+
+  async click(handle) {
+    await handle.click();
+  }
+
+  async fill(handle, value) {
+    await handle.fill(value);
+  }
+
+  async setFiles(handle, filePath) {
+    await handle.setInputFiles(filePath);
+  }
+
+  async press(key) {
+    await this.page.keyboard.press(key);
+  }
+
+  async goto(url) {
+    await this.page.goto(url);
+  }
+
+  async reload() {
+    await this.page.reload();
+  }
+
+  url() {
+    return this.page.url();
+  }
+
+  async screenshot(filePath, { fullPage }) {
+    await this.page.screenshot({ path: filePath, fullPage });
+  }
+
+  async elementScreenshot(handle, filePath) {
+    await handle.screenshot({ path: filePath });
+  }
+
+  async download(action) {
+    const [download] = await Promise.all([this.page.waitForEvent('download'), action()]);
+    return download.path();
+  }
+
+  async close() {
+    await this.context.close();
+  }
+}

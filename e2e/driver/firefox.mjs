@@ -1,0 +1,149 @@
+// Firefox: Debian's firefox-esr through puppeteer-core over WebDriver BiDi (Firefox's own
+// Remote Agent; no geckodriver). puppeteer-core never downloads a browser.
+import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import puppeteer from 'puppeteer-core';
+
+export const FIREFOX_BINARY = '/usr/lib/firefox-esr/firefox-esr';
+
+/**
+ * Preferences of the test profile: no traffic off loopback, no favicon requests, and
+ * navigator.clipboard usable without a paste prompt (the test copies and reads back).
+ */
+export const FIREFOX_PREFS = {
+  'dom.events.testing.asyncClipboard': true,
+  'browser.chrome.site_icons': false,
+  'network.captive-portal-service.enabled': false,
+  'network.connectivity-service.enabled': false,
+  'browser.safebrowsing.update.enabled': false,
+  'app.update.enabled': false,
+  'datareporting.policy.dataSubmissionEnabled': false,
+  'toolkit.telemetry.enabled': false,
+  'browser.download.always_ask_before_handling_new_types': false,
+  'browser.download.useDownloadDir': true,
+  'browser.download.folderList': 2,
+};
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function launchFirefox() {
+  const browser = await puppeteer.launch({
+    browser: 'firefox',
+    executablePath: FIREFOX_BINARY,
+    headless: true,
+    extraPrefsFirefox: FIREFOX_PREFS,
+    // Root (as here and in CI) with a HOME it owns: Firefox needs nothing more.
+    env: { ...process.env, MOZ_CRASHREPORTER_DISABLE: '1' },
+  });
+  return {
+    version: await browser.version(),
+    async newBackend({ viewport }) {
+      const downloads = mkdtempSync(path.join(os.tmpdir(), 'e2e-firefox-downloads-'));
+      const context = await browser.createBrowserContext({ downloadBehavior: { policy: 'allow', downloadPath: downloads } });
+      const page = await context.newPage();
+      await page.setViewport(viewport);
+      return new FirefoxBackend(context, page, downloads);
+    },
+    async close() {
+      await browser.close();
+    },
+    native: browser,
+  };
+}
+
+class FirefoxBackend {
+  constructor(context, page, downloads) {
+    this.context = context;
+    this.page = page;
+    this.downloads = downloads;
+    this.errors = [];
+    this.requests = [];
+    page.on('pageerror', (error) => this.errors.push(error));
+    page.on('request', (request) => this.requests.push({ url: request.url(), headers: request.headers() }));
+  }
+
+  async #frame(frame) {
+    if (!frame) return this.page.mainFrame();
+    const element = await this.page.waitForSelector(frame);
+    const content = await element.contentFrame();
+    if (!content) throw new Error(`${frame} has no document yet`);
+    return content;
+  }
+
+  async evaluate(frame, expression) {
+    return (await this.#frame(frame)).evaluate(expression);
+  }
+
+  async handle(frame, expression) {
+    const handle = await (await this.#frame(frame)).evaluateHandle(expression);
+    return handle.asElement();
+  }
+
+  async click(handle) {
+    await handle.click();
+  }
+
+  async fill(handle, value) {
+    if (value === '') {
+      // puppeteer's fill('') empties the field without an input event: select all and
+      // delete, as a user would.
+      await handle.focus();
+      await this.page.keyboard.down('Control');
+      await this.page.keyboard.press('a');
+      await this.page.keyboard.up('Control');
+      await this.page.keyboard.press('Backspace');
+      return;
+    }
+    await handle.asLocator().fill(value);
+  }
+
+  async setFiles(handle, filePath) {
+    await handle.uploadFile(filePath);
+  }
+
+  async press(key) {
+    await this.page.keyboard.press(key);
+  }
+
+  async goto(url) {
+    await this.page.goto(url);
+  }
+
+  async reload() {
+    await this.page.reload();
+  }
+
+  url() {
+    return this.page.url();
+  }
+
+  async screenshot(filePath, { fullPage }) {
+    await this.page.screenshot({ path: filePath, fullPage });
+  }
+
+  async elementScreenshot(handle, filePath) {
+    await handle.screenshot({ path: filePath });
+  }
+
+  /** Firefox saves into the context's folder (BiDi browser.setDownloadBehavior). */
+  async download(action) {
+    const before = new Set(readdirSync(this.downloads));
+    await action();
+    const deadline = Date.now() + 15_000;
+    while (Date.now() < deadline) {
+      const fresh = readdirSync(this.downloads).filter((name) => !before.has(name) && !name.endsWith('.part'));
+      const done = fresh.find((name) => !existsSync(path.join(this.downloads, `${name}.part`)) && statSync(path.join(this.downloads, name)).size > 0);
+      if (done) {
+        before.add(done);
+        return path.join(this.downloads, done);
+      }
+      await sleep(50);
+    }
+    throw new Error(`No download arrived in ${this.downloads} within 15 s`);
+  }
+
+  async close() {
+    await this.context.close();
+  }
+}

@@ -1,0 +1,103 @@
+// The driver layer: one small API over three engines, so that every end-to-end test is
+// written once and runs in Chromium, Firefox and WebKit.
+//
+//   Chromium  Debian's chromium      playwright-core (CDP)
+//   Firefox   Debian's firefox-esr   puppeteer-core over WebDriver BiDi (no geckodriver)
+//   WebKit    Debian's MiniBrowser   selenium-webdriver over WebKitWebDriver (classic WebDriver), under Xvfb
+//
+// E2E_ENGINES=chromium,firefox,webkit (the default) chooses which engines a run covers.
+import { afterEach, describe } from 'node:test';
+import { Page } from './page.mjs';
+
+export { DEFAULT_TIMEOUT_MS } from './page.mjs';
+
+/** Every engine the layer knows, in the order the suite runs them. */
+export const ENGINES = ['chromium', 'firefox', 'webkit'];
+
+/** The engines named by E2E_ENGINES (comma or space separated), else all of them. */
+export function selectedEngines() {
+  const raw = process.env.E2E_ENGINES?.trim();
+  if (!raw) return [...ENGINES];
+  const names = raw.split(/[\s,]+/).filter(Boolean);
+  const unknown = names.filter((name) => !ENGINES.includes(name));
+  if (unknown.length) {
+    throw new Error(`E2E_ENGINES names ${unknown.join(', ')}; the engines are ${ENGINES.join(', ')}`);
+  }
+  return names;
+}
+
+/** Playwright's default viewport, kept for every engine. */
+export const DEFAULT_VIEWPORT = { width: 1280, height: 720 };
+
+/**
+ * Starts `engine`'s browser. Resolves to `{ engine, version, newPage(options), close() }`;
+ * every `newPage` is a fresh context (own storage, cache and connections) with one page.
+ * Options: `viewport` ({ width, height } of the page, CSS px), `clipboard` (allow
+ * navigator.clipboard reads).
+ */
+export async function launch(engine) {
+  const backends = {
+    chromium: async () => (await import('./chromium.mjs')).launchChromium(),
+    firefox: async () => (await import('./firefox.mjs')).launchFirefox(),
+    webkit: async () => (await import('./webkit.mjs')).launchWebKit(),
+  };
+  if (!backends[engine]) throw new Error(`unknown engine ${engine}; the engines are ${ENGINES.join(', ')}`);
+  const browser = await backends[engine]();
+  const pages = new Set();
+  const launched = {
+    engine,
+    version: browser.version,
+    native: browser.native,
+    async newPage({ viewport = DEFAULT_VIEWPORT, clipboard = false } = {}) {
+      const page = new Page(engine, await browser.newBackend({ viewport, clipboard }));
+      pages.add(page);
+      const close = page.close.bind(page);
+      page.close = async () => {
+        pages.delete(page);
+        await close();
+      };
+      return page;
+    },
+    /** Closes every page still open (a WebKit page is a MiniBrowser process). */
+    async closePages() {
+      for (const page of [...pages]) await page.close().catch(() => {});
+    },
+    async close() {
+      await launched.closePages();
+      openBrowsers.delete(launched);
+      await browser.close();
+    },
+  };
+  openBrowsers.add(launched);
+  return launched;
+}
+
+// Browsers launched by this process; each test's pages are closed after it.
+const openBrowsers = new Set();
+
+/** Registers `suite(engine)` once per selected engine, each in its own `describe`. */
+export function forEachEngine(suite) {
+  for (const engine of selectedEngines()) {
+    describe(engine, () => {
+      afterEach(async () => {
+        for (const browser of openBrowsers) await browser.closePages();
+      });
+      suite(engine);
+    });
+  }
+}
+
+/**
+ * `reasons[engine]` or false: for node:test's `skip` (cannot run in that engine) and
+ * `todo` (runs, but a known engine-specific failure does not fail the suite).
+ */
+export function reasonFor(engine, reasons) {
+  return reasons[engine] ?? false;
+}
+
+/** The value for `engine` in a table of per-engine expectations (`default` for the rest). */
+export function perEngine(engine, table) {
+  if (engine in table) return table[engine];
+  if ('default' in table) return table.default;
+  throw new Error(`no expectation for ${engine} in ${JSON.stringify(Object.keys(table))}`);
+}
