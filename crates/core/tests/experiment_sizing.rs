@@ -441,3 +441,39 @@ fn every_sized_experiment_asks_for_counts_and_uses_them() {
         assert!(planning.needs_counts().is_empty(), "{code}");
     }
 }
+
+#[test]
+fn the_models_experiment_sizes_for_the_smallest_window_of_its_models() {
+    // The form's model is "a" (32768 from /props); "b" is listed with 4096.
+    let setup = Setup {
+        context_window_tokens: Some(32_768),
+        model_windows: vec![("a".into(), 65_536), ("b".into(), 4_096)],
+        ..Setup::new(Lang::En, 3, "a", "q")
+    };
+    assert_eq!(setup.window_for(&["a".into()]), Some(32_768));
+    assert_eq!(setup.window_for(&["a".into(), "b".into()]), Some(4_096));
+    // An unlisted model takes the form's model's window (llama.cpp serves one model).
+    assert_eq!(setup.window_for(&["c".into()]), Some(32_768));
+    assert_eq!(
+        Setup::new(Lang::En, 3, "a", "q").window_for(&["a".into()]),
+        None
+    );
+    let mut planning = find("models")
+        .unwrap()
+        .configure(
+            &Inputs::new().with("models", "a, b").with("sizes", "1k, 8k"),
+            &setup,
+        )
+        .unwrap();
+    fulfil(&mut planning, Server::Tokenizer);
+    let session = planning.finish().unwrap();
+    let room = 4_096 - 16 - CHAT_TEMPLATE_MARGIN_TOKENS;
+    for run in runs_of(&session.schedule()) {
+        let target = run.prompt_tokens.target.unwrap();
+        assert!(target == 1_000 || target == room, "{target}");
+    }
+    let report = session.report();
+    assert!(report.notes.iter().any(|note| note
+        .en
+        .starts_with(&format!("A prompt of 8000 tokens was clipped to {room}"))));
+}
