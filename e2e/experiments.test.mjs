@@ -148,7 +148,7 @@ forEachEngine((engine) => {
     return { page };
   }
 
-  /** Waits until the experiment has ended as `state` (done / stopped). */
+  /** Waits until the experiment has ended as `state` (done / stopped / refused). */
   async function waitForEnd(page, state = 'done', timeout = 60_000) {
     await page.locator(`[data-testid="exp-progress"][data-state="${state}"]`).waitFor({ timeout });
   }
@@ -438,6 +438,25 @@ forEachEngine((engine) => {
       const notes = (await page.getByTestId('exp-notes').allTextContents()).join(' ');
       assert.match(notes, /A prompt of 8000 tokens was clipped to 2920: the server's context window is 3000 tokens/);
       assert.equal(await page.getByTestId('exp-table').locator('tbody tr').count(), 3);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('a context window too small for any prompt refuses the experiment with a message, and no run is made', async () => {
+    const server = await startTokenizerServer(sim, { windowTokens: 60 });
+    try {
+      const { page } = await startExperiment({
+        model: 'sim-linear-prefill',
+        kind: 'prompt_length',
+        fields: { 'exp-sizes': '100, 1000', 'exp-repetitions': '1' },
+        server,
+      });
+      await waitForEnd(page, 'refused', 20_000);
+      const message = await page.getByTestId('exp-input-error').textContent();
+      assert.match(message, /^No prompt fits: the server's context window is 60 tokens and 16 are asked for the output\./);
+      assert.equal(server.chats.length, 0);
+      assert.equal(await page.getByTestId('run-row').count(), 0);
     } finally {
       await server.stop();
     }

@@ -241,6 +241,10 @@ impl Experiments {
                         .error
                         .set(Some(Bilingual::from_fn(|lang| error.message(lang))));
                     experiments.state.set(ExperimentState::Refused);
+                    // It made no run: show every run again.
+                    if let Some(filter) = experiments.filter {
+                        filter.set(RunsFilter::All);
+                    }
                     return;
                 }
             };
