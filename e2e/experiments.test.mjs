@@ -4,10 +4,121 @@
 // `--slots` requests at once. Every assertion compares a number with that model, in every
 // engine of E2E_ENGINES.
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { mkdir } from 'node:fs/promises';
+import http from 'node:http';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { ROOT, WEBKIT_MAIN_THREAD, forEachEngine, launchBrowser, openWidget, reasonFor, startSim } from './support.mjs';
+
+/**
+ * A tokenizer unlike the sim's (which counts ceil(chars / 4) per word): every run of
+ * letters is ceil(letters / 1.5) tokens and every other non-space character one token.
+ * On the English filler it counts about 2.5× the sim's rule, like the issue's server.
+ */
+function otherTokens(text) {
+  let tokens = 0;
+  for (const part of text.match(/[A-Za-z]+|[^\sA-Za-z]/g) ?? []) {
+    tokens += /^[A-Za-z]/.test(part) ? Math.ceil(part.length / 1.5) : 1;
+  }
+  return tokens;
+}
+
+/**
+ * A real HTTP server on 127.0.0.1 in front of `sim`: the page, its runs and their timing
+ * are the sim's, but the server counts tokens with `otherTokens`: its POST /tokenize
+ * (llama.cpp's shape) and the `usage.prompt_tokens` of every chat answer say so. With
+ * `windowTokens`, GET /props publishes that context window (llama.cpp's shape). Records
+ * every chat request: { stream, tokens } with `tokens` counted by `otherTokens`.
+ */
+async function startTokenizerServer(sim, { windowTokens } = {}) {
+  const chats = [];
+  let tokenizeCalls = 0;
+  const cors = {
+    'access-control-allow-origin': '*',
+    'access-control-allow-headers': 'authorization, content-type, x-api-key, anthropic-version',
+    'access-control-allow-methods': 'GET, POST, OPTIONS',
+  };
+  const json = (res, status, value) => {
+    res.writeHead(status, { ...cors, 'content-type': 'application/json' });
+    res.end(JSON.stringify(value));
+  };
+  const rewriteUsage = (line, tokens) => {
+    if (!line.startsWith('data: {') || !line.includes('"usage"')) return line;
+    const event = JSON.parse(line.slice(6));
+    if (event.usage) event.usage.prompt_tokens = tokens;
+    return `data: ${JSON.stringify(event)}`;
+  };
+  const server = http.createServer(async (req, res) => {
+    const parts = [];
+    for await (const part of req) parts.push(part);
+    const body = Buffer.concat(parts);
+    const { pathname } = new URL(req.url, 'http://127.0.0.1');
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204, cors);
+      return res.end();
+    }
+    if (pathname === '/tokenize' && req.method === 'POST') {
+      tokenizeCalls += 1;
+      const count = otherTokens(String(JSON.parse(body.toString()).content ?? ''));
+      return json(res, 200, { tokens: Array.from({ length: count }, (_, i) => i) });
+    }
+    if (pathname === '/props' && windowTokens) {
+      return json(res, 200, { default_generation_settings: { n_ctx: windowTokens }, total_slots: 4 });
+    }
+    let tokens = null;
+    let stream = false;
+    if (pathname === '/v1/chat/completions' && req.method === 'POST') {
+      const request = JSON.parse(body.toString());
+      stream = request.stream === true;
+      tokens = otherTokens(request.messages.map((message) => message.content).join('\n'));
+      chats.push({ stream, tokens });
+    }
+    const upstream = http.request(`${sim.url}${req.url}`, { method: req.method, headers: req.headers });
+    upstream.on('error', () => res.destroy());
+    upstream.on('response', (answer) => {
+      const headers = { ...answer.headers };
+      if (tokens === null) {
+        res.writeHead(answer.statusCode, headers);
+        return answer.pipe(res);
+      }
+      delete headers['content-length'];
+      res.writeHead(answer.statusCode, headers);
+      let pending = '';
+      answer.setEncoding('utf8');
+      answer.on('data', (text) => {
+        if (!stream) {
+          pending += text;
+          return;
+        }
+        // Whole lines only: SSE events end with a blank line, so nothing waits long.
+        const lines = (pending + text).split('\n');
+        pending = lines.pop();
+        res.write(lines.map((line) => rewriteUsage(line, tokens)).join('\n') + '\n');
+      });
+      answer.on('end', () => {
+        if (!stream && answer.statusCode === 200) {
+          const value = JSON.parse(pending);
+          if (value.usage) value.usage.prompt_tokens = tokens;
+          pending = JSON.stringify(value);
+        }
+        res.end(pending);
+      });
+    });
+    upstream.end(body);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    chats,
+    tokenizeCalls: () => tokenizeCalls,
+    stop: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
+/** Whether `count` is on `target` within 3% (or 4 tokens: one filler word). */
+const onTarget = (count, target) => Math.abs(count - target) <= Math.max(4, 0.03 * target);
 
 forEachEngine((engine) => {
   let sim;
@@ -37,7 +148,7 @@ forEachEngine((engine) => {
     return { page };
   }
 
-  /** Waits until the experiment has ended as `state` (done / stopped). */
+  /** Waits until the experiment has ended as `state` (done / stopped / refused). */
   async function waitForEnd(page, state = 'done', timeout = 60_000) {
     await page.locator(`[data-testid="exp-progress"][data-state="${state}"]`).waitFor({ timeout });
   }
@@ -72,6 +183,23 @@ forEachEngine((engine) => {
     // The table holds the chart's data: one row per size, two runs each.
     const rows = page.getByTestId('exp-table').locator('tbody tr');
     assert.equal(await rows.count(), 4);
+    // Before the runs, the plan counted its prompts on the server: one probe and one prompt
+    // per size (calibration requests, not runs); the chart's token axis is the runs' usage.
+    const tally = page.getByTestId('exp-tally');
+    assert.equal(await tally.getAttribute('data-calibration-requests'), '5');
+    assert.equal(await tally.getAttribute('data-measured'), '8');
+    assert.equal(await page.getByTestId('exp-report').getAttribute('data-token-source'), 'server_usage');
+    // The results show this experiment's eight runs, chosen in the filter when it started.
+    const filter = page.getByTestId('runs-filter');
+    assert.equal(await filter.getAttribute('data-value'), 'prompt_length#1');
+    assert.equal(await filter.inputValue(), 'prompt_length#1');
+    assert.equal(await page.getByTestId('run-row').count(), 8);
+    const tags = await page.getByTestId('run-experiment').allTextContents();
+    assert.ok(tags.every((tag) => tag.startsWith('prompt_length #1: ')), `tags ${tags}`);
+    await filter.selectOption('send');
+    assert.equal(await page.getByTestId('run-row').count(), 0);
+    await filter.selectOption('all');
+    assert.equal(await page.getByTestId('run-row').count(), 8);
     assert.deepEqual(await page.pageErrors(), []);
     await screenshot(page, 'experiments-prompt-length.png');
   });
@@ -244,8 +372,166 @@ forEachEngine((engine) => {
     assert.equal(await page.getByTestId('exp-table').locator('tbody tr').count(), runs);
     assert.equal(await page.getByTestId('experiments').getAttribute('data-outcomes'), '1');
     const kept = await page.getByTestId('exp-outcomes').locator('tbody td').allTextContents();
-    assert.deepEqual(kept.slice(1), ['Monitor', 'sim-fast@prefill_ms=100', `${runs}/60`, 'stopped', 'healthy']);
+    assert.deepEqual(kept.slice(1, 5), ['Monitor', 'sim-fast@prefill_ms=100', `${runs}/60`, 'stopped']);
+    // The verdict is a sentence; its code is on the row.
+    const keptRow = page.getByTestId('exp-outcomes').locator('tbody tr');
+    assert.equal(await keptRow.getAttribute('data-verdict'), 'healthy');
+    assert.match(kept[5], /^Within the limit: TTFT p95 is \d+ ms \(limit 2000 ms\)\.$/);
     await screenshot(page, 'experiments-monitor.png');
+  });
+
+  test('calibration on a server whose tokenizer counts 2.5x the sim\'s rule: every prompt is its planned size in the server\'s tokens', async () => {
+    const server = await startTokenizerServer(sim);
+    try {
+      const { page } = await startExperiment({
+        model: 'sim-linear-prefill',
+        kind: 'prompt_length',
+        fields: { 'exp-sizes': '125, 1k, 2k, 4k', 'exp-repetitions': '1' },
+        server,
+      });
+      await waitForEnd(page);
+      const measured = server.chats.filter((chat) => chat.stream).map((chat) => chat.tokens);
+      measured.sort((a, b) => a - b);
+      console.log(`calibration: measured prompts of ${measured.join(', ')} server tokens (planned 125, 1000, 2000, 4000); ${server.tokenizeCalls()} tokenize calls`);
+      assert.equal(measured.length, 4);
+      [125, 1000, 2000, 4000].forEach((target, index) =>
+        assert.ok(onTarget(measured[index], target), `${measured[index]} server tokens for a planned ${target}`),
+      );
+      // Counted with the server's tokenizer: no counting request went to the chat route.
+      assert.equal(server.chats.filter((chat) => !chat.stream).length, 0);
+      const tally = page.getByTestId('exp-tally');
+      assert.equal(Number(await tally.getAttribute('data-calibration-requests')), server.tokenizeCalls());
+      assert.ok(server.tokenizeCalls() >= 5, `${server.tokenizeCalls()} tokenize calls: a probe and every size`);
+      const notes = (await page.getByTestId('exp-notes').allTextContents()).join(' ');
+      assert.match(notes, /sized to the server's own token count \(server tokenizer\)/);
+      // The table's usage column is the server's count of each size's prompt.
+      const cells = await page.getByTestId('exp-table').locator('tbody tr').evaluateAll((rows) =>
+        rows.map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent)),
+      );
+      for (const row of cells) {
+        assert.ok(onTarget(Number(row[2]), Number(row[0])), `usage ${row[2]} for a planned ${row[0]}`);
+      }
+      assert.equal(await page.getByTestId('exp-report').getAttribute('data-token-source'), 'server_usage');
+      assert.deepEqual(await page.pageErrors(), []);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('a context window from the server\'s /props clips the sizes that cannot fit, and the report says so', async () => {
+    // 3000 tokens: room for 3000 − 16 (max_tokens) − 64 (chat template) = 2920 prompt tokens.
+    const server = await startTokenizerServer(sim, { windowTokens: 3000 });
+    try {
+      const { page } = await startExperiment({
+        model: 'sim-linear-prefill',
+        kind: 'prompt_length',
+        fields: { 'exp-sizes': '500, 1000, 8000', 'exp-repetitions': '1' },
+        server,
+      });
+      await waitForEnd(page);
+      const measured = server.chats.filter((chat) => chat.stream).map((chat) => chat.tokens);
+      measured.sort((a, b) => a - b);
+      console.log(`context window: measured prompts of ${measured.join(', ')} server tokens in a 3000-token window`);
+      assert.equal(measured.length, 3);
+      assert.ok(onTarget(measured[2], 2920), `the clipped size is ${measured[2]} server tokens, not 2920`);
+      assert.ok(measured.every((tokens) => tokens + 16 <= 3000), `${measured} fit the window`);
+      const notes = (await page.getByTestId('exp-notes').allTextContents()).join(' ');
+      assert.match(notes, /A prompt of 8000 tokens was clipped to 2920: the server's context window is 3000 tokens/);
+      assert.equal(await page.getByTestId('exp-table').locator('tbody tr').count(), 3);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('a context window too small for any prompt refuses the experiment with a message, and no run is made', async () => {
+    const server = await startTokenizerServer(sim, { windowTokens: 60 });
+    try {
+      const { page } = await startExperiment({
+        model: 'sim-linear-prefill',
+        kind: 'prompt_length',
+        fields: { 'exp-sizes': '100, 1000', 'exp-repetitions': '1' },
+        server,
+      });
+      await waitForEnd(page, 'refused', 20_000);
+      const message = await page.getByTestId('exp-input-error').textContent();
+      assert.match(message, /^No prompt fits: the server's context window is 60 tokens and 16 are asked for the output\./);
+      assert.equal(server.chats.length, 0);
+      assert.equal(await page.getByTestId('run-row').count(), 0);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('ttft-sim\'s own /tokenize and /props: sizes counted by its tokenizer, the window clips the largest size, no run overflows', async () => {
+    const small = await startSim(['--set', 'itl_ms=1', '--set', 'answer_tokens=2', '--set', 'context_tokens=4096']);
+    try {
+      const { page } = await startExperiment({
+        model: 'sim-linear-prefill',
+        kind: 'prompt_length',
+        fields: { 'exp-sizes': '1000, 2000, 8000', 'exp-repetitions': '1' },
+        server: small,
+      });
+      await waitForEnd(page);
+      const notes = (await page.getByTestId('exp-notes').allTextContents()).join(' ');
+      assert.match(notes, /\(server tokenizer\)/);
+      // 4096 − 16 − 64 = 4016.
+      assert.match(notes, /A prompt of 8000 tokens was clipped to 4016/);
+      const rows = await page.getByTestId('exp-table').locator('tbody tr').evaluateAll((all) =>
+        all.map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent)),
+      );
+      assert.deepEqual(rows.map((row) => row[0]), ['1000', '2000', '4016']);
+      assert.ok(rows.every((row) => row[4] === '0'), `no failed run: ${rows.map((row) => row[4])}`);
+    } finally {
+      await small.stop();
+    }
+  });
+
+  test('stream_usage=0: the token axis comes from the server\'s tokenizer, and the fitted cost is still the sim\'s', async () => {
+    const { page } = await startExperiment({
+      model: 'sim-linear-prefill@stream_usage=0',
+      kind: 'prompt_length',
+      fields: { 'exp-sizes': '100, 1000, 2000, 4000', 'exp-repetitions': '2' },
+    });
+    await waitForEnd(page);
+    assert.equal(await page.getByTestId('exp-report').getAttribute('data-token-source'), 'server_tokenizer');
+    const slope = await reportNumber(page, 'slope-ms-per-token');
+    assert.ok(within(slope, 0.5, 0.1), `slope ${slope} ms/token within 10% of 0.5`);
+  });
+
+  test('a last-prompt cache (llama.cpp slots): each warm run right after its priming run hits; without usage the hit is judged from timing', async () => {
+    const lastPrompt = await startSim(['--set', 'itl_ms=1', '--set', 'answer_tokens=2', '--slots', '1', '--cache-mode', 'last-prompt']);
+    try {
+      // 1000 tokens: the warm run repeats the priming run's prompt, so all but its last token
+      // are cached: 999, and its prefill is 200 + 0.5·1 ms against 700 ms cold.
+      const withUsage = await startExperiment({
+        model: 'sim-linear-prefill',
+        kind: 'prefix_cache',
+        fields: { 'exp-prompt-tokens': '1000', 'exp-repetitions': '3' },
+        server: lastPrompt,
+      });
+      await waitForEnd(withUsage.page);
+      assert.equal(await reportNumber(withUsage.page, 'warm-cached-tokens'), 999);
+      assert.equal(await withUsage.page.getByTestId('exp-report').getAttribute('data-hit-evidence'), 'usage');
+      const codes = (await withUsage.page.getByTestId('exp-verdict').getAttribute('data-verdicts')).split(' ');
+      assert.equal(codes[0], 'cache_works');
+      await withUsage.page.close();
+
+      const fromTiming = await startExperiment({
+        model: 'sim-linear-prefill@stream_usage=0',
+        kind: 'prefix_cache',
+        fields: { 'exp-prompt-tokens': '1000', 'exp-repetitions': '3' },
+        server: lastPrompt,
+      });
+      await waitForEnd(fromTiming.page);
+      assert.equal(await fromTiming.page.getByTestId('exp-report').getAttribute('data-hit-evidence'), 'timing');
+      const warmMs = await reportNumber(fromTiming.page, 'warm-p50-ms');
+      const coldMs = await reportNumber(fromTiming.page, 'cold-p50-ms');
+      assert.ok(warmMs < 0.5 * coldMs, `warm p50 ${warmMs} ms against cold ${coldMs} ms`);
+      const timingCodes = (await fromTiming.page.getByTestId('exp-verdict').getAttribute('data-verdicts')).split(' ');
+      assert.equal(timingCodes[0], 'timing_shows_hit');
+    } finally {
+      await lastPrompt.stop();
+    }
   });
 
   async function screenshot(page, name) {

@@ -126,6 +126,9 @@ pub fn App() -> impl IntoView {
     provide_context(session);
     provide_context(embed.clone());
     provide_context(ExperimentRequest(config.experiment.clone()));
+    // Which runs the results show; an experiment that starts shows its own.
+    let runs_filter = RwSignal::new(RunsFilter::All);
+    provide_context(runs_filter);
     let theme = RwSignal::new(config.theme.or_else(|| {
         persist::load_preference(persist::THEME_SLOT).and_then(|code| Theme::parse(&code))
     }));
@@ -170,6 +173,10 @@ pub fn App() -> impl IntoView {
             Ok(series) => series,
             Err(error) => return live.refuse(error),
         };
+        // The new run must be in the table.
+        if matches!(runs_filter.get_untracked(), RunsFilter::Experiment(..)) {
+            runs_filter.set(RunsFilter::All);
+        }
         // The answer must be on screen to be painted (Element Timing reports only what is
         // painted in the viewport), and the user is looking for it anyway.
         scroll_into_view("answer-pane");
@@ -254,7 +261,7 @@ pub fn App() -> impl IntoView {
                 <Readouts live=live />
                 <LivePanes live=live />
             </section>
-            <Results session=session />
+            <Results session=session filter=runs_filter />
             <ExperimentsPanel form=form />
             <HistoryList />
         </main>
@@ -417,9 +424,10 @@ fn LanguageSwitch() -> impl IntoView {
 fn Results(
     /// The session.
     session: Session,
+    /// Which runs are shown.
+    filter: RwSignal<RunsFilter>,
 ) -> impl IntoView {
     let i18n = use_i18n();
-    let filter = RwSignal::new(RunsFilter::All);
     // The experiments present, for the filter.
     let experiments = Memo::new(move |_| {
         session.runs.with(|runs| {
@@ -519,13 +527,27 @@ fn Results(
                 <Show when=move || !experiments.with(Vec::is_empty)>
                     <label class="filter">
                         <span>{move || i18n.t("Show", "显示")}</span>
-                        <select data-testid="runs-filter" on:change=choose_filter prop:value=move || filter.get().code()>
-                            <option value="all">{move || i18n.t("All runs", "全部运行")}</option>
-                            <option value="send">{move || i18n.t("Runs made with Send", "通过“发送”进行的运行")}</option>
-                            {move || experiments.get().into_iter().map(|(kind, n)| {
-                                let value = format!("{kind}#{n}");
-                                view! { <option value=value.clone()>{format!("{kind} #{n}")}</option> }
-                            }).collect_view()}
+                        // Each option says whether it is chosen: an experiment's option
+                        // appears with its first run, after the filter chose it.
+                        <select data-testid="runs-filter" data-value=move || filter.get().code() on:change=choose_filter>
+                            {move || {
+                                let lang = i18n.lang.get();
+                                let fixed = [
+                                    ("all".to_owned(), lang.pick("All runs", "全部运行").to_owned()),
+                                    ("send".to_owned(), lang.pick("Runs made with Send", "通过“发送”进行的运行").to_owned()),
+                                ];
+                                let experiments = experiments.get().into_iter().map(|(kind, n)| {
+                                    let label = ttft_core::experiment::find(&kind)
+                                        .map_or_else(|| kind.clone(), |experiment| experiment.label().get(lang).to_owned());
+                                    (format!("{kind}#{n}"), format!("{label} #{n}"))
+                                });
+                                fixed.into_iter().chain(experiments).map(|(value, label)| {
+                                    let chosen = value.clone();
+                                    view! {
+                                        <option value=value prop:selected=move || filter.get().code() == chosen>{label}</option>
+                                    }
+                                }).collect_view()
+                            }}
                         </select>
                     </label>
                 </Show>

@@ -64,6 +64,9 @@ macro_rules! check_all {
                 example.message(Lang::En),
                 example.message(Lang::Zh),
             );
+            // The code shown in `data-verdict` is the serde tag of the export.
+            let tag = serde_json::to_value(example).unwrap()["kind"].clone();
+            assert_eq!(tag, example.code(), "{} {:?}", $name, example);
         }
         examples.len()
     }};
@@ -188,7 +191,14 @@ fn every_verdict_has_english_and_chinese_text() {
                 saved_ms: 5_183.8,
                 cached_token_share: 0.992
             },
-            CacheVerdict::CacheNotReported { saved_ms: 5_183.8 },
+            CacheVerdict::TimingShowsHit {
+                saved_ms: 5_183.8,
+                warm_share: 0.06
+            },
+            CacheVerdict::TimingShowsNoHit {
+                saved_ms: 12.0,
+                warm_share: 0.98
+            },
             CacheVerdict::NoHits,
             CacheVerdict::IntermittentHits {
                 hit_runs: 3,
@@ -203,13 +213,14 @@ fn every_verdict_has_english_and_chinese_text() {
         |v: &CacheVerdict| match v {
             CacheVerdict::NotEnoughData => 0,
             CacheVerdict::CacheWorks { .. } => 1,
-            CacheVerdict::CacheNotReported { .. } => 2,
+            CacheVerdict::TimingShowsHit { .. } => 2,
             CacheVerdict::NoHits => 3,
             CacheVerdict::IntermittentHits { .. } => 4,
             CacheVerdict::HitsButNotFaster { .. } => 5,
             CacheVerdict::FirstTokenChangedMisses { .. } => 6,
+            CacheVerdict::TimingShowsNoHit { .. } => 7,
         },
-        7
+        8
     );
     total += check_all!(
         "tails",
@@ -290,7 +301,7 @@ fn every_verdict_has_english_and_chinese_text() {
         },
         4
     );
-    assert_eq!(total, 38);
+    assert_eq!(total, 39);
 }
 
 #[test]

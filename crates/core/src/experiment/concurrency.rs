@@ -14,9 +14,17 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::filler::{sim_token_count, sized_prompt, TokenCalibration};
+use super::filler::estimated_tokens;
+use super::params::{CountListParam, CountParam, Inputs, ParamSpec};
+use super::report::{same_text, Axis, Cell, Chart, ChartKind, Colour, Column, Report, Series, Table, Unit};
+use super::schedule::{Observed, RunRole, Schedule, ScheduleKind};
+use super::session::{
+    run_spec, Experiment, ExperimentSession, Planning, RunBook, Setup, SetupError,
+};
+use super::sizing::{fit_sizes, ContextBudget, PromptSizer, PromptSizing};
+use crate::lang::Bilingual;
 use super::{bilingual, interleaved_order, run_nonce, summary_of};
-use super::{Observation, PlannedRun};
+use super::{Observation, PlannedRun, MAX_PROMPT_TOKENS, MAX_REPETITIONS, MAX_STREAMS};
 use crate::lang::Lang;
 use crate::stats::Summary;
 
@@ -28,6 +36,9 @@ pub const DEFAULT_WAVES_PER_LEVEL: usize = 3;
 
 /// Default prompt size, tokens.
 pub const DEFAULT_PROMPT_TOKENS: u32 = 1_000;
+
+/// Output limit of every stream: enough decode to overlap the next stream's prefill.
+pub const DEFAULT_MAX_TOKENS: u32 = 64;
 
 /// Connections per host a browser opens over HTTP/1.1 (all major browsers; the Fetch
 /// standard leaves it to them, and they settled on 6).
@@ -77,8 +88,8 @@ pub struct ConcurrencyConfig {
     pub lang: Lang,
     /// Seed of the nonces and of the interleaving.
     pub seed: u64,
-    /// Correction for the provider's tokenizer.
-    pub calibration: TokenCalibration,
+    /// How the prompt is sized to the provider's token count.
+    pub sizing: PromptSizing,
     /// Output limit.
     pub max_tokens: Option<u32>,
 }
@@ -91,8 +102,8 @@ impl Default for ConcurrencyConfig {
             prompt_tokens: DEFAULT_PROMPT_TOKENS,
             lang: Lang::En,
             seed: 0,
-            calibration: TokenCalibration::IDENTITY,
-            max_tokens: Some(64),
+            sizing: PromptSizing::estimate(),
+            max_tokens: Some(DEFAULT_MAX_TOKENS),
         }
     }
 }
@@ -113,7 +124,6 @@ pub struct PlannedWave {
 
 /// The plan: `waves_per_level` waves per level, levels interleaved.
 pub fn plan(config: &ConcurrencyConfig) -> Vec<PlannedWave> {
-    let planned_tokens = config.calibration.planned_for(config.prompt_tokens);
     let mut run_index = 0;
     interleaved_order(config.levels.len(), config.waves_per_level, config.seed)
         .into_iter()
@@ -123,12 +133,15 @@ pub fn plan(config: &ConcurrencyConfig) -> Vec<PlannedWave> {
             let streams = (0..level as usize)
                 .map(|rank| {
                     let nonce = run_nonce(config.seed, run_index);
-                    let prompt = sized_prompt(planned_tokens, config.lang, Some(&nonce));
+                    let prompt =
+                        config
+                            .sizing
+                            .prompt(config.prompt_tokens, config.lang, Some(&nonce));
                     let run = PlannedRun {
                         run_index,
                         key: ConcurrencyKey { level, wave, rank },
                         repetition,
-                        sim_prompt_tokens: sim_token_count(&prompt),
+                        sim_prompt_tokens: estimated_tokens(&prompt),
                         nonce: Some(nonce),
                         prompt,
                         model: None,
@@ -248,6 +261,18 @@ pub enum ConcurrencyVerdict {
 }
 
 impl ConcurrencyVerdict {
+    /// Stable code (the serde tag).
+    pub fn code(&self) -> &'static str {
+        match self {
+            ConcurrencyVerdict::NotEnoughData => "not_enough_data",
+            ConcurrencyVerdict::NoQueueing { .. } => "no_queueing",
+            ConcurrencyVerdict::BrowserQueueing { .. } => "browser_queueing",
+            ConcurrencyVerdict::ServerQueueing { .. } => "server_queueing",
+            ConcurrencyVerdict::StepMayBeBrowserLimit { .. } => "step_may_be_browser_limit",
+            ConcurrencyVerdict::ServerSlowdown { .. } => "server_slowdown",
+        }
+    }
+
     /// What it means and what to do, in `lang`.
     pub fn message(&self, lang: Lang) -> String {
         match self {
@@ -543,4 +568,219 @@ fn level_summary(
             .filter(|w| w.server_parallel.is_some())
             .count(),
     }
+}
+
+/// The concurrency levels field.
+pub const LEVELS: CountListParam = CountListParam {
+    id: "levels",
+    label: ("Concurrency levels", "并发档位"),
+    min: 1,
+    max: MAX_STREAMS,
+    default: &DEFAULT_LEVELS,
+};
+
+/// The prompt size field.
+pub const PROMPT_TOKENS: CountParam = CountParam {
+    id: "prompt-tokens",
+    label: ("Prompt size (tokens)", "提示长度（token）"),
+    min: 1,
+    max: MAX_PROMPT_TOKENS,
+    default: DEFAULT_PROMPT_TOKENS,
+};
+
+/// The waves field.
+pub const WAVES: CountParam = CountParam {
+    id: "repetitions",
+    label: ("Waves per level", "每档波数"),
+    min: 1,
+    max: MAX_REPETITIONS,
+    default: DEFAULT_WAVES_PER_LEVEL as u32,
+};
+
+/// The concurrency experiment in the registry.
+#[derive(Debug, Clone, Copy)]
+pub struct Concurrency;
+
+impl Experiment for Concurrency {
+    fn code(&self) -> &'static str {
+        "concurrency"
+    }
+
+    fn label(&self) -> Bilingual {
+        Bilingual::new("Concurrency", "并发")
+    }
+
+    fn description(&self) -> Bilingual {
+        Bilingual::new(
+            "Waves of 1, 2, 4, 8… simultaneous streams: whether the server or the browser \
+             (6 connections per host over HTTP/1.1) makes streams wait.",
+            "同时发出 1、2、4、8……个流：判断是服务器还是浏览器（HTTP/1.1 下每个主机 6 个连接）让流在排队。",
+        )
+    }
+
+    fn schedule_kind(&self) -> ScheduleKind {
+        ScheduleKind::Waves
+    }
+
+    fn params(&self) -> Vec<ParamSpec> {
+        vec![LEVELS.spec(), PROMPT_TOKENS.spec(), WAVES.spec()]
+    }
+
+    fn configure(&self, inputs: &Inputs, setup: &Setup) -> Result<Planning, SetupError> {
+        let levels = LEVELS.read(inputs)?;
+        let requested_prompt = PROMPT_TOKENS.read(inputs)?;
+        let waves_per_level = WAVES.read(inputs)? as usize;
+        let budget = setup
+            .context_window_tokens
+            .map(|window_tokens| ContextBudget {
+                window_tokens,
+                output_tokens: DEFAULT_MAX_TOKENS,
+            });
+        let (prompts, clips) = fit_sizes(&[requested_prompt], budget)?;
+        let prompt_tokens = prompts.first().copied().unwrap_or(requested_prompt);
+        let sizer =
+            PromptSizer::new(&[prompt_tokens], setup.lang, setup.seed, budget).with_clips(clips);
+        let (lang, seed) = (setup.lang, setup.seed);
+        Ok(Planning::sized(sizer, move |sizing| {
+            let config = ConcurrencyConfig {
+                levels,
+                waves_per_level,
+                prompt_tokens,
+                lang,
+                seed,
+                sizing,
+                max_tokens: Some(DEFAULT_MAX_TOKENS),
+            };
+            let waves = plan(&config);
+            let book = RunBook::new(waves.iter().flat_map(|w| w.streams.clone()).collect());
+            Ok(Box::new(ConcurrencySession {
+                config,
+                waves,
+                book,
+            }) as Box<dyn ExperimentSession>)
+        }))
+    }
+}
+
+/// A configured concurrency experiment.
+#[derive(Debug, Clone)]
+struct ConcurrencySession {
+    config: ConcurrencyConfig,
+    waves: Vec<PlannedWave>,
+    book: RunBook<ConcurrencyKey>,
+}
+
+impl ExperimentSession for ConcurrencySession {
+    fn code(&self) -> &'static str {
+        Concurrency.code()
+    }
+
+    fn schedule(&self) -> Schedule {
+        let sizing = Some((&self.config.sizing, self.config.prompt_tokens));
+        Schedule::Waves {
+            waves: self
+                .waves
+                .iter()
+                .map(|wave| {
+                    wave.streams
+                        .iter()
+                        .map(|run| {
+                            let level = Bilingual::new(
+                                format!("{} streams, wave {}", run.key.level, run.key.wave + 1),
+                                format!("{} 个并发流，第 {} 波", run.key.level, run.key.wave + 1),
+                            );
+                            run_spec(run, RunRole::Measured, level, sizing)
+                        })
+                        .collect()
+                })
+                .collect(),
+        }
+    }
+
+    fn record(&mut self, observed: Observed) {
+        self.book.record(observed);
+    }
+
+    fn report(&self) -> Report {
+        let result = analyze(&self.book.observations);
+        let mut report = report(&result, &self.book.observations, &self.config.sizing);
+        report.tally = self.book.tally(Some(&self.config.sizing), |_| false);
+        report
+    }
+}
+
+/// The display-neutral report of a concurrency analysis.
+pub fn report(
+    result: &ConcurrencyResult,
+    observations: &[Observation<ConcurrencyKey>],
+    sizing: &PromptSizing,
+) -> Report {
+    let mut report = Report::new(Concurrency.code());
+    for verdict in &result.verdicts {
+        report.verdict(verdict.code(), Bilingual::from_fn(|lang| verdict.message(lang)));
+    }
+    report.notes.extend(sizing.notes());
+    report.count("server-parallel", result.server_parallel_streams);
+    report.count("server-first-waiting", result.server_first_waiting_stream);
+    report.number(
+        "server-from-level",
+        result.server_queueing_from_level.map(f64::from),
+    );
+    report.count("browser-parallel", result.browser_parallel_streams);
+    report.number(
+        "browser-from-level",
+        result.browser_queueing_from_level.map(f64::from),
+    );
+    report.number("p50-growth", result.p50_growth_ratio);
+    let points: Vec<(f64, f64)> = observations
+        .iter()
+        .filter_map(|o| Some((f64::from(o.key.level), o.sample.usable_ttft_ms()?)))
+        .collect();
+    report.chart = Some(Chart {
+        title: Bilingual::new(
+            "TTFT (ms) of each stream against concurrent streams",
+            "每个流的首字延迟（毫秒）与并发流数",
+        ),
+        kind: ChartKind::Scatter,
+        x: Axis::new(Bilingual::new("concurrent streams", "并发流"), Unit::Count),
+        y: Axis::new(Bilingual::new("TTFT", "首字延迟"), Unit::Ms),
+        series: vec![Series::points(same_text("ttft_ms"), Colour::Measured, points)],
+        references: Vec::new(),
+        fits: Vec::new(),
+    });
+    let columns = vec![
+        Column::new(Bilingual::new("streams", "并发流"), Unit::Count),
+        Column::new(Bilingual::new("waves", "波数"), Unit::Count),
+        Column::new(Bilingual::new("failed", "失败"), Unit::Count),
+        Column::new(same_text("p50"), Unit::Ms),
+        Column::new(same_text("p95"), Unit::Ms),
+        Column::new(same_text("p99"), Unit::Ms),
+        Column::new(Bilingual::new("server queueing (waves)", "服务器排队（波）"), Unit::Count),
+        Column::new(Bilingual::new("browser queueing (waves)", "浏览器排队（波）"), Unit::Count),
+        Column::new(Bilingual::new("max browser queueing", "浏览器最长排队"), Unit::Ms),
+    ];
+    let rows = result
+        .levels
+        .iter()
+        .map(|level| {
+            let max_queueing = observations
+                .iter()
+                .filter(|o| o.key.level == level.level)
+                .filter_map(|o| o.sample.queueing_ms)
+                .reduce(f64::max);
+            vec![
+                Cell::Count(u64::from(level.level)),
+                Cell::count(level.waves),
+                Cell::count(level.failures),
+                Cell::ms(level.ttft_ms.as_ref().map(|s| s.p50)),
+                Cell::ms(level.ttft_ms.as_ref().map(|s| s.p95)),
+                Cell::ms(level.ttft_ms.as_ref().map(|s| s.p99)),
+                Cell::count(level.waves_with_server_queueing),
+                Cell::count(level.waves_with_browser_queueing),
+                Cell::ms(max_queueing),
+            ]
+        })
+        .collect();
+    report.table = Table { columns, rows };
+    report
 }

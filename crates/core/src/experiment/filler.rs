@@ -25,6 +25,14 @@ pub use ttft_tokens::CHARS_PER_TOKEN as SIM_CHARS_PER_TOKEN;
 /// Whether `c` is a CJK ideograph (one token each under the sim's rule).
 pub use ttft_tokens::is_cjk_ideograph;
 
+/// The token count the filler and every plan use for their own texts.
+///
+/// Today ttft-sim's rule ([`sim_token_count`]); switching to the shared token crate is
+/// this one line. Servers count differently: see [`super::sizing`] for their own counts.
+pub fn estimated_tokens(text: &str) -> u32 {
+    sim_token_count(text)
+}
+
 /// Number of tokens of `text` under ttft-sim's counting rule (see the module docs).
 pub fn sim_token_count(text: &str) -> u32 {
     ttft_tokens::count_tokens(text)
@@ -69,7 +77,7 @@ fn english_filler(target_tokens: u32) -> String {
         if remaining == 0 || skipped_in_a_row > words.len() {
             break;
         }
-        let cost = sim_token_count(word);
+        let cost = estimated_tokens(word);
         if cost > remaining {
             skipped_in_a_row += 1;
             continue;
@@ -97,7 +105,7 @@ fn chinese_filler(target_tokens: u32) -> String {
 /// [`with_nonce`]), then filler for the rest. When the nonce alone is longer than the
 /// target, the prompt is the nonce (and has more tokens than asked).
 pub fn sized_prompt(target_tokens: u32, lang: Lang, nonce: Option<&str>) -> String {
-    let nonce_tokens = nonce.map_or(0, sim_token_count);
+    let nonce_tokens = nonce.map_or(0, estimated_tokens);
     let body = filler_text(target_tokens.saturating_sub(nonce_tokens), lang);
     with_nonce(nonce, &body)
 }

@@ -7,9 +7,17 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::filler::{sim_token_count, sized_prompt, TokenCalibration};
+use super::filler::estimated_tokens;
+use super::params::{CountListParam, CountParam, Inputs, ParamSpec};
+use super::report::{same_text, Axis, Cell, Chart, ChartKind, Colour, Column, Report, Series, Table, Unit};
+use super::schedule::{Observed, RunRole, Schedule, ScheduleKind};
+use super::session::{
+    run_spec, Experiment, ExperimentSession, Planning, RunBook, Setup, SetupError,
+};
+use super::sizing::{fit_outputs, fit_sizes, ContextBudget, PromptSizer, PromptSizing};
+use crate::lang::Bilingual;
 use super::{bilingual, interleaved_order, median_of, ms, run_nonce, summary_of};
-use super::{Observation, PlannedRun};
+use super::{Observation, PlannedRun, MAX_PROMPT_TOKENS, MAX_REPETITIONS};
 use crate::lang::Lang;
 use crate::stats::Summary;
 
@@ -51,8 +59,8 @@ pub struct MaxTokensConfig {
     pub lang: Lang,
     /// Seed of the nonces and of the interleaving.
     pub seed: u64,
-    /// Correction for the provider's tokenizer.
-    pub calibration: TokenCalibration,
+    /// How the prompt is sized to the provider's token count.
+    pub sizing: PromptSizing,
 }
 
 impl Default for MaxTokensConfig {
@@ -63,7 +71,7 @@ impl Default for MaxTokensConfig {
             prompt_tokens: DEFAULT_PROMPT_TOKENS,
             lang: Lang::En,
             seed: 0,
-            calibration: TokenCalibration::IDENTITY,
+            sizing: PromptSizing::estimate(),
         }
     }
 }
@@ -71,7 +79,6 @@ impl Default for MaxTokensConfig {
 /// The plan: the same input size at every limit, interleaved (A B, B A, …), each prompt
 /// with its own nonce so caching cannot favour one arm. The key is `max_tokens`.
 pub fn plan(config: &MaxTokensConfig) -> Vec<PlannedRun<u32>> {
-    let planned_tokens = config.calibration.planned_for(config.prompt_tokens);
     interleaved_order(
         config.max_tokens_values.len(),
         config.repetitions,
@@ -82,12 +89,14 @@ pub fn plan(config: &MaxTokensConfig) -> Vec<PlannedRun<u32>> {
     .filter_map(|(run_index, (level, repetition))| {
         let max_tokens = *config.max_tokens_values.get(level)?;
         let nonce = run_nonce(config.seed, run_index);
-        let prompt = sized_prompt(planned_tokens, config.lang, Some(&nonce));
+        let prompt = config
+            .sizing
+            .prompt(config.prompt_tokens, config.lang, Some(&nonce));
         Some(PlannedRun {
             run_index,
             key: max_tokens,
             repetition,
-            sim_prompt_tokens: sim_token_count(&prompt),
+            sim_prompt_tokens: estimated_tokens(&prompt),
             nonce: Some(nonce),
             prompt,
             model: None,
@@ -151,6 +160,15 @@ pub enum MaxTokensVerdict {
 }
 
 impl MaxTokensVerdict {
+    /// Stable code (the serde tag).
+    pub fn code(&self) -> &'static str {
+        match self {
+            MaxTokensVerdict::NotEnoughData => "not_enough_data",
+            MaxTokensVerdict::Independent { .. } => "independent",
+            MaxTokensVerdict::Depends { .. } => "depends",
+        }
+    }
+
     /// What it means and what to do, in `lang`.
     pub fn message(&self, lang: Lang) -> String {
         match self {
@@ -289,4 +307,204 @@ pub fn analyze(observations: &[Observation<u32>]) -> MaxTokensResult {
         threshold_ms: Some(threshold_ms),
         verdict,
     }
+}
+
+/// The output limits field.
+pub const MAX_TOKENS_VALUES: CountListParam = CountListParam {
+    id: "max-tokens",
+    label: ("max_tokens values", "max_tokens 取值"),
+    min: 1,
+    max: 1_000_000,
+    default: &DEFAULT_MAX_TOKENS_VALUES,
+};
+
+/// The prompt size field.
+pub const PROMPT_TOKENS: CountParam = CountParam {
+    id: "prompt-tokens",
+    label: ("Prompt size (tokens)", "提示长度（token）"),
+    min: 1,
+    max: MAX_PROMPT_TOKENS,
+    default: DEFAULT_PROMPT_TOKENS,
+};
+
+/// The repetitions field.
+pub const REPETITIONS: CountParam = CountParam {
+    id: "repetitions",
+    label: ("Runs per level", "每档运行次数"),
+    min: 1,
+    max: MAX_REPETITIONS,
+    default: DEFAULT_REPETITIONS as u32,
+};
+
+/// The max_tokens experiment in the registry.
+#[derive(Debug, Clone, Copy)]
+pub struct MaxTokens;
+
+impl Experiment for MaxTokens {
+    fn code(&self) -> &'static str {
+        "max_tokens"
+    }
+
+    fn label(&self) -> Bilingual {
+        Bilingual::new("max_tokens", "max_tokens")
+    }
+
+    fn description(&self) -> Bilingual {
+        Bilingual::new(
+            "The same prompt with a small and a large output limit: prefill does not depend on \
+             max_tokens, so a difference means the server reserves or schedules by it.",
+            "同一个提示分别用较小和较大的输出上限：预填充与 max_tokens 无关，\
+             如果首字延迟有差别，说明服务器按它预留资源或排队。",
+        )
+    }
+
+    fn schedule_kind(&self) -> ScheduleKind {
+        ScheduleKind::Sequence
+    }
+
+    fn params(&self) -> Vec<ParamSpec> {
+        vec![
+            MAX_TOKENS_VALUES.spec(),
+            PROMPT_TOKENS.spec(),
+            REPETITIONS.spec(),
+        ]
+    }
+
+    fn configure(&self, inputs: &Inputs, setup: &Setup) -> Result<Planning, SetupError> {
+        let requested_values = MAX_TOKENS_VALUES.read(inputs)?;
+        let requested_prompt = PROMPT_TOKENS.read(inputs)?;
+        let repetitions = REPETITIONS.read(inputs)? as usize;
+        // The prompt must fit with the smallest limit; larger limits are clipped to what the
+        // prompt leaves once the server has counted it.
+        let smallest_output = requested_values.iter().copied().min().unwrap_or(0);
+        let window = setup.context_window_tokens;
+        let budget = window.map(|window_tokens| ContextBudget {
+            window_tokens,
+            output_tokens: smallest_output,
+        });
+        let (prompts, clips) = fit_sizes(&[requested_prompt], budget)?;
+        let prompt_tokens = prompts.first().copied().unwrap_or(requested_prompt);
+        let sizer =
+            PromptSizer::new(&[prompt_tokens], setup.lang, setup.seed, budget).with_clips(clips);
+        let (lang, seed) = (setup.lang, setup.seed);
+        Ok(Planning::sized(sizer, move |mut sizing| {
+            let mut values = requested_values;
+            if let Some(window_tokens) = window {
+                let counted = sizing
+                    .counted_for(prompt_tokens)
+                    .map_or(prompt_tokens, |count| count.tokens);
+                let (fitted, clips) = fit_outputs(&values, window_tokens, counted)?;
+                values = fitted;
+                sizing.clips.extend(clips);
+            }
+            let config = MaxTokensConfig {
+                max_tokens_values: values,
+                repetitions,
+                prompt_tokens,
+                lang,
+                seed,
+                sizing,
+            };
+            let book = RunBook::new(plan(&config));
+            Ok(Box::new(MaxTokensSession { config, book }) as Box<dyn ExperimentSession>)
+        }))
+    }
+}
+
+/// A configured max_tokens experiment.
+#[derive(Debug, Clone)]
+struct MaxTokensSession {
+    config: MaxTokensConfig,
+    book: RunBook<u32>,
+}
+
+impl ExperimentSession for MaxTokensSession {
+    fn code(&self) -> &'static str {
+        MaxTokens.code()
+    }
+
+    fn schedule(&self) -> Schedule {
+        let sizing = Some((&self.config.sizing, self.config.prompt_tokens));
+        Schedule::Sequence {
+            runs: self
+                .book
+                .planned
+                .iter()
+                .map(|run| run_spec(run, RunRole::Measured, max_tokens_level(run.key), sizing))
+                .collect(),
+        }
+    }
+
+    fn record(&mut self, observed: Observed) {
+        self.book.record(observed);
+    }
+
+    fn report(&self) -> Report {
+        let result = analyze(&self.book.observations);
+        let mut report = report(&result, &self.book.observations, &self.config.sizing);
+        report.tally = self.book.tally(Some(&self.config.sizing), |_| false);
+        report
+    }
+}
+
+/// "max_tokens=200".
+fn max_tokens_level(max_tokens: u32) -> Bilingual {
+    same_text(format!("max_tokens={max_tokens}"))
+}
+
+/// The display-neutral report of a max_tokens analysis.
+pub fn report(
+    result: &MaxTokensResult,
+    observations: &[Observation<u32>],
+    sizing: &PromptSizing,
+) -> Report {
+    let mut report = Report::new(MaxTokens.code());
+    report.verdict(result.verdict.code(), Bilingual::from_fn(|lang| result.verdict.message(lang)));
+    report.notes.extend(sizing.notes());
+    report.number("difference-ms", result.median_difference_ms);
+    report.number("threshold-ms", result.threshold_ms);
+    let series = result
+        .levels
+        .iter()
+        .enumerate()
+        .map(|(index, level)| {
+            let values = observations
+                .iter()
+                .filter(|o| o.key == level.max_tokens)
+                .map(|o| o.sample.usable_ttft_ms())
+                .collect();
+            Series::values(max_tokens_level(level.max_tokens), Colour::category(index), values)
+        })
+        .collect();
+    report.chart = Some(Chart {
+        title: Bilingual::new(
+            "TTFT (ms) per repetition, by max_tokens",
+            "各 max_tokens 下每次重复的首字延迟（毫秒）",
+        ),
+        kind: ChartKind::Sequence,
+        x: Axis::new(Bilingual::new("repetition", "重复"), Unit::Count),
+        y: Axis::new(Bilingual::new("TTFT", "首字延迟"), Unit::Ms),
+        series,
+        references: Vec::new(),
+        fits: Vec::new(),
+    });
+    let mut columns = vec![
+        Column::new(same_text("max_tokens"), Unit::Tokens),
+        Column::new(Bilingual::new("failed", "失败"), Unit::Count),
+    ];
+    columns.extend(Table::summary_columns());
+    let rows = result
+        .levels
+        .iter()
+        .map(|level| {
+            let mut row = vec![
+                Cell::Count(u64::from(level.max_tokens)),
+                Cell::count(level.failures),
+            ];
+            row.extend(Table::summary_cells(level.ttft_ms.as_ref()));
+            row
+        })
+        .collect();
+    report.table = Table { columns, rows };
+    report
 }

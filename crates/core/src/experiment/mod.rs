@@ -1,6 +1,57 @@
 //! Latency experiments (issue 5): what to run, in which order, and what the results mean.
 //!
-//! Each experiment has
+//! # The registry
+//!
+//! Every experiment is a value in [`REGISTRY`] implementing [`Experiment`], in its own
+//! file: its code, labels and description, its fields ([`params`]: defaults, bounds and the
+//! parsing of what the user typed), its schedule (one of the generic kinds of
+//! [`schedule`]), its analysis, and its report in a display-neutral model ([`report`]:
+//! verdict sentences, notes, a table with units, a chart with series, reference lines and
+//! fits). Adding an experiment is its own file plus one line in the `registry!` list below;
+//! the app's executors and its one report view work on the trait ([`session`]).
+//!
+//! An executor drives one experiment like this (here against a made-up server that counts
+//! tokens as ttft-sim does and answers in 200 ms + 0.5 ms per prompt token):
+//!
+//! ```
+//! use ttft_core::lang::Lang;
+//! use ttft_core::experiment::params::Inputs;
+//! use ttft_core::experiment::schedule::{Observed, Schedule};
+//! use ttft_core::experiment::sizing::{CountSource, TokenCount};
+//! use ttft_core::experiment::{filler, find, RunSample, Setup};
+//!
+//! let experiment = find("prompt_length").expect("registered");
+//! let inputs = Inputs::new().with("sizes", "100, 1k, 5k").with("repetitions", "2");
+//! let setup = Setup::new(Lang::En, 42, "my-model", "");
+//! let mut planning = experiment.configure(&inputs, &setup).expect("valid fields");
+//! // Calibration: the plan asks how many tokens some texts are; the executor asks the
+//! // server (tokenize endpoint, or usage of a max_tokens: 1 request) or answers None.
+//! while !planning.needs_counts().is_empty() {
+//!     let answers: Vec<_> = planning
+//!         .needs_counts()
+//!         .iter()
+//!         .map(|query| Some(TokenCount {
+//!             tokens: filler::sim_token_count(&query.text),
+//!             source: CountSource::ServerTokenizer,
+//!         }))
+//!         .collect();
+//!     planning.with_counts(&answers);
+//! }
+//! let mut session = planning.finish().expect("fits");
+//! let Schedule::Sequence { runs } = session.schedule() else { unreachable!() };
+//! for run in &runs {
+//!     // Send run.prompt; record what was measured.
+//!     let ttft_ms = 200.0 + 0.5 * f64::from(run.prompt_tokens.estimated);
+//!     session.record(Observed { run_index: run.run_index, started_ms: 0.0, sample: RunSample::with_ttft(ttft_ms) });
+//! }
+//! let report = session.report();
+//! assert_eq!(report.first_verdict_code(), "near_linear");
+//! assert!(report.verdicts[0].text.get(Lang::En).starts_with("TTFT grows about linearly"));
+//! ```
+//!
+//! # Plans and analyses
+//!
+//! Under the registry, each experiment module keeps its typed pieces:
 //! - a **plan**: a list of [`PlannedRun`]s (prompt, settings, repetition) in the order to
 //!   run them. Levels are interleaved (see [`interleaved_order`]) so that drift over time (a
 //!   server warming up, a neighbour's load arriving) spreads over every level instead of
@@ -9,15 +60,15 @@
 //! - an **analysis** of the observed runs ([`Observation`]: the planned run's key plus a
 //!   [`RunSample`] of numbers taken from [`RunMetrics`]) into a serde-serializable result with
 //!   numbers and a **verdict** whose `message(Lang)` says, in English or Simplified Chinese,
-//!   what the numbers mean and what to do.
+//!   what the numbers mean and what to do, and whose `code()` is its stable name.
 //!
-//! Prompts are sized with [`filler`], which follows ttft-sim's token counting rule exactly;
-//! every plan assumes no system prompt (a system prompt adds its own tokens).
+//! Prompts are written with [`filler`] in ttft-sim's token units and sized to the server's
+//! own count by [`sizing`] (calibrate, then verify; clipped to the context window); every
+//! plan assumes no system prompt (a system prompt adds its own tokens).
 //!
 //! Failed runs and non-finite measurements never enter a statistic; the results count them.
 //!
-//! Typical use by the app (here with a made-up server whose TTFT is 200 ms + 0.5 ms per
-//! prompt token):
+//! The typed pieces can be used directly (synthetic data, tests):
 //!
 //! ```
 //! use ttft_core::lang::Lang;
@@ -38,17 +89,56 @@
 //! assert!(result.verdict.message(Lang::En).starts_with("TTFT grows about linearly"));
 //! ```
 
-pub mod cache;
-pub mod concurrency;
+pub mod counting;
 pub mod filler;
-pub mod max_tokens;
-pub mod models;
-pub mod monitor;
-pub mod prompt_length;
-pub mod reasoning;
-pub mod tails;
+pub mod params;
+pub mod report;
+pub mod schedule;
+pub mod session;
+pub mod sizing;
 
 use serde::{Deserialize, Serialize};
+
+pub use session::{Experiment, ExperimentSession, Planning, Setup, SetupError};
+
+/// Declares each experiment's module and lists it in [`REGISTRY`]: adding an experiment is
+/// its own file plus one line here.
+macro_rules! registry {
+    ($($module:ident :: $experiment:ident,)*) => {
+        $(pub mod $module;)*
+
+        /// Every experiment, in the order the panel lists them.
+        pub static REGISTRY: &[&dyn Experiment] = &[$(&$module::$experiment),*];
+    };
+}
+
+registry! {
+    prompt_length::PromptLength,
+    max_tokens::MaxTokens,
+    models::Models,
+    concurrency::Concurrency,
+    cache::PrefixCache,
+    tails::Tails,
+    reasoning::Reasoning,
+    monitor::Monitor,
+}
+
+/// The experiment with `code`, if there is one.
+pub fn find(code: &str) -> Option<&'static dyn Experiment> {
+    REGISTRY
+        .iter()
+        .copied()
+        .find(|experiment| experiment.code() == code)
+}
+
+/// Largest prompt size accepted in any field, tokens: past every current context window.
+pub const MAX_PROMPT_TOKENS: u32 = 2_000_000;
+
+/// Most repetitions (runs, waves) per level, so a typo cannot start thousands of requests.
+pub const MAX_REPETITIONS: u32 = 500;
+
+/// Most streams in flight at once (concurrency levels, tails' lanes).
+pub const MAX_STREAMS: u32 = 64;
 
 use crate::lang::Lang;
 use crate::stats::Summary;
@@ -112,6 +202,12 @@ impl RunSample {
                 ConnectionKind::Unknown => None,
             }),
         }
+    }
+
+    /// The numbers of a finished run's record ([`crate::record::RunRecord`], the one run
+    /// record): it succeeded when [`RunRecord::is_ok`](crate::record::RunRecord::is_ok).
+    pub fn from_record(record: &crate::record::RunRecord) -> RunSample {
+        RunSample::from_metrics(&record.metrics, record.network.as_ref(), record.is_ok())
     }
 
     /// The numbers of a recorded run. It succeeded when it completed or was stopped after

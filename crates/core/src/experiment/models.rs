@@ -7,9 +7,17 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::filler::{sim_token_count, sized_prompt, TokenCalibration};
+use super::filler::estimated_tokens;
+use super::params::{CountListParam, CountParam, Inputs, InputProblem, NamesParam, ParamSpec};
+use super::report::{same_text, Axis, Cell, Chart, ChartKind, Colour, Column, FitLine, Report, Series, Table, Unit};
+use super::schedule::{Observed, RunRole, Schedule, ScheduleKind};
+use super::session::{
+    run_spec, Experiment, ExperimentSession, Planning, RunBook, Setup, SetupError,
+};
+use super::sizing::{counts_note, fit_sizes, prompt_tokens_of, ContextBudget, PromptSizer, PromptSizing};
+use crate::lang::Bilingual;
 use super::{bilingual, interleaved_order, ms, run_nonce, summary_of};
-use super::{Observation, PlannedRun};
+use super::{Observation, PlannedRun, MAX_PROMPT_TOKENS, MAX_REPETITIONS};
 use crate::lang::Lang;
 use crate::stats::{linear_fit, Fit, Summary};
 
@@ -18,6 +26,23 @@ pub const DEFAULT_PROMPT_TOKENS: u32 = 1_000;
 
 /// Default runs per model and size.
 pub const DEFAULT_REPETITIONS: usize = 5;
+
+/// The sizes the panel's field starts with: three, so each model gets its own
+/// prompt-length line.
+pub const FIELD_DEFAULT_SIZES_TOKENS: [u32; 3] = [100, 1_000, 5_000];
+
+/// The repetitions the panel's field starts with: 3 per size, so 3 sizes × 3 runs keep a
+/// comparison of several models within minutes.
+pub const FIELD_DEFAULT_REPETITIONS: u32 = 3;
+
+/// Output limit of every run.
+pub const DEFAULT_MAX_TOKENS: u32 = 16;
+
+/// Most models compared at once.
+pub const MAX_MODELS: usize = 16;
+
+/// Longest model name, characters.
+pub const MAX_MODEL_NAME_CHARS: usize = 200;
 
 /// Two medians closer than this are a tie, ms: users do not tell 50 ms apart at the start
 /// of an answer, and run-to-run noise over the internet is of that order.
@@ -49,8 +74,8 @@ pub struct ModelsConfig {
     pub lang: Lang,
     /// Seed of the nonces and of the interleaving.
     pub seed: u64,
-    /// Correction for the tokenizer (one for all models).
-    pub calibration: TokenCalibration,
+    /// How prompts are sized to the provider's token count (one sizing for all models).
+    pub sizing: PromptSizing,
     /// Output limit.
     pub max_tokens: Option<u32>,
 }
@@ -63,8 +88,8 @@ impl Default for ModelsConfig {
             repetitions: DEFAULT_REPETITIONS,
             lang: Lang::En,
             seed: 0,
-            calibration: TokenCalibration::IDENTITY,
-            max_tokens: Some(16),
+            sizing: PromptSizing::estimate(),
+            max_tokens: Some(DEFAULT_MAX_TOKENS),
         }
     }
 }
@@ -83,11 +108,9 @@ pub fn plan(config: &ModelsConfig) -> Vec<PlannedRun<ModelKey>> {
         .filter_map(|(run_index, (level, repetition))| {
             let (model, planned_tokens) = *pairs.get(level)?;
             let nonce = run_nonce(config.seed, run_index);
-            let prompt = sized_prompt(
-                config.calibration.planned_for(planned_tokens),
-                config.lang,
-                Some(&nonce),
-            );
+            let prompt = config
+                .sizing
+                .prompt(planned_tokens, config.lang, Some(&nonce));
             Some(PlannedRun {
                 run_index,
                 key: ModelKey {
@@ -95,7 +118,7 @@ pub fn plan(config: &ModelsConfig) -> Vec<PlannedRun<ModelKey>> {
                     planned_tokens,
                 },
                 repetition,
-                sim_prompt_tokens: sim_token_count(&prompt),
+                sim_prompt_tokens: estimated_tokens(&prompt),
                 nonce: Some(nonce),
                 prompt,
                 model: Some(model.clone()),
@@ -158,6 +181,15 @@ pub enum ModelsVerdict {
 }
 
 impl ModelsVerdict {
+    /// Stable code (the serde tag).
+    pub fn code(&self) -> &'static str {
+        match self {
+            ModelsVerdict::NoSuccessfulRuns => "no_successful_runs",
+            ModelsVerdict::Fastest { .. } => "fastest",
+            ModelsVerdict::Tie { .. } => "tie",
+        }
+    }
+
     /// What it means and what to do, in `lang`.
     pub fn message(&self, lang: Lang) -> String {
         match self {
@@ -219,14 +251,21 @@ impl ModelsVerdict {
     }
 }
 
-/// Analyses the runs: per-model summaries, the ranking and the verdict.
+/// Analyses the runs: per-model summaries, the ranking and the verdict. x of the
+/// per-model lines is usage `prompt_tokens`, else the planned size.
 pub fn analyze(observations: &[Observation<ModelKey>]) -> ModelsResult {
+    analyze_sized(observations, &PromptSizing::estimate())
+}
+
+/// Like [`analyze`] for a plan sized by `sizing`: x is usage `prompt_tokens`, else the
+/// server's count of the run's size, else the planned size.
+pub fn analyze_sized(observations: &[Observation<ModelKey>], sizing: &PromptSizing) -> ModelsResult {
     let mut names: Vec<&String> = observations.iter().map(|o| &o.key.model).collect();
     names.sort();
     names.dedup();
     let mut models: Vec<ModelSummary> = names
         .into_iter()
-        .map(|model| model_summary(observations, model))
+        .map(|model| model_summary(observations, model, sizing))
         .collect();
     models.sort_by(|a, b| ranking_order(a, b).then_with(|| a.model.cmp(&b.model)));
     let mut rank = 0;
@@ -249,7 +288,11 @@ fn ranking_order(a: &ModelSummary, b: &ModelSummary) -> std::cmp::Ordering {
 }
 
 /// One model's summary (rank filled in later).
-fn model_summary(observations: &[Observation<ModelKey>], model: &str) -> ModelSummary {
+fn model_summary(
+    observations: &[Observation<ModelKey>],
+    model: &str,
+    sizing: &PromptSizing,
+) -> ModelSummary {
     let runs: Vec<&Observation<ModelKey>> = observations
         .iter()
         .filter(|o| o.key.model == model)
@@ -257,11 +300,8 @@ fn model_summary(observations: &[Observation<ModelKey>], model: &str) -> ModelSu
     let points: Vec<(f64, f64)> = runs
         .iter()
         .filter_map(|o| {
-            let x = o
-                .sample
-                .prompt_tokens
-                .map_or(f64::from(o.key.planned_tokens), |t| t as f64);
-            Some((x, o.sample.usable_ttft_ms()?))
+            let x = prompt_tokens_of(&o.sample, o.key.planned_tokens, sizing).tokens;
+            Some((f64::from(x), o.sample.usable_ttft_ms()?))
         })
         .collect();
     let ttfts: Vec<f64> = points.iter().map(|p| p.1).collect();
@@ -309,4 +349,231 @@ fn verdict(ranked: &[ModelSummary]) -> ModelsVerdict {
         runner_up: runner_up.map(|(name, _)| (*name).clone()),
         runner_up_p50_ms: runner_up.map(|(_, p50)| *p50),
     }
+}
+
+/// The models field.
+pub const MODELS: NamesParam = NamesParam {
+    id: "models",
+    label: ("Models (comma-separated)", "模型（逗号分隔）"),
+    max_items: MAX_MODELS,
+    max_chars: MAX_MODEL_NAME_CHARS,
+    placeholder: ("the form's model", "表单中的模型"),
+};
+
+/// The prompt sizes field.
+pub const SIZES: CountListParam = CountListParam {
+    id: "sizes",
+    label: ("Prompt sizes (tokens)", "提示长度（token）"),
+    min: 1,
+    max: MAX_PROMPT_TOKENS,
+    default: &FIELD_DEFAULT_SIZES_TOKENS,
+};
+
+/// The repetitions field.
+pub const REPETITIONS: CountParam = CountParam {
+    id: "repetitions",
+    label: ("Runs per level", "每档运行次数"),
+    min: 1,
+    max: MAX_REPETITIONS,
+    default: FIELD_DEFAULT_REPETITIONS,
+};
+
+/// The models experiment in the registry.
+#[derive(Debug, Clone, Copy)]
+pub struct Models;
+
+impl Experiment for Models {
+    fn code(&self) -> &'static str {
+        "models"
+    }
+
+    fn label(&self) -> Bilingual {
+        Bilingual::new("Models", "模型对比")
+    }
+
+    fn description(&self) -> Bilingual {
+        Bilingual::new(
+            "Several models (or endpoints) on the same prompts, ranked by median TTFT, with a \
+             prompt-length line per model.",
+            "多个模型（或端点）使用相同的提示，按首字延迟中位数排名，并为每个模型拟合提示长度曲线。",
+        )
+    }
+
+    fn schedule_kind(&self) -> ScheduleKind {
+        ScheduleKind::Sequence
+    }
+
+    fn params(&self) -> Vec<ParamSpec> {
+        vec![MODELS.spec(), SIZES.spec(), REPETITIONS.spec()]
+    }
+
+    fn configure(&self, inputs: &Inputs, setup: &Setup) -> Result<Planning, SetupError> {
+        let mut models = MODELS.read(inputs)?;
+        if models.is_empty() && !setup.model.trim().is_empty() {
+            models.push(setup.model.trim().to_owned());
+        }
+        if models.is_empty() {
+            return Err(MODELS.error(InputProblem::Empty).into());
+        }
+        let requested = SIZES.read(inputs)?;
+        let repetitions = REPETITIONS.read(inputs)? as usize;
+        let budget = setup
+            .window_for(&models)
+            .map(|window_tokens| ContextBudget {
+                window_tokens,
+                output_tokens: DEFAULT_MAX_TOKENS,
+            });
+        let (sizes_tokens, clips) = fit_sizes(&requested, budget)?;
+        let sizer =
+            PromptSizer::new(&sizes_tokens, setup.lang, setup.seed, budget).with_clips(clips);
+        let (lang, seed) = (setup.lang, setup.seed);
+        Ok(Planning::sized(sizer, move |sizing| {
+            let config = ModelsConfig {
+                models,
+                sizes_tokens,
+                repetitions,
+                lang,
+                seed,
+                sizing,
+                max_tokens: Some(DEFAULT_MAX_TOKENS),
+            };
+            let book = RunBook::new(plan(&config));
+            Ok(Box::new(ModelsSession { config, book }) as Box<dyn ExperimentSession>)
+        }))
+    }
+}
+
+/// A configured models experiment.
+#[derive(Debug, Clone)]
+struct ModelsSession {
+    config: ModelsConfig,
+    book: RunBook<ModelKey>,
+}
+
+impl ExperimentSession for ModelsSession {
+    fn code(&self) -> &'static str {
+        Models.code()
+    }
+
+    fn schedule(&self) -> Schedule {
+        let sizing = &self.config.sizing;
+        Schedule::Sequence {
+            runs: self
+                .book
+                .planned
+                .iter()
+                .map(|run| {
+                    let level = Bilingual::new(
+                        format!("{} · {} tokens", run.key.model, run.key.planned_tokens),
+                        format!("{} · {} 个 token", run.key.model, run.key.planned_tokens),
+                    );
+                    run_spec(run, RunRole::Measured, level, Some((sizing, run.key.planned_tokens)))
+                })
+                .collect(),
+        }
+    }
+
+    fn record(&mut self, observed: Observed) {
+        self.book.record(observed);
+    }
+
+    fn report(&self) -> Report {
+        let sizing = &self.config.sizing;
+        let result = analyze_sized(&self.book.observations, sizing);
+        let mut report = report(&result, &self.book.observations, sizing);
+        report.tally = self.book.tally(Some(sizing), |_| false);
+        report
+    }
+}
+
+/// The display-neutral report of a models analysis.
+pub fn report(
+    result: &ModelsResult,
+    observations: &[Observation<ModelKey>],
+    sizing: &PromptSizing,
+) -> Report {
+    let mut report = Report::new(Models.code());
+    report.verdict(result.verdict.code(), Bilingual::from_fn(|lang| result.verdict.message(lang)));
+    report.notes.extend(sizing.notes());
+    let ranking: Vec<&str> = result
+        .models
+        .iter()
+        .filter(|m| m.rank.is_some())
+        .map(|m| m.model.as_str())
+        .collect();
+    report.word("ranking", ranking.join(" "));
+    let mut x_source = None;
+    let series = result
+        .models
+        .iter()
+        .enumerate()
+        .map(|(index, summary)| {
+            let points = observations
+                .iter()
+                .filter(|o| o.key.model == summary.model)
+                .filter_map(|o| {
+                    let ttft_ms = o.sample.usable_ttft_ms()?;
+                    let count = prompt_tokens_of(&o.sample, o.key.planned_tokens, sizing);
+                    x_source = x_source.max(Some(count.source));
+                    Some((f64::from(count.tokens), ttft_ms))
+                })
+                .collect();
+            Series::points(same_text(summary.model.clone()), Colour::category(index), points)
+        })
+        .collect();
+    // Each model's line takes its points' colour.
+    let fits = result
+        .models
+        .iter()
+        .enumerate()
+        .filter_map(|(index, summary)| {
+            let fit = summary.prompt_length_fit.as_ref()?;
+            let name = Bilingual::new(
+                format!("{} (fit)", summary.model),
+                format!("{}（拟合）", summary.model),
+            );
+            Some(FitLine::from_fit(name, fit, Colour::category(index), true))
+        })
+        .collect();
+    let x_source = x_source.unwrap_or(sizing.source);
+    report.word("token-source", x_source.code());
+    report.notes.push(counts_note(x_source));
+    report.chart = Some(Chart {
+        title: Bilingual::new(
+            "TTFT (ms) against prompt tokens, per model",
+            "各模型的首字延迟（毫秒）与提示 token 数",
+        ),
+        kind: ChartKind::Scatter,
+        x: Axis::tokens(Bilingual::new("prompt tokens", "提示 token"), x_source),
+        y: Axis::new(Bilingual::new("TTFT", "首字延迟"), Unit::Ms),
+        series,
+        references: Vec::new(),
+        fits,
+    });
+    let columns = vec![
+        Column::new(Bilingual::new("model", "模型"), Unit::None),
+        Column::new(Bilingual::new("rank", "排名"), Unit::Count),
+        Column::new(same_text("p50"), Unit::Ms),
+        Column::new(same_text("p95"), Unit::Ms),
+        Column::new(Bilingual::new("runs", "次数"), Unit::Count),
+        Column::new(Bilingual::new("failed", "失败"), Unit::Count),
+        Column::new(Bilingual::new("prefill", "预填充"), Unit::MsPer1kTokens),
+    ];
+    let rows = result
+        .models
+        .iter()
+        .map(|m| {
+            vec![
+                Cell::word(m.model.clone()),
+                m.rank.map_or(Cell::Empty, Cell::count),
+                Cell::ms(m.ttft_ms.as_ref().map(|s| s.p50)),
+                Cell::ms(m.ttft_ms.as_ref().map(|s| s.p95)),
+                Cell::count(m.ttft_ms.as_ref().map_or(0, |s| s.count)),
+                Cell::count(m.failures),
+                Cell::number(m.prefill_ms_per_1k_tokens, 1),
+            ]
+        })
+        .collect();
+    report.table = Table { columns, rows };
+    report
 }

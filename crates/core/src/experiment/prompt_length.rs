@@ -6,8 +6,21 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::filler::{sim_token_count, sized_prompt, TokenCalibration};
+use super::filler::estimated_tokens;
+use super::params::{CountListParam, CountParam, Inputs, ParamSpec};
+use super::report::{same_text, Axis, Cell, Chart, ChartKind, Colour, Column, FitLine, Report, Series, Table, Unit};
+use super::schedule::{Observed, RunRole, Schedule, ScheduleKind};
+use super::session::{
+    run_spec, tokens_level, Experiment, ExperimentSession, Planning, RunBook, Setup,
+    SetupError,
+};
+use super::sizing::{counts_note, 
+    fit_sizes, prompt_tokens_of, ContextBudget, CountSource, PromptSizer, PromptSizing,
+    TokenCount,
+};
+use crate::lang::Bilingual;
 use super::{bilingual, interleaved_order, ms, percent, run_nonce, summary_of};
+use super::{MAX_PROMPT_TOKENS, MAX_REPETITIONS};
 use super::{Observation, PlannedRun};
 use crate::lang::Lang;
 use crate::stats::{linear_fit, quadratic_fit, Fit, Summary};
@@ -17,6 +30,10 @@ pub const DEFAULT_PROMPT_SIZES_TOKENS: [u32; 4] = [100, 1_000, 5_000, 10_000];
 
 /// Default repetitions per size: enough for a median that one slow run cannot move.
 pub const DEFAULT_REPETITIONS: usize = 5;
+
+/// Output limit of every run: only the first token matters, and a small limit keeps the
+/// context window for the prompt.
+pub const DEFAULT_MAX_TOKENS: u32 = 16;
 
 /// The quadratic term must be at least this share of the fitted TTFT at the largest size
 /// to call the growth superlinear: below 10% the attention cost is within the run-to-run
@@ -43,7 +60,7 @@ pub const MIN_DISTINCT_SIZES: usize = 3;
 /// What to run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PromptLengthConfig {
-    /// Prompt sizes to compare, tokens (as the provider counts them after calibration).
+    /// Prompt sizes to compare, tokens (as the provider counts them after sizing).
     pub sizes_tokens: Vec<u32>,
     /// Runs per size.
     pub repetitions: usize,
@@ -51,8 +68,8 @@ pub struct PromptLengthConfig {
     pub lang: Lang,
     /// Seed of the nonces and of the interleaving.
     pub seed: u64,
-    /// Correction for the provider's tokenizer (identity for the sim).
-    pub calibration: TokenCalibration,
+    /// How prompts are sized to the provider's token count (the estimate for the sim).
+    pub sizing: PromptSizing,
     /// Output limit; small, since only the first token matters.
     pub max_tokens: Option<u32>,
 }
@@ -64,8 +81,8 @@ impl Default for PromptLengthConfig {
             repetitions: DEFAULT_REPETITIONS,
             lang: Lang::En,
             seed: 0,
-            calibration: TokenCalibration::IDENTITY,
-            max_tokens: Some(16),
+            sizing: PromptSizing::estimate(),
+            max_tokens: Some(DEFAULT_MAX_TOKENS),
         }
     }
 }
@@ -91,16 +108,12 @@ fn sized_run(
     repetition: usize,
 ) -> PlannedRun<u32> {
     let nonce = run_nonce(config.seed, run_index);
-    let prompt = sized_prompt(
-        config.calibration.planned_for(size_tokens),
-        config.lang,
-        Some(&nonce),
-    );
+    let prompt = config.sizing.prompt(size_tokens, config.lang, Some(&nonce));
     PlannedRun {
         run_index,
         key: size_tokens,
         repetition,
-        sim_prompt_tokens: sim_token_count(&prompt),
+        sim_prompt_tokens: estimated_tokens(&prompt),
         nonce: Some(nonce),
         prompt,
         model: None,
@@ -119,6 +132,8 @@ pub struct SizeLevel {
     pub failures: usize,
     /// Mean usage prompt tokens of the runs that reported them.
     pub mean_prompt_tokens: Option<f64>,
+    /// The server's count of a prompt of this size (calibration), when it counted.
+    pub counted_tokens: Option<TokenCount>,
     /// TTFT of the successful runs, ms.
     pub ttft_ms: Option<Summary>,
 }
@@ -128,8 +143,11 @@ pub struct SizeLevel {
 pub struct PromptLengthResult {
     /// Per planned size, ascending.
     pub levels: Vec<SizeLevel>,
-    /// Points whose x came from usage `prompt_tokens` (the others use the planned size).
+    /// Points whose x came from usage `prompt_tokens` (the others use the server's count
+    /// of their size, else the planned size).
     pub points_from_usage: usize,
+    /// Where the x of the points came from: the weakest source among them.
+    pub x_source: Option<CountSource>,
     /// TTFT (ms) = intercept + slope · prompt tokens.
     pub linear: Option<Fit>,
     /// TTFT (ms) = intercept + slope · n + quadratic · n².
@@ -181,6 +199,16 @@ pub enum PromptLengthVerdict {
 }
 
 impl PromptLengthVerdict {
+    /// Stable code (the serde tag).
+    pub fn code(&self) -> &'static str {
+        match self {
+            PromptLengthVerdict::NotEnoughData => "not_enough_data",
+            PromptLengthVerdict::NoClearTrend { .. } => "no_clear_trend",
+            PromptLengthVerdict::NearLinear { .. } => "near_linear",
+            PromptLengthVerdict::Superlinear { .. } => "superlinear",
+        }
+    }
+
     /// What it means and what to do, in `lang`.
     pub fn message(&self, lang: Lang) -> String {
         match self {
@@ -260,13 +288,25 @@ impl PromptLengthVerdict {
 
 /// Analyses the runs. x is usage `prompt_tokens` when reported, else the planned size.
 pub fn analyze(observations: &[Observation<u32>]) -> PromptLengthResult {
-    let points: Vec<(f64, f64)> = observations
+    analyze_sized(observations, &PromptSizing::estimate())
+}
+
+/// Analyses the runs of a plan sized by `sizing`. x is usage `prompt_tokens` when reported,
+/// else the server's count of the run's size, else the planned size (see
+/// [`prompt_tokens_of`]).
+pub fn analyze_sized(observations: &[Observation<u32>], sizing: &PromptSizing) -> PromptLengthResult {
+    let counted: Vec<(TokenCount, f64)> = observations
         .iter()
         .filter_map(|o| {
             let ttft_ms = o.sample.usable_ttft_ms()?;
-            Some((x_tokens(o), ttft_ms))
+            Some((prompt_tokens_of(&o.sample, o.key, sizing), ttft_ms))
         })
         .collect();
+    let points: Vec<(f64, f64)> = counted
+        .iter()
+        .map(|(count, ttft_ms)| (f64::from(count.tokens), *ttft_ms))
+        .collect();
+    let x_source = counted.iter().map(|(count, _)| count.source).max();
     let points_from_usage = observations
         .iter()
         .filter(|o| o.sample.usable_ttft_ms().is_some() && o.sample.prompt_tokens.is_some())
@@ -281,8 +321,9 @@ pub fn analyze(observations: &[Observation<u32>]) -> PromptLengthResult {
     let curvature = curvature(linear.as_ref(), quadratic.as_ref(), max_prompt_tokens);
     let verdict = verdict(linear.as_ref(), &curvature, max_prompt_tokens);
     PromptLengthResult {
-        levels: levels(observations),
+        levels: levels(observations, sizing),
         points_from_usage,
+        x_source,
         prefill_ms_per_1k_tokens: linear.as_ref().map(|fit| fit.slope * 1000.0),
         marginal_ms_per_1k_tokens_at_max: curvature.marginal_ms_per_1k_tokens_at_max,
         max_prompt_tokens,
@@ -306,16 +347,8 @@ fn distinct_sizes(observations: &[Observation<u32>]) -> usize {
     sizes.len()
 }
 
-/// The x of a point: usage prompt tokens, else the planned size.
-fn x_tokens(observation: &Observation<u32>) -> f64 {
-    observation
-        .sample
-        .prompt_tokens
-        .map_or(f64::from(observation.key), |tokens| tokens as f64)
-}
-
 /// Per planned size, ascending.
-fn levels(observations: &[Observation<u32>]) -> Vec<SizeLevel> {
+fn levels(observations: &[Observation<u32>], sizing: &PromptSizing) -> Vec<SizeLevel> {
     let mut sizes: Vec<u32> = observations.iter().map(|o| o.key).collect();
     sizes.sort_unstable();
     sizes.dedup();
@@ -340,6 +373,7 @@ fn levels(observations: &[Observation<u32>]) -> Vec<SizeLevel> {
                 failures: of_size.len() - ttfts.len(),
                 mean_prompt_tokens: (!reported.is_empty())
                     .then(|| reported.iter().sum::<f64>() / reported.len() as f64),
+                counted_tokens: sizing.counted_for(planned_tokens),
                 ttft_ms: summary_of(&ttfts),
             }
         })
@@ -418,4 +452,251 @@ fn verdict(linear: Option<&Fit>, curvature: &Curvature, max_x: Option<f64>) -> P
         }
         r_squared => PromptLengthVerdict::NoClearTrend { r_squared },
     }
+}
+
+/// The prompt sizes field.
+pub const SIZES: CountListParam = CountListParam {
+    id: "sizes",
+    label: ("Prompt sizes (tokens)", "提示长度（token）"),
+    min: 1,
+    max: MAX_PROMPT_TOKENS,
+    default: &DEFAULT_PROMPT_SIZES_TOKENS,
+};
+
+/// The repetitions field.
+pub const REPETITIONS: CountParam = CountParam {
+    id: "repetitions",
+    label: ("Runs per level", "每档运行次数"),
+    min: 1,
+    max: MAX_REPETITIONS,
+    default: DEFAULT_REPETITIONS as u32,
+};
+
+/// The prompt-length experiment in the registry.
+#[derive(Debug, Clone, Copy)]
+pub struct PromptLength;
+
+impl Experiment for PromptLength {
+    fn code(&self) -> &'static str {
+        "prompt_length"
+    }
+
+    fn label(&self) -> Bilingual {
+        Bilingual::new("Prompt length", "提示长度")
+    }
+
+    fn description(&self) -> Bilingual {
+        Bilingual::new(
+            "TTFT against the number of prompt tokens, with a linear and a quadratic fit: what \
+             prefill costs per 1,000 tokens, and whether attention makes it grow faster.",
+            "首字延迟与提示 token 数的关系，并做线性和二次拟合：每 1000 个 token 的预填充成本，\
+             以及注意力是否让它增长得更快。",
+        )
+    }
+
+    fn schedule_kind(&self) -> ScheduleKind {
+        ScheduleKind::Sequence
+    }
+
+    fn params(&self) -> Vec<ParamSpec> {
+        vec![SIZES.spec(), REPETITIONS.spec()]
+    }
+
+    fn configure(&self, inputs: &Inputs, setup: &Setup) -> Result<Planning, SetupError> {
+        let requested = SIZES.read(inputs)?;
+        let repetitions = REPETITIONS.read(inputs)? as usize;
+        let budget = setup
+            .context_window_tokens
+            .map(|window_tokens| ContextBudget {
+                window_tokens,
+                output_tokens: DEFAULT_MAX_TOKENS,
+            });
+        let (sizes_tokens, clips) = fit_sizes(&requested, budget)?;
+        let sizer =
+            PromptSizer::new(&sizes_tokens, setup.lang, setup.seed, budget).with_clips(clips);
+        let (lang, seed) = (setup.lang, setup.seed);
+        Ok(Planning::sized(sizer, move |sizing| {
+            let config = PromptLengthConfig {
+                sizes_tokens,
+                repetitions,
+                lang,
+                seed,
+                sizing,
+                max_tokens: Some(DEFAULT_MAX_TOKENS),
+            };
+            let book = RunBook::new(plan(&config));
+            Ok(Box::new(PromptLengthSession { config, book }) as Box<dyn ExperimentSession>)
+        }))
+    }
+}
+
+/// A configured prompt-length experiment.
+#[derive(Debug, Clone)]
+struct PromptLengthSession {
+    config: PromptLengthConfig,
+    book: RunBook<u32>,
+}
+
+impl ExperimentSession for PromptLengthSession {
+    fn code(&self) -> &'static str {
+        PromptLength.code()
+    }
+
+    fn schedule(&self) -> Schedule {
+        let sizing = &self.config.sizing;
+        Schedule::Sequence {
+            runs: self
+                .book
+                .planned
+                .iter()
+                .map(|run| {
+                    run_spec(run, RunRole::Measured, tokens_level(run.key), Some((sizing, run.key)))
+                })
+                .collect(),
+        }
+    }
+
+    fn record(&mut self, observed: Observed) {
+        self.book.record(observed);
+    }
+
+    fn report(&self) -> Report {
+        let sizing = &self.config.sizing;
+        let result = analyze_sized(&self.book.observations, sizing);
+        let mut report = report(&result, &self.book.observations, sizing);
+        report.tally = self.book.tally(Some(sizing), |_| false);
+        report
+    }
+}
+
+/// "+ 0.5000" or "− 0.5000": a term of a formula.
+fn signed(value: f64, decimals: usize) -> String {
+    let sign = if value < 0.0 { '−' } else { '+' };
+    format!("{sign} {:.decimals$}", value.abs())
+}
+
+/// Like [`signed`] in scientific notation ("+ 2.00e-4"), for the tiny quadratic term.
+fn signed_scientific(value: f64) -> String {
+    let sign = if value < 0.0 { '−' } else { '+' };
+    format!("{sign} {:.2e}", value.abs())
+}
+
+/// The prefill cost and the fitted formulas, as a note.
+fn fit_note(result: &PromptLengthResult) -> Bilingual {
+    let prefill = result
+        .prefill_ms_per_1k_tokens
+        .map_or("—".into(), |v| format!("{v:.1}"));
+    let fitted = match (&result.linear, &result.quadratic) {
+        (Some(l), Some(q)) => {
+            let r2 = l.r_squared.map_or("—".into(), |r| format!("{r:.3}"));
+            format!(
+                " ttft = {:.1} {}·n (R² {r2}); ttft = {:.1} {}·n {}·n²",
+                l.intercept,
+                signed(l.slope, 4),
+                q.intercept,
+                signed(q.slope, 4),
+                signed_scientific(q.quadratic),
+            )
+        }
+        _ => String::new(),
+    };
+    Bilingual::new(
+        format!("Prefill cost: {prefill} ms per 1,000 prompt tokens.{fitted}"),
+        format!("预填充成本：每 1000 个提示 token {prefill} 毫秒。{fitted}"),
+    )
+}
+
+/// The display-neutral report of a prompt-length analysis.
+pub fn report(
+    result: &PromptLengthResult,
+    observations: &[Observation<u32>],
+    sizing: &PromptSizing,
+) -> Report {
+    let mut report = Report::new(PromptLength.code());
+    report.verdict(result.verdict.code(), Bilingual::from_fn(|lang| result.verdict.message(lang)));
+    report.notes.push(fit_note(result));
+    report.notes.extend(sizing.notes());
+    let linear = result.linear.as_ref();
+    report.number("slope-ms-per-token", linear.map(|f| f.slope));
+    report.number("intercept-ms", linear.map(|f| f.intercept));
+    report.number(
+        "quadratic-ms-per-token2",
+        result.quadratic.as_ref().map(|f| f.quadratic),
+    );
+    report.number("prefill-ms-per-1k", result.prefill_ms_per_1k_tokens);
+    report.number("r-squared", linear.and_then(|f| f.r_squared));
+    let x_source = result.x_source.unwrap_or(sizing.source);
+    report.word("token-source", x_source.code());
+    report.notes.push(counts_note(x_source));
+    report.count("calibration-requests", Some(sizing.calibration_requests));
+    let points: Vec<(f64, f64)> = observations
+        .iter()
+        .filter_map(|o| {
+            let ttft_ms = o.sample.usable_ttft_ms()?;
+            Some((f64::from(prompt_tokens_of(&o.sample, o.key, sizing).tokens), ttft_ms))
+        })
+        .collect();
+    let mut fits = Vec::new();
+    if let Some(linear) = linear {
+        fits.push(FitLine::from_fit(
+            Bilingual::new("linear fit", "线性拟合"),
+            linear,
+            Colour::Fit,
+            false,
+        ));
+    }
+    if let Some(quadratic) = &result.quadratic {
+        fits.push(FitLine::from_fit(
+            Bilingual::new("quadratic fit", "二次拟合"),
+            quadratic,
+            Colour::SecondFit,
+            true,
+        ));
+    }
+    report.chart = Some(Chart {
+        title: Bilingual::new(
+            "TTFT (ms) against prompt tokens",
+            "首字延迟（毫秒）与提示 token 数",
+        ),
+        kind: ChartKind::Scatter,
+        x: Axis::tokens(Bilingual::new("prompt tokens", "提示 token"), x_source),
+        y: Axis::new(Bilingual::new("TTFT", "首字延迟"), Unit::Ms),
+        series: vec![Series::points(same_text("ttft_ms"), Colour::Measured, points)],
+        references: Vec::new(),
+        fits,
+    });
+    let counted_label = sizing.source.label();
+    let mut columns = vec![
+        Column::new(Bilingual::new("planned tokens", "计划 token"), Unit::Tokens),
+        Column::new(
+            Bilingual::new(
+                format!("prompt tokens ({})", counted_label.en),
+                format!("提示 token（{}）", counted_label.zh),
+            ),
+            Unit::Tokens,
+        ),
+        Column::new(Bilingual::new("prompt tokens (usage)", "提示 token（用量）"), Unit::Tokens),
+        Column::new(Bilingual::new("runs", "次数"), Unit::Count),
+        Column::new(Bilingual::new("failed", "失败"), Unit::Count),
+    ];
+    columns.extend(Table::summary_columns());
+    let rows = result
+        .levels
+        .iter()
+        .map(|level| {
+            let mut row = vec![
+                Cell::Count(u64::from(level.planned_tokens)),
+                level
+                    .counted_tokens
+                    .map_or(Cell::Empty, |count| Cell::Count(u64::from(count.tokens))),
+                Cell::number(level.mean_prompt_tokens, 0),
+                Cell::count(level.runs),
+                Cell::count(level.failures),
+            ];
+            row.extend(Table::summary_cells(level.ttft_ms.as_ref()));
+            row
+        })
+        .collect();
+    report.table = Table { columns, rows };
+    report
 }

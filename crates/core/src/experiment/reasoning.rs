@@ -6,13 +6,19 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::filler::estimated_tokens;
+use super::params::{CountParam, Inputs, ParamSpec, TextParam};
+use super::report::{same_text, Axis, Cell, Chart, ChartKind, Colour, Column, Report, Series, Table, Unit};
+use super::schedule::{Observed, RunRole, Schedule, ScheduleKind};
+use super::session::{
+    run_spec, Experiment, ExperimentSession, Planning, RunBook, Setup, SetupError,
+};
+use crate::lang::Bilingual;
 use super::{bilingual, ms, percent, run_nonce, summary_of};
-use super::{Observation, PlannedRun};
+use super::{Observation, PlannedRun, MAX_REPETITIONS};
 use crate::lang::Lang;
 use crate::request::with_nonce;
 use crate::stats::Summary;
-
-use super::filler::sim_token_count;
 
 /// Default runs.
 pub const DEFAULT_REPETITIONS: usize = 5;
@@ -70,7 +76,7 @@ pub fn plan(config: &ReasoningConfig) -> Vec<PlannedRun<usize>> {
                 run_index,
                 key: run_index,
                 repetition: run_index,
-                sim_prompt_tokens: sim_token_count(&prompt),
+                sim_prompt_tokens: estimated_tokens(&prompt),
                 nonce: Some(nonce),
                 prompt,
                 model: None,
@@ -129,6 +135,16 @@ pub enum ReasoningVerdict {
 }
 
 impl ReasoningVerdict {
+    /// Stable code (the serde tag).
+    pub fn code(&self) -> &'static str {
+        match self {
+            ReasoningVerdict::NotEnoughData => "not_enough_data",
+            ReasoningVerdict::NoVisibleReasoning { .. } => "no_visible_reasoning",
+            ReasoningVerdict::MostlyThinking { .. } => "mostly_thinking",
+            ReasoningVerdict::ThinkingMinor { .. } => "thinking_minor",
+        }
+    }
+
     /// What it means and what to do, in `lang`.
     pub fn message(&self, lang: Lang) -> String {
         match self {
@@ -247,4 +263,181 @@ pub fn analyze<K>(observations: &[Observation<K>]) -> ReasoningResult {
         thinking_share,
         verdict,
     }
+}
+
+/// Longest question accepted, characters.
+pub const MAX_QUESTION_CHARS: usize = 4_000;
+
+/// The question field (empty: the default question in the page's language).
+pub const QUESTION: TextParam = TextParam {
+    id: "question",
+    label: ("Question", "问题"),
+    max_chars: MAX_QUESTION_CHARS,
+    placeholder: (DEFAULT_QUESTION_EN, DEFAULT_QUESTION_ZH),
+};
+
+/// The runs field.
+pub const REPETITIONS: CountParam = CountParam {
+    id: "repetitions",
+    label: ("Runs", "运行次数"),
+    min: 1,
+    max: MAX_REPETITIONS,
+    default: DEFAULT_REPETITIONS as u32,
+};
+
+/// The reasoning experiment in the registry.
+#[derive(Debug, Clone, Copy)]
+pub struct Reasoning;
+
+impl Experiment for Reasoning {
+    fn code(&self) -> &'static str {
+        "reasoning"
+    }
+
+    fn label(&self) -> Bilingual {
+        Bilingual::new("Reasoning", "推理")
+    }
+
+    fn description(&self) -> Bilingual {
+        Bilingual::new(
+            "The same question several times with reasoning asked for: the first reasoning \
+             token against the first answer token, and how much of the wait is thinking.",
+            "同一个问题问多次并要求推理：首个思考 token 与首个回答 token 的时间，以及等待中有多少是在思考。",
+        )
+    }
+
+    fn schedule_kind(&self) -> ScheduleKind {
+        ScheduleKind::Sequence
+    }
+
+    fn params(&self) -> Vec<ParamSpec> {
+        vec![QUESTION.spec(), REPETITIONS.spec()]
+    }
+
+    fn configure(&self, inputs: &Inputs, setup: &Setup) -> Result<Planning, SetupError> {
+        let mut config = ReasoningConfig::new(setup.lang);
+        if let Some(question) = QUESTION.read(inputs)? {
+            config.question = question;
+        }
+        config.repetitions = REPETITIONS.read(inputs)? as usize;
+        config.seed = setup.seed;
+        let book = RunBook::new(plan(&config));
+        Ok(Planning::ready(Box::new(ReasoningSession { book })))
+    }
+}
+
+/// A configured reasoning experiment.
+#[derive(Debug, Clone)]
+struct ReasoningSession {
+    book: RunBook<usize>,
+}
+
+impl ExperimentSession for ReasoningSession {
+    fn code(&self) -> &'static str {
+        Reasoning.code()
+    }
+
+    fn schedule(&self) -> Schedule {
+        Schedule::Sequence {
+            runs: self
+                .book
+                .planned
+                .iter()
+                .map(|run| {
+                    let level = Bilingual::new(
+                        format!("run {}", run.key + 1),
+                        format!("第 {} 次", run.key + 1),
+                    );
+                    let mut spec = run_spec(run, RunRole::Measured, level, None);
+                    // The experiment is about thinking: ask for it even when the form does not.
+                    spec.ask_reasoning = true;
+                    spec
+                })
+                .collect(),
+        }
+    }
+
+    fn record(&mut self, observed: Observed) {
+        self.book.record(observed);
+    }
+
+    fn report(&self) -> Report {
+        let result = analyze(&self.book.observations);
+        let mut report = report(&result, &self.book.observations);
+        report.tally = self.book.tally(None, |_| false);
+        report
+    }
+}
+
+/// The display-neutral report of a reasoning analysis.
+pub fn report(result: &ReasoningResult, observations: &[Observation<usize>]) -> Report {
+    let mut report = Report::new(Reasoning.code());
+    report.verdict(result.verdict.code(), Bilingual::from_fn(|lang| result.verdict.message(lang)));
+    report.number(
+        "thinking-share",
+        result.thinking_share.as_ref().map(|s| s.p50),
+    );
+    let first_reasoning: Vec<Option<f64>> = observations
+        .iter()
+        .map(|o| {
+            o.sample
+                .usable_ttft_ms()
+                .filter(|_| o.sample.reasoning_ms.is_some())
+        })
+        .collect();
+    let first_answer: Vec<Option<f64>> = observations
+        .iter()
+        .map(|o| o.sample.usable_ttfa_ms())
+        .collect();
+    report.chart = Some(Chart {
+        title: Bilingual::new(
+            "First reasoning and first answer token (ms) per run",
+            "每次运行的首个思考与首个回答 token（毫秒）",
+        ),
+        kind: ChartKind::Sequence,
+        x: Axis::new(Bilingual::new("run", "运行"), Unit::Count),
+        y: Axis::new(Bilingual::new("time", "时间"), Unit::Ms),
+        series: vec![
+            Series::values(
+                Bilingual::new("first reasoning", "首个思考"),
+                Colour::Reasoning,
+                first_reasoning.clone(),
+            ),
+            Series::values(
+                Bilingual::new("first answer", "首个回答"),
+                Colour::Answer,
+                first_answer.clone(),
+            ),
+        ],
+        references: Vec::new(),
+        fits: Vec::new(),
+    });
+    let columns = vec![
+        Column::new(same_text("#"), Unit::Count),
+        Column::new(Bilingual::new("first reasoning", "首个思考 token"), Unit::Ms),
+        Column::new(Bilingual::new("first answer", "首个回答 token"), Unit::Ms),
+        Column::new(Bilingual::new("reasoning", "思考"), Unit::Ms),
+        Column::new(Bilingual::new("reasoning share", "思考占比"), Unit::Share),
+    ];
+    let rows = observations
+        .iter()
+        .zip(first_reasoning.iter().zip(&first_answer))
+        .map(|(o, (reasoning, answer))| {
+            let share = o
+                .sample
+                .reasoning_ms
+                .zip(*answer)
+                .filter(|(_, answer)| *answer > 0.0)
+                .map(|(reasoning, answer)| reasoning / answer);
+            vec![
+                Cell::count(o.key + 1),
+                Cell::ms(*reasoning),
+                Cell::ms(*answer),
+                Cell::ms(o.sample.reasoning_ms),
+                Cell::share(share),
+            ]
+        })
+        .collect();
+    report.table = Table { columns, rows };
+    report
 }

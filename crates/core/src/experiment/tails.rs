@@ -10,9 +10,18 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::filler::{sim_token_count, sized_prompt, TokenCalibration};
+use super::filler::estimated_tokens;
+use super::params::{CountListParam, CountParam, Inputs, ParamSpec};
+use super::report::{same_text, Axis, Cell, Chart, ChartKind, Colour, Column, Report, Series, Table, Unit};
+use super::schedule::{Observed, RunRole, Schedule, ScheduleKind};
+use super::session::{
+    run_spec, tokens_level, Experiment, ExperimentSession, Planning, RunBook, Setup,
+    SetupError,
+};
+use super::sizing::{counts_note, fit_sizes, prompt_tokens_of, ContextBudget, PromptSizer, PromptSizing};
+use crate::lang::Bilingual;
 use super::{bilingual, interleaved_order, run_nonce, summary_of};
-use super::{Observation, PlannedRun};
+use super::{Observation, PlannedRun, MAX_PROMPT_TOKENS, MAX_REPETITIONS, MAX_STREAMS};
 use crate::lang::Lang;
 use crate::stats::{
     BimodalityCheck, Summary, TailCheck, BIMODALITY_MIN_SAMPLES, DEFAULT_TAIL_RATIO_THRESHOLD,
@@ -28,6 +37,9 @@ pub const DEFAULT_RUNS_PER_SIZE: usize = 30;
 
 /// Default number of runs the app keeps in flight, so that the mix competes for the server.
 pub const DEFAULT_IN_FLIGHT: usize = 4;
+
+/// Output limit of every run.
+pub const DEFAULT_MAX_TOKENS: u32 = 16;
 
 /// Two modes count only when the slow end is at least this many times the fast end
 /// (p99 / min). Sarle's coefficient judges shape, not size: 900 ± 5 ms of uniform noise
@@ -49,8 +61,8 @@ pub struct TailsConfig {
     pub lang: Lang,
     /// Seed of the nonces and of the interleaving.
     pub seed: u64,
-    /// Correction for the provider's tokenizer.
-    pub calibration: TokenCalibration,
+    /// How prompts are sized to the provider's token count.
+    pub sizing: PromptSizing,
     /// Output limit.
     pub max_tokens: Option<u32>,
 }
@@ -63,8 +75,8 @@ impl Default for TailsConfig {
             in_flight: DEFAULT_IN_FLIGHT,
             lang: Lang::En,
             seed: 0,
-            calibration: TokenCalibration::IDENTITY,
-            max_tokens: Some(16),
+            sizing: PromptSizing::estimate(),
+            max_tokens: Some(DEFAULT_MAX_TOKENS),
         }
     }
 }
@@ -78,16 +90,14 @@ pub fn plan(config: &TailsConfig) -> Vec<PlannedRun<u32>> {
         .filter_map(|(run_index, (level, repetition))| {
             let size_tokens = *config.sizes_tokens.get(level)?;
             let nonce = run_nonce(config.seed, run_index);
-            let prompt = sized_prompt(
-                config.calibration.planned_for(size_tokens),
-                config.lang,
-                Some(&nonce),
-            );
+            let prompt = config
+                .sizing
+                .prompt(size_tokens, config.lang, Some(&nonce));
             Some(PlannedRun {
                 run_index,
                 key: size_tokens,
                 repetition,
-                sim_prompt_tokens: sim_token_count(&prompt),
+                sim_prompt_tokens: estimated_tokens(&prompt),
                 nonce: Some(nonce),
                 prompt,
                 model: None,
@@ -168,6 +178,15 @@ pub enum TailsVerdict {
 }
 
 impl TailsVerdict {
+    /// Stable code (the serde tag).
+    pub fn code(&self) -> &'static str {
+        match self {
+            TailsVerdict::NotEnoughData => "not_enough_data",
+            TailsVerdict::TightTails { .. } => "tight_tails",
+            TailsVerdict::HeadOfLineSuspected { .. } => "head_of_line_suspected",
+        }
+    }
+
     /// What it means and what to do, in `lang`.
     pub fn message(&self, lang: Lang) -> String {
         match self {
@@ -317,4 +336,205 @@ fn worst<'a>(
         .iter()
         .copied()
         .max_by(|a, b| a.1.p95_over_p50.total_cmp(&b.1.p95_over_p50))
+}
+
+/// The prompt sizes field.
+pub const SIZES: CountListParam = CountListParam {
+    id: "sizes",
+    label: ("Prompt sizes (tokens)", "提示长度（token）"),
+    min: 1,
+    max: MAX_PROMPT_TOKENS,
+    default: &DEFAULT_SIZES_TOKENS,
+};
+
+/// The runs per size field.
+pub const RUNS_PER_SIZE: CountParam = CountParam {
+    id: "repetitions",
+    label: ("Runs per size", "每种长度的运行次数"),
+    min: 1,
+    max: MAX_REPETITIONS,
+    default: DEFAULT_RUNS_PER_SIZE as u32,
+};
+
+/// The runs in flight field.
+pub const IN_FLIGHT: CountParam = CountParam {
+    id: "in-flight",
+    label: ("Runs in flight", "同时进行的运行"),
+    min: 1,
+    max: MAX_STREAMS,
+    default: DEFAULT_IN_FLIGHT as u32,
+};
+
+/// The tails experiment in the registry.
+#[derive(Debug, Clone, Copy)]
+pub struct Tails;
+
+impl Experiment for Tails {
+    fn code(&self) -> &'static str {
+        "tails"
+    }
+
+    fn label(&self) -> Bilingual {
+        Bilingual::new("Tails", "长尾")
+    }
+
+    fn description(&self) -> Bilingual {
+        Bilingual::new(
+            "Many runs of mixed prompt lengths kept in flight together: p95 and p99 per length, \
+             and whether long prefills hold short prompts back (head-of-line blocking).",
+            "多种提示长度的大量运行同时进行：每种长度的 p95 和 p99，以及长预填充是否拖住短提示（队头阻塞）。",
+        )
+    }
+
+    fn schedule_kind(&self) -> ScheduleKind {
+        ScheduleKind::Lanes
+    }
+
+    fn params(&self) -> Vec<ParamSpec> {
+        vec![SIZES.spec(), RUNS_PER_SIZE.spec(), IN_FLIGHT.spec()]
+    }
+
+    fn configure(&self, inputs: &Inputs, setup: &Setup) -> Result<Planning, SetupError> {
+        let requested = SIZES.read(inputs)?;
+        let runs_per_size = RUNS_PER_SIZE.read(inputs)? as usize;
+        let in_flight = IN_FLIGHT.read(inputs)? as usize;
+        let budget = setup
+            .context_window_tokens
+            .map(|window_tokens| ContextBudget {
+                window_tokens,
+                output_tokens: DEFAULT_MAX_TOKENS,
+            });
+        let (sizes_tokens, clips) = fit_sizes(&requested, budget)?;
+        let sizer =
+            PromptSizer::new(&sizes_tokens, setup.lang, setup.seed, budget).with_clips(clips);
+        let (lang, seed) = (setup.lang, setup.seed);
+        Ok(Planning::sized(sizer, move |sizing| {
+            let config = TailsConfig {
+                sizes_tokens,
+                runs_per_size,
+                in_flight,
+                lang,
+                seed,
+                sizing,
+                max_tokens: Some(DEFAULT_MAX_TOKENS),
+            };
+            let book = RunBook::new(plan(&config));
+            Ok(Box::new(TailsSession { config, book }) as Box<dyn ExperimentSession>)
+        }))
+    }
+}
+
+/// A configured tails experiment.
+#[derive(Debug, Clone)]
+struct TailsSession {
+    config: TailsConfig,
+    book: RunBook<u32>,
+}
+
+impl ExperimentSession for TailsSession {
+    fn code(&self) -> &'static str {
+        Tails.code()
+    }
+
+    fn schedule(&self) -> Schedule {
+        let sizing = &self.config.sizing;
+        Schedule::Lanes {
+            in_flight: self.config.in_flight.max(1),
+            runs: self
+                .book
+                .planned
+                .iter()
+                .map(|run| {
+                    run_spec(run, RunRole::Measured, tokens_level(run.key), Some((sizing, run.key)))
+                })
+                .collect(),
+        }
+    }
+
+    fn record(&mut self, observed: Observed) {
+        self.book.record(observed);
+    }
+
+    fn report(&self) -> Report {
+        let result = analyze(&self.book.observations);
+        let mut report = report(&result, &self.book.observations, &self.config.sizing);
+        report.tally = self.book.tally(Some(&self.config.sizing), |_| false);
+        report
+    }
+}
+
+/// The display-neutral report of a tails analysis.
+pub fn report(
+    result: &TailsResult,
+    observations: &[Observation<u32>],
+    sizing: &PromptSizing,
+) -> Report {
+    let mut report = Report::new(Tails.code());
+    report.verdict(result.verdict.code(), Bilingual::from_fn(|lang| result.verdict.message(lang)));
+    report.notes.extend(sizing.notes());
+    report.flag("bimodal", result.buckets.iter().any(TailBucket::bimodal));
+    let mut x_source = None;
+    let points: Vec<(f64, f64)> = observations
+        .iter()
+        .filter_map(|o| {
+            let ttft_ms = o.sample.usable_ttft_ms()?;
+            let count = prompt_tokens_of(&o.sample, o.key, sizing);
+            x_source = x_source.max(Some(count.source));
+            Some((f64::from(count.tokens), ttft_ms))
+        })
+        .collect();
+    let x_source = x_source.unwrap_or(sizing.source);
+    report.word("token-source", x_source.code());
+    report.notes.push(counts_note(x_source));
+    report.chart = Some(Chart {
+        title: Bilingual::new(
+            "TTFT (ms) of every run against its prompt tokens",
+            "每次运行的首字延迟（毫秒）与提示 token 数",
+        ),
+        kind: ChartKind::Scatter,
+        x: Axis::tokens(Bilingual::new("prompt tokens", "提示 token"), x_source),
+        y: Axis::new(Bilingual::new("TTFT", "首字延迟"), Unit::Ms),
+        series: vec![Series::points(same_text("ttft_ms"), Colour::Measured, points)],
+        references: Vec::new(),
+        fits: Vec::new(),
+    });
+    let counted_label = sizing.source.label();
+    let columns = vec![
+        Column::new(Bilingual::new("prompt tokens", "提示 token"), Unit::Tokens),
+        Column::new(Bilingual::new("runs", "次数"), Unit::Count),
+        Column::new(Bilingual::new("failed", "失败"), Unit::Count),
+        Column::new(same_text("p50"), Unit::Ms),
+        Column::new(same_text("p95"), Unit::Ms),
+        Column::new(same_text("p99"), Unit::Ms),
+        Column::new(same_text("p99/p50"), Unit::Ratio),
+        Column::new(Bilingual::new("two modes", "双峰"), Unit::None),
+        Column::new(
+            Bilingual::new(
+                format!("prompt tokens ({})", counted_label.en),
+                format!("提示 token（{}）", counted_label.zh),
+            ),
+            Unit::Tokens,
+        ),
+    ];
+    let rows = result
+        .buckets
+        .iter()
+        .map(|b| {
+            vec![
+                Cell::Count(u64::from(b.planned_tokens)),
+                Cell::count(b.ttft_ms.as_ref().map_or(0, |s| s.count)),
+                Cell::count(b.failures),
+                Cell::ms(b.ttft_ms.as_ref().map(|s| s.p50)),
+                Cell::ms(b.ttft_ms.as_ref().map(|s| s.p95)),
+                Cell::ms(b.ttft_ms.as_ref().map(|s| s.p99)),
+                Cell::number(b.p99_over_p50, 1),
+                Cell::Flag(b.bimodal()),
+                sizing
+                    .counted_for(b.planned_tokens)
+                    .map_or(Cell::Empty, |count| Cell::Count(u64::from(count.tokens))),
+            ]
+        })
+        .collect();
+    report.table = Table { columns, rows };
+    report
 }

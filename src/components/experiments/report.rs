@@ -1,0 +1,104 @@
+//! One view for every experiment's report: verdicts, notes on method, the requests made,
+//! the chart and the table. The report's figures are set as `data-<key>` attributes.
+
+use leptos::html::Div;
+use leptos::prelude::*;
+use ttft_core::experiment::report::{Report, RunTally};
+use ttft_core::lang::Lang;
+
+use super::chart::chart_view;
+use super::table::data_table;
+
+/// What the experiment sent: measured runs (failed, priming) and calibration requests.
+fn tally_text(tally: &RunTally, lang: Lang) -> String {
+    let RunTally {
+        measured,
+        failed,
+        priming,
+        calibration_requests,
+        planned,
+    } = *tally;
+    let mut text = lang.pick(
+        format!("{measured} of {planned} planned runs made ({failed} failed)"),
+        format!("已完成计划中 {planned} 次运行里的 {measured} 次（{failed} 次失败）"),
+    );
+    if priming > 0 {
+        text.push_str(&lang.pick(
+            format!("; {priming} of them priming runs, in no statistic"),
+            format!("；其中 {priming} 次为预热请求，不计入统计"),
+        ));
+    }
+    if calibration_requests > 0 {
+        text.push_str(&lang.pick(
+            format!(
+                "; {calibration_requests} calibration requests counted tokens (not measured runs)"
+            ),
+            format!("；另有 {calibration_requests} 次校准请求用于计数 token（不是测量运行）"),
+        ));
+    }
+    text.push_str(lang.pick(".", "。"));
+    text
+}
+
+/// The report of the current experiment in `lang` (redrawn whole when either changes:
+/// one reactive scope instead of one per text keeps the wasm small).
+pub(super) fn report_view(report: &Report, lang: Lang) -> impl IntoView {
+    let node = NodeRef::<Div>::new();
+    let figures = report.figures.clone();
+    node.on_load(move |element| {
+        for figure in &figures {
+            // A key is ttft-core's constant: a valid attribute name.
+            let _ =
+                element.set_attribute(&format!("data-{}", figure.key), &figure.value.attribute());
+        }
+    });
+    let codes = report.verdict_codes();
+    let verdicts = report
+        .verdicts
+        .iter()
+        .map(|verdict| {
+            view! { <p class="verdict" data-verdict=verdict.code.clone()>{verdict.text.get(lang).to_owned()}</p> }
+        })
+        .collect_view();
+    let notes = report
+        .notes
+        .iter()
+        .map(|note| view! { <li>{note.get(lang).to_owned()}</li> })
+        .collect_view();
+    let table = &report.table;
+    let headers = table
+        .columns
+        .iter()
+        .map(|column| column.header(lang))
+        .collect();
+    let rows = table
+        .rows
+        .iter()
+        .map(|row| row.iter().map(|cell| cell.display(lang)).collect())
+        .collect();
+    let tally = report.tally;
+    view! {
+        <div class="report" data-testid="exp-report" data-kind=report.experiment.clone() node_ref=node>
+            <div
+                class="verdicts"
+                data-testid="exp-verdict"
+                data-verdict=report.first_verdict_code().to_owned()
+                data-verdicts=codes.join(" ")
+            >
+                {verdicts}
+            </div>
+            <ul class="meta notes" data-testid="exp-notes">{notes}</ul>
+            <p
+                class="meta"
+                data-testid="exp-tally"
+                data-measured=tally.measured.to_string()
+                data-priming=tally.priming.to_string()
+                data-calibration-requests=tally.calibration_requests.to_string()
+            >
+                {tally_text(&tally, lang)}
+            </p>
+            {report.chart.as_ref().map(|chart| chart_view(chart, lang))}
+            {data_table("exp-table", headers, rows, Vec::new())}
+        </div>
+    }
+}
