@@ -10,6 +10,7 @@ pub mod diagnosis;
 pub mod dialect;
 pub mod experiment;
 pub mod export;
+pub mod history;
 pub mod key_binding;
 pub mod lang;
 pub mod measure;

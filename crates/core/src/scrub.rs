@@ -40,8 +40,14 @@ pub const WINDOW_CHARS: usize = 8;
 /// The shortest key that is scrubbed (matched whole when shorter than [`WINDOW_CHARS`]).
 pub const MIN_KEY_CHARS: usize = 4;
 
-/// What replaces each run of the key (or of one of its encodings) in a text.
-pub const REPLACEMENT: &str = "[key removed]";
+/// What replaces each run of the key (or of one of its encodings) in a text. Its first and
+/// last characters are not ASCII, so they never form a window of an (ASCII) key with the
+/// text around them; for the odd key that contains `key remo` or the like, a scrubber uses
+/// the first of [`REPLACEMENTS`] with no window of its key inside.
+pub const REPLACEMENT: &str = "«key removed»";
+
+/// The replacements, in order of preference; the last has no ASCII at all.
+pub const REPLACEMENTS: [&str; 3] = [REPLACEMENT, "«key»", "«•»"];
 
 /// Bits of the prefilter (a power of two).
 const FILTER_BITS: usize = 4096;
@@ -55,6 +61,8 @@ pub struct KeyScrubber {
     windows: Vec<u64>,
     /// One bit per hashed window: a clear bit means "no window here".
     filter: Vec<u64>,
+    /// What replaces a run of the key: one of [`REPLACEMENTS`].
+    replacement: &'static str,
 }
 
 impl std::fmt::Debug for KeyScrubber {
@@ -200,11 +208,22 @@ impl KeyScrubber {
             let bit = filter_bit(window);
             filter[bit / 64] |= 1 << (bit % 64);
         }
-        Some(KeyScrubber {
+        let mut scrubber = KeyScrubber {
             width,
             windows,
             filter,
-        })
+            replacement: REPLACEMENT,
+        };
+        scrubber.replacement = REPLACEMENTS
+            .into_iter()
+            .find(|replacement| !scrubber.contains_key(replacement))
+            .unwrap_or(REPLACEMENTS[REPLACEMENTS.len() - 1]);
+        Some(scrubber)
+    }
+
+    /// What this scrubber puts in place of the key ([`REPLACEMENT`] but for odd keys).
+    pub fn replacement(&self) -> &'static str {
+        self.replacement
     }
 
     /// The window width in bytes (8, or the key's length when shorter).
@@ -276,7 +295,7 @@ impl KeyScrubber {
         if ranges.is_empty() {
             return Cow::Borrowed(text);
         }
-        Cow::Owned(replace_ranges(text, &ranges))
+        Cow::Owned(replace_ranges(text, &ranges, self.replacement))
     }
 
     /// Scrubs `text` in place.
@@ -291,7 +310,7 @@ impl KeyScrubber {
     pub fn scrub_stream(&self, state: &mut StreamScrub, text: &mut String) {
         let ranges = self.covered(&state.tail, text.as_bytes());
         if !ranges.is_empty() {
-            *text = replace_ranges(text, &ranges);
+            *text = replace_ranges(text, &ranges, self.replacement);
         }
         let keep = self.width - 1;
         let shown = text.as_bytes();
@@ -447,14 +466,14 @@ impl KeyScrubber {
     }
 }
 
-/// `text` with each range replaced by [`REPLACEMENT`]. Ranges start and end next to ASCII
+/// `text` with each range replaced by `replacement`. Ranges start and end next to ASCII
 /// bytes of the key's forms (or at the text's ends), so at character boundaries.
-fn replace_ranges(text: &str, ranges: &[(usize, usize)]) -> String {
-    let mut out = String::with_capacity(text.len() + ranges.len() * REPLACEMENT.len());
+fn replace_ranges(text: &str, ranges: &[(usize, usize)], replacement: &str) -> String {
+    let mut out = String::with_capacity(text.len() + ranges.len() * replacement.len());
     let mut at = 0;
     for &(start, end) in ranges {
         out.push_str(text.get(at..start).unwrap_or_default());
-        out.push_str(REPLACEMENT);
+        out.push_str(replacement);
         at = end;
     }
     out.push_str(text.get(at..).unwrap_or_default());
@@ -571,6 +590,13 @@ mod tests {
         let mut value = serde_json::json!({ KEY: [format!("x{KEY}"), 1, null], "a": { "b": KEY } });
         scrubber.scrub_json(&mut value);
         assert!(!scrubber.contains_key(&value.to_string()), "{value}");
+    }
+
+    #[test]
+    fn a_key_holding_the_replacement_gets_another_one() {
+        let scrubber = KeyScrubber::new("my key removed secret").unwrap();
+        assert_eq!(scrubber.replacement(), "«key»");
+        assert!(!scrubber.contains_key(&scrubber.scrub("x my key removed secret y")));
     }
 
     #[test]

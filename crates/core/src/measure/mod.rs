@@ -37,11 +37,13 @@
 //! ```
 
 mod plan;
+mod shown;
 
 pub use plan::{
     parse_count, CountField, InputError, RunInput, RunPlan, SeriesInput, SeriesPlan,
     DEFAULT_TIMEOUT_S, MAX_OUTPUT_TOKENS, MAX_RUNS, MAX_TIMEOUT_S,
 };
+pub use shown::{cut_note, ShownText, MAX_SHOWN_TEXT_BYTES};
 
 use crate::diagnosis::{diagnose, FailureContext, NetworkFailure};
 use crate::dialect::{DecodedEvent, Decoder, StreamError, Usage};
