@@ -110,7 +110,14 @@ impl Embed {
             fields.insert("version".into(), json!(MESSAGE_VERSION));
             fields.insert("source".into(), json!(self.source_id));
         }
-        let Ok(value) = js_sys::JSON::parse(&message.to_string()) else {
+        let text = message.to_string();
+        // Defence in depth: a message that holds a piece of the key is not posted.
+        if crate::storage::stored_key_scrubber()
+            .is_some_and(|scrubber| scrubber.contains_key(&text))
+        {
+            return;
+        }
+        let Ok(value) = js_sys::JSON::parse(&text) else {
             return;
         };
         let _ = parent.post_message(&value, origin);

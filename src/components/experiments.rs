@@ -389,24 +389,33 @@ pub fn ExperimentsPanel(
         params.kind.set(kind);
     }
     let input_error = RwSignal::new(None::<InputError>);
-    let run = move |_| {
-        let lang = i18n.lang_untracked();
-        let plan = match form.series() {
-            Ok(series) => series.run,
-            Err(error) => {
-                return input_error.set(Some((
-                    error.message(ttft_core::lang::Lang::En),
-                    error.message(ttft_core::lang::Lang::Zh),
-                )))
-            }
+    let refuse = move |error: ttft_core::measure::InputError| {
+        input_error.set(Some((
+            error.message(ttft_core::lang::Lang::En),
+            error.message(ttft_core::lang::Lang::Zh),
+        )))
+    };
+    let gate = crate::key_gate::use_key_gate();
+    let run = move |event: web_sys::MouseEvent| {
+        // Where the runs go; the key goes along only if the key gate says so.
+        let target_url = match form.series_with_key(None) {
+            Ok(series) => series.run.request().url.clone(),
+            Err(error) => return refuse(error),
         };
-        match params.config(lang, &plan.spec.model) {
-            Ok(config) => {
-                input_error.set(None);
-                experiments.start(config, plan);
+        gate.request(&target_url, event.time_stamp(), move |key, _| {
+            let lang = i18n.lang_untracked();
+            let plan = match form.series_with_key(key.as_deref()) {
+                Ok(series) => series.run,
+                Err(error) => return refuse(error),
+            };
+            match params.config(lang, &plan.spec.model) {
+                Ok(config) => {
+                    input_error.set(None);
+                    experiments.start(config, plan);
+                }
+                Err(message) => input_error.set(Some(message)),
             }
-            Err(message) => input_error.set(Some(message)),
-        }
+        });
     };
     view! {
         <section class="panel experiments" aria-labelledby="experiments-heading" data-testid="experiments"

@@ -11,7 +11,10 @@
 //!   the current key: a record that still holds a piece of it is not written
 //!   ([`stored_text`], [`check_export`]), and the page says so.
 
-use crate::export::{ExportDocument, ExportError, ImportError};
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+use crate::export::{Environment, ExperimentResult, ExportDocument, ExportError, ImportError};
 use crate::lang::Lang;
 use crate::record::RunRecord;
 use crate::scrub::KeyScrubber;
@@ -166,7 +169,8 @@ pub fn prepare_runs(
             scrubber.scrub_record(record);
         }
     }
-    let notice = renumber(&mut runs).then(|| HistoryNotice::Renumbered { runs: runs.len() });
+    let renumbered = renumber(&mut runs);
+    let notice = renumbered.then_some(HistoryNotice::Renumbered { runs: runs.len() });
     (runs, notice)
 }
 
@@ -179,32 +183,65 @@ pub fn read_stored(
     Ok(prepare_runs(document.runs, scrubber))
 }
 
-/// The compact JSON text of `document` to store, without any run that still holds a piece
-/// of the key (defence in depth: the engine scrubs every record already). Returns the text
-/// and how many runs were left out. The runs are written as they are (the session keeps
-/// them canonical).
+/// One run's compact JSON, written once when the session keeps the run (records are
+/// canonical and never change afterwards), so saving the history after each run costs a
+/// copy of the stored text, not a serialization of every run.
+#[derive(Debug, Clone)]
+pub struct StoredRun {
+    json: Box<RawValue>,
+}
+
+impl StoredRun {
+    /// Serializes `record` as it is (make it canonical first).
+    pub fn new(record: &RunRecord) -> Result<StoredRun, ExportError> {
+        Ok(StoredRun {
+            json: serde_json::value::to_raw_value(record)?,
+        })
+    }
+
+    /// The run's JSON.
+    pub fn json(&self) -> &str {
+        self.json.get()
+    }
+}
+
+/// The export document's shape with runs already serialized (the field order is
+/// [`ExportDocument`]'s, so the text reads back as one).
+#[derive(Serialize)]
+struct StoredDocument<'a> {
+    schema: &'a str,
+    schema_version: u32,
+    tool_version: &'a str,
+    exported_at: &'a str,
+    environment: &'a Environment,
+    runs: Vec<&'a RawValue>,
+    experiments: &'a [ExperimentResult],
+}
+
+/// The compact JSON text to store: `document`'s fields (its own `runs` are ignored) with
+/// `runs`, leaving out any run that still holds a piece of the key (defence in depth: the
+/// engine scrubs every record already). Returns the text and how many runs were left out;
+/// an empty text when the key is outside the runs, where nothing can be written.
 pub fn stored_text(
     document: &ExportDocument,
+    runs: &[StoredRun],
     scrubber: Option<&KeyScrubber>,
 ) -> Result<(String, usize), ExportError> {
-    let text = serde_json::to_string(document)?;
-    let Some(scrubber) = scrubber.filter(|scrubber| scrubber.contains_key(&text)) else {
-        return Ok((text, 0));
-    };
-    let mut clean = document.clone();
-    clean.runs.clear();
-    let mut refused = 0;
-    for record in &document.runs {
-        if scrubber.contains_key(&serde_json::to_string(record)?) {
-            refused += 1;
-        } else {
-            clean.runs.push(record.clone());
-        }
-    }
-    let text = serde_json::to_string(&clean)?;
-    if scrubber.contains_key(&text) {
-        // The key is outside the runs (the environment): write nothing.
-        return Ok((String::new(), document.runs.len()));
+    let clean =
+        |run: &&StoredRun| scrubber.is_none_or(|scrubber| !scrubber.contains_key(run.json()));
+    let kept: Vec<&RawValue> = runs.iter().filter(clean).map(|run| &*run.json).collect();
+    let refused = runs.len() - kept.len();
+    let text = serde_json::to_string(&StoredDocument {
+        schema: &document.schema,
+        schema_version: document.schema_version,
+        tool_version: &document.tool_version,
+        exported_at: &document.exported_at,
+        environment: &document.environment,
+        runs: kept,
+        experiments: &document.experiments,
+    })?;
+    if scrubber.is_some_and(|scrubber| scrubber.contains_key(&text)) {
+        return Ok((String::new(), runs.len()));
     }
     Ok((text, refused))
 }

@@ -434,20 +434,27 @@ fn storage_refuses_records_holding_the_key() {
         record_with(2, &format!("leaky {SHORT_KEY}")),
         record_with(3, "clean too"),
     ];
-    let (text, refused) = history::stored_text(&document(runs.clone()), Some(&scrubber)).unwrap();
+    let stored: Vec<history::StoredRun> = runs
+        .iter()
+        .map(|run| history::StoredRun::new(run).unwrap())
+        .collect();
+    let (text, refused) =
+        history::stored_text(&document(Vec::new()), &stored, Some(&scrubber)).unwrap();
     assert_eq!(refused, 1);
     assert!(!text.contains(SHORT_KEY));
-    let stored = ExportDocument::from_json(&text).unwrap();
+    let read_back = ExportDocument::from_json(&text).unwrap();
     assert_eq!(
-        stored
+        read_back
             .runs
             .iter()
             .map(|run| run.run_index)
             .collect::<Vec<_>>(),
         vec![1, 3]
     );
-    let (_, refused) = history::stored_text(&document(runs), None).unwrap();
+    let (text, refused) = history::stored_text(&document(Vec::new()), &stored, None).unwrap();
     assert_eq!(refused, 0);
+    // The spliced text is the document serde writes.
+    assert_eq!(text, serde_json::to_string(&document(runs)).unwrap());
     assert!(HistoryNotice::KeyFound { runs: 1 }
         .message(Lang::Zh)
         .contains("API 密钥"));
