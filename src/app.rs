@@ -58,7 +58,7 @@ async fn run_series(
         live.finish(&record);
         let repeatable = repeating_can_succeed(&record.outcome);
         let kept = session.push(record);
-        embed.post("ttft-meter.run", embed::run_message(&kept));
+        embed.post_run(&kept);
         if run_control.stopped() || !repeatable {
             break;
         }
@@ -155,13 +155,17 @@ pub fn App() -> impl IntoView {
     // The wasm heap after the last series, for tests of the memory bound.
     let wasm_bytes = RwSignal::new(wasm_memory_bytes());
 
-    // Starts a series with the key the gate allowed (`None`: without one); `clicked_ms` is
-    // the click that started it (Send, or the answer to the key question).
-    let start_series = move |api_key: Option<String>, clicked_ms: f64| {
+    // Starts a series with the key if the gate allows it for the URL the form names now
+    // (else without one); `clicked_ms` is the click that started it (Send, or the answer to
+    // the key question).
+    let start_series = move |clicked_ms: f64| {
         if live.streaming.get_untracked() {
             return;
         }
-        let series = match form.series_with_key(api_key.as_deref()) {
+        let series = match form.series_with_key(None).and_then(|keyless| {
+            let api_key = gate.allowed_key(&keyless.run.request().url);
+            form.series_with_key(api_key.as_deref())
+        }) {
             Ok(series) => series,
             Err(error) => return live.refuse(error),
         };

@@ -100,6 +100,14 @@ impl Embed {
         }
     }
 
+    /// Posts a finished run (`ttft-meter.run`) to the host, if any. The message is built
+    /// only when there is a host: a long run's ITL gaps make it large.
+    pub fn post_run(&self, record: &RunRecord) {
+        if self.target_origin.is_some() {
+            self.post("ttft-meter.run", run_message(record));
+        }
+    }
+
     /// Posts `message` (with `type`, `version` and `source` added) to the host, if any.
     pub fn post(&self, kind: &str, mut message: Value) {
         let (Some(origin), Some(parent)) = (&self.target_origin, parent_window()) else {

@@ -36,7 +36,7 @@ use ttft_core::measure::RunPlan;
 use ttft_core::record::{ExperimentTag, RunRecord};
 
 use crate::clock;
-use crate::embed::{self, Embed};
+use crate::embed::Embed;
 use crate::run::{self, RunControl, RunOptions};
 use crate::session::Session;
 
@@ -575,7 +575,7 @@ impl Runner {
             session.save(false);
             self.experiments.embed.with_value(|embed| {
                 if let Some(embed) = embed {
-                    embed.post("ttft-meter.run", embed::run_message(&kept));
+                    embed.post_run(&kept);
                 }
             });
         }

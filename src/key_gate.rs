@@ -13,9 +13,10 @@ use web_sys::MouseEvent;
 use crate::i18n::use_i18n;
 use crate::storage;
 
-/// What runs once the key question is settled: the key to send (`None`: send without one)
-/// and the time of the click that settled it (the original click, or the answer's).
-type Continuation = Box<dyn FnOnce(Option<String>, f64)>;
+/// What runs once the key question is settled, with the time of the click that settled it
+/// (the original click, or the answer's). It asks [`KeyGate::allowed_key`] for the key of
+/// the URL it then sends to, so the key goes only where the rule allows at that moment.
+type Continuation = Box<dyn FnOnce(f64)>;
 
 /// The key with its origin, and the question waiting for an answer. Cheap to copy;
 /// provided as context.
@@ -59,22 +60,25 @@ impl KeyGate {
             .with_untracked(|binding| KeyScrubber::new(binding.key.trim()))
     }
 
-    /// Runs `then` with the key when a request to `target_url` may carry it, without it
-    /// when there is none or the user refused this origin, and after asking the user
-    /// otherwise. `clicked_ms` is the click that wants the request; when the user is asked,
-    /// `then` gets the answer's click instead (the wait for an answer is not latency).
-    pub fn request(
-        &self,
-        target_url: &str,
-        clicked_ms: f64,
-        then: impl FnOnce(Option<String>, f64) + 'static,
-    ) {
-        let (decision, key) = self
+    /// The key for a request to `target_url`: `Some` only when the rule allows it now
+    /// (its own origin, or one the user allowed).
+    pub fn allowed_key(&self, target_url: &str) -> Option<String> {
+        self.binding.with_untracked(|binding| {
+            (binding.decision(target_url) == KeyDecision::Allowed).then(|| binding.key.clone())
+        })
+    }
+
+    /// Runs `then` at once when a request to `target_url` needs no question (the key may
+    /// go, or there is none, or the user refused this origin), and after the user answered
+    /// otherwise. `then` takes the key from [`KeyGate::allowed_key`]. `clicked_ms` is the
+    /// click that wants the request; when the user is asked, `then` gets the answer's click
+    /// instead (the wait for an answer is not latency).
+    pub fn request(&self, target_url: &str, clicked_ms: f64, then: impl FnOnce(f64) + 'static) {
+        let decision = self
             .binding
-            .with_untracked(|binding| (binding.decision(target_url), binding.key.clone()));
+            .with_untracked(|binding| binding.decision(target_url));
         match decision {
-            KeyDecision::Allowed => then(Some(key), clicked_ms),
-            KeyDecision::NoKey => then(None, clicked_ms),
+            KeyDecision::Allowed | KeyDecision::NoKey => then(clicked_ms),
             KeyDecision::NeedsConsent { origin } => {
                 self.waiting.set_value(Some(Box::new(then)));
                 self.asking.set(Some(origin));
@@ -90,15 +94,14 @@ impl KeyGate {
         let mut binding = self.binding.get_untracked();
         binding.answer(&origin, send);
         storage::save_key_binding(&binding);
-        let key = send.then(|| binding.key.clone());
         self.binding.set(binding);
         self.asking.set(None);
         if let Some(then) = self.waiting.try_update_value(Option::take).flatten() {
-            then(key, clicked_ms);
+            then(clicked_ms);
         }
     }
 
-    /// Drops a waiting question (nothing is sent).
+    /// Drops a waiting question (nothing is sent): the form changed under it.
     pub fn cancel(&self) {
         self.waiting.set_value(None);
         self.asking.set(None);

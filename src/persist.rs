@@ -131,7 +131,7 @@ pub fn load_runs(scrubber: Option<&KeyScrubber>) -> LoadedRuns {
 /// Stores the history (`runs`: each run's JSON, oldest first). Runs that still hold a piece
 /// of the key are not written. When the quota is hit, the older half is dropped and it
 /// tries again, so the newest runs are the ones kept. Returns what the user should know.
-pub fn save_runs(runs: &[StoredRun], scrubber: Option<&KeyScrubber>) -> Vec<HistoryNotice> {
+pub fn save_runs(runs: &[&StoredRun], scrubber: Option<&KeyScrubber>) -> Vec<HistoryNotice> {
     let Some(storage) = local_storage() else {
         return vec![HistoryNotice::NotSaved { runs: runs.len() }];
     };

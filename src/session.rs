@@ -148,7 +148,7 @@ impl Session {
         }
         let scrubber: Option<KeyScrubber> = self.gate.and_then(|gate| gate.scrubber());
         let notices = self.stored.with_value(|stored| {
-            let runs: Vec<StoredRun> = stored.iter().flatten().cloned().collect();
+            let runs: Vec<&StoredRun> = stored.iter().flatten().collect();
             persist::save_runs(&runs, scrubber.as_ref())
         });
         self.set_storage_notices(notices);

@@ -60,6 +60,7 @@ fn the_history_keeps_the_newest_runs_up_to_the_bound() {
         .iter()
         .map(|run| ttft_core::history::StoredRun::new(run).unwrap())
         .collect();
+    let stored: Vec<_> = stored.iter().collect();
     assert!(persist::save_runs(&stored, None).is_empty());
     let loaded = persist::load_runs(None).runs;
     assert_eq!(loaded.len(), persist::MAX_STORED_RUNS);

@@ -125,7 +125,9 @@ pub fn EndpointForm(
         let Some(url) = models_url(form) else {
             return;
         };
-        gate.request(&url, event.time_stamp(), move |key, _| {
+        gate.request(&url, event.time_stamp(), move |_| {
+            // The URL the form names now (it may have changed while the user was asked).
+            let key = models_url(form).and_then(|url| gate.allowed_key(&url));
             refresh_models_with(key)
         });
     };
@@ -166,6 +168,7 @@ pub fn EndpointForm(
                         on:change=move |event| {
                             let id = event_target_value(&event);
                             if let Some(preset) = PRESETS.iter().find(|preset| preset.id == id) {
+                                gate.cancel();
                                 form.apply_preset(preset);
                                 refresh_models();
                             }
@@ -185,6 +188,7 @@ pub fn EndpointForm(
                         data-testid="protocol"
                         prop:value=move || form.protocol.get().code()
                         on:change=move |event| {
+                            gate.cancel();
                             form.protocol.set(ProtocolChoice::from_code(&event_target_value(&event)))
                         }
                     >
@@ -202,7 +206,11 @@ pub fn EndpointForm(
                         type="url"
                         spellcheck="false"
                         prop:value=move || form.base_url.get()
-                        on:input=move |event| form.base_url.set(event_target_value(&event))
+                        on:input=move |event| {
+                            // A question about the key was about the old address.
+                            gate.cancel();
+                            form.base_url.set(event_target_value(&event))
+                        }
                         on:change=move |_| refresh_models()
                     />
                     <span class="hint" data-testid="url-preview">{move || endpoint_preview().0}</span>

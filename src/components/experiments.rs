@@ -402,9 +402,12 @@ pub fn ExperimentsPanel(
             Ok(series) => series.run.request().url.clone(),
             Err(error) => return refuse(error),
         };
-        gate.request(&target_url, event.time_stamp(), move |key, _| {
+        gate.request(&target_url, event.time_stamp(), move |_| {
             let lang = i18n.lang_untracked();
-            let plan = match form.series_with_key(key.as_deref()) {
+            let plan = match form.series_with_key(None).and_then(|keyless| {
+                let key = gate.allowed_key(&keyless.run.request().url);
+                form.series_with_key(key.as_deref())
+            }) {
                 Ok(series) => series.run,
                 Err(error) => return refuse(error),
             };

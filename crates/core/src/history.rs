@@ -224,11 +224,11 @@ struct StoredDocument<'a> {
 /// an empty text when the key is outside the runs, where nothing can be written.
 pub fn stored_text(
     document: &ExportDocument,
-    runs: &[StoredRun],
+    runs: &[&StoredRun],
     scrubber: Option<&KeyScrubber>,
 ) -> Result<(String, usize), ExportError> {
     let clean =
-        |run: &&StoredRun| scrubber.is_none_or(|scrubber| !scrubber.contains_key(run.json()));
+        |run: &&&StoredRun| scrubber.is_none_or(|scrubber| !scrubber.contains_key(run.json()));
     let kept: Vec<&RawValue> = runs.iter().filter(clean).map(|run| &*run.json).collect();
     let refused = runs.len() - kept.len();
     let text = serde_json::to_string(&StoredDocument {

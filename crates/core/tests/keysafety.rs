@@ -438,6 +438,7 @@ fn storage_refuses_records_holding_the_key() {
         .iter()
         .map(|run| history::StoredRun::new(run).unwrap())
         .collect();
+    let stored: Vec<&history::StoredRun> = stored.iter().collect();
     let (text, refused) =
         history::stored_text(&document(Vec::new()), &stored, Some(&scrubber)).unwrap();
     assert_eq!(refused, 1);

@@ -24,6 +24,7 @@ fuzz_target!(|data: &[u8]| {
     assert!(runs.first().is_none_or(|run| run.run_index >= 1));
     assert!(runs.windows(2).all(|pair| pair[0].run_index < pair[1].run_index));
     let stored: Vec<StoredRun> = runs.iter().filter_map(|run| StoredRun::new(run).ok()).collect();
+    let stored: Vec<&StoredRun> = stored.iter().collect();
     let Ok((written, refused)) = stored_text(&document, &stored, Some(&scrubber)) else {
         return;
     };
