@@ -97,7 +97,7 @@ fn set_root_attribute(name: &str, value: Option<&str>) {
 fn save_on_pagehide(session: Session) {
     if let Some(window) = web_sys::window() {
         let flush = wasm_bindgen::closure::Closure::<dyn Fn()>::new(move || {
-            session.save(true);
+            session.save();
         });
         let _ = window.add_event_listener_with_callback("pagehide", flush.as_ref().unchecked_ref());
         // Lives as long as the page.
@@ -189,7 +189,7 @@ pub fn App() -> impl IntoView {
                 ticker.clear();
             }
             live.streaming.set(false);
-            session.save(true);
+            session.save();
             wasm_bytes.set(wasm_memory_bytes());
             #[allow(clippy::panic)]
             if crate::crash::debug_panic_requested() {

@@ -572,7 +572,6 @@ impl Runner {
         // Experiment runs are results like any other: kept, stored and posted.
         if let Some(session) = self.experiments.session {
             let kept = session.push(record);
-            session.save(false);
             self.experiments.embed.with_value(|embed| {
                 if let Some(embed) = embed {
                     embed.post_run(&kept);

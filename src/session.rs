@@ -92,7 +92,7 @@ impl Session {
         self.runs.update(|runs| runs.push(record.clone()));
         self.selected.set(Some(record.run_index));
         self.unsaved.set_value(true);
-        self.save(true);
+        self.save();
         record
     }
 
@@ -116,7 +116,7 @@ impl Session {
             self.selected.set(None);
         }
         self.unsaved.set_value(true);
-        self.save(true);
+        self.save();
     }
 
     /// Deletes every run.
@@ -125,7 +125,7 @@ impl Session {
         self.runs.set(Vec::new());
         self.selected.set(None);
         self.unsaved.set_value(true);
-        self.save(true);
+        self.save();
     }
 
     /// Replaces every run (an import, already prepared by
@@ -136,13 +136,12 @@ impl Session {
         self.stored.set_value(stored_runs(&records));
         self.runs.set(records);
         self.unsaved.set_value(true);
-        self.save(true);
+        self.save();
     }
 
-    /// Writes the history when it changed. `now` is kept for callers that flush (the page
-    /// being hidden); every change is saved at once. Returns whether it wrote.
-    pub fn save(&self, now: bool) -> bool {
-        let _ = now;
+    /// Writes the history when it changed since the last write (every change saves at
+    /// once; the page being hidden flushes anything left). Returns whether it wrote.
+    pub fn save(&self) -> bool {
         if !self.unsaved.get_value() || !self.may_save.get_value() {
             return false;
         }

@@ -487,3 +487,71 @@ fn unreadable_or_newer_histories_say_why() {
     .unwrap();
     assert_eq!(runs.len(), 1);
 }
+
+/// The scrubber's cost on the hot path, against peers in the same run (printed, never
+/// asserted): `cargo test --release -p ttft-core --test keysafety -- --ignored --nocapture`.
+/// Peers: `str::contains` of the whole key (what a naive exact check costs), and the engine
+/// without a key (what scrubbing adds to a run).
+#[test]
+#[ignore = "a measurement: run with --release --ignored --nocapture"]
+fn scrubbing_cost() {
+    use std::time::Instant;
+    const TEXT_BYTES: usize = 64 * 1024 * 1024;
+    let piece = "Here is a simulated answer from ttft-sim, with sk-ttft and 0123 pieces. ";
+    let text = piece.repeat(TEXT_BYTES / piece.len());
+    let scrubber = KeyScrubber::new(LONG_KEY).unwrap();
+    let time = |label: &str, work: &mut dyn FnMut() -> usize| {
+        let started = Instant::now();
+        let result = work();
+        let seconds = started.elapsed().as_secs_f64();
+        println!(
+            "{label}: {:.0} MB/s ({result})",
+            text.len() as f64 / seconds / 1e6
+        );
+        seconds
+    };
+    let naive = time("str::contains(key)", &mut || {
+        usize::from(text.contains(LONG_KEY))
+    });
+    let whole = time("KeyScrubber::contains_key", &mut || {
+        usize::from(scrubber.contains_key(&text))
+    });
+    let mut state = ttft_core::scrub::StreamScrub::default();
+    let streamed = time("scrub_stream, 16-byte pieces", &mut || {
+        let mut replaced = 0;
+        for chunk in text.as_bytes().chunks(16) {
+            let mut piece = String::from_utf8_lossy(chunk).into_owned();
+            scrubber.scrub_stream(&mut state, &mut piece);
+            replaced += piece.len();
+        }
+        replaced
+    });
+    println!(
+        "contains_key / str::contains: {:.2}x the time; streamed: {:.2}x",
+        whole / naive,
+        streamed / naive
+    );
+    // The engine with and without a key, on 16 MiB of answer in ~70-byte deltas.
+    let event = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Here is a simulated answer \"}}]}\n\n";
+    let read = event.repeat(64 * 1024 / event.len());
+    let reads = (16 * 1024 * 1024) / read.len();
+    let mut engine = |key: &str| {
+        let mut run = Measurement::new(&plan(Protocol::OpenAiChat, key), None, 1000.0, 1);
+        run.on_headers(1005.0, ResponseHead::event_stream(200));
+        let mut progress = Vec::new();
+        let started = Instant::now();
+        for index in 0..reads {
+            progress.clear();
+            let _ = run.on_chunk(1010.0 + index as f64, read.as_bytes(), &mut progress);
+        }
+        started.elapsed().as_secs_f64()
+    };
+    let without = engine("");
+    let with = engine(LONG_KEY);
+    println!(
+        "engine, 16 MiB of stream: {:.0} MB/s without a key, {:.0} MB/s with one ({:+.1}%)",
+        (reads * read.len()) as f64 / without / 1e6,
+        (reads * read.len()) as f64 / with / 1e6,
+        (with / without - 1.0) * 100.0
+    );
+}
