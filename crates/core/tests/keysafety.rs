@@ -535,7 +535,7 @@ fn scrubbing_cost() {
     let event = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Here is a simulated answer \"}}]}\n\n";
     let read = event.repeat(64 * 1024 / event.len());
     let reads = (16 * 1024 * 1024) / read.len();
-    let mut engine = |key: &str| {
+    let engine = |key: &str| {
         let mut run = Measurement::new(&plan(Protocol::OpenAiChat, key), None, 1000.0, 1);
         run.on_headers(1005.0, ResponseHead::event_stream(200));
         let mut progress = Vec::new();
