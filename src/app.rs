@@ -22,9 +22,10 @@ use crate::components::share::HistoryList;
 use crate::embed::{self, Embed, ExperimentRequest};
 use crate::form::FormState;
 use crate::i18n::{browser_lang, provide_i18n, use_i18n};
+use crate::key_gate::{KeyConsent, KeyGate};
 use crate::run::{self, RunControl, RunOptions};
 use crate::session::Session;
-use crate::{paint, persist, storage, transport};
+use crate::{paint, persist, transport};
 
 /// Runs the series one run after the other (a warm-up first when asked); a failed run is
 /// recorded with its diagnosis and the series goes on; Stop ends the series. Each finished
@@ -57,8 +58,7 @@ async fn run_series(
         live.finish(&record);
         let repeatable = repeating_can_succeed(&record.outcome);
         let kept = session.push(record);
-        embed.post("ttft-meter.run", embed::run_message(&kept));
-        session.save(false);
+        embed.post_run(&kept);
         if run_control.stopped() || !repeatable {
             break;
         }
@@ -97,7 +97,7 @@ fn set_root_attribute(name: &str, value: Option<&str>) {
 fn save_on_pagehide(session: Session) {
     if let Some(window) = web_sys::window() {
         let flush = wasm_bindgen::closure::Closure::<dyn Fn()>::new(move || {
-            session.save(true);
+            session.save();
         });
         let _ = window.add_event_listener_with_callback("pagehide", flush.as_ref().unchecked_ref());
         // Lives as long as the page.
@@ -116,10 +116,12 @@ pub fn App() -> impl IntoView {
             .or_else(persist::saved_lang)
             .unwrap_or_else(browser_lang),
     );
-    let form = FormState::new(storage::load_api_key());
+    let gate = KeyGate::restored();
+    provide_context(gate);
+    let form = FormState::new(gate.binding.with_untracked(|binding| binding.key.clone()));
     form.apply_config(&config);
     let live = LiveRun::new();
-    let session = Session::restored();
+    let session = Session::restored(gate);
     let embed = Embed::from_config(&config);
     provide_context(form);
     provide_context(live);
@@ -162,14 +164,20 @@ pub fn App() -> impl IntoView {
     let experiment = config.experiment.clone();
     let refused_keys = config.refused_keys.clone();
     let post_embed = embed.clone();
+    // The wasm heap after the last series, for tests of the memory bound.
+    let wasm_bytes = RwSignal::new(wasm_memory_bytes());
 
-    let send = move |event: MouseEvent| {
+    // Starts a series with the key if the gate allows it for the URL the form names now
+    // (else without one); `clicked_ms` is the click that started it (Send, or the answer to
+    // the key question).
+    let start_series = move |clicked_ms: f64| {
         if live.streaming.get_untracked() {
             return;
         }
-        // The user's start: the click's own timestamp, on the page clock.
-        let clicked_ms = event.time_stamp();
-        let series = match form.series() {
+        let series = match form.series_with_key(None).and_then(|keyless| {
+            let api_key = gate.allowed_key(&keyless.run.request().url);
+            form.series_with_key(api_key.as_deref())
+        }) {
             Ok(series) => series,
             Err(error) => return live.refuse(error),
         };
@@ -197,7 +205,13 @@ pub fn App() -> impl IntoView {
                 ticker.clear();
             }
             live.streaming.set(false);
-            session.save(true);
+            session.save();
+            wasm_bytes.set(wasm_memory_bytes());
+            #[allow(clippy::panic)]
+            if crate::crash::debug_panic_requested() {
+                // `debug_panic=1`: the crash banner, on purpose, after the run was saved.
+                panic!("debug_panic=1: a panic on purpose, to show the crash banner");
+            }
             // From the session's records, as the run messages are: the same (canonical)
             // numbers in both, and the same path as the page's summary table.
             let (total_runs, summary) = session.runs.with_untracked(|records| {
@@ -209,6 +223,18 @@ pub fn App() -> impl IntoView {
                 embed::summary_message(total_runs, summary.as_ref()),
             );
         });
+    };
+    let send = move |event: MouseEvent| {
+        if live.streaming.get_untracked() {
+            return;
+        }
+        // Where the request would go; the key goes along only if the gate says so.
+        let target_url = match form.series_with_key(None) {
+            Ok(series) => series.run.request().url.clone(),
+            Err(error) => return live.refuse(error),
+        };
+        // The user's start: the click's own timestamp, on the page clock.
+        gate.request(&target_url, event.time_stamp(), start_series.clone());
     };
     let stop = move |_| {
         control.with_value(|run_control| {
@@ -224,6 +250,7 @@ pub fn App() -> impl IntoView {
             data-testid="app"
             data-experiment=experiment
             data-transport=move || transport.get().map_or("starting", Transport::code)
+            data-wasm-bytes=move || wasm_bytes.get().to_string()
         >
             <header>
                 <h1>"TTFT Meter"</h1>
@@ -238,6 +265,8 @@ pub fn App() -> impl IntoView {
             </header>
             <KeyRefusedNotice names=refused_keys />
             <ChooseEndpointNotice form=form simulator=simulator />
+            <HistoryNotices session=session />
+            <KeyConsent />
             <EndpointForm form=form streaming=live.streaming />
             <section class="panel" aria-labelledby="run-heading">
                 <h2 id="run-heading">{move || i18n.t("Run", "运行")}</h2>
@@ -265,6 +294,49 @@ pub fn App() -> impl IntoView {
             <ExperimentsPanel form=form />
             <HistoryList />
         </main>
+    }
+}
+
+/// The size of the wasm module's memory (its heap never shrinks: this is its high-water
+/// mark), in bytes.
+fn wasm_memory_bytes() -> f64 {
+    let memory = wasm_bindgen::memory();
+    js_sys::Reflect::get(&memory, &"buffer".into())
+        .and_then(|buffer| js_sys::Reflect::get(&buffer, &"byteLength".into()))
+        .ok()
+        .and_then(|length| length.as_f64())
+        .unwrap_or_default()
+}
+
+/// What the user should know about the stored history (storage full, a history set aside,
+/// runs renumbered or refused), each with a button to dismiss it.
+#[component]
+fn HistoryNotices(
+    /// The session whose notices are shown.
+    session: Session,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    view! {
+        {move || {
+            session
+                .notices
+                .get()
+                .into_iter()
+                .enumerate()
+                .map(|(index, notice)| {
+                    let code = notice.code();
+                    view! {
+                        <p class="notice" role="alert" data-testid="storage-notice" data-notice=code>
+                            {move || notice.message(i18n.lang.get())}
+                            " "
+                            <button type="button" class="small" on:click=move |_| session.dismiss_notice(index)>
+                                {move || i18n.t("OK", "知道了")}
+                            </button>
+                        </p>
+                    }
+                })
+                .collect_view()
+        }}
     }
 }
 

@@ -1,6 +1,7 @@
 //! What the form holds, as typed. The key is here only as typed; at rest it lives in
-//! sessionStorage ([`crate::storage`]). ttft-core parses the fields into a plan when Send is
-//! pressed ([`FormState::series`]).
+//! sessionStorage ([`crate::storage`]), and whether a request may carry it is the key gate's
+//! decision ([`crate::key_gate`]). ttft-core parses the fields into a plan when Send is
+//! pressed ([`FormState::series_with_key`]).
 
 use leptos::prelude::*;
 use ttft_core::config::UrlConfig;
@@ -102,10 +103,14 @@ impl FormState {
         }
     }
 
-    /// The form parsed into a series of runs, or what is wrong with it.
-    pub fn series(&self) -> Result<SeriesPlan, InputError> {
+    /// The form parsed into a series of runs sending `api_key` (the key gate's answer:
+    /// `None` sends no key), or what is wrong with it. The key field is checked either way,
+    /// so a key that cannot be sent is reported before anything is asked.
+    pub fn series_with_key(&self, api_key: Option<&str>) -> Result<SeriesPlan, InputError> {
+        ttft_core::request::ApiKey::parse(&self.api_key.get_untracked())
+            .map_err(InputError::Key)?;
         let base_url = self.base_url.get_untracked();
-        let api_key = self.api_key.get_untracked();
+        let api_key = api_key.unwrap_or_default();
         let model = self.model.get_untracked();
         let prompt = self.prompt.get_untracked();
         let max_tokens = self.max_tokens.get_untracked();
@@ -115,7 +120,7 @@ impl FormState {
             run: RunInput {
                 protocol: self.protocol.get_untracked(),
                 base_url: &base_url,
-                api_key: &api_key,
+                api_key,
                 model: &model,
                 prompt: &prompt,
                 max_tokens: &max_tokens,

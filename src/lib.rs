@@ -5,10 +5,12 @@
 pub mod app;
 pub mod clock;
 pub mod components;
+pub mod crash;
 pub mod embed;
 pub mod experiments;
 pub mod form;
 pub mod i18n;
+pub mod key_gate;
 pub mod paint;
 pub mod persist;
 pub mod run;

@@ -1,6 +1,7 @@
-//! Entry point of the web app: only mounts. Everything else lives in the library.
+//! Entry point of the web app: installs the crash banner, then mounts. Everything else lives
+//! in the library.
 
 fn main() {
-    console_error_panic_hook::set_once();
+    ttft_meter::crash::install();
     leptos::mount::mount_to_body(ttft_meter::app::App);
 }

@@ -4,11 +4,14 @@
 //! Runs are stored as ttft-core's export document ([`ExportDocument`]): the same versioned
 //! schema as the JSON export, so stored history and exported files can never drift apart.
 //! The storage slot name carries its own version, so a future incompatible layout starts a
-//! new slot instead of misreading an old one.
+//! new slot instead of misreading an old one. The rules (what is refused, renumbered, set
+//! aside, and what the user is told) are ttft-core's [`ttft_core::history`].
 
 use ttft_core::export::{Environment, ExportDocument};
+use ttft_core::history::{self, HistoryNotice, StoredRun};
 use ttft_core::lang::Lang;
 use ttft_core::record::{RunRecord, Transport};
+use ttft_core::scrub::KeyScrubber;
 
 use crate::clock;
 
@@ -78,34 +81,89 @@ pub fn document(runs: &[RunRecord], transport: Transport) -> ExportDocument {
     document
 }
 
-/// The stored history, oldest first (empty when none, unreadable or of another schema).
-pub fn load_runs() -> Vec<RunRecord> {
-    load_preference(RUNS_SLOT)
-        .and_then(|text| ExportDocument::from_json(&text).ok())
-        .map(|document| document.runs)
-        .unwrap_or_default()
+/// The stored history as read at start-up.
+pub struct LoadedRuns {
+    /// The runs, oldest first (scrubbed of the current key, renumbered when needed).
+    pub runs: Vec<RunRecord>,
+    /// What the user should know (runs renumbered, a history set aside).
+    pub notice: Option<HistoryNotice>,
+    /// Whether this tab may write the history slot (not when an unreadable history had to
+    /// be left in it).
+    pub may_save: bool,
 }
 
-/// Stores the history. When the quota is hit, the older half is dropped and it tries again,
-/// so the newest runs are the ones kept.
-pub fn save_runs(runs: &[RunRecord]) {
+/// Reads the stored history. One that cannot be read (not JSON, another schema, a newer
+/// version) is never overwritten: it is moved to a slot of its own and reported, or, when
+/// there is no room to move it, left where it is and saving is turned off for this tab.
+pub fn load_runs(scrubber: Option<&KeyScrubber>) -> LoadedRuns {
+    let empty = |notice, may_save| LoadedRuns {
+        runs: Vec::new(),
+        notice,
+        may_save,
+    };
+    let Some(text) = load_preference(RUNS_SLOT) else {
+        return empty(None, true);
+    };
+    let reason = match history::read_stored(&text, scrubber) {
+        Ok((runs, notice)) => {
+            return LoadedRuns {
+                runs,
+                notice,
+                may_save: true,
+            }
+        }
+        Err(reason) => reason,
+    };
+    let slot = format!(
+        "{RUNS_SLOT}.unreadable-{}",
+        clock::iso_time(clock::now_ms()).replace(':', "-")
+    );
+    let moved = local_storage().is_some_and(|storage| {
+        storage.set_item(&slot, &text).is_ok() && storage.remove_item(RUNS_SLOT).is_ok()
+    });
+    if moved {
+        empty(Some(HistoryNotice::SetAside { slot, reason }), true)
+    } else {
+        empty(Some(HistoryNotice::UnreadableKept { reason }), false)
+    }
+}
+
+/// Stores the history (`runs`: each run's JSON, oldest first). Runs that still hold a piece
+/// of the key are not written. When the quota is hit, the older half is dropped and it
+/// tries again, so the newest runs are the ones kept. Returns what the user should know.
+pub fn save_runs(runs: &[&StoredRun], scrubber: Option<&KeyScrubber>) -> Vec<HistoryNotice> {
     let Some(storage) = local_storage() else {
-        return;
+        return vec![HistoryNotice::NotSaved { runs: runs.len() }];
     };
     if runs.is_empty() {
         let _ = storage.remove_item(RUNS_SLOT);
-        return;
+        return Vec::new();
     }
-    let mut kept = runs;
+    let skip = runs.len().saturating_sub(MAX_STORED_RUNS);
+    let envelope = document(&[], Transport::Worker);
+    let mut kept = &runs[skip..];
     loop {
-        // Compact JSON (the export's pretty form is a third larger). The records are
-        // canonical already (the session makes them so when it keeps them), so the document
-        // is written as it is: no second rounding pass over every run.
-        let Ok(text) = serde_json::to_string(&document(kept, Transport::Worker)) else {
-            return;
+        // Compact JSON (the export's pretty form is a third larger), of runs serialized
+        // once when the session kept them.
+        let Ok((text, refused)) = history::stored_text(&envelope, kept, scrubber) else {
+            return vec![HistoryNotice::NotSaved { runs: runs.len() }];
         };
-        if storage.set_item(RUNS_SLOT, &text).is_ok() || kept.len() <= 1 {
-            return;
+        let mut notices = Vec::new();
+        if refused > 0 {
+            notices.push(HistoryNotice::KeyFound { runs: refused });
+        }
+        if !text.is_empty() && storage.set_item(RUNS_SLOT, &text).is_ok() {
+            if kept.len() < runs.len() - skip {
+                notices.push(HistoryNotice::StorageFull {
+                    saved: kept.len(),
+                    not_saved: runs.len() - kept.len(),
+                });
+            }
+            return notices;
+        }
+        if text.is_empty() || kept.len() <= 1 {
+            notices.push(HistoryNotice::NotSaved { runs: runs.len() });
+            return notices;
         }
         kept = &kept[kept.len() / 2..];
     }

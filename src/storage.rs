@@ -1,36 +1,49 @@
-//! Where the API key lives: `sessionStorage` only, gone when the tab closes.
+//! Where the API key lives: `sessionStorage` only, gone when the tab closes, together with
+//! the origin it was typed for and the user's answers for other origins
+//! ([`KeyBinding`], one JSON slot).
 //!
 //! The key is never written to localStorage, IndexedDB, cookies, the URL, logs or exports
 //! (docs/DESIGN.md §5). This module is the only code that touches it at rest.
 
-/// The sessionStorage slot holding the API key.
+use ttft_core::key_binding::KeyBinding;
+use ttft_core::scrub::KeyScrubber;
+
+/// The sessionStorage slot holding the key and its origin (JSON; a plain key from earlier
+/// versions is read as bound to no origin).
 pub const API_KEY_SLOT: &str = "ttft-meter.api-key";
 
 fn session_storage() -> Option<web_sys::Storage> {
     web_sys::window()?.session_storage().ok().flatten()
 }
 
-/// The key saved in this tab, or an empty string.
-pub fn load_api_key() -> String {
+/// The key saved in this tab, with its origin (empty when none).
+pub fn load_key_binding() -> KeyBinding {
     session_storage()
         .and_then(|storage| storage.get_item(API_KEY_SLOT).ok().flatten())
+        .map(|text| KeyBinding::from_stored(&text))
         .unwrap_or_default()
 }
 
 /// Keeps the key for this tab only; an empty key clears the slot.
-pub fn save_api_key(api_key: &str) {
+pub fn save_key_binding(binding: &KeyBinding) {
     let Some(storage) = session_storage() else {
         return;
     };
     // A failing write (storage disabled) only costs the user retyping the key.
-    let _ = if api_key.is_empty() {
-        storage.remove_item(API_KEY_SLOT)
+    let _ = if binding.has_key() {
+        storage.set_item(API_KEY_SLOT, &binding.to_stored())
     } else {
-        storage.set_item(API_KEY_SLOT, api_key)
+        storage.remove_item(API_KEY_SLOT)
     };
 }
 
-/// The "forget key" control: removes the key from this tab.
+/// The "forget key" control: removes the key (and every answer about it) from this tab.
 pub fn forget_api_key() {
-    save_api_key("");
+    save_key_binding(&KeyBinding::default());
+}
+
+/// A scrubber for the key saved in this tab, read straight from storage (for code that
+/// runs outside the app's reactive state: the panic hook).
+pub fn stored_key_scrubber() -> Option<KeyScrubber> {
+    KeyScrubber::new(load_key_binding().key.trim())
 }

@@ -16,22 +16,42 @@ fn window() -> web_sys::Window {
 }
 
 #[wasm_bindgen_test]
-fn api_key_lives_in_session_storage_only() {
+fn api_key_lives_in_session_storage_only_with_its_origin() {
+    use ttft_core::key_binding::{KeyBinding, KeyDecision};
+    use ttft_core::protocol::Protocol;
     let local = window().local_storage().unwrap().unwrap();
     let session = window().session_storage().unwrap().unwrap();
     local.clear().unwrap();
-    storage::save_api_key("sk-test-123");
-    assert_eq!(
-        session.get_item(storage::API_KEY_SLOT).unwrap().as_deref(),
-        Some("sk-test-123")
+    let binding = KeyBinding::typed(
+        "sk-test-123",
+        "http://127.0.0.1:8787/v1",
+        Protocol::OpenAiChat,
     );
-    assert_eq!(storage::load_api_key(), "sk-test-123");
+    storage::save_key_binding(&binding);
+    let stored = session.get_item(storage::API_KEY_SLOT).unwrap().unwrap();
+    assert!(
+        stored.contains("\"origin\":\"http://127.0.0.1:8787\""),
+        "{stored}"
+    );
+    let loaded = storage::load_key_binding();
+    assert_eq!(loaded, binding);
+    assert_eq!(
+        loaded.decision("http://127.0.0.1:9999/v1/models"),
+        KeyDecision::NeedsConsent {
+            origin: "http://127.0.0.1:9999".into()
+        }
+    );
     assert_eq!(local.length().unwrap(), 0, "nothing may reach localStorage");
     let cookies = js_sys::Reflect::get(&window().document().unwrap(), &"cookie".into()).unwrap();
     assert!(!cookies.as_string().unwrap_or_default().contains("sk-test"));
+    // A plain key stored by an earlier version is bound to no origin.
+    session
+        .set_item(storage::API_KEY_SLOT, "sk-old-456789")
+        .unwrap();
+    assert_eq!(storage::load_key_binding().origin, None);
     storage::forget_api_key();
     assert_eq!(session.get_item(storage::API_KEY_SLOT).unwrap(), None);
-    assert_eq!(storage::load_api_key(), "");
+    assert!(!storage::load_key_binding().has_key());
 }
 
 /// The ttft-sim the test command started (compile-time, since tests run in the browser).

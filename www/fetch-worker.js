@@ -12,7 +12,7 @@
 //   {type: 'headers', id, t, status, contentType, retryAfter}
 //   {type: 'chunk', id, t, bytes}                  bytes: ArrayBuffer (transferred)
 //   {type: 'end', id, t}                           body complete
-//   {type: 'failed', id, t, name, message}         TypeError, AbortError, ...
+//   {type: 'failed', id, t, name, message}         TypeError, AbortError, RedirectError, ...
 //   {type: 'timing', id, entry}                    Resource Timing of the request
 'use strict';
 
@@ -120,7 +120,16 @@ async function run({ id, url, method, headers, body }) {
   let outcome = 'failed';
   try {
     postMessage({ type: 'started', id, t: since, ...route(url, method, headers) });
-    const response = await fetch(url, { method, headers, body, signal: controller.signal });
+    // Never follow a redirect: the request carries the key, which must not go to another
+    // address. 'manual' (not 'error') so the redirect is told apart from a network failure.
+    const response = await fetch(url, {
+      method, headers, body, signal: controller.signal, redirect: 'manual',
+    });
+    if (response.type === 'opaqueredirect') {
+      const redirected = new Error('the server answered with a redirect, which was not followed');
+      redirected.name = 'RedirectError';
+      throw redirected;
+    }
     postMessage({
       type: 'headers', id, t: performance.now(), status: response.status,
       contentType: response.headers.get('content-type') || '',

@@ -13,19 +13,33 @@ use ttft_core::request::{
 use crate::clock::Timer;
 use crate::form::FormState;
 use crate::i18n::use_i18n;
-use crate::storage;
+use crate::key_gate::{use_key_gate, KeyGate};
 use crate::transport::main_thread;
 use crate::transport::HttpRequest;
 
-/// Asks the endpoint's `/models` for its model ids (bounded in time and size); empty when it
-/// does not answer, answers something else, or `signal` aborts it.
-async fn list_models(form: FormState, signal: web_sys::AbortSignal) -> Vec<String> {
+/// The models URL of the form's endpoint, if the base URL can be called.
+fn models_url(form: FormState) -> Option<String> {
+    let base_url = form.base_url.get_untracked();
+    let protocol = form.protocol.get_untracked().resolve(&base_url);
+    normalize_base_url(&base_url, protocol)
+        .ok()
+        .map(|endpoint| endpoint.models_url)
+}
+
+/// Asks the endpoint's `/models` for its model ids (bounded in time and size), with `key`
+/// when the key gate allowed it; empty when it does not answer, answers something else, or
+/// `signal` aborts it.
+async fn list_models(
+    form: FormState,
+    key: Option<String>,
+    signal: web_sys::AbortSignal,
+) -> Vec<String> {
     let base_url = form.base_url.get_untracked();
     let protocol = form.protocol.get_untracked().resolve(&base_url);
     let Ok(endpoint) = normalize_base_url(&base_url, protocol) else {
         return Vec::new();
     };
-    let Ok(key) = ApiKey::parse(&form.api_key.get_untracked()) else {
+    let Ok(key) = ApiKey::parse(key.as_deref().unwrap_or_default()) else {
         return Vec::new();
     };
     let headers = build_headers(protocol, protocol.default_auth_style(), key.as_ref())
@@ -51,6 +65,17 @@ async fn list_models(form: FormState, signal: web_sys::AbortSignal) -> Vec<Strin
     }
 }
 
+/// Model ids as shown: scrubbed of the key (a hostile server can list it as a model).
+fn scrubbed_models(gate: KeyGate, models: Vec<String>) -> Vec<String> {
+    match gate.scrubber() {
+        Some(scrubber) => models
+            .into_iter()
+            .map(|model| scrubber.scrub(&model).into_owned())
+            .collect(),
+        None => models,
+    }
+}
+
 /// Protocol, preset, base URL (with the URL actually called), key, model and prompt.
 #[component]
 pub fn EndpointForm(
@@ -61,14 +86,16 @@ pub fn EndpointForm(
     streaming: Signal<bool>,
 ) -> impl IntoView {
     let i18n = use_i18n();
+    let gate = use_key_gate();
     let forget_key = move |_| {
-        storage::forget_api_key();
+        gate.forget();
         form.api_key.set(String::new());
     };
     // The request in flight: a newer one (the form changed) aborts it, and so does its
     // timeout; the list shown is always the current endpoint's.
     let in_flight = StoredValue::new_local(None::<(web_sys::AbortController, Timer)>);
-    let refresh_models = move || {
+    // `key`: only from the key gate, after a click (automatic refreshes send no key).
+    let refresh_models_with = move |key: Option<String>| {
         let Ok(controller) = web_sys::AbortController::new() else {
             return;
         };
@@ -85,11 +112,24 @@ pub fn EndpointForm(
         }
         spawn_local(async move {
             let aborted = signal.clone();
-            let models = list_models(form, signal).await;
+            let models = scrubbed_models(gate, list_models(form, key, signal).await);
             if !aborted.aborted() {
                 form.listed_models.set(models);
             }
         })
+    };
+    // Page load, preset and base URL changes: never with the key.
+    let refresh_models = move || refresh_models_with(None);
+    // The "List models" button: with the key when the gate allows it (it may ask first).
+    let list_models_clicked = move |event: web_sys::MouseEvent| {
+        let Some(url) = models_url(form) else {
+            return;
+        };
+        gate.request(&url, event.time_stamp(), move |_| {
+            // The URL the form names now (it may have changed while the user was asked).
+            let key = models_url(form).and_then(|url| gate.allowed_key(&url));
+            refresh_models_with(key)
+        });
     };
     // The URL actually called and what looked wrong, recomputed as the user types.
     let endpoint_preview = move || {
@@ -128,6 +168,7 @@ pub fn EndpointForm(
                         on:change=move |event| {
                             let id = event_target_value(&event);
                             if let Some(preset) = PRESETS.iter().find(|preset| preset.id == id) {
+                                gate.cancel();
                                 form.apply_preset(preset);
                                 refresh_models();
                             }
@@ -147,6 +188,7 @@ pub fn EndpointForm(
                         data-testid="protocol"
                         prop:value=move || form.protocol.get().code()
                         on:change=move |event| {
+                            gate.cancel();
                             form.protocol.set(ProtocolChoice::from_code(&event_target_value(&event)))
                         }
                     >
@@ -165,7 +207,11 @@ pub fn EndpointForm(
                         type="url"
                         spellcheck="false"
                         prop:value=move || form.base_url.get()
-                        on:input=move |event| form.base_url.set(event_target_value(&event))
+                        on:input=move |event| {
+                            // A question about the key was about the old address.
+                            gate.cancel();
+                            form.base_url.set(event_target_value(&event))
+                        }
                         on:change=move |_| refresh_models()
                     />
                     <span class="hint" data-testid="url-preview">{move || endpoint_preview().0}</span>
@@ -192,7 +238,12 @@ pub fn EndpointForm(
                             prop:value=move || form.api_key.get()
                             on:input=move |event| {
                                 let api_key = event_target_value(&event);
-                                storage::save_api_key(&api_key);
+                                // The key belongs to the endpoint it is typed for.
+                                gate.typed(
+                                    &api_key,
+                                    &form.base_url.get_untracked(),
+                                    form.protocol.get_untracked(),
+                                );
                                 form.api_key.set(api_key);
                             }
                         />
@@ -203,17 +254,22 @@ pub fn EndpointForm(
                     <span class="hint" data-testid="key-note">
                         {move || {
                             let masked = key_masked();
-                            if masked.is_empty() {
-                                i18n.t(
-                                        "Kept in this tab's sessionStorage only; sent only to this endpoint.",
-                                        "仅保存在本标签页的 sessionStorage 中，只发送到此接口。",
+                            let origin = gate.binding.with(|binding| binding.origin.clone());
+                            match (masked.is_empty(), origin) {
+                                (true, _) => i18n
+                                    .t(
+                                        "Kept in this tab's sessionStorage only; sent only to the endpoint it is typed for (any other asks first).",
+                                        "仅保存在本标签页的 sessionStorage 中；只发送到输入它时的接口（发往其他地址前会先询问）。",
                                     )
-                                    .to_string()
-                            } else {
-                                i18n.pick(
-                                    format!("{masked} · kept in this tab's sessionStorage only"),
-                                    format!("{masked} · 仅保存在本标签页的 sessionStorage 中"),
-                                )
+                                    .to_string(),
+                                (false, Some(origin)) => i18n.pick(
+                                    format!("{masked} · kept in this tab's sessionStorage only · sent to {origin}; any other server asks first"),
+                                    format!("{masked} · 仅保存在本标签页的 sessionStorage 中 · 发送到 {origin}；发往其他服务器前会先询问"),
+                                ),
+                                (false, None) => i18n.pick(
+                                    format!("{masked} · kept in this tab's sessionStorage only · not yet tied to a server: asks before sending"),
+                                    format!("{masked} · 仅保存在本标签页的 sessionStorage 中 · 尚未绑定服务器：发送前会先询问"),
+                                ),
                             }
                         }}
                     </span>
@@ -237,6 +293,9 @@ pub fn EndpointForm(
                                 .collect_view()
                         }}
                     </datalist>
+                    <button type="button" class="small" data-testid="list-models" on:click=list_models_clicked>
+                        {move || i18n.t("List models", "列出模型")}
+                    </button>
                     <span class="hint" data-testid="model-count">
                         {move || {
                             let count = form.listed_models.get().len();

@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 use leptos::tachys::html::attribute::custom::CustomAttribute;
-use ttft_core::measure::{Channel, InputError, Progress};
+use ttft_core::measure::{cut_note, Channel, InputError, Progress, ShownText};
 use ttft_core::record::RunRecord;
 
 use crate::clock;
@@ -27,6 +27,10 @@ pub struct StreamedText {
     chunk: StoredValue<Option<web_sys::Element>, LocalStorage>,
     /// Bytes in that block.
     chunk_len: StoredValue<usize, LocalStorage>,
+    /// How much was shown: the first `MAX_SHOWN_TEXT_BYTES`, then the text is cut.
+    shown: StoredValue<ShownText, LocalStorage>,
+    /// Whether the text was cut (a note says so).
+    cut: RwSignal<bool>,
 }
 
 /// A long answer is laid out in blocks of about this many bytes, each starting after a line
@@ -48,6 +52,8 @@ impl StreamedText {
             flush_scheduled: StoredValue::new_local(false),
             chunk: StoredValue::new_local(None),
             chunk_len: StoredValue::new_local(0),
+            shown: StoredValue::new_local(ShownText::default()),
+            cut: RwSignal::new(false),
         }
     }
 
@@ -58,12 +64,25 @@ impl StreamedText {
         self.pending.update_value(String::clear);
         self.chunk.set_value(None);
         self.chunk_len.set_value(0);
+        self.shown.set_value(ShownText::default());
+        self.cut.set(false);
         if let Some(node) = self.rest_node.get_untracked() {
             node.set_text_content(None);
         }
     }
 
-    fn push(&self, text: String, paint_id: Option<String>) {
+    fn push(&self, text: &str, paint_id: Option<String>) {
+        // Only the first MAX_SHOWN_TEXT_BYTES are shown; the measurement goes on.
+        let text = self
+            .shown
+            .try_update_value(|shown| shown.admit(text).to_owned())
+            .unwrap_or_default();
+        if !self.cut.get_untracked() && self.shown.with_value(ShownText::is_cut) {
+            self.cut.set(true);
+        }
+        if text.is_empty() {
+            return;
+        }
         if let Some(paint_id) = paint_id {
             self.first.set(Some((paint_id, text)));
         } else if self.first.with_untracked(Option::is_none) {
@@ -284,13 +303,13 @@ impl LiveRun {
                 paint_id,
             } => match channel {
                 Channel::Reasoning => {
-                    self.reasoning.push(text.clone(), paint_id.clone());
+                    self.reasoning.push(text, paint_id.clone());
                     if first_token_ms.is_some() {
                         self.ttfr_ms.set(*first_token_ms);
                     }
                 }
                 Channel::Answer => {
-                    self.answer.push(text.clone(), paint_id.clone());
+                    self.answer.push(text, paint_id.clone());
                     if first_token_ms.is_some() {
                         self.ttfa_ms.set(*first_token_ms);
                         self.status.set(RunStatus::Streaming);
@@ -466,6 +485,7 @@ fn StreamedPane(
     /// The text.
     text: StreamedText,
 ) -> impl IntoView {
+    let i18n = use_i18n();
     view! {
         {move || text.lead.get()}
         {move || {
@@ -480,6 +500,9 @@ fn StreamedPane(
                 })
         }}
         <span class="rest" node_ref=text.rest_node></span>
+        <Show when=move || text.cut.get()>
+            <span class="cut-note" data-testid="text-cut">{move || cut_note(i18n.lang.get())}</span>
+        </Show>
     }
 }
 

@@ -37,6 +37,7 @@ fn outcome_label(outcome: &RunOutcome) -> (String, String) {
                 NetworkFailure::NetworkError => ("network error", "网络错误"),
                 NetworkFailure::Timeout => ("timeout", "超时"),
                 NetworkFailure::Aborted => ("stopped", "已停止"),
+                NetworkFailure::Redirected => ("redirected", "被重定向"),
             };
             (en.into(), zh.into())
         }

@@ -3,6 +3,7 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use ttft_core::export::{runs_csv, summary_text, CsvHeader, ExportDocument};
+use ttft_core::history;
 use ttft_core::lang::Lang;
 use ttft_core::record::{RunRecord, Transport};
 use wasm_bindgen::JsCast;
@@ -11,6 +12,7 @@ use wasm_bindgen_futures::JsFuture;
 use crate::components::controls::ShowAllToggle;
 use crate::components::live::format_ms;
 use crate::i18n::use_i18n;
+use crate::key_gate::use_key_gate;
 use crate::session::Session;
 use crate::{clock, persist};
 
@@ -59,7 +61,16 @@ fn stamp() -> String {
 pub fn ShareBar() -> impl IntoView {
     let i18n = use_i18n();
     let session = use_context::<Session>().unwrap_or_default();
+    let gate = use_key_gate();
     let runs = session.runs;
+    // Exports are checked against the key before they are offered (defence in depth).
+    let offer = move |file_name: String, mime: &'static str, text: &str| match history::check_export(
+        text,
+        gate.scrubber().as_ref(),
+    ) {
+        Ok(()) => download(&file_name, mime, text),
+        Err(notice) => session.notify(notice),
+    };
     // What the last action said (en, zh), shown in a live region.
     let message = RwSignal::new(None::<(String, String)>);
     // The summary, shown for manual copying when the clipboard is unavailable.
@@ -71,8 +82,8 @@ pub fn ShareBar() -> impl IntoView {
             .unwrap_or(Transport::Worker);
         let document = runs.with_untracked(|runs| persist::document(runs, transport));
         match document.to_json() {
-            Ok(text) => download(
-                &format!("ttft-meter-{}.json", stamp()),
+            Ok(text) => offer(
+                format!("ttft-meter-{}.json", stamp()),
                 "application/json",
                 &text,
             ),
@@ -81,7 +92,7 @@ pub fn ShareBar() -> impl IntoView {
     };
     let export_csv = move |_| {
         let text = runs.with_untracked(|runs| runs_csv(runs, CsvHeader::WithPeerNames));
-        download(&format!("ttft-meter-{}.csv", stamp()), "text/csv", &text);
+        offer(format!("ttft-meter-{}.csv", stamp()), "text/csv", &text);
     };
     let copy_summary = move |_| {
         let lang = i18n.lang_untracked();
@@ -118,6 +129,12 @@ pub fn ShareBar() -> impl IntoView {
             return;
         };
         input.set_value("");
+        // Refused before it is read: a huge file would stall the page and its memory.
+        if let Err(notice) = history::check_import_size(file.size() as u64) {
+            let lang_message = (notice.message(Lang::En), notice.message(Lang::Zh));
+            session.notify(notice);
+            return message.set(Some(lang_message));
+        }
         spawn_local(async move {
             let text = JsFuture::from(file.text())
                 .await
@@ -127,7 +144,14 @@ pub fn ShareBar() -> impl IntoView {
             match ExportDocument::from_json(&text) {
                 Ok(document) => {
                     let count = document.runs.len();
-                    session.replace(document.runs);
+                    // The same scrubbing as measured runs; numbers that do not rise are
+                    // renumbered, and the page says so.
+                    let (runs, notice) =
+                        history::prepare_runs(document.runs, gate.scrubber().as_ref());
+                    session.replace(runs);
+                    if let Some(notice) = notice {
+                        session.notify(notice);
+                    }
                     message.set(Some((
                         format!("Imported {count} runs."),
                         format!("已导入 {count} 次运行。"),

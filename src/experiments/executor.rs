@@ -27,7 +27,6 @@ use ttft_core::measure::{InputError, RunPlan};
 
 use super::{ExperimentControl, ExperimentState, Experiments};
 use crate::clock;
-use crate::embed;
 use crate::run::{self, RunControl, RunOptions};
 
 /// Longest sleep of the timed schedule between checks of Stop, ms.
@@ -149,10 +148,9 @@ impl Runner {
         let sample = RunSample::from_record(&record);
         if let Some(session) = self.experiments.session {
             let kept = session.push(record);
-            session.save(false);
             self.experiments.embed.with_value(|embed| {
                 if let Some(embed) = embed {
-                    embed.post("ttft-meter.run", embed::run_message(&kept));
+                    embed.post_run(&kept);
                 }
             });
         }

@@ -5,7 +5,10 @@ use js_sys::{Reflect, Uint8Array};
 use ttft_core::measure::FetchError as EngineFetchError;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{AbortSignal, Headers, ReadableStreamDefaultReader, Request, RequestInit, Response};
+use web_sys::{
+    AbortSignal, Headers, ReadableStreamDefaultReader, Request, RequestInit, RequestRedirect,
+    Response, ResponseType,
+};
 
 use super::{HttpRequest, TransportEvent};
 
@@ -30,6 +33,9 @@ pub enum FetchFailure {
     Aborted,
     /// The request could not even be built (an invalid URL or header value).
     InvalidRequest(String),
+    /// The server answered with a redirect, which is never followed (the request carries
+    /// the key).
+    Redirected,
 }
 
 impl FetchFailure {
@@ -72,6 +78,9 @@ pub async fn open(
     init.set_method(request.method);
     init.set_headers(&headers);
     init.set_signal(Some(signal));
+    // Never follow a redirect: the key must not go to another address. 'manual' tells the
+    // redirect apart from a network failure (an opaque-redirect response).
+    init.set_redirect(RequestRedirect::Manual);
     if let Some(body) = &request.body {
         init.set_body(&JsValue::from_str(body));
     }
@@ -83,6 +92,9 @@ pub async fn open(
         .map_err(FetchFailure::from_js)?
         .dyn_into()
         .map_err(FetchFailure::from_js)?;
+    if response.type_() == ResponseType::Opaqueredirect {
+        return Err(FetchFailure::Redirected);
+    }
     let header = |name: &str| response.headers().get(name).ok().flatten();
     let head = ResponseHead {
         status: response.status(),
@@ -178,6 +190,10 @@ pub async fn fetch_events(
             FetchFailure::Aborted => ("AbortError".to_string(), String::new()),
             FetchFailure::Network(message) => ("TypeError".to_string(), message),
             FetchFailure::InvalidRequest(message) => ("InvalidRequest".to_string(), message),
+            FetchFailure::Redirected => (
+                ttft_core::measure::REDIRECT_ERROR_NAME.to_string(),
+                "the server answered with a redirect, which was not followed".to_string(),
+            ),
         };
         TransportEvent::Failed {
             at_ms: now_ms(),

@@ -25,6 +25,9 @@ pub enum NetworkFailure {
     Timeout,
     /// The user pressed Stop.
     Aborted,
+    /// The server answered with a redirect (3xx). The page never follows one: the request
+    /// carries the key, which must not go to the new address.
+    Redirected,
 }
 
 /// What went wrong inside an HTTP 2xx stream.
@@ -223,6 +226,9 @@ pub enum Cause {
     },
     /// The user stopped the run.
     Aborted,
+    /// The server redirected the request; it was not followed, so the key did not go to the
+    /// new address.
+    Redirected,
     /// An error inside the 200 stream.
     MidStreamError {
         /// The provider's error type or code.
@@ -624,6 +630,7 @@ pub fn diagnose(context: &FailureContext) -> Option<Diagnosis> {
     let ok_status = status.is_some_and(|s| (200..300).contains(&s));
     let (cause, quote) = match (context.network_failure, status) {
         (Some(NetworkFailure::Aborted), _) => (Cause::Aborted, None),
+        (Some(NetworkFailure::Redirected), _) => (Cause::Redirected, None),
         (Some(NetworkFailure::Timeout), _) => (
             Cause::Timeout {
                 after_ms: context.elapsed_ms,
@@ -787,6 +794,7 @@ impl Cause {
             Cause::MalformedChunk { .. } => "malformed_chunk",
             Cause::EmptyStream => "empty_stream",
             Cause::EndedWithoutTerminal => "ended_without_terminal",
+            Cause::Redirected => "redirected",
         }
     }
 
@@ -853,6 +861,7 @@ impl Cause {
                 }
             }
             Cause::Aborted => tr(lang, "The run was stopped.", "运行已被停止。"),
+            Cause::Redirected => tr(lang, "The server redirected the request to another address. The page does not follow redirects: the key was not sent to the new address, and the run stopped there.", "服务器把请求重定向到了另一个地址。本页面不跟随重定向：密钥没有发送到新地址，运行就此停止。"),
             Cause::MidStreamError { error_kind } => match (lang, error_kind) {
                 (Lang::En, Some(kind)) => format!("The stream started (HTTP 200) and then the provider reported an error ({kind})."),
                 (Lang::En, None) => "The stream started (HTTP 200) and then the provider reported an error.".to_owned(),
@@ -903,6 +912,7 @@ impl Cause {
             Cause::ConnectionFailed { .. } => tr(lang, "Open the browser console (F12) to see whether it reports CORS or a refused connection, then check the reasons above.", "请打开浏览器控制台（F12）查看报告的是 CORS 还是连接被拒绝，然后逐一检查上述原因。"),
             Cause::Timeout { .. } => tr(lang, "Raise the timeout for long prompts, or shorten the prompt; if short prompts also time out, the server is queueing or stalled.", "长提示词请调高超时时间，或缩短提示词；如果短提示词也超时，说明服务器在排队或卡住了。"),
             Cause::Aborted => tr(lang, "Run again when ready; what was measured before the stop is kept.", "准备好后可再次运行；停止前测到的数据已保留。"),
+            Cause::Redirected => tr(lang, "Check the base URL: a redirect usually means http instead of https, a missing or extra path segment, or a login page or proxy in front of the API. If the new address is right, type it as the base URL (the page then asks before sending the key there).", "请检查基础 URL：重定向通常意味着用了 http 而不是 https、路径多了或少了一段，或 API 前面有登录页或代理。如果新地址是对的，请把它填为基础 URL（页面会在向其发送密钥前先询问）。"),
             Cause::MidStreamError { .. } => tr(lang, "Retry; if it repeats, try another model or a shorter prompt. The times measured before the error are kept.", "请重试；如果反复出现，请换一个模型或缩短提示词。出错前测到的时间已保留。"),
             Cause::MalformedChunk { .. } => tr(lang, "Check that the selected protocol matches the server (OpenAI Chat, Anthropic Messages or OpenAI Responses), and look at the raw stream in the log.", "请确认所选协议与服务器一致（OpenAI Chat、Anthropic Messages 或 OpenAI Responses），并查看日志中的原始流。"),
             Cause::EmptyStream => tr(lang, "Check the model name and max tokens (a reasoning model can spend the whole budget thinking without showing text), and that the protocol matches the server.", "请检查模型名称和最大 token 数（推理模型可能把全部额度用于思考而不输出文本），以及协议是否与服务器一致。"),

@@ -35,17 +35,30 @@ pub fn ExperimentsPanel(
     let requested = use_context::<crate::embed::ExperimentRequest>().and_then(|request| request.0);
     let choice = ExperimentChoice::new(requested.as_deref());
     let input_error = RwSignal::new(None::<Bilingual>);
-    let run = move |_| {
-        let lang = i18n.lang_untracked();
-        let result = form
-            .series()
-            .map_err(|error| Bilingual::from_fn(|lang| error.message(lang)))
-            .and_then(|series| {
-                experiments
-                    .start(choice.experiment(), choice.inputs(), series.run, lang)
-                    .map_err(|error| Bilingual::from_fn(|lang| error.message(lang)))
-            });
-        input_error.set(result.err());
+    let gate = crate::key_gate::use_key_gate();
+    let run = move |event: web_sys::MouseEvent| {
+        // Where the runs go; the key goes along only if the key gate says so.
+        let target_url = match form.series_with_key(None) {
+            Ok(series) => series.run.request().url.clone(),
+            Err(error) => return input_error.set(Some(Bilingual::from_fn(|lang| error.message(lang)))),
+        };
+        gate.request(&target_url, event.time_stamp(), move |_| {
+            let lang = i18n.lang_untracked();
+            // The key of the URL the runs go to now (the form may have changed meanwhile).
+            let result = form
+                .series_with_key(None)
+                .and_then(|keyless| {
+                    let key = gate.allowed_key(&keyless.run.request().url);
+                    form.series_with_key(key.as_deref())
+                })
+                .map_err(|error| Bilingual::from_fn(|lang| error.message(lang)))
+                .and_then(|series| {
+                    experiments
+                        .start(choice.experiment(), choice.inputs(), series.run, lang)
+                        .map_err(|error| Bilingual::from_fn(|lang| error.message(lang)))
+                });
+            input_error.set(result.err());
+        });
     };
     let error = move || input_error.get().or_else(|| experiments.error.get());
     view! {

@@ -178,6 +178,8 @@ pub struct StreamReader {
     progress: Progress,
     /// The limit error that stopped the stream, kept past [`SseParser::finish`].
     failure: Option<LineTooLong>,
+    /// Whether the summary keeps the texts (see [`StreamReader::without_text`]).
+    keep_text: bool,
 }
 
 impl StreamReader {
@@ -192,12 +194,24 @@ impl StreamReader {
         Self::with_parser(dialect, SseParser::with_max_event_bytes(max_event_bytes))
     }
 
+    /// A reader that keeps no text: each [`DecodedEvent`] carries its piece, and the
+    /// summary's texts and first-event indices stay empty. What the measurement engine
+    /// uses, so a run's memory does not grow with its answer (the caller hands each piece
+    /// on and forgets it).
+    pub fn without_text(dialect: Option<Dialect>) -> Self {
+        Self {
+            keep_text: false,
+            ..Self::new(dialect)
+        }
+    }
+
     fn with_parser(dialect: Option<Dialect>, parser: SseParser) -> Self {
         Self {
             parser,
             decoder: Decoder::new(dialect),
             progress: Progress::default(),
             failure: None,
+            keep_text: true,
         }
     }
 
@@ -225,15 +239,18 @@ impl StreamReader {
             decoder,
             progress,
             failure,
+            keep_text,
         } = self;
         let fed = parser.feed_with(bytes, &mut |event| {
-            if let Some(name) = event.event {
+            if let (true, Some(name)) = (*keep_text, event.event) {
                 if !progress.event_names.contains(name) {
                     progress.event_names.insert(name.to_owned());
                 }
             }
             let decoded = decoder.decode_ref(event);
-            progress.record(&decoded);
+            if *keep_text {
+                progress.record(&decoded);
+            }
             out.push(decoded);
         });
         if let Err(error) = &fed {
@@ -316,7 +333,9 @@ impl StreamReader {
     pub fn finish_into(&mut self, out: &mut Vec<DecodedEvent>) -> StreamSummary {
         self.parser.finish();
         if let Some(released) = self.decoder.finish() {
-            self.progress.record(&released);
+            if self.keep_text {
+                self.progress.record(&released);
+            }
             out.push(released);
         }
         self.summary()

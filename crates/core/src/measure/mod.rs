@@ -37,16 +37,19 @@
 //! ```
 
 mod plan;
+mod shown;
 
 pub use plan::{
     parse_count, CountField, InputError, RunInput, RunPlan, SeriesInput, SeriesPlan,
     DEFAULT_TIMEOUT_S, MAX_OUTPUT_TOKENS, MAX_RUNS, MAX_TIMEOUT_S,
 };
+pub use shown::{cut_note, ShownText, MAX_SHOWN_TEXT_BYTES};
 
 use crate::diagnosis::{diagnose, FailureContext, NetworkFailure};
-use crate::dialect::{DecodedEvent, StreamReader};
+use crate::dialect::{DecodedEvent, StreamError, StreamReader, Usage};
 use crate::record::{DiagnosisText, RunRecord, Transport};
 use crate::request::RequestDescription;
+use crate::scrub::{KeyScrubber, StreamScrub};
 use crate::timeline::{
     NetworkBreakdown, PaintMethod, PaintTarget, ResourceTiming, RunOutcome, RunTimeline,
 };
@@ -54,6 +57,52 @@ use crate::timeline::{
 /// The most of a non-2xx body kept for the diagnosis; the rest is counted, not stored. A
 /// hostile or broken server can send an endless error page.
 pub const MAX_ERROR_BODY_BYTES: usize = 64 * 1024;
+
+/// The most kept of a provider's error message inside a stream, and of the JSON of its raw
+/// error object and of its usage object (each, bytes): the record is stored and exported,
+/// a provider could put a megabyte there. A longer message is cut with `…`; a longer raw
+/// object is replaced by the first [`MAX_PROVIDER_TEXT_BYTES`] of its JSON, as a string
+/// ending in `…`.
+pub const MAX_PROVIDER_TEXT_BYTES: usize = 16 * 1024;
+
+/// The name a transport gives the failure of a request the server redirected: the
+/// transports never follow a redirect (`redirect: 'manual'`), since the request carries
+/// the key, and report an opaque-redirect answer as this error.
+pub const REDIRECT_ERROR_NAME: &str = "RedirectError";
+
+/// The first `max_bytes` of `text` at a character boundary, with `…` when cut.
+pub fn cut_text(text: &str, max_bytes: usize) -> std::borrow::Cow<'_, str> {
+    if text.len() <= max_bytes {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut end = max_bytes;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    std::borrow::Cow::Owned(format!("{}…", &text[..end]))
+}
+
+/// A provider's JSON object as kept: itself when its JSON is at most `max_bytes`, else the
+/// cut JSON text as a string.
+fn cut_json(value: &mut serde_json::Value, max_bytes: usize) {
+    let text = value.to_string();
+    if text.len() > max_bytes {
+        *value = serde_json::Value::String(cut_text(&text, max_bytes).into_owned());
+    }
+}
+
+/// A provider's stream error as kept: message and raw object bounded.
+fn bound_stream_error(error: &mut StreamError) {
+    if let Some(kind) = &mut error.kind {
+        if kind.len() > 256 {
+            *kind = cut_text(kind, 256).into_owned();
+        }
+    }
+    if error.message.len() > MAX_PROVIDER_TEXT_BYTES {
+        error.message = cut_text(&error.message, MAX_PROVIDER_TEXT_BYTES).into_owned();
+    }
+    cut_json(&mut error.raw, MAX_PROVIDER_TEXT_BYTES);
+}
 
 /// Why the glue aborted a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -195,13 +244,44 @@ impl<'a> FinishContext<'a> {
     }
 }
 
+/// What a [`Measurement`] holds, in bytes (see [`Measurement::retained`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Retained {
+    /// The kept part of an error body (at most [`MAX_ERROR_BODY_BYTES`]).
+    pub error_body_bytes: usize,
+    /// One arrival time (8 bytes) per event that carried text: the ITL distribution.
+    pub text_arrival_bytes: usize,
+    /// The provider's error and usage objects (each at most [`MAX_PROVIDER_TEXT_BYTES`] of
+    /// JSON, plus its message).
+    pub provider_object_bytes: usize,
+    /// Scratch buffers reused between reads (the events of the largest read so far).
+    pub scratch_bytes: usize,
+}
+
+impl Retained {
+    /// Everything counted.
+    pub fn total_bytes(&self) -> usize {
+        self.error_body_bytes
+            + self.text_arrival_bytes
+            + self.provider_object_bytes
+            + self.scratch_bytes
+    }
+}
+
 /// One run being measured. Feed it the transport's events in order, with their times.
+///
+/// It keeps no text of the answer or the reasoning: each piece is handed to the view in a
+/// [`Progress::Text`] and forgotten (the view bounds what it shows). Every provider string
+/// it hands out or records is scrubbed of the plan's key first ([`crate::scrub`]).
 #[derive(Debug, Clone)]
 pub struct Measurement {
     plan: RunPlan,
     paint_key: u32,
     timeline: RunTimeline,
     reader: StreamReader,
+    scrubber: Option<KeyScrubber>,
+    reasoning_scrub: StreamScrub,
+    answer_scrub: StreamScrub,
     head: Option<ResponseHead>,
     error_body: Vec<u8>,
     error_body_dropped_bytes: u64,
@@ -223,12 +303,46 @@ impl Measurement {
             plan: plan.clone(),
             paint_key,
             timeline: RunTimeline::new(clicked_ms, request_started_ms),
-            reader: StreamReader::new(plan.dialect),
+            reader: StreamReader::without_text(plan.dialect),
+            scrubber: plan
+                .key
+                .as_ref()
+                .and_then(|key| KeyScrubber::new(key.expose())),
+            reasoning_scrub: StreamScrub::default(),
+            answer_scrub: StreamScrub::default(),
             head: None,
             error_body: Vec::new(),
             error_body_dropped_bytes: 0,
             decoded: Vec::new(),
             route: RequestRoute::default(),
+        }
+    }
+
+    /// What this run holds in memory, by kind. Bounded by [`MAX_ERROR_BODY_BYTES`], twice
+    /// [`MAX_PROVIDER_TEXT_BYTES`] and 8 bytes per text event, plus the scratch of the
+    /// largest read; the stream reader's buffer of an unfinished line or event comes on top
+    /// (at most `sse::MAX_EVENT_BYTES`, see [`StreamReader::buffered_bytes`]).
+    pub fn retained(&self) -> Retained {
+        let json_bytes = |value: &serde_json::Value| value.to_string().len();
+        let error_bytes = match &self.timeline.outcome {
+            RunOutcome::StreamError { error } => error.message.len() + json_bytes(&error.raw),
+            _ => 0,
+        };
+        let usage_bytes = self
+            .timeline
+            .usage
+            .as_ref()
+            .map_or(0, |usage| json_bytes(&usage.raw));
+        let scratch_bytes = self
+            .decoded
+            .iter()
+            .map(|event| event.reasoning.len() + event.answer.len())
+            .sum::<usize>();
+        Retained {
+            error_body_bytes: self.error_body.len(),
+            text_arrival_bytes: self.timeline.text_arrivals_ms.len() * std::mem::size_of::<f64>(),
+            provider_object_bytes: error_bytes + usage_bytes,
+            scratch_bytes,
         }
     }
 
@@ -280,7 +394,7 @@ impl Measurement {
             self.timeline
                 .on_malformed_chunk(now_ms, "a chunk was not valid JSON");
         }
-        for event in &decoded {
+        for event in &mut decoded {
             self.on_event(now_ms, event, out);
         }
         self.decoded = decoded;
@@ -303,14 +417,48 @@ impl Measurement {
         self.error_body_dropped_bytes += (bytes.len() - kept) as u64;
     }
 
+    /// Scrubs the key out of what the provider sent in one event (streamed texts with
+    /// what was shown before them, an error whole) and bounds its error.
+    fn clean_event(&mut self, event: &mut DecodedEvent) {
+        if let Some(scrubber) = &self.scrubber {
+            if !event.reasoning.is_empty() {
+                scrubber.scrub_stream(&mut self.reasoning_scrub, &mut event.reasoning);
+            }
+            if !event.answer.is_empty() {
+                scrubber.scrub_stream(&mut self.answer_scrub, &mut event.answer);
+            }
+            if let Some(reason) = &mut event.finish_reason {
+                scrubber.scrub_in_place(reason);
+            }
+        }
+        if let Some(error) = &mut event.error {
+            bound_stream_error(error);
+            if let Some(scrubber) = &self.scrubber {
+                scrubber.scrub_stream_error(error);
+            }
+        }
+    }
+
+    /// The decoder's usage as kept: raw object bounded and scrubbed.
+    fn clean_usage(&self, usage: &Usage) -> Usage {
+        let mut usage = usage.clone();
+        cut_json(&mut usage.raw, MAX_PROVIDER_TEXT_BYTES);
+        if let Some(scrubber) = &self.scrubber {
+            scrubber.scrub_json(&mut usage.raw);
+        }
+        usage
+    }
+
     /// One decoded event: the timeline first, then what the view needs. First-token times
     /// are read from the instants the timeline just set, so nothing here repeats them.
-    fn on_event(&mut self, now_ms: f64, event: &DecodedEvent, out: &mut Vec<Progress>) {
+    fn on_event(&mut self, now_ms: f64, event: &mut DecodedEvent, out: &mut Vec<Progress>) {
+        self.clean_event(event);
         let before = self.timeline.instants.clone();
         self.timeline.on_event(now_ms, event);
         if event.usage_updated {
             if let Some(usage) = self.reader.usage() {
-                self.timeline.set_usage(usage);
+                let usage = self.clean_usage(usage);
+                self.timeline.set_usage(&usage);
             }
         }
         let after = &self.timeline.instants;
@@ -353,8 +501,8 @@ impl Measurement {
     pub fn on_end(&mut self, now_ms: f64, out: &mut Vec<Progress>) {
         if self.streaming_body() {
             let mut released = Vec::new();
-            self.reader.finish_into(&mut released);
-            for event in &released {
+            let _summary = self.reader.finish_into(&mut released);
+            for event in &mut released {
                 self.on_event(now_ms, event, out);
             }
         }
@@ -374,6 +522,7 @@ impl Measurement {
             ("AbortError", Some(AbortReason::TtftOnly | AbortReason::Unreadable)) => return,
             ("AbortError", Some(AbortReason::Timeout)) => NetworkFailure::Timeout,
             ("AbortError", _) => NetworkFailure::Aborted,
+            (REDIRECT_ERROR_NAME, _) => NetworkFailure::Redirected,
             _ => NetworkFailure::NetworkError,
         };
         // The connection dropped after a 2xx stream had started: the stream was cut off
@@ -421,8 +570,9 @@ impl Measurement {
             .then(|| diagnose(&self.failure_context(&description, context)))
             .flatten();
         let dialect = self.head.is_some().then(|| self.reader.dialect());
+        let scrubber = self.scrubber.clone();
         let timeline = self.timeline;
-        RunRecord {
+        let mut record = RunRecord {
             run_index: 0,
             started_at: context.started_at.to_owned(),
             settings: self.plan.settings(dialect.or(self.plan.dialect)),
@@ -449,7 +599,11 @@ impl Measurement {
             diagnosis: diagnosis.as_ref().map(DiagnosisText::of),
             experiment: self.plan.experiment.clone(),
             instants: timeline.instants,
+        };
+        if let Some(scrubber) = scrubber {
+            scrubber.scrub_record(&mut record);
         }
+        record
     }
 
     fn failure_context(
@@ -460,8 +614,13 @@ impl Measurement {
         let mut failure = FailureContext::from_run(&self.timeline, description);
         failure.content_type = self.head.as_ref().map(|head| head.content_type.clone());
         failure.retry_after = self.head.as_ref().and_then(|head| head.retry_after.clone());
-        failure.response_body = (!self.error_body.is_empty())
-            .then(|| String::from_utf8_lossy(&self.error_body).into_owned());
+        failure.response_body = (!self.error_body.is_empty()).then(|| {
+            let body = String::from_utf8_lossy(&self.error_body);
+            match &self.scrubber {
+                Some(scrubber) => scrubber.scrub(&body).into_owned(),
+                None => body.into_owned(),
+            }
+        });
         failure.now_unix_s = context.now_unix_s;
         failure.page_is_https = context.page_is_https;
         failure

@@ -129,6 +129,7 @@ pub fn error_type(outcome: &RunOutcome) -> Option<String> {
                 NetworkFailure::NetworkError => "network_error",
                 NetworkFailure::Timeout => "timeout",
                 NetworkFailure::Aborted => "aborted",
+                NetworkFailure::Redirected => "redirected",
             }
             .to_owned(),
         ),

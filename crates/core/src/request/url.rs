@@ -73,6 +73,9 @@ pub enum UrlError {
     /// No host after the scheme.
     #[error("The URL has no host name.")]
     MissingHost,
+    /// A user name or password before the host (`https://user:password@host`).
+    #[error("The URL holds a user name or password (user:password@host). Remove it: addresses are shown, stored, exported and sent to the server's logs, and browsers refuse to fetch such URLs. Type the key in the API key field instead.")]
+    Credentials,
 }
 
 /// The endpoint derived from what the user typed.
@@ -216,6 +219,9 @@ pub fn normalize_base_url(input: &str, protocol: Protocol) -> Result<Endpoint, U
         Some(slash) => (&rest[..slash], &rest[slash..]),
         None => (rest, ""),
     };
+    if authority.contains('@') {
+        return Err(UrlError::Credentials);
+    }
     let host = host_without_port(authority).to_ascii_lowercase();
     if host.is_empty() {
         return Err(UrlError::MissingHost);
@@ -352,6 +358,7 @@ impl UrlError {
                 format!("只能调用 http:// 和 https:// 的 URL（填写的是 {scheme}://）。")
             }
             UrlError::MissingHost => "URL 中没有主机名。".to_owned(),
+            UrlError::Credentials => "URL 中含有用户名或密码（user:password@host）。请删除：地址会被显示、保存、导出并出现在服务器日志中，而且浏览器拒绝请求这样的 URL。请把密钥填在 API 密钥输入框中。".to_owned(),
         };
         lang.pick(self.to_string(), zh)
     }
