@@ -572,6 +572,7 @@ impl Runner {
         // Experiment runs are results like any other: kept, stored and posted.
         if let Some(session) = self.experiments.session {
             let kept = session.push(record);
+            crate::fleet::run_kept(&kept);
             session.save(false);
             self.experiments.embed.with_value(|embed| {
                 if let Some(embed) = embed {

@@ -7,6 +7,7 @@ pub mod clock;
 pub mod components;
 pub mod embed;
 pub mod experiments;
+pub mod fleet;
 pub mod form;
 pub mod i18n;
 pub mod paint;

@@ -543,7 +543,7 @@ impl SharedResults {
 
     /// Statistics of one metric over the successful runs ([`SHARED_METRICS`]); `None` when
     /// none measured it.
-    pub fn summary(&self, metric: fn(&SharedRun) -> Option<f64>) -> Option<Summary> {
+    pub fn summary(&self, metric: ReadShared) -> Option<Summary> {
         let samples: Vec<f64> = self.counted_runs().filter_map(metric).collect();
         Summary::from_samples(&samples).ok().flatten()
     }
@@ -560,8 +560,11 @@ impl SharedRun {
     }
 }
 
+/// How to read one metric of a shared run.
+pub type ReadShared = fn(&SharedRun) -> Option<f64>;
+
 /// The metrics a link carries, by their names (DESIGN.md §2), with how to read each.
-pub const SHARED_METRICS: [(&str, fn(&SharedRun) -> Option<f64>); 7] = [
+pub const SHARED_METRICS: [(&str, ReadShared); 7] = [
     ("ttft_ms", |run| run.ttft_ms),
     ("ttfa_ms", |run| run.ttfa_ms),
     ("ttfr_ms", |run| run.ttfr_ms),
