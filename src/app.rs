@@ -20,6 +20,12 @@ use crate::components::live::{LivePanes, LiveRun, Readouts};
 use crate::components::results::{RunDetail, RunsFilter, RunsTable, RunsView, SummaryTable};
 use crate::components::share::HistoryList;
 use crate::embed::{self, Embed, ExperimentRequest};
+use crate::fleet::otlp::OtlpStatusLine;
+use crate::fleet::probe::{ProbeNotice, ProbeState};
+use crate::fleet::settings::FleetSettings;
+use crate::fleet::share::{self, SharedLinkError, SharedView};
+use crate::fleet::slo::SloSummary;
+use crate::fleet::{self, Fleet};
 use crate::form::FormState;
 use crate::i18n::{browser_lang, provide_i18n, use_i18n};
 use crate::key_gate::{KeyConsent, KeyGate};
@@ -27,17 +33,29 @@ use crate::run::{self, RunControl, RunOptions};
 use crate::session::Session;
 use crate::{paint, persist, transport};
 
-/// Runs the series one run after the other (a warm-up first when asked); a failed run is
-/// recorded with its diagnosis and the series goes on; Stop ends the series. Each finished
-/// run is kept by the session and posted to the host page.
-async fn run_series(
-    series: SeriesPlan,
-    clicked_ms: f64,
+/// What a series needs from the page. Cheap to clone.
+#[derive(Clone)]
+struct SeriesContext {
     live: LiveRun,
     session: Session,
     embed: Embed,
     control: StoredValue<Option<RunControl>, LocalStorage>,
-) {
+    fleet: Fleet,
+}
+
+/// Runs the series one run after the other (a warm-up first when asked); a failed run is
+/// recorded with its diagnosis and the series goes on; Stop ends the series. Each finished
+/// run is kept by the session, posted to the host page and handed to the fleet export.
+/// Returns whether Stop ended it.
+async fn run_series(series: SeriesPlan, clicked_ms: Option<f64>, context: &SeriesContext) -> bool {
+    let SeriesContext {
+        live,
+        session,
+        embed,
+        control,
+        fleet,
+    } = context.clone();
+    let mut stopped = false;
     let total = series.total_runs() as usize;
     for index in 0..total {
         let run_control = RunControl::default();
@@ -47,23 +65,83 @@ async fn run_series(
         live.sent();
         let options = RunOptions {
             // Only the first run starts with the user's click; later runs are scheduled.
-            clicked_ms: (index == 0).then_some(clicked_ms),
+            clicked_ms: clicked_ms.filter(|_| index == 0),
             warm_up: series.warm_up && index == 0,
             painted: true,
         };
-        let record = run::measure(&series.run, options, &run_control, |progress| {
+        let (plan, ids) = fleet.prepare(&series.run);
+        let mut record = run::measure(&plan, options, &run_control, |progress| {
             live.apply(progress)
         })
         .await;
+        // A failure with trace context on: was it the traceparent header?
+        let trace_refused = fleet::trace::check_failed_run(&plan, &mut record).await;
         live.finish(&record);
-        let repeatable = repeating_can_succeed(&record.outcome);
+        let repeatable = repeating_can_succeed(&record.outcome) && !trace_refused;
         let kept = session.push(record);
         embed.post_run(&kept);
-        if run_control.stopped() || !repeatable {
+        fleet.kept(&kept, ids);
+        stopped = run_control.stopped();
+        if stopped || !repeatable {
             break;
         }
     }
     control.set_value(None);
+    stopped
+}
+
+/// Runs a series with the live view, then saves and posts the summary (with the SLO
+/// result when SLOs are set). Returns whether Stop ended the series.
+async fn run_and_report(
+    series: SeriesPlan,
+    clicked_ms: Option<f64>,
+    context: SeriesContext,
+) -> bool {
+    let live = context.live;
+    live.streaming.set(true);
+    let ticker = set_interval_with_handle(move || live.tick(), Duration::from_millis(100)).ok();
+    let stopped = run_series(series, clicked_ms, &context).await;
+    if let Some(ticker) = ticker {
+        ticker.clear();
+    }
+    live.streaming.set(false);
+    context.session.save();
+    // From the session's records, as the run messages are: the same (canonical) numbers in
+    // both, and the same path as the page's summary table.
+    let (total_runs, summary) = context.session.runs.with_untracked(|records| {
+        let summary = cohort_summary(records, Cohort::All).ok().flatten();
+        (records.len(), summary)
+    });
+    context.embed.post(
+        "ttft-meter.summary",
+        embed::summary_message(total_runs, summary.as_ref(), context.fleet.summary_slo()),
+    );
+    stopped
+}
+
+/// Probe mode (`probe=N`): once the page is ready, N runs without a click, unless a key is
+/// set or it already ran in this tab (the notice says which). Probe runs never carry a key.
+fn start_probe(requested: Option<&str>, form: FormState, context: SeriesContext) {
+    let state = context.fleet.probe;
+    let runs = match fleet::probe::start(requested, &form.api_key.get_untracked()) {
+        None => return,
+        Some(Err(error)) => return state.set(ProbeState::Refused(error)),
+        Some(Ok(runs)) => runs,
+    };
+    let mut series = match form.series_with_key(None) {
+        Ok(series) => series,
+        Err(error) => return context.live.refuse(error),
+    };
+    series.measured_runs = runs;
+    series.warm_up = false;
+    let host = ttft_core::otlp::ServerAddress::from_url(&series.run.endpoint.endpoint_url)
+        .map(|server| server.host)
+        .unwrap_or_default();
+    state.set(ProbeState::Running { runs, host });
+    spawn_local(async move {
+        let stopped = run_and_report(series, None, context).await;
+        state.set(ProbeState::Done { runs, stopped });
+    });
 }
 
 /// Whether the next run of a series can end differently: not after the server refused the
@@ -131,6 +209,16 @@ pub fn App() -> impl IntoView {
     // Which runs the results show; an experiment that starts shows its own.
     let runs_filter = RwSignal::new(RunsFilter::All);
     provide_context(runs_filter);
+    let fleet = Fleet::new(
+        &config,
+        session,
+        &form.api_key.get_untracked(),
+        live.streaming.into(),
+    );
+    // A share link shows someone's results instead of the meter (until "Measure it yourself").
+    let shared_link = share::read_fragment();
+    let shared = RwSignal::new(shared_link.clone().and_then(Result::ok));
+    let shared_error = shared_link.and_then(Result::err);
     let theme = RwSignal::new(config.theme.or_else(|| {
         persist::load_preference(persist::THEME_SLOT).and_then(|code| Theme::parse(&code))
     }));
@@ -143,6 +231,13 @@ pub fn App() -> impl IntoView {
         serde_json::json!({ "page_origin": persist::page_origin() }),
     );
     let control = StoredValue::new_local(None::<RunControl>);
+    let context = SeriesContext {
+        live,
+        session,
+        embed: embed.clone(),
+        control,
+        fleet,
+    };
     paint::install_observer();
     // `None` while the page starts (the fetch worker, and asking whether ttft-sim serves
     // this page), then the transport runs will use: the widget is ready.
@@ -150,6 +245,8 @@ pub fn App() -> impl IntoView {
     provide_context(transport);
     // Whether the page's own origin is the simulator: only then is it the default endpoint.
     let simulator = RwSignal::new(None::<bool>);
+    let probe_request = config.probe.clone();
+    let probe_context = context.clone();
     spawn_local(async move {
         let (api_base, kind) =
             futures_util::future::join(crate::form::detect_simulator(), transport::prewarm()).await;
@@ -158,12 +255,15 @@ pub fn App() -> impl IntoView {
         }
         simulator.set(Some(api_base.is_some()));
         transport.set(Some(kind));
+        // Someone opening a share link is looking at results, not measuring.
+        if shared.get_untracked().is_none() {
+            start_probe(probe_request.as_deref(), form, probe_context);
+        }
     });
     let compact = config.compact;
     // Shown on the root for scripts and tests until the experiments panel reads the context.
     let experiment = config.experiment.clone();
     let refused_keys = config.refused_keys.clone();
-    let post_embed = embed.clone();
     // The wasm heap after the last series, for tests of the memory bound.
     let wasm_bytes = RwSignal::new(wasm_memory_bytes());
 
@@ -188,40 +288,15 @@ pub fn App() -> impl IntoView {
         // The answer must be on screen to be painted (Element Timing reports only what is
         // painted in the viewport), and the user is looking for it anyway.
         scroll_into_view("answer-pane");
-        live.streaming.set(true);
-        let ticker = set_interval_with_handle(move || live.tick(), Duration::from_millis(100)).ok();
-        let post_embed = post_embed.clone();
+        let context = context.clone();
         spawn_local(async move {
-            run_series(
-                series,
-                clicked_ms,
-                live,
-                session,
-                post_embed.clone(),
-                control,
-            )
-            .await;
-            if let Some(ticker) = ticker {
-                ticker.clear();
-            }
-            live.streaming.set(false);
-            session.save();
+            run_and_report(series, Some(clicked_ms), context).await;
             wasm_bytes.set(wasm_memory_bytes());
             #[allow(clippy::panic)]
             if crate::crash::debug_panic_requested() {
                 // `debug_panic=1`: the crash banner, on purpose, after the run was saved.
                 panic!("debug_panic=1: a panic on purpose, to show the crash banner");
             }
-            // From the session's records, as the run messages are: the same (canonical)
-            // numbers in both, and the same path as the page's summary table.
-            let (total_runs, summary) = session.runs.with_untracked(|records| {
-                let summary = cohort_summary(records, Cohort::All).ok().flatten();
-                (records.len(), summary)
-            });
-            post_embed.post(
-                "ttft-meter.summary",
-                embed::summary_message(total_runs, summary.as_ref()),
-            );
         });
     };
     let send = move |event: MouseEvent| {
@@ -236,13 +311,15 @@ pub fn App() -> impl IntoView {
         // The user's start: the click's own timestamp, on the page clock.
         gate.request(&target_url, event.time_stamp(), start_series.clone());
     };
-    let stop = move |_| {
+    let stop = move || {
         control.with_value(|run_control| {
             if let Some(run_control) = run_control {
                 run_control.stop();
             }
         });
     };
+
+    let close_shared = Callback::new(move |()| shared.set(None));
 
     view! {
         <main
@@ -251,6 +328,7 @@ pub fn App() -> impl IntoView {
             data-experiment=experiment
             data-transport=move || transport.get().map_or("starting", Transport::code)
             data-wasm-bytes=move || wasm_bytes.get().to_string()
+            data-shared=move || shared.with(Option::is_some).to_string()
         >
             <header>
                 <h1>"TTFT Meter"</h1>
@@ -263,36 +341,45 @@ pub fn App() -> impl IntoView {
                 <LanguageSwitch />
                 <ThemeSwitch theme=theme />
             </header>
-            <KeyRefusedNotice names=refused_keys />
-            <ChooseEndpointNotice form=form simulator=simulator />
-            <HistoryNotices session=session />
-            <KeyConsent />
-            <EndpointForm form=form streaming=live.streaming />
-            <section class="panel" aria-labelledby="run-heading">
-                <h2 id="run-heading">{move || i18n.t("Run", "运行")}</h2>
-                <div class="actions">
-                    <button
-                        class="primary"
-                        data-testid="send"
-                        on:click=send
-                        disabled=move || live.streaming.get()
-                    >
-                        {move || i18n.t("Send", "发送")}
-                    </button>
-                    <button data-testid="stop" on:click=stop disabled=move || !live.streaming.get()>
-                        {move || i18n.t("Stop", "停止")}
-                    </button>
-                    <span class="status" data-testid="status" data-state=move || live.status.get().code() role="status">
-                        {move || status_text(live)}
-                    </span>
-                </div>
-                <RunProgress live=live />
-                <Readouts live=live />
-                <LivePanes live=live />
-            </section>
-            <Results session=session filter=runs_filter />
-            <ExperimentsPanel form=form />
-            <HistoryList />
+            {shared_error.map(|error| view! { <SharedLinkError error=error /> })}
+            <Show when=move || shared.with(Option::is_some)>
+                {move || shared.get().map(|results| view! { <SharedView results=results on_close=close_shared /> })}
+            </Show>
+            <Show when=move || shared.with(Option::is_none)>
+                <KeyRefusedNotice names=refused_keys.clone() />
+                <ProbeNotice state=fleet.probe on_stop=Callback::new(move |()| stop()) />
+                <ChooseEndpointNotice form=form simulator=simulator />
+                <HistoryNotices session=session />
+                <KeyConsent />
+                <EndpointForm form=form streaming=live.streaming />
+                <FleetSettings fleet=fleet form=form />
+                <section class="panel" aria-labelledby="run-heading">
+                    <h2 id="run-heading">{move || i18n.t("Run", "运行")}</h2>
+                    <div class="actions">
+                        <button
+                            class="primary"
+                            data-testid="send"
+                            on:click=send.clone()
+                            disabled=move || live.streaming.get()
+                        >
+                            {move || i18n.t("Send", "发送")}
+                        </button>
+                        <button data-testid="stop" on:click=move |_| stop() disabled=move || !live.streaming.get()>
+                            {move || i18n.t("Stop", "停止")}
+                        </button>
+                        <span class="status" data-testid="status" data-state=move || live.status.get().code() role="status">
+                            {move || status_text(live)}
+                        </span>
+                    </div>
+                    <RunProgress live=live />
+                    <Readouts live=live />
+                    <LivePanes live=live />
+                    <OtlpStatusLine export=fleet.otlp />
+                </section>
+                <Results session=session filter=runs_filter />
+                <ExperimentsPanel form=form />
+                <HistoryList />
+            </Show>
         </main>
     }
 }
@@ -625,6 +712,7 @@ fn Results(
                 </Show>
                 <RunsTable runs=runs selected=session.selected on_clear=on_clear />
                 <SummaryTable runs=runs />
+                <SloSummary />
                 <Show when=move || !ttfa_values.with(Vec::is_empty)>
                     <div class="charts">
                         <RunsChartView series=series.into() references=references />

@@ -161,14 +161,23 @@ pub fn run_message(record: &RunRecord) -> Value {
 }
 
 /// The `ttft-meter.summary` payload, after a series: statistics over the measured,
-/// successful runs of the session.
-pub fn summary_message(total_runs: usize, summary: Option<&RunsSummary>) -> Value {
-    json!({
+/// successful runs of the session, and, when SLOs are set, their result (`slo`: the set,
+/// the verdict, the good run count and fraction, each threshold's result).
+pub fn summary_message(
+    total_runs: usize,
+    summary: Option<&RunsSummary>,
+    slo: Option<Value>,
+) -> Value {
+    let mut message = json!({
         "summary": {
             "total_runs": total_runs,
             "stats": summary,
         }
-    })
+    });
+    if let (Some(slo), Some(fields)) = (slo, message["summary"].as_object_mut()) {
+        fields.insert("slo".into(), slo);
+    }
+    message
 }
 
 /// The experiment the URL asked for (`experiment=`), for the experiments panel.

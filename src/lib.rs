@@ -8,6 +8,7 @@ pub mod components;
 pub mod crash;
 pub mod embed;
 pub mod experiments;
+pub mod fleet;
 pub mod form;
 pub mod i18n;
 pub mod key_gate;

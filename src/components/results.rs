@@ -202,7 +202,7 @@ fn run_row(record: RunRecord, selected: RwSignal<Option<u32>>) -> impl IntoView 
                 }
             }
         >
-            <td>{number}</td>
+            <td>{number}{crate::fleet::slo::run_mark(number)}</td>
             <td>{move || i18n.t(connection_en, connection_zh)}</td>
             <td data-testid="run-outcome">{move || i18n.pick(outcome_en.clone(), outcome_zh.clone())}</td>
             {metric_cells}

@@ -180,6 +180,7 @@ pub fn ShareBar() -> impl IntoView {
                 <input type="file" class="visually-hidden" accept=".json,application/json" data-testid="import-json" on:change=import />
                 <span class="button-like">{move || i18n.t("Import JSON (replaces the history)", "导入 JSON（替换历史记录）")}</span>
             </label>
+            <crate::fleet::share::CopyLink />
             <p class="meta" role="status" data-testid="share-message">
                 {move || message.get().map(|(en, zh)| i18n.pick(en, zh))}
             </p>

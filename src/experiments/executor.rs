@@ -148,6 +148,7 @@ impl Runner {
         let sample = RunSample::from_record(&record);
         if let Some(session) = self.experiments.session {
             let kept = session.push(record);
+            crate::fleet::run_kept(&kept);
             self.experiments.embed.with_value(|embed| {
                 if let Some(embed) = embed {
                     embed.post_run(&kept);

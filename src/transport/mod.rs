@@ -115,6 +115,43 @@ pub struct OpenRequest {
     pub abort: AbortHandle,
     /// Which transport stamped the arrivals.
     pub kind: Transport,
+    /// Counts the request as open until it is dropped ([`quiet_for_ms`]).
+    _open: OpenStream,
+}
+
+thread_local! {
+    /// Measured requests open now, and when the last one closed (page clock, ms).
+    static OPEN_STREAMS: std::cell::Cell<(u32, f64)> = const { std::cell::Cell::new((0, f64::NEG_INFINITY)) };
+}
+
+/// One measured request counted as open while it lives.
+struct OpenStream;
+
+impl OpenStream {
+    fn enter() -> OpenStream {
+        OPEN_STREAMS.with(|open| {
+            let (count, closed_ms) = open.get();
+            open.set((count + 1, closed_ms));
+        });
+        OpenStream
+    }
+}
+
+impl Drop for OpenStream {
+    fn drop(&mut self) {
+        OPEN_STREAMS.with(|open| {
+            let (count, _) = open.get();
+            open.set((count.saturating_sub(1), crate::clock::now_ms()));
+        });
+    }
+}
+
+/// How long no measured request has been open, at `now_ms`: `None` while one is (from
+/// [`open`] until its events are dropped). Traffic that must not disturb a measurement (the
+/// OpenTelemetry export) waits for a quiet moment with this.
+pub fn quiet_for_ms(now_ms: f64) -> Option<f64> {
+    let (count, closed_ms) = OPEN_STREAMS.with(std::cell::Cell::get);
+    (count == 0).then_some(now_ms - closed_ms)
 }
 
 /// The page's fetch worker: not started, starting (callers waiting), or settled.
@@ -189,6 +226,7 @@ pub async fn open(request: &HttpRequest) -> Result<OpenRequest, String> {
             events,
             abort: AbortHandle::Worker(worker, request_id),
             kind: Transport::Worker,
+            _open: OpenStream::enter(),
         });
     }
     let controller = web_sys::AbortController::new().map_err(|error| format!("{error:?}"))?;
@@ -199,5 +237,6 @@ pub async fn open(request: &HttpRequest) -> Result<OpenRequest, String> {
         events,
         abort: AbortHandle::MainThread(controller),
         kind: Transport::MainThread,
+        _open: OpenStream::enter(),
     })
 }

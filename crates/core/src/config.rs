@@ -68,6 +68,25 @@ pub struct UrlConfig {
     pub target_origin: Option<String>,
     /// `source`: an id the host chose, echoed in every message.
     pub source_id: Option<String>,
+    /// `otlp_endpoint`: the OpenTelemetry Collector's OTLP/HTTP base URL (checked by
+    /// [`crate::otlp::OtlpEndpoint::parse`]); export is off without it.
+    pub otlp_endpoint: Option<String>,
+    /// `otlp_headers`: extra headers for the collector, `name=value,name2=value2` (checked by
+    /// [`crate::otlp::OtlpHeaders::parse`]; never the model key).
+    pub otlp_headers: Option<String>,
+    /// `otlp_prompt=1`: the embedder opts in to sending the prompt text on spans.
+    pub otlp_prompt: bool,
+    /// `otlp_service_name`: `service.name` of the exported telemetry (default `ttft-meter`).
+    pub otlp_service_name: Option<String>,
+    /// `otlp_provider`: `gen_ai.provider.name` to send instead of the derived one.
+    pub otlp_provider: Option<String>,
+    /// `traceparent=1`: send a W3C `traceparent` header on the model request.
+    pub traceparent: bool,
+    /// `probe=N`: run N runs on load (embedders' probe mode; checked by
+    /// [`crate::probe::parse_probe_runs`]).
+    pub probe: Option<String>,
+    /// `slo`: thresholds in the text form of [`crate::slo::SloSet::parse`].
+    pub slo: Option<String>,
     /// Names of refused secret parameters (their values are dropped at once).
     pub refused_keys: Vec<String>,
 }
@@ -91,9 +110,17 @@ impl UrlConfig {
                 "experiment" => config.experiment = text(),
                 "lang" => config.lang = Lang::from_code(value),
                 "theme" => config.theme = Theme::parse(value),
-                "compact" => config.compact = matches!(value, "1" | "true" | "yes" | ""),
+                "compact" => config.compact = is_on(value),
                 "target_origin" | "parent_origin" => config.target_origin = exact_origin(value),
                 "source" => config.source_id = text(),
+                "otlp_endpoint" => config.otlp_endpoint = text(),
+                "otlp_headers" => config.otlp_headers = text(),
+                "otlp_prompt" => config.otlp_prompt = is_on(value),
+                "otlp_service_name" => config.otlp_service_name = text(),
+                "otlp_provider" => config.otlp_provider = text(),
+                "traceparent" => config.traceparent = is_on(value),
+                "probe" => config.probe = text(),
+                "slo" => config.slo = text(),
                 _ if is_secret_param(name) => {
                     config.refused_keys.push(name.chars().take(64).collect())
                 }
@@ -102,6 +129,11 @@ impl UrlConfig {
         }
         config
     }
+}
+
+/// Whether a switch parameter is on: `1`, `true`, `yes`, or present without a value.
+fn is_on(value: &str) -> bool {
+    matches!(value.trim(), "1" | "true" | "yes" | "")
 }
 
 /// `value` when it is exactly an origin, `scheme://host[:port]` with an http or https
@@ -213,6 +245,36 @@ mod tests {
         ] {
             assert_eq!(exact_origin(value).as_deref(), expected, "{value}");
         }
+    }
+
+    #[test]
+    fn fleet_parameters_are_read() {
+        let config = UrlConfig::from_pairs([
+            ("otlp_endpoint", "http://127.0.0.1:4318"),
+            ("otlp_headers", "x-collector-token=abc"),
+            ("otlp_prompt", "1"),
+            ("otlp_service_name", "docs-site"),
+            ("otlp_provider", "vllm"),
+            ("traceparent", "true"),
+            ("probe", "5"),
+            ("slo", "ttfa_ms<=800,goodput>=95%"),
+        ]);
+        assert_eq!(
+            config.otlp_endpoint.as_deref(),
+            Some("http://127.0.0.1:4318")
+        );
+        assert_eq!(
+            config.otlp_headers.as_deref(),
+            Some("x-collector-token=abc")
+        );
+        assert!(config.otlp_prompt && config.traceparent);
+        assert_eq!(config.otlp_service_name.as_deref(), Some("docs-site"));
+        assert_eq!(config.otlp_provider.as_deref(), Some("vllm"));
+        assert_eq!(config.probe.as_deref(), Some("5"));
+        assert_eq!(config.slo.as_deref(), Some("ttfa_ms<=800,goodput>=95%"));
+        assert!(config.refused_keys.is_empty());
+        let off = UrlConfig::from_pairs([("otlp_prompt", "0"), ("traceparent", "no")]);
+        assert!(!off.otlp_prompt && !off.traceparent);
     }
 
     #[test]

@@ -80,6 +80,10 @@ pub struct FailureContext {
     pub stream_failure: Option<StreamFailure>,
     /// Time from `request_started` to the failure (ms), for timeouts.
     pub elapsed_ms: Option<f64>,
+    /// Whether the request carried a W3C `traceparent` header (trace context on): a server
+    /// whose CORS does not allow it refuses the preflight, which looks like any network error.
+    #[serde(default)]
+    pub trace_context_sent: bool,
 }
 
 impl FailureContext {
@@ -95,6 +99,10 @@ impl FailureContext {
             network_failure: run.network_failure(),
             stream_failure: run.stream_failure(),
             elapsed_ms: run.elapsed_ms(),
+            trace_context_sent: request
+                .headers
+                .iter()
+                .any(|(name, _)| name.eq_ignore_ascii_case(crate::trace_context::TRACEPARENT)),
             ..FailureContext::new(request.protocol, &request.url)
         }
     }
@@ -115,6 +123,7 @@ impl FailureContext {
             network_failure: None,
             stream_failure: None,
             elapsed_ms: None,
+            trace_context_sent: false,
         }
     }
 }
@@ -123,6 +132,8 @@ impl FailureContext {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum NetworkHint {
+    /// The request carried `traceparent`, which the server's CORS may not allow.
+    TraceContextNotAllowed,
     /// An https page calling an http endpoint: the browser blocks it before sending.
     MixedContent,
     /// A local server that is not running, or listens on another port or address.
@@ -212,6 +223,9 @@ pub enum Cause {
         /// The content type received.
         content_type: String,
     },
+    /// The request with a `traceparent` header failed before any answer, and the same request
+    /// without it got one: the server's CORS does not allow the header.
+    TraceContextRefused,
     /// The request never got an HTTP answer the page could read: CORS or connection refused.
     ConnectionFailed {
         /// Likely reasons, most likely first.
@@ -455,6 +469,9 @@ fn host_and_scheme(url: &str) -> (String, String) {
 fn network_hints(context: &FailureContext) -> Vec<NetworkHint> {
     let (host, scheme) = host_and_scheme(&context.endpoint_url);
     let mut hints = Vec::new();
+    if context.trace_context_sent {
+        hints.push(NetworkHint::TraceContextNotAllowed);
+    }
     let local = is_loopback_host(&host);
     if context.page_is_https && scheme == "http" && !local {
         hints.push(NetworkHint::MixedContent);
@@ -712,6 +729,11 @@ impl NetworkHint {
     /// One line explaining this likely reason and what to check.
     pub fn text(self, lang: Lang) -> String {
         match self {
+            NetworkHint::TraceContextNotAllowed => tr(
+                lang,
+                "This run sent a traceparent header (trace context is on). A server whose CORS settings do not allow that header refuses the request before it starts; turn off trace context and run again to see whether this is the reason.",
+                "本次运行发送了 traceparent 请求头（已开启追踪上下文）。如果服务器的 CORS 设置不允许该请求头，请求在开始前就会被拒绝；请关闭追踪上下文后再运行一次，看是否是这个原因。",
+            ),
             NetworkHint::MixedContent => tr(
                 lang,
                 "This page is https and the endpoint is plain http: the browser blocks such calls (mixed content). Use an https endpoint, or open this tool over http / locally.",
@@ -787,6 +809,7 @@ impl Cause {
             Cause::OtherHttpStatus { .. } => "other_http_status",
             Cause::NotAnApi { .. } => "not_an_api",
             Cause::NotAnEventStream { .. } => "not_an_event_stream",
+            Cause::TraceContextRefused => "trace_context_refused",
             Cause::ConnectionFailed { .. } => "connection_failed",
             Cause::Timeout { .. } => "timeout",
             Cause::Aborted => "aborted",
@@ -844,6 +867,7 @@ impl Cause {
                 Lang::En => format!("The server answered successfully but not with a stream (content-type \"{content_type}\"): it ignored stream: true, or this address serves a web page rather than the API."),
                 Lang::Zh => format!("服务器返回成功，但不是流式响应（content-type 为“{content_type}”）：它忽略了 stream: true，或该地址是网页而不是 API。"),
             },
+            Cause::TraceContextRefused => tr(lang, "The server refuses the traceparent header in CORS: the request with it failed before any answer, and the same request without it was answered.", "服务器在 CORS 中拒绝了 traceparent 请求头：带该请求头的请求在得到任何响应前就失败了，而不带它的同一请求得到了响应。"),
             Cause::ConnectionFailed { hints } => {
                 let intro = tr(lang, "The request failed before any answer could be read (the browser reports only \"failed to fetch\"). Likely reasons:", "请求在读到任何响应前就失败了（浏览器只报告“failed to fetch”）。可能的原因：");
                 let lines: Vec<String> = hints.iter().map(|h| format!("\n• {}", h.text(lang))).collect();
@@ -909,6 +933,7 @@ impl Cause {
             Cause::OtherHttpStatus { .. } => tr(lang, "Read the server's message, and check the base URL and protocol.", "请阅读服务器的提示，并检查基础 URL 和协议。"),
             Cause::NotAnApi { .. } => tr(lang, "Set the base URL to the API's address (for example https://api.openai.com/v1 or http://localhost:8000/v1), or pick a preset; the page's own address is an API only when ttft-sim serves it.", "请把基础 URL 设为 API 的地址（例如 https://api.openai.com/v1 或 http://localhost:8000/v1），或选择一个预设；只有由 ttft-sim 提供页面时，页面自身的地址才是 API。"),
             Cause::NotAnEventStream { .. } => tr(lang, "Check that the base URL points at the API (usually ending in /v1) and that the selected protocol matches the server.", "请确认基础 URL 指向 API（通常以 /v1 结尾），并且所选协议与服务器一致。"),
+            Cause::TraceContextRefused => tr(lang, "Turn off trace context (the \"Send traceparent\" checkbox, or traceparent=1 in the page address), or allow the header on the server: add traceparent and tracestate to its CORS allowed headers (vLLM: --allowed-headers; a gateway or proxy: its CORS settings).", "请关闭追踪上下文（“发送 traceparent”复选框，或页面地址中的 traceparent=1），或在服务器上允许该请求头：把 traceparent 和 tracestate 加入其 CORS 允许的请求头（vLLM：--allowed-headers；网关或代理：其 CORS 设置）。"),
             Cause::ConnectionFailed { .. } => tr(lang, "Open the browser console (F12) to see whether it reports CORS or a refused connection, then check the reasons above.", "请打开浏览器控制台（F12）查看报告的是 CORS 还是连接被拒绝，然后逐一检查上述原因。"),
             Cause::Timeout { .. } => tr(lang, "Raise the timeout for long prompts, or shorten the prompt; if short prompts also time out, the server is queueing or stalled.", "长提示词请调高超时时间，或缩短提示词；如果短提示词也超时，说明服务器在排队或卡住了。"),
             Cause::Aborted => tr(lang, "Run again when ready; what was measured before the stop is kept.", "准备好后可再次运行；停止前测到的数据已保留。"),

@@ -845,3 +845,46 @@ fn anthropic_organisation_refuses_browser_calls() {
         &["浏览器直接", "不是密钥错误", "代理"],
     );
 }
+
+#[test]
+fn a_traceparent_header_is_the_first_likely_reason_and_confirmed_its_own_cause() {
+    let context = FailureContext {
+        trace_context_sent: true,
+        ..network(
+            "http://127.0.0.1:8787/v1/chat/completions",
+            NetworkFailure::NetworkError,
+        )
+    };
+    check(
+        context,
+        Cause::ConnectionFailed {
+            hints: vec![
+                NetworkHint::TraceContextNotAllowed,
+                NetworkHint::LocalServerNotRunning,
+                NetworkHint::LocalServerOrigins,
+                NetworkHint::ProxyOrVpn,
+            ],
+        },
+        &["traceparent header", "turn off trace context"],
+        &["traceparent", "关闭追踪上下文"],
+    );
+    let confirmed = ttft_core::trace_context::refused_diagnosis();
+    assert_eq!(confirmed.cause, Cause::TraceContextRefused);
+    assert_eq!(confirmed.cause.code(), "trace_context_refused");
+    let en = format!(
+        "{} {}",
+        confirmed.message(Lang::En),
+        confirmed.fix(Lang::En)
+    );
+    assert!(
+        en.contains("the server refuses the traceparent header in CORS")
+            || en.contains("The server refuses the traceparent header in CORS")
+    );
+    assert!(en.contains("Turn off trace context") && en.contains("allow the header"));
+    let zh = format!(
+        "{} {}",
+        confirmed.message(Lang::Zh),
+        confirmed.fix(Lang::Zh)
+    );
+    assert!(zh.contains("traceparent") && zh.contains("关闭追踪上下文"));
+}

@@ -380,6 +380,7 @@ fn outcome_and_cause_codes_are_the_serialized_kinds() {
         Cause::NotAnEventStream {
             content_type: "text/html".into(),
         },
+        Cause::TraceContextRefused,
         Cause::ConnectionFailed { hints: Vec::new() },
         Cause::Timeout {
             after_ms: None,

@@ -7,9 +7,10 @@ use crate::lang::Lang;
 use crate::protocol::ProtocolChoice;
 use crate::record::{ExperimentTag, RunSettings};
 use crate::request::{
-    normalize_base_url, prepare_request, ApiKey, BodyError, Endpoint, KeyError, PreparedRequest,
-    PromptSpec, UrlError,
+    normalize_base_url, prepare_request, ApiKey, BodyError, Endpoint, Header, KeyError,
+    PreparedRequest, PromptSpec, UrlError,
 };
+use crate::trace_context::TRACEPARENT;
 
 /// Bounds of the run count, so a typo cannot start ten thousand requests.
 pub const MAX_RUNS: u32 = 200;
@@ -253,6 +254,20 @@ impl RunPlan {
         plan.dialect = self.dialect;
         plan.experiment = self.experiment.clone();
         Ok(plan)
+    }
+
+    /// The same plan whose request also carries a W3C `traceparent` header (trace context,
+    /// opt-in: [`crate::trace_context`]); the record's request description shows it.
+    pub fn with_traceparent(&self, traceparent: &str) -> RunPlan {
+        let mut plan = self.clone();
+        plan.request
+            .headers
+            .retain(|header| !header.name.eq_ignore_ascii_case(TRACEPARENT));
+        plan.request.headers.push(Header {
+            name: TRACEPARENT.to_owned(),
+            value: traceparent.to_owned(),
+        });
+        plan
     }
 
     /// The request to send (holds the key: for the transport only).

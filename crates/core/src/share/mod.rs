@@ -41,6 +41,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::lang::Lang;
 use crate::record::RunRecord;
+use crate::stats::Summary;
 
 /// The fragment's prefix (after `#`).
 pub const FRAGMENT_PREFIX: &str = "share=v1.";
@@ -466,6 +467,113 @@ impl Wire {
     }
 }
 
+/// What the page adds to the runs of a link: facts only it knows.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ShareFacts {
+    /// The TTFT Meter version.
+    pub tool_version: String,
+    /// Now, ISO 8601 UTC.
+    pub created_at: String,
+    /// `navigator.userAgent`, for the environment label.
+    pub user_agent: String,
+    /// `navigator.connection.effectiveType`, where the browser has it.
+    pub effective_type: Option<String>,
+    /// The SLO set's text form, if one is set.
+    pub slo: Option<String>,
+    /// The prompt, only when the user chose to include it.
+    pub prompt: Option<String>,
+}
+
+/// `Chrome 156 · 4g`: the browser and its major version (from the user agent), and the
+/// network's effective type when known; `None` when neither is known.
+pub fn environment_label(user_agent: &str, effective_type: Option<&str>) -> Option<String> {
+    let browser = crate::otlp::browser_from_user_agent(user_agent).map(|browser| {
+        let major = browser.version.split('.').next().unwrap_or_default();
+        format!("{} {major}", browser.name).trim().to_owned()
+    });
+    let parts: Vec<String> = browser
+        .into_iter()
+        .chain(effective_type.map(str::to_owned))
+        .filter(|part| !part.is_empty())
+        .collect();
+    (!parts.is_empty()).then(|| parts.join(" · "))
+}
+
+impl SharedResults {
+    /// The results of a session's runs, oldest first (warm-ups left out: they measure
+    /// nothing), with the endpoint's host and port, model and protocol of the newest run.
+    /// Never the key, headers, body, answer or the endpoint's path.
+    pub fn from_records(records: &[RunRecord], facts: ShareFacts) -> SharedResults {
+        let newest = records.iter().rev().find(|record| !record.warm_up);
+        let host = newest.and_then(|record| {
+            let server = crate::otlp::ServerAddress::from_url(&record.settings.endpoint_url)?;
+            let default_port = if server.scheme == "https" { 443 } else { 80 };
+            let host = if server.host.contains(':') {
+                format!("[{}]", server.host)
+            } else {
+                server.host
+            };
+            Some(if server.port == default_port {
+                host
+            } else {
+                format!("{host}:{}", server.port)
+            })
+        });
+        SharedResults {
+            tool_version: facts.tool_version,
+            created_at: facts.created_at,
+            host,
+            model: newest.map(|record| record.settings.model.clone()),
+            protocol: newest.map(|record| record.settings.protocol.code().to_owned()),
+            environment: environment_label(&facts.user_agent, facts.effective_type.as_deref()),
+            slo: facts.slo,
+            prompt: facts.prompt,
+            runs: records
+                .iter()
+                .filter(|record| !record.warm_up)
+                .map(SharedRun::from_record)
+                .collect(),
+        }
+    }
+
+    /// The runs that enter statistics: successful ones (as the page's own summary counts).
+    pub fn counted_runs(&self) -> impl Iterator<Item = &SharedRun> {
+        self.runs.iter().filter(|run| run.is_ok())
+    }
+
+    /// Statistics of one metric over the successful runs ([`SHARED_METRICS`]); `None` when
+    /// none measured it.
+    pub fn summary(&self, metric: ReadShared) -> Option<Summary> {
+        let samples: Vec<f64> = self.counted_runs().filter_map(metric).collect();
+        Summary::from_samples(&samples).ok().flatten()
+    }
+}
+
+impl SharedRun {
+    /// Whether the run measured what it set out to (completed, or stopped after its first
+    /// answer token in "TTFT only" mode), from its outcome code.
+    pub fn is_ok(&self) -> bool {
+        matches!(
+            self.outcome.as_str(),
+            "completed" | "stopped_after_first_answer"
+        )
+    }
+}
+
+/// How to read one metric of a shared run.
+pub type ReadShared = fn(&SharedRun) -> Option<f64>;
+
+/// The metrics a link carries, by their names (DESIGN.md §2), with how to read each.
+pub const SHARED_METRICS: [(&str, ReadShared); 7] = [
+    ("ttft_ms", |run| run.ttft_ms),
+    ("ttfa_ms", |run| run.ttfa_ms),
+    ("ttfr_ms", |run| run.ttfr_ms),
+    ("perceived_ttfa_ms", |run| run.perceived_ttfa_ms),
+    ("first_chunk_ms", |run| run.first_chunk_ms),
+    ("e2e_ms", |run| run.e2e_ms),
+    ("itl_ms", |run| run.itl_ms),
+];
+
 /// The fragment (without `#`) for `results`; refuses more than [`MAX_SHARED_RUNS`] runs and
 /// a fragment over [`MAX_FRAGMENT_BYTES`] (see [`encode_fitting`]).
 pub fn encode(results: &SharedResults) -> Result<String, ShareError> {
@@ -607,6 +715,104 @@ mod tests {
                 })
                 .collect(),
         }
+    }
+
+    fn record(run_index: u32, warm_up: bool, ttfa_ms: f64, ok: bool) -> RunRecord {
+        use crate::protocol::Protocol;
+        use crate::record::{RunSettings, Transport};
+        use crate::timeline::RunTimeline;
+        let mut timeline = RunTimeline::new(Some(995.0), 1000.0);
+        timeline.on_headers(1080.0, if ok { 200 } else { 500 });
+        if ok {
+            let answer = crate::dialect::DecodedEvent {
+                answer: "Hi".into(),
+                terminal: true,
+                ..Default::default()
+            };
+            timeline.on_event(1000.0 + ttfa_ms, &answer);
+        }
+        timeline.on_stream_end(1000.0 + ttfa_ms + 50.0);
+        RunRecord {
+            run_index,
+            started_at: String::new(),
+            settings: RunSettings {
+                protocol: Protocol::OpenAiChat,
+                endpoint_url: "https://api.example.com:8443/v1/chat/completions?key=secret".into(),
+                model: "gpt-x".into(),
+                dialect: None,
+                max_tokens: None,
+                ttft_only: false,
+                reasoning: false,
+                request: None,
+            },
+            transport: Transport::Worker,
+            cold: Some(run_index == 1),
+            warm_up,
+            metrics: timeline.metrics(),
+            instants: timeline.instants.clone(),
+            usage: None,
+            network: None,
+            outcome: timeline.outcome.clone(),
+            diagnosis_cause: None,
+            diagnosis: None,
+            experiment: None,
+        }
+    }
+
+    #[test]
+    fn results_of_a_session_leave_out_warm_ups_and_keep_only_host_and_port() {
+        let records = [
+            record(1, true, 500.0, true),
+            record(2, false, 200.0, true),
+            record(3, false, 300.0, true),
+            record(4, false, 0.0, false),
+        ];
+        let facts = ShareFacts {
+            tool_version: "0.1.0".into(),
+            created_at: "2026-01-01T00:00:00.000Z".into(),
+            user_agent: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.7390.54 Safari/537.36".into(),
+            effective_type: Some("4g".into()),
+            slo: Some("ttfa_ms<=250".into()),
+            prompt: None,
+        };
+        let results = SharedResults::from_records(&records, facts);
+        assert_eq!(results.host.as_deref(), Some("api.example.com:8443"));
+        assert_eq!(results.model.as_deref(), Some("gpt-x"));
+        assert_eq!(results.protocol.as_deref(), Some("chat"));
+        assert_eq!(results.environment.as_deref(), Some("Chrome 156 · 4g"));
+        assert_eq!(
+            results
+                .runs
+                .iter()
+                .map(|run| run.run_index)
+                .collect::<Vec<_>>(),
+            vec![2, 3, 4]
+        );
+        let text = format!("{results:?}");
+        assert!(!text.contains("secret") && !text.contains("/v1"));
+        // Statistics over the successful runs only, as the page's own summary.
+        let ttfa = results.summary(|run| run.ttfa_ms).unwrap();
+        assert_eq!((ttfa.count, ttfa.min, ttfa.max), (2, 200.0, 300.0));
+        assert_eq!(SHARED_METRICS[1].0, "ttfa_ms");
+        let decoded = decode(&encode(&results).unwrap()).unwrap();
+        assert_eq!(decoded.summary(SHARED_METRICS[1].1), Some(ttfa));
+    }
+
+    #[test]
+    fn environment_labels_name_the_browser_and_network() {
+        assert_eq!(
+            environment_label(
+                "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0",
+                None
+            )
+            .as_deref(),
+            Some("Firefox 128")
+        );
+        assert_eq!(
+            environment_label("curl/8", Some("3g")).as_deref(),
+            Some("3g")
+        );
+        assert_eq!(environment_label("curl/8", None), None);
     }
 
     #[test]

@@ -1,0 +1,683 @@
+// Issue 15, the page side, end to end: OpenTelemetry export into the strict OTLP receiver
+// (official protobuf definitions, CORS as the Collector), W3C trace context and its CORS
+// diagnosis, probe mode, SLOs and goodput, share links, and embedding in a plain and in a
+// cross-origin-isolated host page. Every value is checked against the run's own stored
+// record or ttft-sim's scripted timing; nothing is mocked. Runs in every engine of
+// E2E_ENGINES.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { ROOT, WEBKIT_MAIN_THREAD, forEachEngine, launchBrowser, perEngine, reasonFor, startRecorder, startSim } from './support.mjs';
+
+const OUT = path.join(ROOT, 'e2e', 'out');
+// A key that must never reach the collector, in any piece.
+const TYPED_KEY = 'sk-fleet-QWERTYZXCVB-7f3k';
+const KEY_PIECES = ['QWERTY', 'ZXCVB', 'sk-fleet', '7f3k'];
+// ttfa_ms is at least the sim's scripted prefill; above it, a fresh context pays the worker's
+// start, the CORS preflight and a new connection, and this machine is shared with builds.
+const SLACK_MS = 300;
+
+/** The OTLP receiver's Python (scripts/setup.sh installs it and exports OTLP_PYTHON). */
+const OTLP_PYTHON = process.env.OTLP_PYTHON || path.join(ROOT, '.venv-otlp', 'bin', 'python');
+
+/**
+ * Starts tests/otlp/receiver.py on a free loopback port, allowing `origins` under CORS as a
+ * Collector's `cors.allowed_origins` would. Resolves to { url, received(), control(), stop }.
+ */
+async function startReceiver(origins) {
+  assert.ok(existsSync(OTLP_PYTHON), `the OTLP receiver needs ${OTLP_PYTHON}: run scripts/setup.sh`);
+  const args = [path.join(ROOT, 'tests', 'otlp', 'receiver.py'), '--port', '0', '--exposed-header', 'Retry-After'];
+  for (const origin of origins) args.push('--allowed-origin', origin);
+  const child = spawn(OTLP_PYTHON, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  let buffered = '';
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the OTLP receiver did not start within 15 s')), 15_000);
+    child.once('exit', (code) => reject(new Error(`the OTLP receiver exited early with ${code}`)));
+    child.stdout.on('data', (data) => {
+      buffered += data.toString();
+      const match = buffered.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+  });
+  return {
+    url,
+    async received() {
+      return (await (await fetch(`${url}/received`)).json()).requests;
+    },
+    async rejected() {
+      return (await (await fetch(`${url}/rejected`)).json()).requests;
+    },
+    async control(settings) {
+      await fetch(`${url}/control`, { method: 'POST', body: JSON.stringify(settings) });
+    },
+    async forget() {
+      await fetch(`${url}/received`, { method: 'DELETE' });
+    },
+    async stop() {
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        await once(child, 'exit');
+      }
+    },
+  };
+}
+
+/** Polls `probe` until it returns a value that is not undefined (or throws after `ms`). */
+async function eventually(probe, what, ms = 30_000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** An OTLP attribute list as a plain object (`intValue` strings kept as strings). */
+function attributes(list = []) {
+  return Object.fromEntries(
+    list.map(({ key, value }) => [key, value.stringValue ?? value.intValue ?? value.boolValue ?? value.doubleValue ?? value.arrayValue]),
+  );
+}
+
+/** Every metric of the received metrics bodies: name → { unit, kind, points[] }. */
+function metricsByName(requests) {
+  const metrics = {};
+  for (const request of requests.filter((entry) => entry.signal === 'metrics')) {
+    for (const resource of request.body.resourceMetrics) {
+      for (const scope of resource.scopeMetrics) {
+        for (const metric of scope.metrics) {
+          const kind = metric.histogram ? 'histogram' : 'sum';
+          const entry = (metrics[metric.name] ??= { unit: metric.unit, kind, points: [], resource: attributes(resource.resource.attributes) });
+          entry.points.push(...(metric.histogram ?? metric.sum).dataPoints);
+        }
+      }
+    }
+  }
+  return metrics;
+}
+
+/** Every span of the received traces bodies, with its resource's attributes. */
+function spans(requests) {
+  return requests
+    .filter((entry) => entry.signal === 'traces')
+    .flatMap((request) => request.body.resourceSpans.flatMap((resource) =>
+      resource.scopeSpans.flatMap((scope) => scope.spans.map((span) => ({ ...span, resource: attributes(resource.resource.attributes) })))));
+}
+
+/** The run counter's total over the received metrics. */
+function countedRuns(requests) {
+  const runs = metricsByName(requests)['ttft_meter.client.runs'];
+  return runs ? runs.points.reduce((sum, point) => sum + Number(point.asInt ?? point.asDouble ?? 0), 0) : 0;
+}
+
+/** Sum, count, min and max of one histogram over all its points, in seconds. */
+function histogramTotals(metric) {
+  return {
+    count: metric.points.reduce((sum, point) => sum + Number(point.count), 0),
+    sum: metric.points.reduce((sum, point) => sum + point.sum, 0),
+    min: Math.min(...metric.points.map((point) => point.min)),
+    max: Math.max(...metric.points.map((point) => point.max)),
+  };
+}
+
+/**
+ * Checks one histogram against the records' values in ms (the record's own numbers, divided
+ * by 1000: min and max exactly, the sum to float rounding), and each point's buckets.
+ */
+function assertHistogram(metric, name, valuesMs) {
+  assert.ok(metric, `${name} was received`);
+  assert.equal(metric.unit, 's', `${name} is in seconds`);
+  const totals = histogramTotals(metric);
+  const seconds = valuesMs.map((value) => value / 1000);
+  assert.equal(totals.count, valuesMs.length, `${name}: count`);
+  assert.equal(totals.min, Math.min(...seconds), `${name}: min is the smallest record value / 1000`);
+  assert.equal(totals.max, Math.max(...seconds), `${name}: max is the largest record value / 1000`);
+  const expectedSum = seconds.reduce((sum, value) => sum + value, 0);
+  assert.ok(Math.abs(totals.sum - expectedSum) < 1e-9, `${name}: sum ${totals.sum} vs ${expectedSum}`);
+  for (const point of metric.points) {
+    const buckets = point.bucketCounts.map(Number);
+    assert.equal(buckets.length, point.explicitBounds.length + 1, `${name}: one bucket more than bounds`);
+    assert.equal(buckets.reduce((a, b) => a + b, 0), Number(point.count), `${name}: buckets add up to count`);
+  }
+}
+
+forEachEngine((engine) => {
+  let sim;
+  let browser;
+  let host;
+  before(async () => {
+    mkdirSync(OUT, { recursive: true });
+    sim = await startSim();
+    browser = await launchBrowser(engine);
+    host = await startHost();
+  });
+  after(async () => {
+    await browser?.close();
+    await sim?.stop();
+    await new Promise((resolve) => (host ? host.server.close(resolve) : resolve()));
+  });
+
+  /**
+   * Another origin serving the example host page twice: plain (no COOP/COEP), and
+   * cross-origin isolated (COOP same-origin + COEP require-corp), as docs pages using
+   * SharedArrayBuffer are.
+   */
+  async function startHost() {
+    const page = readFileSync(path.join(ROOT, 'www', 'embed-example.html'));
+    const server = http.createServer((request, response) => {
+      const pathname = new URL(request.url, 'http://host').pathname;
+      if (pathname === '/embed-example.html' || pathname === '/plain.html') {
+        response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+        response.end(page);
+      } else if (pathname === '/isolated.html') {
+        response.writeHead(200, {
+          'content-type': 'text/html; charset=utf-8',
+          'cross-origin-opener-policy': 'same-origin',
+          'cross-origin-embedder-policy': 'require-corp',
+        });
+        response.end(page);
+      } else {
+        response.writeHead(404).end();
+      }
+    });
+    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return { server, url: `http://127.0.0.1:${server.address().port}` };
+  }
+
+  /** The host page `file` framing the widget of `widgetOrigin` with `config` (query text). */
+  async function hostedWidget(file, config, widgetOrigin = sim.url, options = {}) {
+    const page = await browser.newPage(options);
+    await page.goto(`${host.url}/${file}?widget=${encodeURIComponent(`${widgetOrigin}/`)}&config=${encodeURIComponent(config)}`);
+    const widget = page.frameLocator('#widget');
+    await widget.getByTestId('send').waitFor({ timeout: 20_000 });
+    return { page, widget };
+  }
+
+  async function freshWidget(query = '', options = {}) {
+    const page = await browser.newPage(options);
+    await page.goto(`${sim.url}/${query}`);
+    await page.getByTestId('send').waitFor({ state: 'visible', timeout: 20_000 });
+    await page.locator('[data-testid=app][data-transport=worker]').waitFor({ timeout: 10_000 });
+    return { page };
+  }
+
+  async function waitForRuns(page, count) {
+    await page.getByTestId('history-item').nth(count - 1).waitFor({ timeout: 60_000 });
+    await page.waitForFunction(() => !document.querySelector('[data-testid=stop]:not([disabled])'), null, { timeout: 30_000 });
+  }
+
+  async function storedRuns(page) {
+    return page.evaluate(() => JSON.parse(localStorage.getItem('ttft-meter.runs.v1') ?? 'null')?.runs ?? []);
+  }
+
+  const hostMessages = (page) => page.evaluate(() => window.ttftMessages.map((message) => message.data));
+
+  test('OTLP export: a series lands in the strict receiver as valid OTLP with the documented names, units, attributes and the record\'s values; trace context joins the model request; no body holds the key', { todo: reasonFor(engine, { webkit: WEBKIT_MAIN_THREAD }) }, async () => {
+    const receiver = await startReceiver([sim.url]);
+    // The model requests go through a recording proxy on another origin: it sees each one's
+    // traceparent header as the server would.
+    const api = await startRecorder(sim.url);
+    try {
+      const query = new URLSearchParams({
+        base_url: `${api.url}/v1`,
+        model: 'sim-fast@prefill_ms=200',
+        runs: '2',
+        lang: 'en',
+        otlp_endpoint: receiver.url,
+        traceparent: '1',
+      });
+      const { page } = await freshWidget(`?${query}`);
+      await page.getByTestId('api-key').fill(TYPED_KEY);
+      await page.getByTestId('send').click();
+      await waitForRuns(page, 2);
+      const records = await storedRuns(page);
+      assert.deepEqual(records.map((record) => record.outcome.kind), ['completed', 'completed']);
+      // Sent between runs only: after the series, a quiet moment, then metrics and traces.
+      const requests = await eventually(async () => {
+        const got = await receiver.received();
+        return countedRuns(got) === 2 && spans(got).length === 2 ? got : undefined;
+      }, 'both runs in the receiver');
+      assert.deepEqual(await receiver.rejected(), [], 'every body parsed strictly');
+      const status = page.getByTestId('otlp-status');
+      await page.locator('[data-testid=otlp-status][data-state=ok][data-sent-runs="2"]').waitFor();
+      assert.match(await status.textContent(), /2 runs sent/);
+
+      const metrics = metricsByName(requests);
+      for (const [name, unit] of [
+        ['gen_ai.client.operation.duration', 's'],
+        ['gen_ai.client.operation.time_to_first_chunk', 's'],
+        ['gen_ai.client.operation.time_per_output_chunk', 's'],
+        ['gen_ai.client.token.usage', '{token}'],
+        ['ttft_meter.client.time_to_first_token', 's'],
+        ['ttft_meter.client.time_to_first_answer_token', 's'],
+        ['ttft_meter.client.time_to_first_answer_painted', 's'],
+        ['ttft_meter.client.paint_delay', 's'],
+        ['ttft_meter.client.runs', '{run}'],
+      ]) {
+        assert.ok(metrics[name], `${name} was sent`);
+        assert.equal(metrics[name].unit, unit, `${name} unit`);
+      }
+      const ms = (read) => records.map(read);
+      assertHistogram(metrics['ttft_meter.client.time_to_first_answer_token'], 'ttfa', ms((record) => record.metrics.ttfa_ms));
+      assertHistogram(metrics['ttft_meter.client.time_to_first_token'], 'ttft', ms((record) => record.metrics.ttft_ms));
+      assertHistogram(metrics['gen_ai.client.operation.time_to_first_chunk'], 'first chunk', ms((record) => record.metrics.first_chunk_ms));
+      assertHistogram(metrics['gen_ai.client.operation.duration'], 'duration', ms((record) => record.metrics.e2e_ms));
+      assertHistogram(metrics['ttft_meter.client.time_to_first_answer_painted'], 'painted', ms((record) => record.metrics.perceived_ttfa_ms));
+      assertHistogram(
+        metrics['gen_ai.client.operation.time_per_output_chunk'],
+        'time per output chunk',
+        records.flatMap((record) => record.metrics.itl_gaps_ms),
+      );
+      // Tokens: input and output counts of each run, under gen_ai.token.type.
+      const usage = metrics['gen_ai.client.token.usage'];
+      for (const [type, field] of [['input', 'prompt_tokens'], ['output', 'output_tokens']]) {
+        const points = usage.points.filter((point) => attributes(point.attributes)['gen_ai.token.type'] === type);
+        assert.equal(points.reduce((sum, point) => sum + point.sum, 0), records.reduce((sum, record) => sum + record.metrics[field], 0), `${type} tokens`);
+      }
+      // The attributes of the GenAI conventions on every point; the run counter counts both.
+      const port = String(new URL(api.url).port);
+      for (const [name, metric] of Object.entries(metrics)) {
+        for (const point of metric.points) {
+          const attrs = attributes(point.attributes);
+          assert.equal(attrs['gen_ai.operation.name'], 'chat', name);
+          assert.equal(attrs['gen_ai.provider.name'], 'openai', name);
+          assert.equal(attrs['gen_ai.request.model'], 'sim-fast@prefill_ms=200', name);
+          assert.equal(attrs['server.address'], '127.0.0.1', name);
+          assert.equal(attrs['server.port'], port, name);
+          assert.equal(attrs['error.type'], undefined, `${name}: no error.type on successful runs`);
+        }
+      }
+      assert.equal(countedRuns(requests), 2);
+      // The resource: the service, this browser's engine, the page's origin and a session id.
+      const resource = metrics['ttft_meter.client.runs'].resource;
+      assert.equal(resource['service.name'], 'ttft-meter');
+      assert.equal(resource['ttft_meter.page.origin'], sim.url);
+      assert.equal(resource['ttft_meter.browser.engine'], perEngine(engine, { chromium: 'blink', firefox: 'gecko', webkit: 'webkit' }));
+      assert.match(resource['service.instance.id'], /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      assert.equal(resource['ttft_meter.page.cross_origin_isolated'], true);
+
+      // One span per run, with the documented events, and the ids of its traceparent header.
+      const posts = api.requests.filter((request) => request.method === 'POST' && request.url.endsWith('/v1/chat/completions'));
+      assert.equal(posts.length, 2);
+      const traceparents = posts.map((request) => request.headers.traceparent);
+      const received = spans(requests);
+      for (const [index, record] of records.entries()) {
+        const header = traceparents[index];
+        assert.match(header, /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/, 'a W3C traceparent on the model request');
+        const [, traceId, spanId] = header.split('-');
+        const span = received.find((candidate) => candidate.spanId === spanId);
+        assert.ok(span, `the span of run ${record.run_index} has the header's span id`);
+        assert.equal(span.traceId, traceId);
+        assert.equal(span.name, 'chat sim-fast@prefill_ms=200');
+        assert.equal(span.kind, 3, 'SPAN_KIND_CLIENT');
+        const attrs = attributes(span.attributes);
+        assert.equal(attrs['ttft_meter.run.index'], String(record.run_index));
+        assert.equal(attrs['ttft_meter.ttfa_ms'], record.metrics.ttfa_ms);
+        assert.equal(attrs['gen_ai.response.time_to_first_chunk'], record.metrics.first_chunk_ms / 1000);
+        const events = Object.fromEntries(span.events.map((event) => [event.name, event]));
+        for (const name of ['ttft_meter.first_answer_token', 'ttft_meter.first_answer_painted']) {
+          assert.ok(events[name], `span event ${name}`);
+        }
+        const answerAtMs = (Number(BigInt(events['ttft_meter.first_answer_token'].timeUnixNano) - BigInt(span.startTimeUnixNano)) / 1e6);
+        assert.ok(Math.abs(answerAtMs - record.metrics.ttfa_ms) < 0.01, `first answer event at ${answerAtMs} ms, record ${record.metrics.ttfa_ms}`);
+        assert.ok(record.metrics.ttfa_ms >= 200 && record.metrics.ttfa_ms <= 200 + SLACK_MS, `ttfa_ms ${record.metrics.ttfa_ms}`);
+        // The record shows the header it sent (not a secret).
+        assert.ok(record.settings.request.headers.some(([name, value]) => name === 'traceparent' && value === header));
+      }
+      // Never the key, in any body or header the collector got; never the answer or path.
+      const everything = JSON.stringify(requests);
+      for (const piece of KEY_PIECES) {
+        assert.ok(!everything.includes(piece), `the collector must not receive ${piece}`);
+      }
+      assert.ok(!everything.includes('/v1/chat/completions'), 'never the endpoint path');
+      assert.ok(!everything.includes('gen_ai.input.messages'), 'no prompt without the opt-in');
+      for (const request of requests) {
+        assert.equal(request.headers.authorization, undefined);
+        assert.equal(request.headers['content-type'], 'application/json');
+      }
+      assert.deepEqual(await page.pageErrors(), []);
+      await page.close();
+    } finally {
+      await receiver.stop();
+      await api.stop();
+    }
+  });
+
+  test('a refusing collector (HTTP 500, then no CORS) shows a status line in English and Chinese, and every run still succeeds', async () => {
+    const receiver = await startReceiver([sim.url]);
+    try {
+      await receiver.control({ refuse_status: 500 });
+      const query = new URLSearchParams({ model: 'sim-fast@prefill_ms=50', lang: 'en', otlp_endpoint: receiver.url });
+      const { page } = await freshWidget(`?${query}`);
+      await page.getByTestId('send').click();
+      await waitForRuns(page, 1);
+      const status = page.locator('[data-testid=otlp-status][data-state=refused]');
+      await status.waitFor({ timeout: 20_000 });
+      assert.match(await status.textContent(), /refused the export \(HTTP 500\).*The measurements are kept\./);
+      await page.getByTestId('lang-zh').click();
+      assert.match(await status.textContent(), /拒绝了导出（HTTP 500）/);
+      await page.getByTestId('lang-en').click();
+
+      // Now the collector does not allow this origin: the browser only says "failed to fetch".
+      await receiver.control({ refuse_status: 0, cors: false });
+      await page.getByTestId('send').click();
+      await waitForRuns(page, 2);
+      const unreachable = page.locator('[data-testid=otlp-status][data-state=unreachable]');
+      await unreachable.waitFor({ timeout: 20_000 });
+      const text = await unreachable.textContent();
+      assert.ok(text.includes(`list ${sim.url} in protocols.http.cors.allowed_origins`), text);
+      assert.match(text, /The measurements are kept/);
+      assert.equal(await page.locator('[data-testid=run-row][data-outcome=ok]').count(), 2, 'both runs succeeded');
+      assert.deepEqual((await storedRuns(page)).map((record) => record.outcome.kind), ['completed', 'completed']);
+      await page.getByTestId('lang-zh').click();
+      assert.match(await unreachable.textContent(), /cors\.allowed_origins/);
+      assert.deepEqual(await page.pageErrors(), []);
+      await page.close();
+    } finally {
+      await receiver.stop();
+    }
+  });
+
+  test('the model key is refused as a collector header, with the reason shown', async () => {
+    const { page } = await freshWidget('?lang=en');
+    await page.getByTestId('api-key').fill(TYPED_KEY);
+    await page.locator('[data-testid=fleet-settings] summary').click();
+    await page.getByTestId('otlp-endpoint').fill('http://127.0.0.1:4318');
+    await page.getByTestId('otlp-headers').fill(`authorization=Bearer ${TYPED_KEY}`);
+    await page.getByTestId('otlp-apply').click();
+    const status = page.locator('[data-testid=otlp-status][data-state=refused_settings]');
+    await status.waitFor();
+    assert.match(await status.textContent(), /contains the model's API key/);
+    assert.ok(!(await status.textContent()).includes('QWERTY'), 'the refusal does not repeat the key');
+    await page.close();
+  });
+
+  test('trace context against a server whose CORS refuses traceparent: diagnosed as such, and the series stops; without the header it works', async () => {
+    const strict = await startSim(['--no-trace-headers'], { dist: false });
+    try {
+      const query = new URLSearchParams({ base_url: `${strict.url}/v1`, model: 'sim-fast@prefill_ms=50', runs: '3', lang: 'en', traceparent: '1' });
+      const { page } = await freshWidget(`?${query}`);
+      assert.equal(await page.getByTestId('traceparent').isChecked(), true);
+      await page.getByTestId('send').click();
+      await waitForRuns(page, 1);
+      const diagnosis = page.getByTestId('run-detail').getByTestId('diagnosis');
+      await page.locator('[data-testid=run-detail] [data-testid=diagnosis][data-cause=trace_context_refused]').waitFor();
+      const text = await diagnosis.textContent();
+      assert.match(text, /refuses the traceparent header in CORS/);
+      assert.match(text, /turn off trace context|Turn off trace context/);
+      const records = await storedRuns(page);
+      assert.equal(records.length, 1, 'repeating cannot succeed: the series stopped after the first run');
+      assert.equal(records[0].diagnosis_cause, 'trace_context_refused');
+      await page.getByTestId('lang-zh').click();
+      assert.match(await diagnosis.textContent(), /traceparent/);
+      await page.getByTestId('lang-en').click();
+      // Trace context off: the same server answers.
+      await page.getByTestId('traceparent').setChecked(false);
+      await page.getByTestId('run-count').fill('1');
+      await page.getByTestId('send').click();
+      await waitForRuns(page, 2);
+      const [, second] = await storedRuns(page);
+      assert.equal(second.outcome.kind, 'completed');
+      assert.ok(!second.settings.request.headers.some(([name]) => name === 'traceparent'));
+      await page.close();
+    } finally {
+      await strict.stop();
+    }
+  });
+
+  test('probe mode: N runs on load in an embedding page, a notice with Stop, results by postMessage and OTLP, once per tab', { todo: reasonFor(engine, { webkit: WEBKIT_MAIN_THREAD }) }, async () => {
+    const receiver = await startReceiver([sim.url]);
+    try {
+      const config = new URLSearchParams({ probe: '3', model: 'sim-fast@prefill_ms=100', lang: 'en', otlp_endpoint: receiver.url });
+      const { page, widget } = await hostedWidget('embed-example.html', config.toString());
+      await page.waitForFunction(() => window.ttftMessages.some((message) => message.data.type === 'ttft-meter.summary'), null, { timeout: 60_000 });
+      const messages = await hostMessages(page);
+      assert.deepEqual(messages.map((message) => message.type), ['ttft-meter.ready', 'ttft-meter.run', 'ttft-meter.run', 'ttft-meter.run', 'ttft-meter.summary']);
+      for (const { run } of messages.filter((message) => message.type === 'ttft-meter.run')) {
+        assert.equal(run.outcome, 'completed');
+        // No click started them: perceived times are measured from the request.
+        assert.equal(run.metrics.perceived_from, 'request_started');
+        assert.ok(run.metrics.ttfa_ms >= 100 && run.metrics.ttfa_ms <= 100 + SLACK_MS, `ttfa_ms ${run.metrics.ttfa_ms}`);
+      }
+      await widget.getByTestId('probe-notice').waitFor();
+      await page.frameLocator('#widget').locator('[data-testid=probe-notice][data-state=done]').waitFor();
+      assert.match(await widget.getByTestId('probe-notice').textContent(), /finished its 3 runs/);
+      assert.equal(await widget.getByTestId('app').evaluate(() => sessionStorage.getItem('ttft-meter.probe.ran')), '1');
+      // And to the collector.
+      await eventually(async () => (countedRuns(await receiver.received()) === 3 ? true : undefined), '3 probe runs in the receiver');
+
+      // A reload of the host page (same tab): probe mode does not run again.
+      await page.reload();
+      const again = page.frameLocator('#widget');
+      await again.getByTestId('send').waitFor({ timeout: 20_000 });
+      await page.frameLocator('#widget').locator('[data-testid=probe-notice][data-state=refused]').waitFor();
+      assert.match(await again.getByTestId('probe-notice').textContent(), /already ran in this tab/);
+      await page.waitForTimeout(1_000);
+      assert.deepEqual((await hostMessages(page)).map((message) => message.type), ['ttft-meter.ready']);
+      await page.close();
+    } finally {
+      await receiver.stop();
+    }
+  });
+
+  test('probe mode is refused with a key set in the tab, and Stop ends it early', async () => {
+    const { page } = await freshWidget('?lang=en');
+    await page.getByTestId('api-key').fill(TYPED_KEY);
+    await page.goto(`${sim.url}/?probe=2&lang=en&model=sim-fast%40prefill_ms%3D50`);
+    await page.locator('[data-testid=probe-notice][data-state=refused]').waitFor({ timeout: 20_000 });
+    assert.match(await page.getByTestId('probe-notice').textContent(), /an API key is set in this tab/);
+    await page.waitForTimeout(1_000);
+    assert.equal(await page.getByTestId('run-row').count(), 0, 'nothing was sent');
+    await page.close();
+
+    const stopping = await browser.newPage();
+    await stopping.goto(`${sim.url}/?probe=5&lang=en&model=sim-fast%40prefill_ms%3D700`);
+    await stopping.locator('[data-testid=probe-notice][data-state=running]').waitFor({ timeout: 20_000 });
+    assert.match(await stopping.getByTestId('probe-notice').textContent(), /5 short requests/);
+    await stopping.getByTestId('probe-stop').click();
+    await stopping.locator('[data-testid=probe-notice][data-state=stopped]').waitFor({ timeout: 20_000 });
+    const stored = await storedRuns(stopping);
+    assert.ok(stored.length <= 1, `Stop ended probe mode (${stored.length} runs kept)`);
+    await stopping.close();
+  });
+
+  test('SLOs: per-run marks, good run count and fraction, a pass/fail badge in the compact layout, and the summary message\'s slo object', async () => {
+    // ttft-sim's scripted prefill: 100 ms for the first run, 2,000 ms for the second; the
+    // threshold at 1,000 ms lies between them with room for any engine's error.
+    const config = new URLSearchParams({ slo: 'ttfa_ms<=1000', model: 'sim-fast@prefill_ms=100', lang: 'en' });
+    const { page, widget } = await hostedWidget('embed-example.html', config.toString());
+    await widget.getByTestId('send').click();
+    await page.waitForFunction(() => window.ttftMessages.some((message) => message.data.type === 'ttft-meter.summary'), null, { timeout: 30_000 });
+    let summary = (await hostMessages(page)).at(-1).summary;
+    assert.equal(summary.slo.spec, 'ttfa_ms<=1000');
+    assert.equal(summary.slo.verdict, 'pass');
+    assert.equal(summary.slo.good_run_count, 1);
+    assert.equal(summary.slo.good_run_fraction, 1);
+    const badge = widget.getByTestId('slo-badge');
+    assert.equal(await badge.getAttribute('data-verdict'), 'pass');
+    assert.match(await widget.getByTestId('app').getAttribute('class'), /\bcompact\b/);
+    assert.equal(await badge.evaluate((element) => element.checkVisibility()), true, 'the badge shows in the compact layout');
+
+    await widget.getByTestId('model').fill('sim-fast@prefill_ms=2000');
+    await widget.getByTestId('send').click();
+    await page.waitForFunction(() => window.ttftMessages.filter((message) => message.data.type === 'ttft-meter.summary').length === 2, null, { timeout: 30_000 });
+    summary = (await hostMessages(page)).at(-1).summary;
+    assert.equal(summary.slo.verdict, 'fail');
+    assert.equal(summary.slo.counted_runs, 2);
+    assert.equal(summary.slo.good_run_count, 1);
+    assert.equal(summary.slo.good_run_fraction, 0.5);
+    assert.equal(summary.slo.goodput_target, 1);
+    assert.deepEqual(summary.slo.thresholds.map((result) => [result.threshold.metric, result.met_runs, result.met]), [['ttfa_ms', 1, false]]);
+    assert.equal(summary.slo.runs, undefined, 'no per-run list in the message');
+    assert.equal(await badge.getAttribute('data-verdict'), 'fail');
+    const marks = await widget.getByTestId('run-slo').evaluateAll((elements) => elements.map((element) => element.dataset.met));
+    assert.deepEqual(marks, ['true', 'false']);
+    const goodput = widget.getByTestId('slo-goodput');
+    assert.equal(await goodput.getAttribute('data-good-runs'), '1');
+    assert.equal(await goodput.getAttribute('data-fraction'), '0.5');
+    assert.match(await goodput.textContent(), /good runs 1 of 2 · goodput 50 %/);
+    // The stored records agree with the marks: the first under, the second over 1,000 ms.
+    const records = await widget.getByTestId('app').evaluate(() => JSON.parse(localStorage.getItem('ttft-meter.runs.v1')).runs);
+    assert.ok(records[0].metrics.ttfa_ms <= 1000 && records[1].metrics.ttfa_ms > 1000, records.map((record) => record.metrics.ttfa_ms).join(', '));
+
+    // A goodput target of 50 % passes; a bad text is refused with the reason.
+    await widget.getByTestId('slo-input').fill('ttfa_ms<=1000, goodput>=50%');
+    await widget.getByTestId('slo-apply').click();
+    await page.frameLocator('#widget').locator('[data-testid=slo-badge][data-verdict=pass]').waitFor();
+    await widget.getByTestId('slo-input').fill('tffa_ms<=1000');
+    await widget.getByTestId('slo-apply').click();
+    assert.match(await widget.getByTestId('slo-error').textContent(), /`tffa_ms` is not a metric/);
+    assert.equal(await badge.getAttribute('data-verdict'), 'pass', 'a refused text leaves the SLOs as they were');
+    await page.close();
+  });
+
+  test('share link: Copy link, open it in a fresh page, the same values read-only, the stored history untouched', async () => {
+    const { page } = await freshWidget('?lang=en&model=sim-fast%40prefill_ms%3D80', { clipboard: true });
+    await page.getByTestId('api-key').fill(TYPED_KEY);
+    await page.getByTestId('run-count').fill('3');
+    await page.getByTestId('send').click();
+    await waitForRuns(page, 3);
+    await page.getByTestId('copy-link').click();
+    await page.getByTestId('share-link-message').filter({ hasText: 'holds all 3 runs' }).waitFor();
+    const link = await page.getByTestId('share-link').inputValue();
+    assert.ok(link.startsWith(`${sim.url}/#share=v1.`), link);
+    assert.ok(link.length - link.indexOf('#') - 1 <= 16 * 1024, 'at most 16 KiB of fragment');
+    for (const piece of [...KEY_PIECES, 'Why%20is', 'sky']) {
+      assert.ok(!link.includes(piece), `the link must not contain ${piece}`);
+    }
+    const records = await storedRuns(page);
+    const storedBefore = await page.evaluate(() => localStorage.getItem('ttft-meter.runs.v1'));
+
+    // A fresh browser profile opens the link: the shared view, no Send needed, no history.
+    const other = await browser.newPage();
+    await other.goto(link);
+    await other.getByTestId('shared-view').waitFor({ timeout: 20_000 });
+    assert.equal(await other.getByTestId('shared-view').getAttribute('data-runs'), '3');
+    assert.match(await other.getByTestId('shared-notice').textContent(), /results someone measured and shared/);
+    assert.equal(await other.getByTestId('send').count(), 0, 'read-only: no Send');
+    const tenth = (value) => (Math.round(value * 10) / 10).toFixed(1);
+    const shownTtfa = await other.locator('[data-testid=shared-run] td[data-metric=ttfa_ms]').allTextContents();
+    assert.deepEqual(shownTtfa, records.map((record) => tenth(record.metrics.ttfa_ms)));
+    const shownE2e = await other.locator('[data-testid=shared-run] td[data-metric=e2e_ms]').allTextContents();
+    assert.deepEqual(shownE2e, records.map((record) => tenth(record.metrics.e2e_ms)));
+    // The summary is recomputed from the link's runs: min and max of ttfa as the page's own.
+    const row = await other.locator('[data-testid=shared-summary] tr[data-metric=ttfa_ms] td').allTextContents();
+    const ttfas = records.map((record) => Math.round(record.metrics.ttfa_ms * 10) / 10);
+    assert.equal(row[3], Math.min(...ttfas).toFixed(1));
+    assert.equal(row[4], Math.max(...ttfas).toFixed(1));
+    assert.equal(row[6], '3');
+    await other.locator('[data-testid=chart-distribution]').waitFor();
+    assert.equal(await other.evaluate(() => localStorage.getItem('ttft-meter.runs.v1')), null, 'the shared runs are not stored');
+    assert.ok(!(await other.evaluate(() => document.body.innerText)).includes('Why is the sky'), 'no prompt unless chosen');
+    await other.close();
+
+    // The same tab opening the link: its own stored history is left exactly as it was.
+    await page.goto(link);
+    await page.getByTestId('shared-view').waitFor({ timeout: 20_000 });
+    assert.equal(await page.evaluate(() => localStorage.getItem('ttft-meter.runs.v1')), storedBefore);
+    await page.getByTestId('shared-close').click();
+    await page.getByTestId('send').waitFor();
+    assert.equal(await page.getByTestId('run-row').count(), 3, 'back to the meter with its own history');
+    assert.equal(await page.evaluate(() => location.hash), '');
+
+    // With the prompt chosen, the link carries it.
+    await page.getByTestId('share-prompt').check();
+    await page.getByTestId('copy-link').click();
+    await page.waitForFunction(() => document.querySelector('[data-testid=share-link]')?.value.length > 0);
+    const withPrompt = await page.getByTestId('share-link').inputValue();
+    const third = await browser.newPage();
+    await third.goto(withPrompt);
+    assert.match(await third.getByTestId('shared-prompt').textContent(), /Why is the sky blue/);
+    // A damaged link is refused with the reason, and the meter still works.
+    await third.goto(`${sim.url}/?lang=en#share=v1.AAAA`);
+    await third.getByTestId('shared-error').waitFor({ timeout: 20_000 });
+    assert.match(await third.getByTestId('shared-error').textContent(), /damaged|not valid/);
+    await third.getByTestId('send').waitFor();
+    assert.deepEqual(await third.pageErrors(), []);
+    await third.close();
+    await page.close();
+  });
+
+  for (const kind of ['plain', 'isolated']) {
+    test(`embedded in a ${kind} host page on another origin: the widget loads, runs, and every message is checked${kind === 'isolated' ? '; the frame is cross-origin isolated' : ''}`, { todo: reasonFor(engine, { webkit: WEBKIT_MAIN_THREAD }) }, async () => {
+      const { page, widget } = await hostedWidget(`${kind}.html`, new URLSearchParams({ model: 'sim-fast@prefill_ms=150', lang: 'en' }).toString());
+      assert.equal(await page.evaluate(() => window.crossOriginIsolated), kind === 'isolated', 'the host page itself');
+      await widget.getByTestId('send').click();
+      await page.waitForFunction(() => window.ttftMessages.some((message) => message.data.type === 'ttft-meter.summary'), null, { timeout: 30_000 });
+      const messages = await page.evaluate(() => window.ttftMessages);
+      assert.deepEqual(messages.map((message) => message.data.type), ['ttft-meter.ready', 'ttft-meter.run', 'ttft-meter.summary']);
+      for (const message of messages) {
+        assert.equal(message.origin, sim.url);
+        assert.equal(message.data.version, 1);
+      }
+      const { run } = messages[1].data;
+      assert.equal(run.outcome, 'completed');
+      assert.ok(run.metrics.ttfa_ms >= 150 && run.metrics.ttfa_ms <= 150 + SLACK_MS, `ttfa_ms ${run.metrics.ttfa_ms}`);
+      const frameIsolated = await widget.getByTestId('app').evaluate(() => window.crossOriginIsolated);
+      const stepMs = Number(await widget.getByTestId('timer-resolution').getAttribute('data-step-ms'));
+      const paint = await widget.getByTestId('app').evaluate(() => JSON.parse(localStorage.getItem('ttft-meter.runs.v1')).runs[0].instants.answer_painted?.method ?? null);
+      if (kind === 'isolated') {
+        // allow="cross-origin-isolated" passes isolation on to the frame where the engine
+        // implements that permission (Chromium); its timer then has 5 µs steps.
+        const expected = perEngine(engine, {
+          chromium: { isolated: true, stepMs: 0.005, paint: 'presentation_time' },
+          firefox: { isolated: true, stepMs: 0.02, paint: 'raf_message_channel' },
+          webkit: { isolated: true, stepMs: 0.02, paint: 'raf_message_channel' },
+        });
+        assert.equal(frameIsolated, expected.isolated, 'the frame is cross-origin isolated');
+        assert.ok(stepMs <= expected.stepMs + 1e-9, `timer step ${stepMs} ms`);
+        assert.equal(paint, expected.paint, 'paint method');
+      } else {
+        assert.equal(frameIsolated, false, 'a frame of a plain host is not isolated');
+        assert.equal(paint, perEngine(engine, { chromium: 'presentation_time', default: 'raf_message_channel' }), 'paint method');
+      }
+      assert.deepEqual(await page.pageErrors(), []);
+      await page.close();
+    });
+  }
+
+  test('screenshots of the fleet UI (SLO badge, OTLP status line, probe notice, shared view) in English and Chinese, at 360 px and on a desktop', async () => {
+    const receiver = await startReceiver([sim.url]);
+    try {
+      for (const viewport of [{ width: 360, height: 900 }, { width: 1280, height: 900 }]) {
+        const query = new URLSearchParams({ probe: '2', model: 'sim-fast@prefill_ms=60', slo: 'ttfa_ms<=800,perceived_ttfa_ms:p95<=1.5s', otlp_endpoint: receiver.url, lang: 'en' });
+        const page = await browser.newPage({ viewport });
+        await page.goto(`${sim.url}/?${query}`);
+        await page.locator('[data-testid=probe-notice][data-state=done]').waitFor({ timeout: 60_000 });
+        await page.locator('[data-testid=otlp-status][data-state=ok]').waitFor({ timeout: 30_000 });
+        await page.getByTestId('slo-badge').waitFor();
+        for (const lang of ['en', 'zh']) {
+          await page.getByTestId(`lang-${lang}`).click();
+          const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+          assert.ok(scrollWidth <= viewport.width, `${lang} ${viewport.width}: scrollWidth ${scrollWidth}`);
+          await page.screenshot({ path: path.join(OUT, `fleet-${viewport.width}-${lang}-${engine}.png`), fullPage: true });
+        }
+        await page.getByTestId('lang-en').click();
+        await page.getByTestId('copy-link').click();
+        await page.waitForFunction(() => document.querySelector('[data-testid=share-link]')?.value.length > 0);
+        const link = await page.getByTestId('share-link').inputValue();
+        const shared = await browser.newPage({ viewport });
+        await shared.goto(link);
+        await shared.getByTestId('shared-view').waitFor({ timeout: 20_000 });
+        for (const lang of ['en', 'zh']) {
+          await shared.getByTestId(`lang-${lang}`).click();
+          const scrollWidth = await shared.evaluate(() => document.documentElement.scrollWidth);
+          assert.ok(scrollWidth <= viewport.width, `shared ${lang} ${viewport.width}: scrollWidth ${scrollWidth}`);
+          await shared.screenshot({ path: path.join(OUT, `fleet-shared-${viewport.width}-${lang}-${engine}.png`), fullPage: true });
+        }
+        await shared.close();
+        await page.close();
+      }
+    } finally {
+      await receiver.stop();
+    }
+  });
+});
