@@ -6,6 +6,7 @@ use std::time::Duration;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use ttft_core::config::Theme;
+use ttft_core::itl::ItlGaps;
 use ttft_core::lang::Lang;
 use ttft_core::measure::SeriesPlan;
 use ttft_core::record::{cohort_summary, Cohort, RunRecord, Transport};
@@ -29,6 +30,12 @@ use crate::{paint, persist, storage, transport};
 /// Runs the series one run after the other (a warm-up first when asked); a failed run is
 /// recorded with its diagnosis and the series goes on; Stop ends the series. Each finished
 /// run is kept by the session and posted to the host page.
+///
+/// The first run's request leaves before the page does anything else: the view starts
+/// showing it (`on_first_started`: Send disabled, panes cleared, the answer pane scrolled
+/// into view, the elapsed counter) once the request is out and its headers are back
+/// ([`run::measure_with`]). Later runs show their start first and send their request after
+/// the page has rendered it ([`run::quiet_point`]).
 async fn run_series(
     series: SeriesPlan,
     clicked_ms: f64,
@@ -36,21 +43,35 @@ async fn run_series(
     session: Session,
     embed: Embed,
     control: StoredValue<Option<RunControl>, LocalStorage>,
+    on_first_started: impl FnOnce() + 'static,
 ) {
     let total = series.total_runs() as usize;
+    let mut on_first_started = Some(on_first_started);
     for index in 0..total {
         let run_control = RunControl::default();
         control.set_value(Some(run_control.clone()));
-        live.reset();
-        live.progress.set((index + 1, total));
-        live.sent();
+        let show_start = move || {
+            live.reset();
+            live.progress.set((index + 1, total));
+            live.sent();
+        };
         let options = RunOptions {
             // Only the first run starts with the user's click; later runs are scheduled.
             clicked_ms: (index == 0).then_some(clicked_ms),
             warm_up: series.warm_up && index == 0,
             painted: true,
         };
-        let record = run::measure(&series.run, options, &run_control, |progress| {
+        let on_started: Box<dyn FnOnce()> = match on_first_started.take() {
+            Some(first) => Box::new(move || {
+                first();
+                show_start();
+            }),
+            None => {
+                show_start();
+                Box::new(|| {})
+            }
+        };
+        let record = run::measure_with(&series.run, options, &run_control, on_started, |progress| {
             live.apply(progress)
         })
         .await;
@@ -139,6 +160,7 @@ pub fn App() -> impl IntoView {
     );
     let control = StoredValue::new_local(None::<RunControl>);
     paint::install_observer();
+    crate::availability::install_observer();
     // `None` while the page starts (the fetch worker, and asking whether ttft-sim serves
     // this page), then the transport runs will use: the widget is ready.
     let transport = RwSignal::new(None::<Transport>);
@@ -160,8 +182,11 @@ pub fn App() -> impl IntoView {
     let refused_keys = config.refused_keys.clone();
     let post_embed = embed.clone();
 
+    // Set at the click, before the view shows the series (which waits for the request to
+    // leave): a second click in between must not start another series.
+    let series_running = StoredValue::new(false);
     let send = move |event: MouseEvent| {
-        if live.streaming.get_untracked() {
+        if series_running.get_value() || live.streaming.get_untracked() {
             return;
         }
         // The user's start: the click's own timestamp, on the page clock.
@@ -170,11 +195,19 @@ pub fn App() -> impl IntoView {
             Ok(series) => series,
             Err(error) => return live.refuse(error),
         };
-        // The answer must be on screen to be painted (Element Timing reports only what is
-        // painted in the viewport), and the user is looking for it anyway.
-        scroll_into_view("answer-pane");
-        live.streaming.set(true);
-        let ticker = set_interval_with_handle(move || live.tick(), Duration::from_millis(100)).ok();
+        series_running.set_value(true);
+        let ticker = std::rc::Rc::new(std::cell::Cell::new(None));
+        // The view's side of the start, once the request is out (run::measure_with).
+        let ticking = std::rc::Rc::clone(&ticker);
+        let show_series = move || {
+            // The answer must be on screen to be painted (Element Timing reports only what
+            // is painted in the viewport), and the user is looking for it anyway.
+            scroll_into_view("answer-pane");
+            live.streaming.set(true);
+            ticking.set(
+                set_interval_with_handle(move || live.tick(), Duration::from_millis(100)).ok(),
+            );
+        };
         let post_embed = post_embed.clone();
         spawn_local(async move {
             run_series(
@@ -184,11 +217,13 @@ pub fn App() -> impl IntoView {
                 session,
                 post_embed.clone(),
                 control,
+                show_series,
             )
             .await;
-            if let Some(ticker) = ticker {
+            if let Some(ticker) = ticker.take() {
                 ticker.clear();
             }
+            series_running.set_value(false);
             live.streaming.set(false);
             session.save(true);
             // From the session's records, as the run messages are: the same (canonical)
@@ -492,7 +527,7 @@ fn Results(
     let selected_record = move || session.selected_record();
     let itl_gaps = Signal::derive(move || {
         selected_record()
-            .map(|record| record.metrics.itl_gaps_ms)
+            .map(|record| record.metrics.itl_gaps)
             .unwrap_or_default()
     });
     let on_clear = Callback::new(move |()| session.clear());
@@ -535,8 +570,8 @@ fn Results(
                     <div class="charts">
                         <RunsChartView series=series.into() references=references />
                         <DistributionView values_ms=ttfa_values.into() markers=markers metric="ttfa_ms" />
-                        <Show when=move || !itl_gaps.with(Vec::is_empty)>
-                            <ItlView gaps_ms=itl_gaps />
+                        <Show when=move || !itl_gaps.with(ItlGaps::is_empty)>
+                            <ItlView gaps=itl_gaps />
                         </Show>
                     </div>
                 </Show>

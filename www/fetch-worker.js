@@ -9,6 +9,7 @@
 // Protocol (worker -> page), every `t` on this worker's clock (see `ready.timeOrigin`):
 //   {type: 'ready', timeOrigin}
 //   {type: 'started', id, t, crossOrigin, firstPreflight}   just before fetch()
+//   {type: 'sent', id, t}                          fetch() called: the request is on its way
 //   {type: 'headers', id, t, status, contentType, retryAfter}
 //   {type: 'chunk', id, t, bytes}                  bytes: ArrayBuffer (transferred)
 //   {type: 'end', id, t}                           body complete
@@ -120,7 +121,11 @@ async function run({ id, url, method, headers, body }) {
   let outcome = 'failed';
   try {
     postMessage({ type: 'started', id, t: since, ...route(url, method, headers) });
-    const response = await fetch(url, { method, headers, body, signal: controller.signal });
+    const pending = fetch(url, { method, headers, body, signal: controller.signal });
+    // The page waits for this before any UI work: in WebKit, fetch() from a worker hands the
+    // request to the page's main thread, and this message reaches the page after it.
+    postMessage({ type: 'sent', id, t: performance.now() });
+    const response = await pending;
     postMessage({
       type: 'headers', id, t: performance.now(), status: response.status,
       contentType: response.headers.get('content-type') || '',

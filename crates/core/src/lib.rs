@@ -4,12 +4,14 @@
 //! `performance.now()` clock); nothing here reads a clock. See docs/DESIGN.md.
 #![warn(missing_docs)]
 
+pub mod blocks;
 pub mod chart;
 pub mod config;
 pub mod diagnosis;
 pub mod dialect;
 pub mod experiment;
 pub mod export;
+pub mod itl;
 pub mod lang;
 pub mod measure;
 pub mod metric;

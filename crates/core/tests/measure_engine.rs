@@ -483,7 +483,7 @@ fn paints_resource_timing_and_the_click_make_the_perceived_and_network_numbers()
     assert_eq!(metrics.perceived_from, PerceivedAnchor::Clicked);
     assert_eq!(metrics.perceived_ttfa_ms, Some(326.0));
     assert_eq!(metrics.answer_ui_delay_ms, Some(16.0));
-    assert_eq!(metrics.itl_gaps_ms, vec![50.0]);
+    assert_eq!(metrics.itl_gaps.sample_ms(), &[50.0]);
     assert_eq!(metrics.token_count_source, Some(TokenCountSource::Chunks));
     assert_eq!(metrics.e2e_ms, Some(351.0));
     assert_eq!(

@@ -36,8 +36,12 @@
 //! assert!(record.is_ok());
 //! ```
 
+mod availability;
 mod plan;
 
+pub use availability::{
+    BrowserEngine, MainThreadMonitor, ARRIVAL_DELAY_THRESHOLD_MS, HEARTBEAT_INTERVAL_MS,
+};
 pub use plan::{
     parse_count, CountField, InputError, RunInput, RunPlan, SeriesInput, SeriesPlan,
     DEFAULT_TIMEOUT_S, MAX_OUTPUT_TOKENS, MAX_RUNS, MAX_TIMEOUT_S,
@@ -174,6 +178,10 @@ pub struct FinishContext<'a> {
     pub page_is_https: bool,
     /// Wall-clock now, Unix seconds (an HTTP-date `Retry-After` becomes seconds).
     pub now_unix_s: Option<i64>,
+    /// Whether this page's Worker arrivals wait for its main thread
+    /// ([`BrowserEngine::worker_arrivals_wait_for_main_thread`]); `None`: not known. With
+    /// [`Transport::MainThread`] they always do.
+    pub worker_arrivals_wait_for_main_thread: Option<bool>,
 }
 
 impl<'a> FinishContext<'a> {
@@ -185,6 +193,7 @@ impl<'a> FinishContext<'a> {
             warm_up: false,
             page_is_https: false,
             now_unix_s: None,
+            worker_arrivals_wait_for_main_thread: None,
         }
     }
 }
@@ -201,6 +210,7 @@ pub struct Measurement {
     error_body_dropped_bytes: u64,
     decoded: Vec<DecodedEvent>,
     route: RequestRoute,
+    main_thread: MainThreadMonitor,
 }
 
 impl Measurement {
@@ -223,6 +233,7 @@ impl Measurement {
             error_body_dropped_bytes: 0,
             decoded: Vec::new(),
             route: RequestRoute::default(),
+            main_thread: MainThreadMonitor::new(request_started_ms),
         }
     }
 
@@ -239,6 +250,23 @@ impl Measurement {
     /// Where the request went (the transport tells it when it starts).
     pub fn on_route(&mut self, route: RequestRoute) {
         self.route = route;
+    }
+
+    /// The main thread's heartbeat ran at `now_ms` (see [`MainThreadMonitor`]). The glue
+    /// beats every [`HEARTBEAT_INTERVAL_MS`] while [`Self::wants_main_thread_beats`].
+    pub fn on_main_thread_beat(&mut self, now_ms: f64) {
+        self.main_thread.on_beat(now_ms);
+    }
+
+    /// A long task or long animation frame (Long Tasks / LoAF) on the page's main thread.
+    pub fn on_main_thread_busy(&mut self, start_ms: f64, duration_ms: f64) {
+        self.main_thread.on_busy(start_ms, duration_ms);
+    }
+
+    /// Whether the run still watches the main thread: until a beat after its first answer
+    /// token (or its end).
+    pub fn wants_main_thread_beats(&self) -> bool {
+        self.main_thread.wants_beats()
     }
 
     /// The fetch promise resolved: status and headers are known.
@@ -278,9 +306,13 @@ impl Measurement {
             self.on_event(now_ms, event, out);
         }
         self.decoded = decoded;
+        if let Some(first_answer_ms) = self.timeline.instants.first_answer {
+            self.main_thread.close_at(first_answer_ms);
+        }
         let answered = self.timeline.instants.first_answer_visible.is_some();
         if self.plan.ttft_only && answered && self.timeline.outcome == RunOutcome::Streaming {
             self.timeline.on_stopped_after_first_answer(now_ms);
+            self.main_thread.close_at(now_ms);
             return StreamControl::Stop;
         }
         StreamControl::Continue
@@ -349,6 +381,7 @@ impl Measurement {
             }
         }
         self.timeline.on_stream_end(now_ms);
+        self.main_thread.close_at(now_ms);
     }
 
     /// `fetch()` or a read rejected. `aborted` is why the glue aborted the request, if it
@@ -366,6 +399,7 @@ impl Measurement {
             ("AbortError", _) => NetworkFailure::Aborted,
             _ => NetworkFailure::NetworkError,
         };
+        self.main_thread.close_at(now_ms);
         // The connection dropped after a 2xx stream had started: the stream was cut off
         // (no terminal marker), which is what to diagnose, not a connection failure.
         if failure == NetworkFailure::NetworkError
@@ -380,7 +414,13 @@ impl Measurement {
     /// The request's Resource Timing entry (page clock), when the browser gave one. After
     /// the page's first CORS preflight to an origin, the preflight's cost is what the entry
     /// shows as queueing ([`NetworkBreakdown::preflight_ms`]).
+    ///
+    /// Its `responseStart` is also when the headers arrived, when it is earlier than the
+    /// resolution of `fetch()`: Firefox resolves `fetch()` only with the first body bytes,
+    /// and WebKit only once the page's main thread lets the worker know
+    /// ([`Instants::headers_received_from`](crate::timeline::Instants::headers_received_from)).
     pub fn on_resource_timing(&mut self, timing: &ResourceTiming) {
+        self.timeline.on_response_start(timing.response_start);
         let mut network = NetworkBreakdown::from_resource_timing(timing);
         if self.route.first_preflight {
             network.preflight_ms = network.queueing_ms;
@@ -406,6 +446,18 @@ impl Measurement {
             self.timeline
                 .on_network_failure(ended_ms, NetworkFailure::NetworkError);
         }
+        let window_end_ms = self
+            .timeline
+            .instants
+            .first_answer
+            .or(self.timeline.ended_ms)
+            .or(self.timeline.instants.last_token)
+            .unwrap_or(self.timeline.instants.request_started);
+        self.main_thread.finish(window_end_ms);
+        let arrivals_wait_for_main_thread = match context.transport {
+            Transport::MainThread => Some(true),
+            Transport::Worker => context.worker_arrivals_wait_for_main_thread,
+        };
         let description = self.plan.request().describe();
         let diagnosis = (!self.timeline.outcome.is_ok())
             .then(|| diagnose(&self.failure_context(&description, context)))
@@ -439,6 +491,8 @@ impl Measurement {
             diagnosis: diagnosis.as_ref().map(DiagnosisText::of),
             experiment: self.plan.experiment.clone(),
             instants: timeline.instants,
+            arrival_delay_bound_ms: self.main_thread.bound_ms(),
+            arrivals_wait_for_main_thread,
         }
     }
 
