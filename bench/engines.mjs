@@ -139,6 +139,9 @@ async function engineSection(engine, pageSim, apiSim, runs, log) {
       runs,
       widget_ttfa_error_ms: widget,
       widget_setup_ms: summary(detailed.map((row) => row.setup_ms)),
+      // The run's possible arrival delay (issue 13 item 4): the main thread's longest
+      // unavailability from the request to the first answer token.
+      widget_arrival_delay_bound_ms: summary(detailed.map((row) => row.arrival_delay_bound_ms)),
       widget_waiting_ms: summary(detailed.map((row) => row.waiting_ms)),
       ...peers,
       target: {
@@ -193,7 +196,8 @@ async function engineSection(engine, pageSim, apiSim, runs, log) {
       };
       const fallbacks = { raf_message_channel: against('raf_mc'), double_raf: against('double_raf') };
       const best = Object.entries(fallbacks).sort((a, b) => a[1].abs_error_p95_ms - b[1].abs_error_p95_ms)[0][0];
-      result.paint_fallback_vs_presentation_time = { ...fallbacks, best_by_abs_error_p95: best };
+      // renderTime is the app's method where an engine reports no presentationTime.
+      result.paint_fallback_vs_presentation_time = { ...fallbacks, render_time: against('render'), best_by_abs_error_p95: best };
     }
   } finally {
     await browser.close();

@@ -72,13 +72,23 @@ export function renderMarkdown(report) {
       const pa = e.paint;
       out.push(`| ${name} ${e.version ?? ''} | ${f(fi.widget_ttfa_error_ms.p50)} / ${f(fi.widget_ttfa_error_ms.p95)} | ${f(fi.browser_fetch_worker.p50)} / ${f(fi.browser_fetch_worker.p95)} | ${f(fi.browser_fetch_main_thread.p50)} / ${f(fi.browser_fetch_main_thread.p95)} | ${f(fi.target.excess_ms)} ms ${verdict(fi.target.within_1ms_of_best_peer, 'more than 1 ms')} | ${f(fi.widget_setup_ms.p50)} / ${f(fi.widget_setup_ms.p95)} | ${f(pa.widget_ui_delay_ms.p50)} / ${f(pa.widget_ui_delay_ms.p95)} (${pa.paint_methods.join(', ')}) | ${f(pa.peer_ui_delay_ms.p50)} / ${f(pa.peer_ui_delay_ms.p95)} (${pa.peer_method}) | ${f(pa.target.ratio_p95)} ${verdict(pa.target.le_1_3x_peer, 'over 1.3')} |`);
     }
+    const bounds = Object.entries(s.engines.engines).filter(([, e]) => e.fidelity?.widget_arrival_delay_bound_ms?.n);
+    if (bounds.length) {
+      out.push('', 'The widget\'s possible arrival delay in the same fidelity runs (`arrival_delay_bound_ms`: the main thread\'s longest unavailability from the request to the first answer token; flagged over 50 ms where arrivals wait for the main thread, i.e. WebKit):', '');
+      out.push('| engine | p50 | p95 | max |', '|---|---|---|---|');
+      for (const [name, e] of bounds) {
+        const b = e.fidelity.widget_arrival_delay_bound_ms;
+        out.push(`| ${name} | ${f(b.p50)} | ${f(b.p95)} | ${f(b.max)} |`);
+      }
+    }
     const chromium = s.engines.engines.chromium;
     if (chromium?.paint_fallback_vs_presentation_time) {
       const fb = chromium.paint_fallback_vs_presentation_time;
       out.push('', 'The paint fallback against Element Timing `presentationTime`, Chromium, same runs of the probe (fallback − presentationTime, ms):', '');
       out.push('| fallback | bias (p50 of the signed difference) | p95 absolute error | min | max |', '|---|---|---|---|---|');
-      for (const [name, label] of [['raf_message_channel', 'rAF + MessageChannel (the app\'s)'], ['double_raf', 'double rAF']]) {
+      for (const [name, label] of [['raf_message_channel', 'rAF + MessageChannel (the app\'s)'], ['double_raf', 'double rAF'], ['render_time', 'Element Timing renderTime']]) {
         const x = fb[name];
+        if (!x) continue;
         out.push(`| ${label} | ${f(x.bias_p50_ms)} | ${f(x.abs_error_p95_ms)} | ${f(x.signed.min)} | ${f(x.signed.max)} |`);
       }
       out.push('', `Best by p95 absolute error: ${fb.best_by_abs_error_p95}.`);

@@ -343,7 +343,7 @@ forEachEngine((engine) => {
     copyFileSync(downloaded, exportedPath);
     const exported = JSON.parse(readFileSync(exportedPath, 'utf8'));
     assert.equal(exported.schema, 'ttft-meter/export');
-    assert.equal(exported.schema_version, 2);
+    assert.equal(exported.schema_version, 3);
     assert.equal(exported.runs.length, 2);
 
     const csv = await first.page.download(() => first.page.getByTestId('export-csv').click());

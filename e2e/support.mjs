@@ -33,7 +33,9 @@ process.once('exit', () => {
  */
 export async function startSim(extraArgs = [], { profile = 'debug', dist = true } = {}) {
   const binary = path.join(ROOT, 'target', profile, 'ttft-sim');
-  const args = ['--port', '0', ...(dist ? ['--dist', path.join(ROOT, 'dist')] : []), ...extraArgs];
+  // TTFT_DIST: another build of the page (the benchmark's "before" figures beside "after").
+  const distDir = process.env.TTFT_DIST || path.join(ROOT, 'dist');
+  const args = ['--port', '0', ...(dist ? ['--dist', distDir] : []), ...extraArgs];
   const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   children.add(child);
   child.once('exit', () => children.delete(child));

@@ -6,6 +6,7 @@ use std::time::Duration;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use ttft_core::config::Theme;
+use ttft_core::itl::ItlGaps;
 use ttft_core::lang::Lang;
 use ttft_core::measure::SeriesPlan;
 use ttft_core::record::{cohort_summary, Cohort, RunRecord, Transport};
@@ -41,28 +42,63 @@ struct SeriesContext {
     embed: Embed,
     control: StoredValue<Option<RunControl>, LocalStorage>,
     fleet: Fleet,
+    /// Set when a series is asked for, before the view shows it (which waits for the
+    /// request to leave): a second click in between must not start another series.
+    running: StoredValue<bool>,
+}
+
+impl SeriesContext {
+    /// Whether a series is under way (asked for, or showing).
+    fn busy(&self) -> bool {
+        self.running.get_value() || self.live.streaming.get_untracked()
+    }
 }
 
 /// Runs the series one run after the other (a warm-up first when asked); a failed run is
 /// recorded with its diagnosis and the series goes on; Stop ends the series. Each finished
 /// run is kept by the session, posted to the host page and handed to the fleet export.
 /// Returns whether Stop ended it.
-async fn run_series(series: SeriesPlan, clicked_ms: Option<f64>, context: &SeriesContext) -> bool {
+///
+/// The first run's request leaves before the page does anything else: the view starts
+/// showing it (`on_first_started`: Send disabled, panes cleared, the answer pane scrolled
+/// into view, the elapsed counter) once the request is out ([`run::measure_with`]). Later
+/// runs show their start first and send their request after the page has rendered it
+/// ([`run::quiet_point`]).
+async fn run_series(
+    series: SeriesPlan,
+    clicked_ms: Option<f64>,
+    context: &SeriesContext,
+    on_first_started: impl FnOnce() + 'static,
+) -> bool {
     let SeriesContext {
         live,
         session,
         embed,
         control,
         fleet,
+        running: _,
     } = context.clone();
     let mut stopped = false;
     let total = series.total_runs() as usize;
+    let mut on_first_started = Some(on_first_started);
     for index in 0..total {
         let run_control = RunControl::default();
         control.set_value(Some(run_control.clone()));
-        live.reset();
-        live.progress.set((index + 1, total));
-        live.sent();
+        let show_start = move || {
+            live.reset();
+            live.progress.set((index + 1, total));
+            live.sent();
+        };
+        let on_started: Box<dyn FnOnce()> = match on_first_started.take() {
+            Some(first) => Box::new(move || {
+                first();
+                show_start();
+            }),
+            None => {
+                show_start();
+                Box::new(|| {})
+            }
+        };
         let options = RunOptions {
             // Only the first run starts with the user's click; later runs are scheduled.
             clicked_ms: clicked_ms.filter(|_| index == 0),
@@ -70,10 +106,11 @@ async fn run_series(series: SeriesPlan, clicked_ms: Option<f64>, context: &Serie
             painted: true,
         };
         let (plan, ids) = fleet.prepare(&series.run);
-        let mut record = run::measure(&plan, options, &run_control, |progress| {
-            live.apply(progress)
-        })
-        .await;
+        let mut record =
+            run::measure_with(&plan, options, &run_control, on_started, |progress| {
+                live.apply(progress)
+            })
+            .await;
         // A failure with trace context on: was it the traceparent header?
         let trace_refused = fleet::trace::check_failed_run(&plan, &mut record).await;
         live.finish(&record);
@@ -98,12 +135,22 @@ async fn run_and_report(
     context: SeriesContext,
 ) -> bool {
     let live = context.live;
-    live.streaming.set(true);
-    let ticker = set_interval_with_handle(move || live.tick(), Duration::from_millis(100)).ok();
-    let stopped = run_series(series, clicked_ms, &context).await;
-    if let Some(ticker) = ticker {
+    context.running.set_value(true);
+    let ticker = std::rc::Rc::new(std::cell::Cell::new(None));
+    // The view's side of the start, once the first request is out (run::measure_with).
+    let ticking = std::rc::Rc::clone(&ticker);
+    let show_series = move || {
+        // The answer must be on screen to be painted (Element Timing reports only what is
+        // painted in the viewport), and the user is looking for it anyway.
+        scroll_into_view("answer-pane");
+        live.streaming.set(true);
+        ticking.set(set_interval_with_handle(move || live.tick(), Duration::from_millis(100)).ok());
+    };
+    let stopped = run_series(series, clicked_ms, &context, show_series).await;
+    if let Some(ticker) = ticker.take() {
         ticker.clear();
     }
+    context.running.set_value(false);
     live.streaming.set(false);
     context.session.save();
     // From the session's records, as the run messages are: the same (canonical) numbers in
@@ -237,8 +284,10 @@ pub fn App() -> impl IntoView {
         embed: embed.clone(),
         control,
         fleet,
+        running: StoredValue::new(false),
     };
     paint::install_observer();
+    crate::availability::install_observer();
     // `None` while the page starts (the fetch worker, and asking whether ttft-sim serves
     // this page), then the transport runs will use: the widget is ready.
     let transport = RwSignal::new(None::<Transport>);
@@ -270,8 +319,9 @@ pub fn App() -> impl IntoView {
     // Starts a series with the key if the gate allows it for the URL the form names now
     // (else without one); `clicked_ms` is the click that started it (Send, or the answer to
     // the key question).
+    let send_context = context.clone();
     let start_series = move |clicked_ms: f64| {
-        if live.streaming.get_untracked() {
+        if context.busy() {
             return;
         }
         let series = match form.series_with_key(None).and_then(|keyless| {
@@ -285,9 +335,7 @@ pub fn App() -> impl IntoView {
         if matches!(runs_filter.get_untracked(), RunsFilter::Experiment(..)) {
             runs_filter.set(RunsFilter::All);
         }
-        // The answer must be on screen to be painted (Element Timing reports only what is
-        // painted in the viewport), and the user is looking for it anyway.
-        scroll_into_view("answer-pane");
+        context.running.set_value(true);
         let context = context.clone();
         spawn_local(async move {
             run_and_report(series, Some(clicked_ms), context).await;
@@ -300,7 +348,7 @@ pub fn App() -> impl IntoView {
         });
     };
     let send = move |event: MouseEvent| {
-        if live.streaming.get_untracked() {
+        if send_context.busy() {
             return;
         }
         // Where the request would go; the key goes along only if the gate says so.
@@ -659,7 +707,7 @@ fn Results(
     let selected_record = move || session.selected_record();
     let itl_gaps = Signal::derive(move || {
         selected_record()
-            .map(|record| record.metrics.itl_gaps_ms)
+            .map(|record| record.metrics.itl_gaps)
             .unwrap_or_default()
     });
     let on_clear = Callback::new(move |()| session.clear());
@@ -717,8 +765,8 @@ fn Results(
                     <div class="charts">
                         <RunsChartView series=series.into() references=references />
                         <DistributionView values_ms=ttfa_values.into() markers=markers metric="ttfa_ms" />
-                        <Show when=move || !itl_gaps.with(Vec::is_empty)>
-                            <ItlView gaps_ms=itl_gaps />
+                        <Show when=move || !itl_gaps.with(ItlGaps::is_empty)>
+                            <ItlView gaps=itl_gaps />
                         </Show>
                     </div>
                 </Show>

@@ -3,6 +3,7 @@
 //! ttft-core computed.
 
 pub mod app;
+pub mod availability;
 pub mod clock;
 pub mod components;
 pub mod crash;

@@ -159,3 +159,19 @@ pub async fn next_frame_painted() -> Option<Painted> {
         method: PaintMethod::RafMessageChannel,
     })
 }
+
+/// Calls `callback` in the frame after the next one (two nested `requestAnimationFrame`s):
+/// whatever it changes is laid out and painted one frame after what was changed before it.
+/// Where no frame comes (no window), it runs at once.
+pub fn after_next_frame(callback: impl FnOnce() + 'static) {
+    let Some(window) = web_sys::window() else {
+        return callback();
+    };
+    let outer = Closure::once_into_js(move || {
+        let inner = Closure::once_into_js(callback);
+        if let Some(window) = web_sys::window() {
+            let _ = window.request_animation_frame(inner.unchecked_ref());
+        }
+    });
+    let _ = window.request_animation_frame(outer.unchecked_ref());
+}

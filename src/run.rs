@@ -13,6 +13,7 @@ use ttft_core::measure::{
 use ttft_core::record::RunRecord;
 use wasm_bindgen_futures::spawn_local;
 
+use crate::availability::{self, Heartbeat};
 use crate::clock::{self, Timer};
 use crate::paint;
 use crate::transport::{self, AbortHandle, HttpRequest, TransportEvent};
@@ -49,7 +50,10 @@ impl RunControl {
 /// How a run is shown and counted.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RunOptions {
-    /// The Send click's `event.timeStamp`; `None` for scheduled runs.
+    /// The Send click's `event.timeStamp`; `None` for scheduled runs. A clicked run sends
+    /// its request at once, before any UI work; a scheduled run first lets the page render
+    /// what changed since the previous run ([`quiet_point`]), so its request does not wait
+    /// behind that rendering (in WebKit a worker's request leaves through the main thread).
     pub clicked_ms: Option<f64>,
     /// An unmeasured warm-up run.
     pub warm_up: bool,
@@ -128,6 +132,34 @@ async fn settle_paints(pending: Vec<oneshot::Receiver<()>>) {
     futures_util::future::select(all_painted, timeout).await;
 }
 
+/// How long after `fetch()` was called the UI work of a clicked run may wait for the
+/// response headers: the main thread stays free while the request leaves and the headers
+/// come back (a long task then delays them in the worker, in Chromium too), and the user
+/// sees the run start within a frame or two.
+const UI_START_WAIT_MS: f64 = 30.0;
+
+/// Longest wait for a rendered frame before a scheduled run (a hidden tab renders none).
+const QUIET_POINT_MAX_MS: f64 = 100.0;
+
+/// Resolves once the page has rendered the next frame and the task after it has run (or
+/// after [`QUIET_POINT_MAX_MS`]): what the previous run changed (table row, summary,
+/// charts) is then laid out and painted, and the main thread is free.
+pub async fn quiet_point() {
+    let rendered = Box::pin(paint::next_frame_painted());
+    let timeout = Box::pin(clock::sleep_ms(QUIET_POINT_MAX_MS));
+    futures_util::future::select(rendered, timeout).await;
+}
+
+/// Calls the run's UI-start callback once.
+type OnSent = Rc<RefCell<Option<Box<dyn FnOnce()>>>>;
+
+fn fire(on_sent: &OnSent) {
+    let callback = on_sent.borrow_mut().take();
+    if let Some(callback) = callback {
+        callback();
+    }
+}
+
 fn page_is_https() -> bool {
     web_sys::window()
         .and_then(|window| window.location().protocol().ok())
@@ -140,8 +172,27 @@ pub async fn measure(
     plan: &RunPlan,
     options: RunOptions,
     control: &RunControl,
+    on_progress: impl FnMut(&Progress),
+) -> RunRecord {
+    measure_with(plan, options, control, || {}, on_progress).await
+}
+
+/// [`measure`], calling `on_started` once when the UI may show the run: after the request
+/// has left and its headers came back, or [`UI_START_WAIT_MS`] after it left, whichever is
+/// first (and at the latest before the first progress). Until then the page does no work
+/// of its own, so nothing holds the request back.
+pub async fn measure_with(
+    plan: &RunPlan,
+    options: RunOptions,
+    control: &RunControl,
+    on_started: impl FnOnce() + 'static,
     mut on_progress: impl FnMut(&Progress),
 ) -> RunRecord {
+    if options.clicked_ms.is_none() {
+        quiet_point().await;
+    }
+    let on_started: OnSent = Rc::new(RefCell::new(Some(Box::new(on_started))));
+    let mut ui_start_timer: Option<Timer> = None;
     let request = HttpRequest::from(plan.request());
     let paint_key = next_paint_key();
     // Until the transport says it started, the run starts now (a transport that cannot
@@ -155,6 +206,8 @@ pub async fn measure(
     let mut transport_kind = ttft_core::record::Transport::Worker;
     let mut pending_paints = Vec::new();
     let mut progress = Vec::new();
+    // The main thread's availability until the first answer token (the arrival-delay bound).
+    let heartbeat = Heartbeat::start(&measurement);
     match transport::open(&request).await {
         Err(message) => {
             let error = FetchError {
@@ -182,8 +235,24 @@ pub async fn measure(
                         deadline = Some(Timer::once(plan.timeout_ms, move || {
                             timeout_control.abort(AbortReason::Timeout)
                         }));
+                        if open.kind == ttft_core::record::Transport::MainThread {
+                            // Its fetch() is called right after this event.
+                            let started = Rc::clone(&on_started);
+                            ui_start_timer =
+                                Some(Timer::once(UI_START_WAIT_MS, move || fire(&started)));
+                        }
                     }
-                    TransportEvent::Headers { at_ms, head } => run.on_headers(at_ms, head),
+                    TransportEvent::Sent { .. } => {
+                        let started = Rc::clone(&on_started);
+                        ui_start_timer =
+                            Some(Timer::once(UI_START_WAIT_MS, move || fire(&started)));
+                    }
+                    TransportEvent::Headers { at_ms, head } => {
+                        run.on_headers(at_ms, head);
+                        drop(run);
+                        fire(&on_started);
+                        continue;
+                    }
                     TransportEvent::Chunk { at_ms, bytes } => {
                         match run.on_chunk(at_ms, &bytes, &mut progress) {
                             StreamControl::Continue => {}
@@ -203,6 +272,9 @@ pub async fn measure(
                     }
                 }
                 drop(run);
+                if !progress.is_empty() {
+                    fire(&on_started);
+                }
                 for item in progress.drain(..) {
                     if let Progress::Text {
                         channel,
@@ -226,10 +298,18 @@ pub async fn measure(
             *control.abort.borrow_mut() = None;
         }
     }
+    drop(ui_start_timer);
+    fire(&on_started);
     for item in progress.drain(..) {
         on_progress(&item);
     }
     settle_paints(pending_paints).await;
+    drop(heartbeat);
+    {
+        let mut run = measurement.borrow_mut();
+        let since_ms = run.timeline().instants.request_started;
+        availability::report_busy(&mut run, since_ms);
+    }
     let started_ms = measurement.borrow().timeline().instants.request_started;
     let started_at = clock::iso_time(started_ms);
     let measurement = Rc::try_unwrap(measurement)
@@ -241,5 +321,8 @@ pub async fn measure(
         warm_up: options.warm_up,
         page_is_https: page_is_https(),
         now_unix_s: Some(clock::unix_seconds()),
+        worker_arrivals_wait_for_main_thread: Some(
+            availability::engine().worker_arrivals_wait_for_main_thread(),
+        ),
     })
 }

@@ -9,6 +9,7 @@
 // Protocol (worker -> page), every `t` on this worker's clock (see `ready.timeOrigin`):
 //   {type: 'ready', timeOrigin}
 //   {type: 'started', id, t, crossOrigin, firstPreflight}   just before fetch()
+//   {type: 'sent', id, t}                          fetch() called: the request is on its way
 //   {type: 'headers', id, t, status, contentType, retryAfter}
 //   {type: 'chunk', id, t, bytes}                  bytes: ArrayBuffer (transferred)
 //   {type: 'end', id, t}                           body complete
@@ -122,9 +123,13 @@ async function run({ id, url, method, headers, body }) {
     postMessage({ type: 'started', id, t: since, ...route(url, method, headers) });
     // Never follow a redirect: the request carries the key, which must not go to another
     // address. 'manual' (not 'error') so the redirect is told apart from a network failure.
-    const response = await fetch(url, {
+    const pending = fetch(url, {
       method, headers, body, signal: controller.signal, redirect: 'manual',
     });
+    // The page waits for this before any UI work: in WebKit, fetch() from a worker hands the
+    // request to the page's main thread, and this message reaches the page after it.
+    postMessage({ type: 'sent', id, t: performance.now() });
+    const response = await pending;
     if (response.type === 'opaqueredirect') {
       const redirected = new Error('the server answered with a redirect, which was not followed');
       redirected.name = 'RedirectError';

@@ -2,6 +2,7 @@
 //! components only draw it. Each chart has a title, and its data is also in a table.
 
 use leptos::prelude::*;
+use ttft_core::itl::ItlGaps;
 use ttft_core::chart::{
     distribution_chart, itl_chart, runs_chart, waterfall_chart, Axis, Frame, Margins, Phase,
     PhaseSpan, Rect, Reference, ReferenceLine, RunSeries,
@@ -250,8 +251,8 @@ pub fn DistributionView(
 /// Inter-token gaps over token position, for one run.
 #[component]
 pub fn ItlView(
-    /// The gaps (ms), in stream order.
-    gaps_ms: Signal<Vec<f64>>,
+    /// The run's gaps (their sample in stream order is drawn).
+    gaps: Signal<ItlGaps>,
 ) -> impl IntoView {
     let i18n = use_i18n();
     let frame = frame(200.0, 48.0);
@@ -260,7 +261,9 @@ pub fn ItlView(
             <figcaption>{move || i18n.t("Inter-token latency over the stream (selected run)", "输出过程中的 token 间隔（所选运行）")}</figcaption>
             <svg viewBox=view_box(&frame) role="img" aria-label=move || i18n.t("Line chart of inter-token gaps", "token 间隔折线图")>
                 {move || {
-                    let chart = itl_chart(&gaps_ms.get(), &[], &frame);
+                    let chart = gaps.with(|gaps| {
+                        itl_chart(gaps.sample_ms(), gaps.sample_every(), &[], &frame)
+                    });
                     view! {
                         {axes(chart.plot, &chart.x_axis, Some(&chart.y_axis))}
                         <path class="series-itl" d=chart.path.clone()></path>
@@ -271,12 +274,16 @@ pub fn ItlView(
                 test_id="chart-itl"
                 headers=vec![("gap", "间隔"), ("itl_ms", "itl_ms")]
                 rows=Signal::derive(move || {
-                    gaps_ms
-                        .get()
-                        .iter()
-                        .enumerate()
-                        .map(|(index, gap_ms)| vec![(index + 1).to_string(), format!("{gap_ms:.1}")])
-                        .collect()
+                    gaps.with(|gaps| {
+                        let every = gaps.sample_every();
+                        gaps.sample_ms()
+                            .iter()
+                            .enumerate()
+                            .map(|(index, gap_ms)| {
+                                vec![(index as u64 * every + 1).to_string(), format!("{gap_ms:.1}")]
+                            })
+                            .collect()
+                    })
                 })
             />
         </figure>

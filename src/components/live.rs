@@ -2,6 +2,7 @@
 
 use leptos::prelude::*;
 use leptos::tachys::html::attribute::custom::CustomAttribute;
+use ttft_core::blocks::plan_blocks;
 use ttft_core::measure::{cut_note, Channel, InputError, Progress, ShownText};
 use ttft_core::record::RunRecord;
 
@@ -27,22 +28,26 @@ pub struct StreamedText {
     chunk: StoredValue<Option<web_sys::Element>, LocalStorage>,
     /// Bytes in that block.
     chunk_len: StoredValue<usize, LocalStorage>,
+    /// 0: append at every animation frame; else at most every this many ms (reasoning text,
+    /// which streams while the run still waits for its first answer token).
+    throttle_ms: f64,
+    /// The first piece was just set: the rest waits one more frame, so the first text is
+    /// laid out and painted alone.
+    hold_one_frame: StoredValue<bool, LocalStorage>,
     /// How much was shown: the first `MAX_SHOWN_TEXT_BYTES`, then the text is cut.
     shown: StoredValue<ShownText, LocalStorage>,
     /// Whether the text was cut (a note says so).
     cut: RwSignal<bool>,
 }
 
-/// A long answer is laid out in blocks of about this many bytes, each starting after a line
-/// break: appending to one text node makes the browser lay out the whole text again on every
-/// frame (tasks grew past 200 ms over a 100,000-token answer), while a new block leaves the
-/// earlier ones' layout cached.
-const CHUNK_BYTES: usize = 4_096;
-/// Text without line breaks is cut into a new block after this many bytes anyway.
-const CHUNK_MAX_BYTES: usize = 16_384;
+/// Reasoning text is appended at most this often (ms): it streams while the run waits for
+/// its first answer token, when the page should leave the main thread alone (in WebKit the
+/// answer's arrival waits for it), and nobody reads thinking at 60 frames per second.
+const REASONING_FLUSH_MS: f64 = 200.0;
+
 
 impl StreamedText {
-    fn new() -> Self {
+    fn new(throttle_ms: f64) -> Self {
         Self {
             lead: RwSignal::new(String::new()),
             first: RwSignal::new(None),
@@ -52,12 +57,15 @@ impl StreamedText {
             flush_scheduled: StoredValue::new_local(false),
             chunk: StoredValue::new_local(None),
             chunk_len: StoredValue::new_local(0),
+            throttle_ms,
+            hold_one_frame: StoredValue::new_local(false),
             shown: StoredValue::new_local(ShownText::default()),
             cut: RwSignal::new(false),
         }
     }
 
     fn clear(&self) {
+        self.hold_one_frame.set_value(false);
         self.lead.set(String::new());
         self.first.set(None);
         self.rest_len.set(0);
@@ -85,10 +93,16 @@ impl StreamedText {
         }
         if let Some(paint_id) = paint_id {
             self.first.set(Some((paint_id, text)));
+            self.hold_one_frame.set_value(true);
         } else if self.first.with_untracked(Option::is_none) {
             self.lead.update(|lead| lead.push_str(&text));
         } else {
-            self.rest_len.update(|rest_len| *rest_len += text.len());
+            // Only "is there any" is shown reactively: no effect runs per token.
+            if self.rest_len.get_untracked() == 0 {
+                self.rest_len.set(text.len());
+            } else {
+                self.rest_len.update_untracked(|rest_len| *rest_len += text.len());
+            }
             self.pending.update_value(|pending| pending.push_str(&text));
             self.schedule_flush();
         }
@@ -101,18 +115,31 @@ impl StreamedText {
         let this = *self;
         let callback = wasm_bindgen::closure::Closure::once_into_js(move || {
             this.flush_scheduled.set_value(false);
+            if this.hold_one_frame.get_value() {
+                // The frame that paints the first text: the rest goes into the next one.
+                this.hold_one_frame.set_value(false);
+                return this.schedule_flush();
+            }
             this.flush();
         });
         let scheduled = web_sys::window().is_some_and(|window| {
-            window
-                .request_animation_frame(wasm_bindgen::JsCast::unchecked_ref(&callback))
-                .is_ok()
+            let callback = wasm_bindgen::JsCast::unchecked_ref(&callback);
+            if self.throttle_ms > 0.0 {
+                window
+                    .set_timeout_with_callback_and_timeout_and_arguments_0(
+                        callback,
+                        self.throttle_ms as i32,
+                    )
+                    .is_ok()
+            } else {
+                window.request_animation_frame(callback).is_ok()
+            }
         });
         self.flush_scheduled.set_value(scheduled);
     }
 
     /// Appends the pending text (plain text, never HTML) to the current block, starting a
-    /// new block after a line break once the current one holds [`CHUNK_BYTES`].
+    /// new block after each line break that completes 4 KB ([`plan_blocks`]).
     fn flush(&self) {
         let Some(node) = self.rest_node.get_untracked() else {
             // Not mounted yet (the pane appears with its first text): try next frame.
@@ -129,38 +156,24 @@ impl StreamedText {
             return;
         }
         let rest: web_sys::Element = node.into();
-        let current = self.chunk.get_value().unwrap_or_else(|| rest.clone());
-        let filled = self.chunk_len.get_value();
-        let (now, later) = if filled + pending.len() <= CHUNK_BYTES {
-            (pending.as_str(), "")
-        } else if let Some(line_end) = pending.rfind('\n') {
-            pending.split_at(line_end + 1)
-        } else if filled + pending.len() > CHUNK_MAX_BYTES {
-            ("", pending.as_str())
-        } else {
-            (pending.as_str(), "")
-        };
-        if !now.is_empty() {
-            let _ = current.append_with_str_1(now);
+        let mut current = self.chunk.get_value().unwrap_or_else(|| rest.clone());
+        // ttft-core decides the cuts: every line break that completes 4 KB starts a block,
+        // however much text this frame brings.
+        let plan = plan_blocks(self.chunk_len.get_value(), &pending);
+        for piece in &plan.pieces {
+            if piece.new_block {
+                if let Some(block) = new_block(&rest) {
+                    current = block;
+                }
+            }
+            if !piece.text.is_empty() {
+                let _ = current.append_with_str_1(piece.text);
+            }
         }
-        if now.len() == pending.len() {
-            self.chunk_len.set_value(filled + now.len());
-            return;
+        if !current.is_same_node(Some(&rest)) {
+            self.chunk.set_value(Some(current));
         }
-        let Some(block) = rest
-            .owner_document()
-            .and_then(|document| document.create_element("span").ok())
-        else {
-            let _ = current.append_with_str_1(later);
-            return;
-        };
-        block.set_class_name("chunk");
-        if !later.is_empty() {
-            let _ = block.append_with_str_1(later);
-        }
-        let _ = rest.append_child(&block);
-        self.chunk.set_value(Some(block));
-        self.chunk_len.set_value(later.len());
+        self.chunk_len.set_value(plan.filled);
     }
 
     fn is_empty(&self) -> bool {
@@ -168,6 +181,14 @@ impl StreamedText {
             && self.first.with(Option::is_none)
             && self.rest_len.get() == 0
     }
+}
+
+/// A new block (`<span class="chunk">`, a block box) at the end of `rest`.
+fn new_block(rest: &web_sys::Element) -> Option<web_sys::Element> {
+    let block = rest.owner_document()?.create_element("span").ok()?;
+    block.set_class_name("chunk");
+    rest.append_child(&block).ok()?;
+    Some(block)
 }
 
 /// Where the run shown stands, as `data-state` says it.
@@ -234,6 +255,13 @@ pub struct LiveRun {
     pub input_error: RwSignal<Option<InputError>>,
     /// The last finished run, when it failed (its diagnosis is shown).
     failed: RwSignal<Option<RunRecord>>,
+    /// The last finished run's arrival-delay bound, when its arrivals waited for the main
+    /// thread (WebKit, the main-thread transport), and whether it is over the threshold.
+    arrival_delay: RwSignal<Option<(f64, bool)>>,
+    /// Counts runs shown: an update deferred past a frame applies only to its own run.
+    shown_run: StoredValue<u32, LocalStorage>,
+    /// The first answer text is on its way to the screen: the elapsed counter waits.
+    first_paint_pending: StoredValue<bool, LocalStorage>,
 }
 
 impl LiveRun {
@@ -242,8 +270,8 @@ impl LiveRun {
         Self {
             streaming: RwSignal::new(false),
             progress: RwSignal::new((0, 0)),
-            reasoning: StreamedText::new(),
-            answer: StreamedText::new(),
+            reasoning: StreamedText::new(REASONING_FLUSH_MS),
+            answer: StreamedText::new(0.0),
             ttfa_ms: RwSignal::new(None),
             ttfr_ms: RwSignal::new(None),
             first_chunk_ms: RwSignal::new(None),
@@ -253,11 +281,30 @@ impl LiveRun {
             status: RwSignal::new(RunStatus::Ready),
             input_error: RwSignal::new(None),
             failed: RwSignal::new(None),
+            arrival_delay: RwSignal::new(None),
+            shown_run: StoredValue::new_local(0),
+            first_paint_pending: StoredValue::new_local(false),
         }
+    }
+
+    /// Runs `update` after the next frame has been rendered, if the same run is still
+    /// shown: the frame that paints a first text is left to that text alone (readouts and
+    /// status change in the frame after).
+    fn after_next_frame(&self, update: impl FnOnce(LiveRun) + 'static) {
+        let this = *self;
+        let run = self.shown_run.get_value();
+        crate::paint::after_next_frame(move || {
+            if this.shown_run.get_value() == run {
+                update(this);
+            }
+        });
     }
 
     /// Clears the view for the next run.
     pub fn reset(&self) {
+        self.shown_run.update_value(|run| *run = run.wrapping_add(1));
+        self.first_paint_pending.set_value(false);
+        self.arrival_delay.set(None);
         self.reasoning.clear();
         self.answer.clear();
         self.ttfa_ms.set(None);
@@ -280,6 +327,9 @@ impl LiveRun {
 
     /// Advances the elapsed counter (called on a timer while streaming).
     pub fn tick(&self) {
+        if self.first_paint_pending.get_value() {
+            return;
+        }
         if let Some(started_ms) = self.started_ms.get_untracked() {
             self.elapsed_ms.set(Some(clock::now_ms() - started_ms));
         }
@@ -290,11 +340,14 @@ impl LiveRun {
         self.status.set(RunStatus::Waiting);
     }
 
-    /// Shows one step of the run.
+    /// Shows one step of the run. Only the streamed text changes at once; the readouts and
+    /// the status follow a frame later, so the frame that paints a first text does nothing
+    /// else (its paint time is what is measured).
     pub fn apply(&self, progress: &Progress) {
         match progress {
             Progress::FirstChunk { first_chunk_ms } => {
-                self.first_chunk_ms.set(Some(*first_chunk_ms))
+                let first_chunk_ms = *first_chunk_ms;
+                self.after_next_frame(move |live| live.first_chunk_ms.set(Some(first_chunk_ms)));
             }
             Progress::Text {
                 channel,
@@ -304,15 +357,23 @@ impl LiveRun {
             } => match channel {
                 Channel::Reasoning => {
                     self.reasoning.push(text, paint_id.clone());
-                    if first_token_ms.is_some() {
-                        self.ttfr_ms.set(*first_token_ms);
+                    if let Some(ttfr_ms) = *first_token_ms {
+                        self.after_next_frame(move |live| live.ttfr_ms.set(Some(ttfr_ms)));
                     }
                 }
                 Channel::Answer => {
+                    if paint_id.is_some() {
+                        self.first_paint_pending.set_value(true);
+                    }
                     self.answer.push(text, paint_id.clone());
-                    if first_token_ms.is_some() {
-                        self.ttfa_ms.set(*first_token_ms);
-                        self.status.set(RunStatus::Streaming);
+                    if let Some(ttfa_ms) = *first_token_ms {
+                        self.after_next_frame(move |live| {
+                            live.first_paint_pending.set_value(false);
+                            live.ttfa_ms.set(Some(ttfa_ms));
+                            if live.status.get_untracked() == RunStatus::Waiting {
+                                live.status.set(RunStatus::Streaming);
+                            }
+                        });
                     }
                 }
             },
@@ -332,6 +393,14 @@ impl LiveRun {
         self.elapsed_ms
             .set(metrics.e2e_ms.or(self.elapsed_ms.get_untracked()));
         self.started_ms.set(None);
+        self.first_paint_pending.set_value(false);
+        let waits = record.arrivals_wait_for_main_thread == Some(true);
+        self.arrival_delay.set(
+            record
+                .arrival_delay_bound_ms
+                .filter(|_| waits)
+                .map(|bound_ms| (bound_ms, record.arrival_delayed())),
+        );
         let failed = !record.is_ok();
         self.failed.set(failed.then(|| record.clone()));
         self.status.set(if failed {
@@ -425,6 +494,28 @@ pub fn Readouts(
                 value_ms=live.elapsed_ms
             />
         </div>
+        {move || live.arrival_delay.get().map(|(bound_ms, flagged)| {
+            view! {
+                <p
+                    class="meta arrival-delay"
+                    class:flagged=flagged
+                    data-testid="arrival-delay"
+                    data-ms=format!("{bound_ms:.3}")
+                    data-flagged=flagged.to_string()
+                >
+                    {move || i18n.pick(
+                        format!(
+                            "Arrival times may be late by up to {bound_ms:.0} ms{}: this browser hands a worker's network traffic to the page's main thread, which was busy that long while the run waited for its first answer token.",
+                            if flagged { " (over 50 ms: read this run's times with care)" } else { "" },
+                        ),
+                        format!(
+                            "到达时间最多可能偏晚 {bound_ms:.0} ms{}：此浏览器的 Worker 网络数据需经页面主线程传递，而在等待首个回答 token 期间主线程曾繁忙这么久。",
+                            if flagged { "（超过 50 ms：请谨慎看待本次运行的时间）" } else { "" },
+                        ),
+                    )}
+                </p>
+            }
+        })}
         <p class="meta" data-testid="timer-resolution" data-step-ms=resolution.map(|step_ms| format!("{step_ms}")).unwrap_or_default()>
             {move || match resolution {
                 Some(step_ms) => {

@@ -6,7 +6,7 @@ use ttft_core::diagnosis::NetworkFailure;
 use ttft_core::metric::{Column, METRICS};
 use ttft_core::record::{cohort_summary, Cohort, RunRecord};
 use ttft_core::stats::Summary;
-use ttft_core::timeline::{PaintMethod, RunOutcome, RunsSummary};
+use ttft_core::timeline::{RunOutcome, RunsSummary};
 
 use super::charts::WaterfallView;
 use super::controls::ShowAllToggle;
@@ -124,7 +124,7 @@ pub const TABLE_WINDOW_ROWS: usize = 100;
 
 /// The columns after the catalogue's metrics: (test id or name, shown only with "More
 /// columns", en header, zh header).
-const OTHER_COLUMNS: [(&str, bool, &str, &str); 6] = [
+const OTHER_COLUMNS: [(&str, bool, &str, &str); 7] = [
     (
         "tokens",
         false,
@@ -132,31 +132,77 @@ const OTHER_COLUMNS: [(&str, bool, &str, &str); 6] = [
         "输入 / 缓存 / 输出 token",
     ),
     ("paint", true, "paint", "绘制方法"),
+    (
+        "paint error",
+        true,
+        "paint error (bias, p95)",
+        "绘制时间误差（偏差，p95）",
+    ),
     ("dns/tcp/tls_ms", true, "dns/tcp/tls_ms", "dns/tcp/tls_ms"),
     ("transport", true, "transport", "传输"),
     ("model", true, "model", "模型"),
     ("experiment", true, "experiment", "实验"),
 ];
 
+/// Whether the possible arrival delay is a main column: where this browser's Worker arrivals
+/// wait for the main thread (WebKit), the bound stands beside the figures it qualifies.
+fn arrival_bound_is_main() -> bool {
+    crate::availability::engine().worker_arrivals_wait_for_main_thread()
+}
+
+/// Whether a catalogue metric's column is among the rare ones ("More columns").
+fn is_extra(name: &str, column: Column, bound_main: bool) -> bool {
+    column == Column::More && !(bound_main && name == "arrival_delay_bound_ms")
+}
+
+/// The paint method's expected error as shown: "0 (reference)", "−0.7 / ±5.2 ms".
+fn paint_error_cell(record: &RunRecord) -> String {
+    let Some(painted) = record.instants.answer_painted else {
+        return "—".into();
+    };
+    let error = painted
+        .expected_error
+        .unwrap_or_else(|| painted.method.expected_error());
+    if error.error_p95_ms == 0.0 && error.bias_ms == 0.0 {
+        return "0 (reference)".into();
+    }
+    format!("{:+.1} / ±{:.1} ms", error.bias_ms, error.error_p95_ms)
+}
+
 /// One row of the runs table. The rare columns are always rendered and hidden by the
 /// table's class, so "More columns" flips one class instead of rebuilding every row.
-fn run_row(record: RunRecord, selected: RwSignal<Option<u32>>) -> impl IntoView {
+fn run_row(record: RunRecord, selected: RwSignal<Option<u32>>, bound_main: bool) -> impl IntoView {
     let i18n = use_i18n();
     let number = record.run_index;
     let (outcome_en, outcome_zh) = outcome_label(&record.outcome);
     let (connection_en, connection_zh) = connection_label(&record);
     let failed = !record.is_ok();
+    let delayed = record.arrival_delayed();
     let metric_cells = METRICS
         .iter()
         .filter(|metric| metric.column != Column::Hidden)
         .map(|metric| {
+            let flagged = delayed && metric.name == "arrival_delay_bound_ms";
             view! {
-                <td class:extra=metric.column == Column::More data-metric=metric.name>
+                <td
+                    class:extra=is_extra(metric.name, metric.column, bound_main)
+                    class:flagged=flagged
+                    data-metric=metric.name
+                >
                     {metric.read(&record).table_cell()}
                 </td>
             }
         })
         .collect_view();
+    let bound_ms = record
+        .arrival_delay_bound_ms
+        .map(|bound_ms| format!("{bound_ms:.3}"));
+    let delay_title = delayed.then(|| {
+        format!(
+            "Arrival times may be late by up to {:.0} ms: the page's main thread was busy that long while this run waited for its first answer token (more than 50 ms).",
+            record.arrival_delay_bound_ms.unwrap_or_default()
+        )
+    });
     let metrics = &record.metrics;
     let tokens = format!(
         "{} / {} / {}",
@@ -167,11 +213,8 @@ fn run_row(record: RunRecord, selected: RwSignal<Option<u32>>) -> impl IntoView 
     let paint = record
         .instants
         .answer_painted
-        .map(|painted| match painted.method {
-            PaintMethod::PresentationTime => "presentationTime",
-            PaintMethod::RenderTime => "renderTime",
-            PaintMethod::RafMessageChannel => "rAF+MessageChannel",
-        });
+        .map(|painted| painted.method.label());
+    let paint_error = paint_error_cell(&record);
     let setup = record.network.as_ref().map(|network| {
         format!(
             "{}/{}/{}",
@@ -190,7 +233,11 @@ fn run_row(record: RunRecord, selected: RwSignal<Option<u32>>) -> impl IntoView 
             data-testid="run-row"
             data-run=number
             data-outcome=if failed { "failed" } else { "ok" }
+            data-arrival-delay-bound-ms=bound_ms
+            data-arrival-delayed=delayed.to_string()
+            title=delay_title
             class:failed=failed
+            class:arrival-delayed=delayed
             class:selected=move || selected.get() == Some(number)
             tabindex="0"
             aria-selected=move || (selected.get() == Some(number)).to_string()
@@ -208,6 +255,7 @@ fn run_row(record: RunRecord, selected: RwSignal<Option<u32>>) -> impl IntoView 
             {metric_cells}
             <td>{tokens}</td>
             <td class="extra" data-testid="paint-method">{paint.unwrap_or("—")}</td>
+            <td class="extra" data-testid="paint-error">{paint_error}</td>
             <td class="extra">{setup.unwrap_or_else(|| "—".into())}</td>
             <td class="extra" data-testid="transport">{record.transport.code()}</td>
             <td class="extra">{record.settings.model.clone()}</td>
@@ -238,13 +286,14 @@ pub fn RunsTable(
             total.get().saturating_sub(TABLE_WINDOW_ROWS)
         }
     };
+    let bound_main = arrival_bound_is_main();
     let metric_headers = METRICS
         .iter()
         .filter(|metric| metric.column != Column::Hidden)
         .map(|metric| {
             let (en, zh) = metric.label;
             view! {
-                <th scope="col" class:extra=metric.column == Column::More title=move || i18n.t(en, zh)>
+                <th scope="col" class:extra=is_extra(metric.name, metric.column, bound_main) title=move || i18n.t(en, zh)>
                     {metric.name}
                 </th>
             }
@@ -336,7 +385,7 @@ pub fn RunsTable(
                             })
                         }
                         key=|record| record.run_index
-                        children=move |record| run_row(record, selected)
+                        children=move |record| run_row(record, selected, bound_main)
                     />
                 </tbody>
             </table>

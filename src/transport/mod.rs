@@ -57,6 +57,14 @@ pub enum TransportEvent {
         /// Cross-origin, and whether this is the page's first preflighted request there.
         route: RequestRoute,
     },
+    /// `fetch()` was called: the request is on its way. The page waits for this before its
+    /// own UI work after a click (in WebKit a worker's request leaves through the page's main
+    /// thread). The main-thread transport calls `fetch()` right after `Started` and sends no
+    /// `Sent`.
+    Sent {
+        /// Page-clock time.
+        at_ms: f64,
+    },
     /// Status and headers are known.
     Headers {
         /// Page-clock time.

@@ -85,6 +85,7 @@ fn decode(message: &JsValue, offset_ms: f64) -> Option<(u32, TransportEvent)> {
                 first_preflight: flag(message, "firstPreflight"),
             },
         },
+        "sent" => TransportEvent::Sent { at_ms },
         "headers" => TransportEvent::Headers {
             at_ms,
             head: ResponseHead {

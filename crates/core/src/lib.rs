@@ -4,6 +4,7 @@
 //! `performance.now()` clock); nothing here reads a clock. See docs/DESIGN.md.
 #![warn(missing_docs)]
 
+pub mod blocks;
 pub mod chart;
 pub mod config;
 pub mod diagnosis;
@@ -12,6 +13,7 @@ pub mod experiment;
 pub mod export;
 pub mod history;
 pub mod key_binding;
+pub mod itl;
 pub mod lang;
 pub mod measure;
 pub mod metric;

@@ -229,14 +229,14 @@ pub const METRICS: &[Metric] = &[
             "Request sent to stream end. GuideLLM reports request_latency in seconds, not ms."),
         |r| ms(r.metrics.e2e_ms)),
     Metric {
-        name: "itl_gaps_ms",
+        name: "itl_gaps",
         unit: Unit::Ms,
         label: ("inter-token gaps", "token 间隔序列"),
         column: Column::Hidden,
         peers: peers(Some("inter_chunk_latency"), None,
-            "Every gap between text-carrying chunks (a distribution, not a mean)."),
+            "Every gap between text-carrying chunks (a distribution, not a mean): a histogram at 1 µs and a sample in stream order."),
         series: true,
-        read: |r| Reading::Series(r.metrics.itl_gaps_ms.clone()),
+        read: |r| Reading::Series(r.metrics.itl_gaps.sample_ms().to_vec()),
     },
     metric!("itl_ms", Ms, "inter-token latency", "token 间隔", Main,
         peers(Some("inter_token_latency"), Some("inter_token_latency_ms"),
@@ -284,6 +284,17 @@ pub const METRICS: &[Metric] = &[
     metric!("request_ms", Ms, "to first response byte", "到首个响应字节", Hidden,
         peers(None, None, "Resource Timing: fetchStart to the first response byte."),
         |r| network(r, |n| n.request_ms)),
+    metric!("arrival_delay_bound_ms", Ms, "possible arrival delay", "可能的到达延迟", More,
+        peers(None, None,
+            "Ours: the longest time the page's main thread was unavailable between the request and the first answer token (heartbeat gap or long task). Where arrivals wait for the main thread (WebKit, the main-thread transport) an arrival stamp may be late by up to this."),
+        |r| ms(r.arrival_delay_bound_ms)),
+    metric!("arrival_delayed", Label, "arrival may be late", "到达时间可能偏晚", Hidden,
+        peers(None, None,
+            "Not a measurement: true when the run's arrivals waited for the main thread and arrival_delay_bound_ms exceeds 50 ms."),
+        |r| Reading::Code(
+            r.arrivals_wait_for_main_thread
+                .map(|_| r.arrival_delayed().to_string()),
+        )),
 ];
 
 #[cfg(test)]

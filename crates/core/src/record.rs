@@ -147,6 +147,18 @@ pub struct RunRecord {
     /// The experiment the run belonged to; absent for runs made with Send.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub experiment: Option<ExperimentTag>,
+    /// The longest time the page's main thread was unavailable between `request_started`
+    /// and the first answer token (or the run's end), ms: a heartbeat's longest gap or the
+    /// longest long task ([`MainThreadMonitor`](crate::measure::MainThreadMonitor)). Where
+    /// arrivals wait for the main thread, an arrival stamp of that window may be late by up
+    /// to this. Absent when not measured (runs made before schema 3). Since schema 3.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrival_delay_bound_ms: Option<f64>,
+    /// Whether this run's arrival stamps waited for the page's main thread: in WebKit
+    /// (whose Workers' network traffic passes through it) and with the main-thread
+    /// transport. Absent when not known. Since schema 3.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrivals_wait_for_main_thread: Option<bool>,
 }
 
 impl RunRecord {
@@ -168,6 +180,17 @@ impl RunRecord {
     /// The endpoint URL called, for display.
     pub fn endpoint_url(&self) -> &str {
         &self.settings.endpoint_url
+    }
+
+    /// Whether this run's arrival times may be late by more than
+    /// [`ARRIVAL_DELAY_THRESHOLD_MS`](crate::measure::ARRIVAL_DELAY_THRESHOLD_MS): its
+    /// arrivals waited for the main thread and the main thread was unavailable longer than
+    /// that while the run waited for its first answer token.
+    pub fn arrival_delayed(&self) -> bool {
+        self.arrivals_wait_for_main_thread == Some(true)
+            && self
+                .arrival_delay_bound_ms
+                .is_some_and(|bound_ms| bound_ms > crate::measure::ARRIVAL_DELAY_THRESHOLD_MS)
     }
 }
 

@@ -373,6 +373,8 @@ impl KeyScrubber {
             diagnosis_cause,
             diagnosis,
             experiment,
+            arrival_delay_bound_ms: _,
+            arrivals_wait_for_main_thread: _,
         } = record;
         self.scrub_in_place(started_at);
         self.scrub_settings(settings);

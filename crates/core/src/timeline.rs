@@ -27,6 +27,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::diagnosis::{NetworkFailure, StreamFailure};
 use crate::dialect::{DecodedEvent, StreamError, Usage};
+use crate::itl::ItlGaps;
 use crate::stats::{StatsError, Summary};
 
 /// How a paint time was obtained (DESIGN.md §3).
@@ -42,6 +43,63 @@ pub enum PaintMethod {
     RafMessageChannel,
 }
 
+/// How far a paint method's time is from the frame's presentation, measured in Chromium
+/// against Element Timing `presentationTime` on the same paints.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PaintError {
+    /// Median of (method's time − presentationTime), ms: its bias.
+    pub bias_ms: f64,
+    /// 95th percentile of |method's time − presentationTime|, ms.
+    pub error_p95_ms: f64,
+}
+
+impl PaintMethod {
+    /// The method's expected error against the frame's presentation.
+    ///
+    /// `presentationTime` is the reference (0). The others were measured by
+    /// `scripts/bench.sh engines` in Chromium (where Element Timing gives the reference on
+    /// the same paints; bench/REPORT.md, "The paint fallback against Element Timing"), and
+    /// are stated here as constants: [`RAF_MESSAGE_CHANNEL_ERROR`],
+    /// [`RENDER_TIME_ERROR`]. Firefox and WebKit have no reference to measure against, so
+    /// their runs carry Chromium's figure.
+    pub fn expected_error(self) -> PaintError {
+        match self {
+            PaintMethod::PresentationTime => PaintError {
+                bias_ms: 0.0,
+                error_p95_ms: 0.0,
+            },
+            PaintMethod::RenderTime => RENDER_TIME_ERROR,
+            PaintMethod::RafMessageChannel => RAF_MESSAGE_CHANNEL_ERROR,
+        }
+    }
+
+    /// The name shown in the runs table (`presentationTime`, `renderTime`,
+    /// `rAF+MessageChannel`).
+    pub fn label(self) -> &'static str {
+        match self {
+            PaintMethod::PresentationTime => "presentationTime",
+            PaintMethod::RenderTime => "renderTime",
+            PaintMethod::RafMessageChannel => "rAF+MessageChannel",
+        }
+    }
+}
+
+/// rAF + MessageChannel against Element Timing `presentationTime`, Chromium 156, the same
+/// 20 paints at 500 tokens/s (bench/REPORT.md, engines section of 2026-12-01; load average
+/// about 11 on 2 shared cores): the handler runs just before the frame is presented.
+pub const RAF_MESSAGE_CHANNEL_ERROR: PaintError = PaintError {
+    bias_ms: -0.71,
+    error_p95_ms: 5.2,
+};
+
+/// Element Timing `renderTime` against `presentationTime` (used only where a browser
+/// reports no `presentationTime`): Chromium 156 reports `renderTime` equal to
+/// `presentationTime` on the same paints (bench/REPORT.md, engines section).
+pub const RENDER_TIME_ERROR: PaintError = PaintError {
+    bias_ms: 0.0,
+    error_p95_ms: 0.0,
+};
+
 /// A paint instant and how it was measured.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct PaintTime {
@@ -49,6 +107,21 @@ pub struct PaintTime {
     pub at_ms: f64,
     /// Which API produced it.
     pub method: PaintMethod,
+    /// The method's expected error ([`PaintMethod::expected_error`]) when the run was
+    /// made. Absent in runs made before schema 3.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_error: Option<PaintError>,
+}
+
+/// Which source gave `headers_received`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HeadersSource {
+    /// The `fetch()` promise resolved.
+    FetchResolved,
+    /// Resource Timing `responseStart`, earlier than the resolution of `fetch()` (Firefox
+    /// resolves it with the first body bytes, WebKit when the main thread is free).
+    ResponseStart,
 }
 
 /// Which text was painted.
@@ -69,8 +142,13 @@ pub struct Instants {
     pub clicked: Option<f64>,
     /// Just before `fetch()` was called.
     pub request_started: f64,
-    /// The fetch promise resolved (status and headers known).
+    /// The response headers arrived: the earlier of the `fetch()` promise's resolution and
+    /// Resource Timing's `responseStart` (see `headers_received_from`).
     pub headers_received: Option<f64>,
+    /// Which of the two gave `headers_received`. Absent before schema 3 (the fetch
+    /// promise's resolution then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headers_received_from: Option<HeadersSource>,
     /// First body chunk read.
     pub first_byte: Option<f64>,
     /// First SSE event of any kind (role chunk, ping, `message_start`…).
@@ -211,8 +289,11 @@ pub struct RunMetrics {
     pub decode_ms: Option<f64>,
     /// finished − request_started.
     pub e2e_ms: Option<f64>,
-    /// Gaps between consecutive text-carrying events (the ITL distribution).
-    pub itl_gaps_ms: Vec<f64>,
+    /// Gaps between consecutive text-carrying events (the ITL distribution), in bounded
+    /// memory: a histogram at 1 µs and a sample in stream order ([`ItlGaps`]). Serialized as
+    /// `itl_gaps`; schema 1 and 2 documents' `itl_gaps_ms` array reads into it.
+    #[serde(rename = "itl_gaps", alias = "itl_gaps_ms")]
+    pub itl_gaps: ItlGaps,
     /// Per-run mean ITL: (last_token − first token) / (n − 1); `None` when n < 2.
     pub itl_ms: Option<f64>,
     /// n used for `itl_ms` and `output_tps`.
@@ -238,8 +319,10 @@ pub struct RunMetrics {
 pub struct RunTimeline {
     /// The instants.
     pub instants: Instants,
-    /// Arrival time of every event carrying reasoning or answer text, in order.
-    pub text_arrivals_ms: Vec<f64>,
+    /// Number of events carrying reasoning or answer text.
+    pub text_event_count: u64,
+    /// Gaps between consecutive text-carrying events, kept as they arrive (bounded memory).
+    pub itl_gaps: ItlGaps,
     /// HTTP status, once headers arrived.
     pub http_status: Option<u16>,
     /// The last usage the decoder reported.
@@ -281,6 +364,7 @@ impl RunTimeline {
                 clicked: clicked_ms,
                 request_started: request_started_ms,
                 headers_received: None,
+                headers_received_from: None,
                 first_byte: None,
                 first_event: None,
                 first_reasoning: None,
@@ -291,7 +375,8 @@ impl RunTimeline {
                 last_token: None,
                 finished: None,
             },
-            text_arrivals_ms: Vec::new(),
+            text_event_count: 0,
+            itl_gaps: ItlGaps::new(),
             http_status: None,
             usage: None,
             outcome: RunOutcome::Streaming,
@@ -305,10 +390,28 @@ impl RunTimeline {
 
     /// The fetch promise resolved with `status`. A non-2xx status sets the outcome.
     pub fn on_headers(&mut self, now_ms: f64, status: u16) {
-        self.instants.headers_received.get_or_insert(now_ms);
+        if self.instants.headers_received.is_none() {
+            self.instants.headers_received = Some(now_ms);
+            self.instants.headers_received_from = Some(HeadersSource::FetchResolved);
+        }
         self.http_status = Some(status);
         if !(200..300).contains(&status) {
             self.set_outcome(RunOutcome::HttpError { status });
+        }
+    }
+
+    /// Resource Timing's `responseStart` (page clock; 0 when hidden): the headers' arrival
+    /// when it is earlier than the resolution of `fetch()` and not before the request.
+    pub fn on_response_start(&mut self, response_start_ms: f64) {
+        let Some(resolved_ms) = self.instants.headers_received else {
+            return;
+        };
+        if response_start_ms > 0.0
+            && response_start_ms >= self.instants.request_started
+            && response_start_ms < resolved_ms
+        {
+            self.instants.headers_received = Some(response_start_ms);
+            self.instants.headers_received_from = Some(HeadersSource::ResponseStart);
         }
     }
 
@@ -348,8 +451,11 @@ impl RunTimeline {
             }
         }
         if has_reasoning || has_answer {
+            if let Some(previous_ms) = self.instants.last_token {
+                self.itl_gaps.push(now_ms - previous_ms);
+            }
             self.instants.last_token = Some(now_ms);
-            self.text_arrivals_ms.push(now_ms);
+            self.text_event_count += 1;
         }
         if let Some(error) = &event.error {
             self.set_outcome(RunOutcome::StreamError {
@@ -416,6 +522,7 @@ impl RunTimeline {
         slot.get_or_insert(PaintTime {
             at_ms: painted_ms,
             method,
+            expected_error: Some(method.expected_error()),
         });
     }
 
@@ -431,7 +538,7 @@ impl RunTimeline {
         }
         self.instants.finished.get_or_insert(now_ms);
         self.ended_ms.get_or_insert(now_ms);
-        let outcome = if self.text_arrivals_ms.is_empty() {
+        let outcome = if self.text_event_count == 0 {
             RunOutcome::EmptyStream
         } else if self.terminal_seen {
             RunOutcome::Completed
@@ -502,7 +609,7 @@ impl RunTimeline {
         if let Some(tokens) = self.usage.as_ref().and_then(|u| u.output_tokens) {
             return Some((tokens, TokenCountSource::Usage));
         }
-        let chunks = self.text_arrivals_ms.len() as u64;
+        let chunks = self.text_event_count;
         (chunks > 0).then_some((chunks, TokenCountSource::Chunks))
     }
 
@@ -545,11 +652,7 @@ impl RunTimeline {
             reasoning_ms: span(at.first_reasoning, at.first_answer),
             decode_ms,
             e2e_ms: span(start, at.finished),
-            itl_gaps_ms: self
-                .text_arrivals_ms
-                .windows(2)
-                .map(|pair| pair[1] - pair[0])
-                .collect(),
+            itl_gaps: self.itl_gaps.clone(),
             itl_ms,
             output_tokens_counted: counted.map(|(n, _)| n),
             token_count_source: counted.map(|(_, source)| source),
@@ -728,7 +831,9 @@ pub struct RunsSummary {
     pub e2e_ms: Option<Summary>,
     /// Per-run mean `itl_ms` over runs (AIPerf's ITL: one value per request).
     pub itl_ms: Option<Summary>,
-    /// Every chunk gap of every run pooled (vLLM bench's ITL distribution).
+    /// Every chunk gap of every run pooled (vLLM bench's ITL distribution), from the runs'
+    /// histograms: exact to their resolution (1 µs unless a run had more than
+    /// [`crate::itl::MAX_BINS`] distinct gaps).
     pub itl_gaps_pooled_ms: Option<Summary>,
     /// `output_tps` over runs.
     pub output_tps: Option<Summary>,
@@ -747,10 +852,7 @@ impl RunsSummary {
             let values: Vec<f64> = runs.iter().filter_map(|run| pick(run)).collect();
             Summary::from_samples(&values)
         };
-        let pooled: Vec<f64> = runs
-            .iter()
-            .flat_map(|run| run.itl_gaps_ms.iter().copied())
-            .collect();
+        let pooled = ItlGaps::pooled(runs.iter().map(|run| &run.itl_gaps));
         Ok(RunsSummary {
             runs: runs.len(),
             ttft_ms: over(|m| m.ttft_ms)?,
@@ -765,7 +867,7 @@ impl RunsSummary {
             decode_ms: over(|m| m.decode_ms)?,
             e2e_ms: over(|m| m.e2e_ms)?,
             itl_ms: over(|m| m.itl_ms)?,
-            itl_gaps_pooled_ms: Summary::from_samples(&pooled)?,
+            itl_gaps_pooled_ms: pooled.summary(),
             output_tps: over(|m| m.output_tps)?,
         })
     }

@@ -220,7 +220,7 @@ proptest! {
         reference_values in references(),
         frame in frame(),
     ) {
-        let chart = itl_chart(&gaps, &named(&reference_values), &frame);
+        let chart = itl_chart(&gaps, 1, &named(&reference_values), &frame);
         let plot = chart.plot;
         assert_axes_inside(&plot, Some(&chart.x_axis), &[&chart.y_axis]);
         assert_path_inside(&plot, &chart.path, "itl path");
@@ -346,7 +346,7 @@ fn degenerate_data_gives_finite_geometry() {
                 &frame,
             )),
             serde_json::to_value(distribution_chart(values, &references, &frame)),
-            serde_json::to_value(itl_chart(values, &references, &frame)),
+            serde_json::to_value(itl_chart(values, 1, &references, &frame)),
             serde_json::to_value(scatter_chart(
                 &[ScatterSeries {
                     name: "ttft_ms",

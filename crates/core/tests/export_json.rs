@@ -45,7 +45,7 @@ fn header_fields_come_first_with_the_schema_name_and_version() {
         "{{\n  \"schema\": \"{SCHEMA_NAME}\",\n  \"schema_version\": {SCHEMA_VERSION},\n  \"tool_version\": \"0.1.0\",\n  \"exported_at\": \"2026-11-29T16:10:00.000Z\",\n  \"environment\": {{"
     );
     assert!(text.starts_with(&expected_start), "{text}");
-    assert_eq!(SCHEMA_VERSION, 2);
+    assert_eq!(SCHEMA_VERSION, 3);
 }
 
 #[test]
@@ -154,10 +154,10 @@ fn import_rejects_what_is_not_an_export_with_the_reason() {
             },
         ),
         (
-            r#"{"schema": "ttft-meter/export", "schema_version": 3}"#,
+            r#"{"schema": "ttft-meter/export", "schema_version": 4}"#,
             ImportError::NewerVersion {
-                found: 3,
-                supported: 2,
+                found: 4,
+                supported: 3,
             },
         ),
         (
@@ -412,6 +412,23 @@ fn a_version_1_document_imports_without_migration() {
         assert_eq!(run.experiment, None);
     }
     // Written again, it is a version-2 document that reads back as itself.
+    let again = ExportDocument::from_json(&document.to_json().unwrap()).unwrap();
+    assert_eq!(again.schema_version, SCHEMA_VERSION);
+    assert_eq!(again.runs, document.canonicalized().unwrap().runs);
+}
+
+#[test]
+fn a_version_2_document_imports_its_gaps_into_the_compact_form() {
+    // The example of docs/export-schema.md as version 2 wrote it: every gap in an array.
+    let text = include_str!("export_fixture/version2.json");
+    let document = ExportDocument::from_json(text).unwrap();
+    assert_eq!(document.schema_version, 2);
+    let gaps = &document.runs[0].metrics.itl_gaps;
+    assert_eq!((gaps.count(), gaps.sample_ms()), (1, &[500.0][..]));
+    assert_eq!(gaps.histogram().collect::<Vec<_>>(), [(500.0, 1)]);
+    assert_eq!(document.runs[0].arrival_delay_bound_ms, None);
+    assert_eq!(document.runs[0].instants.headers_received_from, None);
+    // Written again, it is a current document that reads back as itself.
     let again = ExportDocument::from_json(&document.to_json().unwrap()).unwrap();
     assert_eq!(again.schema_version, SCHEMA_VERSION);
     assert_eq!(again.runs, document.canonicalized().unwrap().runs);

@@ -12,6 +12,7 @@ use ttft_core::dialect::{Dialect, StreamError, Usage};
 use ttft_core::export::{
     csv_columns, runs_csv, summary_text, CsvHeader, Environment, ExperimentResult, ExportDocument,
 };
+use ttft_core::itl::ItlGaps;
 use ttft_core::lang::Lang;
 use ttft_core::protocol::AuthStyle;
 use ttft_core::protocol::Protocol;
@@ -20,7 +21,7 @@ use ttft_core::record::RunSettings;
 use ttft_core::record::Transport;
 use ttft_core::request::RequestDescription;
 use ttft_core::timeline::{
-    ConnectionKind, Instants, NetworkBreakdown, PaintMethod, PaintTime, PerceivedAnchor,
+    ConnectionKind, HeadersSource, Instants, NetworkBreakdown, PaintMethod, PaintTime, PerceivedAnchor,
     RunMetrics, RunOutcome, TokenCountSource,
 };
 
@@ -66,7 +67,11 @@ fn paint() -> impl Strategy<Value = Option<PaintTime>> {
         Just(PaintMethod::RenderTime),
         Just(PaintMethod::RafMessageChannel),
     ];
-    prop::option::of((ms(), method).prop_map(|(at_ms, method)| PaintTime { at_ms, method }))
+    prop::option::of((ms(), method, any::<bool>()).prop_map(|(at_ms, method, known)| PaintTime {
+        at_ms,
+        method,
+        expected_error: known.then(|| method.expected_error()),
+    }))
 }
 
 fn instants() -> impl Strategy<Value = Instants> {
@@ -75,6 +80,7 @@ fn instants() -> impl Strategy<Value = Instants> {
             clicked: at[0],
             request_started,
             headers_received: at[1],
+            headers_received_from: at[1].map(|_| HeadersSource::ResponseStart),
             first_byte: at[2],
             first_event: at[3],
             first_reasoning: at[4],
@@ -122,7 +128,7 @@ fn metrics() -> impl Strategy<Value = RunMetrics> {
                     reasoning_ms: m[10],
                     decode_ms: m[11],
                     e2e_ms: m[12],
-                    itl_gaps_ms,
+                    itl_gaps: ItlGaps::from_gaps(&itl_gaps_ms),
                     itl_ms: m[13],
                     output_tokens_counted: counts[0],
                     token_count_source,
@@ -289,17 +295,19 @@ fn run(key: String) -> impl Strategy<Value = RunRecord> {
         (any::<u32>(), text(), settings(key), transport()),
         (prop::option::of(any::<bool>()), any::<bool>()),
         (metrics(), instants(), usage(), network(), outcome()),
-        prop::option::of(text()),
+        (prop::option::of(text()), prop::option::of(ms()), prop::option::of(any::<bool>())),
     )
         .prop_map(
             |(
                 (run_index, started_at, settings, transport),
                 (cold, warm_up),
                 (metrics, instants, usage, network, outcome),
-                diagnosis_cause,
+                (diagnosis_cause, arrival_delay_bound_ms, arrivals_wait_for_main_thread),
             )| RunRecord {
                 diagnosis: None,
                 experiment: None,
+                arrival_delay_bound_ms,
+                arrivals_wait_for_main_thread,
                 run_index,
                 started_at,
                 settings,

@@ -16,7 +16,8 @@ use ttft_core::measure::{
 use ttft_core::protocol::{Protocol, ProtocolChoice};
 use ttft_core::record::{RunRecord, Transport};
 use ttft_core::timeline::{
-    PaintMethod, PaintTarget, PerceivedAnchor, ResourceTiming, RunOutcome, TokenCountSource,
+    HeadersSource, PaintMethod, PaintTarget, PerceivedAnchor, ResourceTiming, RunOutcome,
+    TokenCountSource,
 };
 
 /// `fetch()` is called at this page-clock time in every run below.
@@ -483,7 +484,7 @@ fn paints_resource_timing_and_the_click_make_the_perceived_and_network_numbers()
     assert_eq!(metrics.perceived_from, PerceivedAnchor::Clicked);
     assert_eq!(metrics.perceived_ttfa_ms, Some(326.0));
     assert_eq!(metrics.answer_ui_delay_ms, Some(16.0));
-    assert_eq!(metrics.itl_gaps_ms, vec![50.0]);
+    assert_eq!(metrics.itl_gaps.sample_ms(), &[50.0]);
     assert_eq!(metrics.token_count_source, Some(TokenCountSource::Chunks));
     assert_eq!(metrics.e2e_ms, Some(351.0));
     assert_eq!(
@@ -609,4 +610,98 @@ fn a_line_past_the_parser_limit_ends_the_run_at_once_as_a_malformed_stream() {
         other => panic!("expected a malformed stream, got {other:?}"),
     }
     assert_eq!(record.metrics.ttfa_ms, Some(100.0), "what was measured is kept");
+}
+
+#[test]
+fn the_headers_come_from_response_start_when_fetch_resolved_later() {
+    // Firefox resolves fetch() with the first body bytes (here at 1300 ms, with the first
+    // answer); Resource Timing's responseStart says the headers came at 1004 ms.
+    let timing = |response_start| ResourceTiming {
+        fetch_start: 1000.5,
+        domain_lookup_start: 1000.5,
+        domain_lookup_end: 1000.5,
+        connect_start: 1000.5,
+        connect_end: 1000.5,
+        secure_connection_start: 0.0,
+        request_start: 1001.0,
+        response_start,
+    };
+    let cases = [
+        // (fetch resolved, responseStart, setup_ms, source)
+        (1300.0, 1004.0, 4.0, HeadersSource::ResponseStart),
+        // Chromium: resolved a fraction of a ms after responseStart.
+        (1004.6, 1004.0, 4.0, HeadersSource::ResponseStart),
+        // Hidden by a missing Timing-Allow-Origin (0), or not earlier: fetch() stands.
+        (1300.0, 0.0, 300.0, HeadersSource::FetchResolved),
+        (1005.0, 1006.0, 5.0, HeadersSource::FetchResolved),
+        // Before the request started: not this request's (or a clock error); ignored.
+        (1005.0, 999.0, 5.0, HeadersSource::FetchResolved),
+    ];
+    for (resolved_ms, response_start_ms, setup_ms, source) in cases {
+        let mut plan = RunPlan::parse(&input(Protocol::OpenAiChat)).unwrap();
+        plan.dialect = Some(Dialect::Chat);
+        let mut run = Measurement::new(&plan, None, STARTED_MS, 1);
+        run.on_headers(resolved_ms, ResponseHead::event_stream(200));
+        let mut progress = Vec::new();
+        let _ = run.on_chunk(1300.0, &delta("Hi"), &mut progress);
+        let _ = run.on_chunk(1301.0, b"data: [DONE]\n\n", &mut progress);
+        run.on_end(1302.0, &mut progress);
+        run.on_resource_timing(&timing(response_start_ms));
+        let record = run.finish(&context());
+        assert_eq!(record.metrics.setup_ms, Some(setup_ms), "{resolved_ms} / {response_start_ms}");
+        assert_eq!(record.instants.headers_received_from, Some(source));
+    }
+}
+
+#[test]
+fn the_arrival_delay_bound_is_the_longest_main_thread_gap_until_the_first_answer() {
+    // Heartbeats every 8 ms from fetch() at 1000 ms, but nothing from 1100 to 1400 ms (a
+    // 300 ms task); the first answer arrives at 1500 ms; later gaps do not count.
+    let drive = |transport, wait| {
+        let mut run = chat_run(false);
+        let mut beat_ms = STARTED_MS;
+        while beat_ms < 1100.0 {
+            beat_ms += 8.0;
+            run.on_main_thread_beat(beat_ms);
+        }
+        beat_ms = 1400.0;
+        while beat_ms < 1500.0 {
+            run.on_main_thread_beat(beat_ms);
+            beat_ms += 8.0;
+        }
+        let mut progress = Vec::new();
+        let _ = run.on_chunk(1500.0, &delta("Hi"), &mut progress);
+        assert!(run.wants_main_thread_beats(), "until a beat after the first answer");
+        run.on_main_thread_beat(1504.0);
+        assert!(!run.wants_main_thread_beats());
+        run.on_main_thread_beat(2500.0); // after the window: ignored
+        let _ = run.on_chunk(2501.0, b"data: [DONE]\n\n", &mut progress);
+        run.on_end(2502.0, &mut progress);
+        let mut context = FinishContext::new("2026-12-01T00:00:00.000Z", transport);
+        context.worker_arrivals_wait_for_main_thread = wait;
+        run.finish(&context)
+    };
+    // 1104 → 1400: the gap over the task.
+    let webkit = drive(Transport::Worker, Some(true));
+    assert_eq!(webkit.arrival_delay_bound_ms, Some(296.0));
+    assert_eq!(webkit.arrivals_wait_for_main_thread, Some(true));
+    assert!(webkit.arrival_delayed(), "over 50 ms where arrivals wait");
+    let chromium = drive(Transport::Worker, Some(false));
+    assert_eq!(chromium.arrival_delay_bound_ms, Some(296.0));
+    assert!(!chromium.arrival_delayed(), "recorded, not flagged");
+    // The main-thread transport always waits for the main thread.
+    let main_thread = drive(Transport::MainThread, Some(false));
+    assert_eq!(main_thread.arrivals_wait_for_main_thread, Some(true));
+    assert!(main_thread.arrival_delayed());
+    // A long task reported by the engine (LoAF) counts too, for its part in the window.
+    let mut run = chat_run(false);
+    run.on_main_thread_beat(1008.0);
+    let mut progress = Vec::new();
+    let _ = run.on_chunk(1200.0, &delta("Hi"), &mut progress);
+    run.on_main_thread_busy(1150.0, 120.0);
+    let record = run.finish(&context());
+    // The gap 1008 → 1200 (the window's end) is longer than the task's 50 ms inside it.
+    assert_eq!(record.arrival_delay_bound_ms, Some(192.0));
+    assert_eq!(record.arrivals_wait_for_main_thread, None);
+    assert!(!record.arrival_delayed(), "unknown engine in the context: not flagged");
 }

@@ -53,6 +53,8 @@ fn record_from(run_index: u32, settings: RunSettings, run: &RunTimeline) -> RunR
         diagnosis_cause: None,
         diagnosis: None,
         experiment: None,
+        arrival_delay_bound_ms: None,
+        arrivals_wait_for_main_thread: None,
     }
 }
 
@@ -311,7 +313,7 @@ fn the_runs_measure_what_the_hand_computations_below_assume() {
     );
     assert_eq!(one.metrics.perceived_ttfa_ms, Some(271.0));
     assert_eq!(one.metrics.answer_ui_delay_ms, Some(16.0));
-    assert_eq!(one.metrics.itl_gaps_ms, vec![20.0, 20.0, 20.0]);
+    assert_eq!(one.metrics.itl_gaps.sample_ms(), &[20.0, 20.0, 20.0]);
     assert_eq!(one.cold, Some(true));
     assert_eq!(two.metrics.http_status, Some(401));
     assert_eq!(two.metrics.ttft_ms, None);
@@ -323,7 +325,7 @@ fn the_runs_measure_what_the_hand_computations_below_assume() {
         ),
         (Some(400.0), Some(900.0), Some(920.0))
     );
-    assert_eq!(three.metrics.itl_gaps_ms, vec![500.0]);
+    assert_eq!(three.metrics.itl_gaps.sample_ms(), &[500.0]);
 }
 
 #[test]

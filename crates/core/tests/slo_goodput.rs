@@ -29,6 +29,8 @@ fn record_from(run_index: u32, settings: RunSettings, run: &RunTimeline) -> RunR
         diagnosis_cause: None,
         diagnosis: None,
         experiment: None,
+        arrival_delay_bound_ms: None,
+        arrivals_wait_for_main_thread: None,
     }
 }
 

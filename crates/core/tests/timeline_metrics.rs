@@ -116,7 +116,7 @@ fn role_chunk_does_not_start_ttft() {
     assert_eq!(m.ttfr_ms, None);
     assert_eq!(m.reasoning_ms, None);
     assert_eq!(m.decode_ms, Some(100.0)); // 1600 − 1500
-    assert_eq!(m.itl_gaps_ms, vec![50.0, 50.0]);
+    assert_eq!(m.itl_gaps.sample_ms(), &[50.0, 50.0]);
     // No usage: n = 3 text chunks → (1600 − 1500) / 2 = 50.
     assert_eq!(m.itl_ms, Some(50.0));
     assert_eq!(m.token_count_source, Some(TokenCountSource::Chunks));
@@ -193,7 +193,7 @@ fn reasoning_then_answer_with_usage_based_itl() {
         assert_eq!(actual, expected, "{name}");
     }
     // Chunk gaps stay the per-chunk distribution: 1400−1300, 2300−1400, 2350−2300.
-    assert_eq!(m.itl_gaps_ms, vec![100.0, 900.0, 50.0]);
+    assert_eq!(m.itl_gaps.sample_ms(), &[100.0, 900.0, 50.0]);
     assert_eq!(m.token_count_source, Some(TokenCountSource::Usage));
     assert_eq!(m.output_tokens_counted, Some(41));
     // 41 tokens / 1.05 s = 39.0476…
@@ -224,7 +224,7 @@ fn usage_vs_chunk_itl() {
     let usage = with_usage.metrics();
     assert_eq!(usage.itl_ms, Some(25.0)); // 300 / (13 − 1)
     assert_eq!(usage.token_count_source, Some(TokenCountSource::Usage));
-    assert_eq!(usage.itl_gaps_ms, chunks.itl_gaps_ms);
+    assert_eq!(usage.itl_gaps, chunks.itl_gaps);
     // Usage without output tokens falls back to chunks.
     let mut partial = play(None, 1000.0, &arrivals);
     partial.set_usage(&Usage {
@@ -254,7 +254,7 @@ fn single_token_has_no_itl_or_throughput() {
     assert_eq!(m.decode_ms, Some(0.0));
     assert_eq!(m.itl_ms, None); // n = 1
     assert_eq!(m.output_tps, None); // decode window 0
-    assert!(m.itl_gaps_ms.is_empty());
+    assert!(m.itl_gaps.is_empty());
     assert_eq!(run.outcome, RunOutcome::EndedWithoutTerminal);
 }
 
@@ -407,7 +407,7 @@ fn export_names_are_the_design_names() {
         "decode_ms",
         "e2e_ms",
         "itl_ms",
-        "itl_gaps_ms",
+        "itl_gaps",
         "output_tps",
         "ttfa_visible_ms",
     ] {
@@ -435,7 +435,12 @@ fn export_names_are_the_design_names() {
     }
     assert_eq!(
         timeline["instants"]["answer_painted"],
-        serde_json::json!({"at_ms": 9.0, "method": "raf_message_channel"})
+        serde_json::json!({
+            "at_ms": 9.0,
+            "method": "raf_message_channel",
+            // The method's measured error against Element Timing (schema 3).
+            "expected_error": {"bias_ms": -0.71, "error_p95_ms": 5.2}
+        })
     );
     assert_eq!(
         timeline["outcome"],
@@ -637,8 +642,8 @@ fn closing_think_without_opening_moves_the_first_answer_to_the_reasoning() {
     assert_eq!(metrics.answer_ui_delay_ms, Some(16.0));
     assert_eq!(metrics.perceived_ttft_ms, Some(128.0)); // 1118 − 990
     assert_eq!(metrics.perceived_ttfa_ms, Some(326.0)); // 1316 − 990
-                                                        // Arrivals are what they were: the event with the tag carried no text of its own.
-    assert_eq!(metrics.itl_gaps_ms, vec![50.0, 10.0, 10.0, 80.0, 50.0]);
+    // Arrivals are what they were: the event with the tag carried no text of its own.
+    assert_eq!(metrics.itl_gaps.sample_ms(), &[50.0, 10.0, 10.0, 80.0, 50.0]);
     assert_eq!(run.outcome, RunOutcome::Completed);
 }
 

@@ -29,7 +29,7 @@ proptest! {
         }
         run.on_stream_end(now + 1.0);
         let m = run.metrics();
-        prop_assert_eq!(m.itl_gaps_ms.len(), text_times.len().saturating_sub(1));
+        prop_assert_eq!(m.itl_gaps.count() as usize, text_times.len().saturating_sub(1));
         if let (Some(ttft), Some(ttfa)) = (m.ttft_ms, m.ttfa_ms) {
             prop_assert!(ttft <= ttfa);
         }
@@ -37,7 +37,7 @@ proptest! {
             prop_assert!(ttfa <= visible);
         }
         if let Some(decode) = m.decode_ms {
-            let sum: f64 = m.itl_gaps_ms.iter().sum();
+            let sum: f64 = m.itl_gaps.sample_ms().iter().sum();
             prop_assert!((decode - sum).abs() < 1e-6 * decode.max(1.0));
             prop_assert!(decode >= 0.0);
         }

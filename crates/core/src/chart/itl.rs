@@ -28,15 +28,23 @@ pub struct ItlChart {
 }
 
 /// Lays out the gaps between consecutive tokens of one run: `gaps_ms[i]` is the wait before
-/// token `i + 1` (token 0, the first, has none), drawn at x = `i + 1`.
+/// token `i + 1` (token 0, the first, has none), drawn at x = `i + 1`; with `every` > 1,
+/// `gaps_ms[i]` stands for the gaps `i · every` to `(i + 1) · every − 1` (the sample of
+/// [`crate::itl::ItlGaps`]) and is drawn at x = `i · every + 1`.
 ///
 /// A run can stream 100k tokens, far more than the plot has pixel columns, so the line is
 /// reduced with [`column_envelope`]: per 1-px column, the smallest and the largest gap, in
 /// stream order. Every spike survives at its height, and the path has at most two vertices
 /// per column whatever the input length. Gaps that are not drawable are skipped.
-pub fn itl_chart(gaps_ms: &[f64], references: &[Reference<'_>], frame: &Frame) -> ItlChart {
+pub fn itl_chart(
+    gaps_ms: &[f64],
+    every: u64,
+    references: &[Reference<'_>],
+    frame: &Frame,
+) -> ItlChart {
+    let every = every.max(1);
     let plot = frame.plot_area();
-    let x_domain = Domain::new(1.0, gaps_ms.len().max(1) as f64);
+    let x_domain = Domain::new(1.0, (gaps_ms.len() as u64 * every).max(1) as f64);
     let x_scale = LinearScale::for_x(x_domain, &plot).clamped();
 
     let y_target = tick_target(plot.height_px, Y_TICK_SPACING_PX);
@@ -52,7 +60,7 @@ pub fn itl_chart(gaps_ms: &[f64], references: &[Reference<'_>], frame: &Frame) -
             .iter()
             .enumerate()
             .filter(|(_, gap_ms)| is_drawable(**gap_ms))
-            .map(|(index, gap_ms)| ((index + 1) as f64, *gap_ms))
+            .map(|(index, gap_ms)| ((index as u64 * every + 1) as f64, *gap_ms))
     };
     let projected =
         drawable().map(|(position, gap_ms)| (x_scale.project(position), y_scale.project(gap_ms)));
@@ -106,7 +114,7 @@ mod tests {
     fn short_runs_are_drawn_point_by_point() {
         // 5 gaps at tokens 1..5: x [1, 5] → 100 px per token from x = 50.
         // y: [0, 80] with 5 ticks → step 20 → [0, 80] → 2.5 px per ms from y = 210.
-        let chart = itl_chart(&[20.0, 40.0, f64::NAN, 80.0, 20.0], &[], &frame());
+        let chart = itl_chart(&[20.0, 40.0, f64::NAN, 80.0, 20.0], 1, &[], &frame());
         assert_eq!(
             chart.y_axis.domain,
             Domain {
@@ -130,6 +138,7 @@ mod tests {
         gaps_ms[61_235] = 1.0;
         let chart = itl_chart(
             &gaps_ms,
+            1,
             &[Reference {
                 name: "mean",
                 value: 25.0,
@@ -156,7 +165,7 @@ mod tests {
 
     #[test]
     fn no_gaps() {
-        let chart = itl_chart(&[], &[], &frame());
+        let chart = itl_chart(&[], 1, &[], &frame());
         assert_eq!((chart.path.as_str(), chart.vertex_count), ("", 0));
         assert_eq!(chart.largest_gap, None);
         assert_eq!(chart.y_axis.domain, EMPTY_MS_DOMAIN);

@@ -243,6 +243,7 @@ mod tests {
             answer_painted: Some(PaintTime {
                 at_ms: 1760.0,
                 method: PaintMethod::PresentationTime,
+                expected_error: None,
             }),
             last_token: Some(2700.0),
             ..Instants::default()

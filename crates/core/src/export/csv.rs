@@ -134,6 +134,18 @@ const LEADING: &[CsvColumn] = &[
     column!("answer_paint_method", |r| {
         serde_name(r.instants.answer_painted.map(|p| p.method).as_ref())
     }),
+    column!("answer_paint_bias_ms", |r| decimal(
+        r.instants
+            .answer_painted
+            .and_then(|p| p.expected_error)
+            .map(|error| error.bias_ms)
+    )),
+    column!("answer_paint_error_p95_ms", |r| decimal(
+        r.instants
+            .answer_painted
+            .and_then(|p| p.expected_error)
+            .map(|error| error.error_p95_ms)
+    )),
     column!("connection", |r| {
         serde_name(r.network.as_ref().map(|n| n.connection).as_ref())
     }),
@@ -146,6 +158,9 @@ const INSTANTS: &[CsvColumn] = &[
         r.instants.request_started
     ))),
     column!("headers_received", |r| decimal(r.instants.headers_received)),
+    column!("headers_received_from", |r| serde_name(
+        r.instants.headers_received_from.as_ref()
+    )),
     column!("first_byte", |r| decimal(r.instants.first_byte)),
     column!("first_event", |r| decimal(r.instants.first_event)),
     column!("first_reasoning", |r| decimal(r.instants.first_reasoning)),

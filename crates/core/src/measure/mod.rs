@@ -36,9 +36,13 @@
 //! assert!(record.is_ok());
 //! ```
 
+mod availability;
 mod plan;
 mod shown;
 
+pub use availability::{
+    BrowserEngine, MainThreadMonitor, ARRIVAL_DELAY_THRESHOLD_MS, HEARTBEAT_INTERVAL_MS,
+};
 pub use plan::{
     parse_count, CountField, InputError, RunInput, RunPlan, SeriesInput, SeriesPlan,
     DEFAULT_TIMEOUT_S, MAX_OUTPUT_TOKENS, MAX_RUNS, MAX_TIMEOUT_S,
@@ -229,6 +233,10 @@ pub struct FinishContext<'a> {
     pub page_is_https: bool,
     /// Wall-clock now, Unix seconds (an HTTP-date `Retry-After` becomes seconds).
     pub now_unix_s: Option<i64>,
+    /// Whether this page's Worker arrivals wait for its main thread
+    /// ([`BrowserEngine::worker_arrivals_wait_for_main_thread`]); `None`: not known. With
+    /// [`Transport::MainThread`] they always do.
+    pub worker_arrivals_wait_for_main_thread: Option<bool>,
 }
 
 impl<'a> FinishContext<'a> {
@@ -240,6 +248,7 @@ impl<'a> FinishContext<'a> {
             warm_up: false,
             page_is_https: false,
             now_unix_s: None,
+            worker_arrivals_wait_for_main_thread: None,
         }
     }
 }
@@ -249,7 +258,8 @@ impl<'a> FinishContext<'a> {
 pub struct Retained {
     /// The kept part of an error body (at most [`MAX_ERROR_BODY_BYTES`]).
     pub error_body_bytes: usize,
-    /// One arrival time (8 bytes) per event that carried text: the ITL distribution.
+    /// The inter-token gaps ([`crate::itl::ItlGaps`]): a histogram and a sample, each of a
+    /// bounded size, whatever the stream's length.
     pub text_arrival_bytes: usize,
     /// The provider's error and usage objects (each at most [`MAX_PROVIDER_TEXT_BYTES`] of
     /// JSON, plus its message).
@@ -287,6 +297,7 @@ pub struct Measurement {
     error_body_dropped_bytes: u64,
     decoded: Vec<DecodedEvent>,
     route: RequestRoute,
+    main_thread: MainThreadMonitor,
 }
 
 impl Measurement {
@@ -315,6 +326,7 @@ impl Measurement {
             error_body_dropped_bytes: 0,
             decoded: Vec::new(),
             route: RequestRoute::default(),
+            main_thread: MainThreadMonitor::new(request_started_ms),
         }
     }
 
@@ -340,7 +352,7 @@ impl Measurement {
             .sum::<usize>();
         Retained {
             error_body_bytes: self.error_body.len(),
-            text_arrival_bytes: self.timeline.text_arrivals_ms.len() * std::mem::size_of::<f64>(),
+            text_arrival_bytes: self.timeline.itl_gaps.held_bytes(),
             provider_object_bytes: error_bytes + usage_bytes,
             scratch_bytes,
         }
@@ -359,6 +371,23 @@ impl Measurement {
     /// Where the request went (the transport tells it when it starts).
     pub fn on_route(&mut self, route: RequestRoute) {
         self.route = route;
+    }
+
+    /// The main thread's heartbeat ran at `now_ms` (see [`MainThreadMonitor`]). The glue
+    /// beats every [`HEARTBEAT_INTERVAL_MS`] while [`Self::wants_main_thread_beats`].
+    pub fn on_main_thread_beat(&mut self, now_ms: f64) {
+        self.main_thread.on_beat(now_ms);
+    }
+
+    /// A long task or long animation frame (Long Tasks / LoAF) on the page's main thread.
+    pub fn on_main_thread_busy(&mut self, start_ms: f64, duration_ms: f64) {
+        self.main_thread.on_busy(start_ms, duration_ms);
+    }
+
+    /// Whether the run still watches the main thread: until a beat after its first answer
+    /// token (or its end).
+    pub fn wants_main_thread_beats(&self) -> bool {
+        self.main_thread.wants_beats()
     }
 
     /// The fetch promise resolved: status and headers are known.
@@ -398,13 +427,18 @@ impl Measurement {
             self.on_event(now_ms, event, out);
         }
         self.decoded = decoded;
+        if let Some(first_answer_ms) = self.timeline.instants.first_answer {
+            self.main_thread.close_at(first_answer_ms);
+        }
         if let Some(too_long) = unreadable {
             self.timeline.on_stream_unreadable(now_ms, &too_long.to_string());
+            self.main_thread.close_at(now_ms);
             return StreamControl::Abandon;
         }
         let answered = self.timeline.instants.first_answer_visible.is_some();
         if self.plan.ttft_only && answered && self.timeline.outcome == RunOutcome::Streaming {
             self.timeline.on_stopped_after_first_answer(now_ms);
+            self.main_thread.close_at(now_ms);
             return StreamControl::Stop;
         }
         StreamControl::Continue
@@ -507,6 +541,7 @@ impl Measurement {
             }
         }
         self.timeline.on_stream_end(now_ms);
+        self.main_thread.close_at(now_ms);
     }
 
     /// `fetch()` or a read rejected. `aborted` is why the glue aborted the request, if it
@@ -525,6 +560,7 @@ impl Measurement {
             (REDIRECT_ERROR_NAME, _) => NetworkFailure::Redirected,
             _ => NetworkFailure::NetworkError,
         };
+        self.main_thread.close_at(now_ms);
         // The connection dropped after a 2xx stream had started: the stream was cut off
         // (no terminal marker), which is what to diagnose, not a connection failure.
         if failure == NetworkFailure::NetworkError
@@ -539,7 +575,13 @@ impl Measurement {
     /// The request's Resource Timing entry (page clock), when the browser gave one. After
     /// the page's first CORS preflight to an origin, the preflight's cost is what the entry
     /// shows as queueing ([`NetworkBreakdown::preflight_ms`]).
+    ///
+    /// Its `responseStart` is also when the headers arrived, when it is earlier than the
+    /// resolution of `fetch()`: Firefox resolves `fetch()` only with the first body bytes,
+    /// and WebKit only once the page's main thread lets the worker know
+    /// ([`Instants::headers_received_from`](crate::timeline::Instants::headers_received_from)).
     pub fn on_resource_timing(&mut self, timing: &ResourceTiming) {
+        self.timeline.on_response_start(timing.response_start);
         let mut network = NetworkBreakdown::from_resource_timing(timing);
         if self.route.first_preflight {
             network.preflight_ms = network.queueing_ms;
@@ -565,6 +607,18 @@ impl Measurement {
             self.timeline
                 .on_network_failure(ended_ms, NetworkFailure::NetworkError);
         }
+        let window_end_ms = self
+            .timeline
+            .instants
+            .first_answer
+            .or(self.timeline.ended_ms)
+            .or(self.timeline.instants.last_token)
+            .unwrap_or(self.timeline.instants.request_started);
+        self.main_thread.finish(window_end_ms);
+        let arrivals_wait_for_main_thread = match context.transport {
+            Transport::MainThread => Some(true),
+            Transport::Worker => context.worker_arrivals_wait_for_main_thread,
+        };
         let description = self.plan.request().describe();
         let diagnosis = (!self.timeline.outcome.is_ok())
             .then(|| diagnose(&self.failure_context(&description, context)))
@@ -599,6 +653,8 @@ impl Measurement {
             diagnosis: diagnosis.as_ref().map(DiagnosisText::of),
             experiment: self.plan.experiment.clone(),
             instants: timeline.instants,
+            arrival_delay_bound_ms: self.main_thread.bound_ms(),
+            arrivals_wait_for_main_thread,
         };
         if let Some(scrubber) = scrubber {
             scrubber.scrub_record(&mut record);

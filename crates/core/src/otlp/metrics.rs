@@ -44,17 +44,18 @@ impl HistogramPoint {
         }
     }
 
-    fn record(&mut self, bounds: &[f64], value: f64) {
+    /// Records `value` `times` times (a histogram bin of inter-token gaps).
+    fn record_times(&mut self, bounds: &[f64], value: f64, times: u64) {
         // Upper bounds are inclusive (metrics data model: `(bounds[i-1], bounds[i]]`).
         let bucket = bounds
             .iter()
             .position(|bound| value <= *bound)
             .unwrap_or(bounds.len());
         if let Some(slot) = self.bucket_counts.get_mut(bucket) {
-            *slot += 1;
+            *slot += times;
         }
-        self.count += 1;
-        self.sum += value;
+        self.count += times;
+        self.sum += value * times as f64;
         self.min = self.min.min(value);
         self.max = self.max.max(value);
     }
@@ -76,7 +77,7 @@ impl MetricPoints {
         }
     }
 
-    fn observe(&mut self, attributes: &Attributes, value: f64) {
+    fn observe(&mut self, attributes: &Attributes, value: f64, times: u64) {
         let bounds = self.spec.bounds;
         let index = match self
             .histograms
@@ -91,7 +92,7 @@ impl MetricPoints {
             }
         };
         if let Some((_, point)) = self.histograms.get_mut(index) {
-            point.record(bounds, value);
+            point.record_times(bounds, value, times);
         }
     }
 
@@ -215,7 +216,7 @@ pub fn resource_metrics(
             .iter_mut()
             .find(|points| points.spec.name == observation.metric.name)
         {
-            points.observe(&observation.attributes, observation.value);
+            points.observe(&observation.attributes, observation.value, observation.times);
         }
     };
     let mut counted_runs = Vec::new();
@@ -283,7 +284,7 @@ mod tests {
         let bounds = [0.01, 0.02, 0.04];
         let mut point = HistogramPoint::new(&bounds);
         for value in [0.0, 0.01, 0.015, 0.04, 0.5] {
-            point.record(&bounds, value);
+            point.record_times(&bounds, value, 1);
         }
         assert_eq!(point.bucket_counts, vec![2, 1, 1, 1]);
         assert_eq!(point.count, 5);

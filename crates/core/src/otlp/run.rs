@@ -230,6 +230,8 @@ pub(crate) struct Observation {
     pub(crate) attributes: Attributes,
     /// The value in the metric's unit (seconds or tokens).
     pub(crate) value: f64,
+    /// How many times it was observed (inter-token gaps come as histogram bins).
+    pub(crate) times: u64,
 }
 
 /// Seconds from milliseconds.
@@ -258,6 +260,7 @@ pub(crate) fn observations(
                 metric,
                 attributes: attributes.clone(),
                 value,
+                times: 1,
             });
         }
     };
@@ -275,9 +278,8 @@ pub(crate) fn observations(
         &base,
         metrics.first_chunk_ms.map(seconds),
     );
-    for gap_ms in &metrics.itl_gaps_ms {
-        push(TIME_PER_OUTPUT_CHUNK, &base, Some(seconds(*gap_ms)));
-    }
+    // One observation per chunk gap, from the run's histogram of gaps (bin value × count).
+    let chunk_gaps = base.clone();
     if let Some(usage) = &record.usage {
         for (kind, tokens) in [
             (token_type::INPUT, usage.prompt_tokens),
@@ -319,6 +321,14 @@ pub(crate) fn observations(
         let mut attributes = ours.clone();
         attributes.str(attr::PAINT_TARGET, target);
         push(PAINT_DELAY, &attributes, delay_ms.map(seconds));
+    }
+    for (gap_ms, times) in metrics.itl_gaps.histogram() {
+        out.push(Observation {
+            metric: TIME_PER_OUTPUT_CHUNK,
+            attributes: chunk_gaps.clone(),
+            value: seconds(gap_ms),
+            times,
+        });
     }
     out
 }

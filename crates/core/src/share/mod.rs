@@ -756,6 +756,8 @@ mod tests {
             diagnosis_cause: None,
             diagnosis: None,
             experiment: None,
+            arrival_delay_bound_ms: None,
+            arrivals_wait_for_main_thread: None,
         }
     }
 

@@ -195,6 +195,8 @@ pub fn record_from_timeline(
         diagnosis_cause: None,
         diagnosis: None,
         experiment: None,
+        arrival_delay_bound_ms: None,
+        arrivals_wait_for_main_thread: None,
     }
 }
 

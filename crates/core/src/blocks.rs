@@ -1,0 +1,149 @@
+//! Where streamed text is cut into blocks (docs/DESIGN.md §3).
+//!
+//! The page appends a long answer to blocks of about [`BLOCK_BYTES`], each starting after a
+//! line break: appending to one growing text node made the browser lay out the whole answer
+//! again on every frame (tasks grew past 200 ms over a 100,000-token answer), while a new
+//! block leaves the earlier ones' layout cached. Since every block starts right after a line
+//! break, the blocks lay out exactly as one text.
+//!
+//! However much text one frame brings, every line break that completes a block's
+//! [`BLOCK_BYTES`] starts a new block (WebKit can deliver a whole 19 KB answer in one frame
+//! while its main thread is busy).
+//!
+//! ```
+//! use ttft_core::blocks::{plan_blocks, Piece, BLOCK_BYTES};
+//!
+//! let line = "x".repeat(99) + "\n"; // 100 bytes
+//! let text = line.repeat(100); // 10,000 bytes arriving in one frame
+//! let plan = plan_blocks(0, &text);
+//! let blocks = plan.pieces.iter().filter(|piece| piece.new_block).count();
+//! assert_eq!(blocks, 2); // cut after 4,100 and 8,200 bytes
+//! assert_eq!(plan.filled, 10_000 - 8_200);
+//! assert!(plan.pieces.iter().all(|piece| piece.text.len() <= BLOCK_BYTES + line.len()));
+//! ```
+
+/// A block closes at the first line break once it holds this many bytes.
+pub const BLOCK_BYTES: usize = 4_096;
+/// Text without line breaks goes into a new block once the current one would pass this.
+pub const BLOCK_MAX_BYTES: usize = 16_384;
+
+/// One piece of a frame's text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Piece<'a> {
+    /// Whether the piece starts a new block (else it goes on at the end of the current one).
+    pub new_block: bool,
+    /// The text (never empty, except a new block opened by a final line break).
+    pub text: &'a str,
+}
+
+/// Where one frame's text goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockPlan<'a> {
+    /// The pieces, in order; appended in order they give back the frame's text.
+    pub pieces: Vec<Piece<'a>>,
+    /// Bytes in the last block afterwards.
+    pub filled: usize,
+}
+
+/// Cuts `text` into pieces, the current block holding `filled` bytes already.
+pub fn plan_blocks(filled: usize, text: &str) -> BlockPlan<'_> {
+    let mut pieces = Vec::new();
+    let mut filled = filled;
+    let mut rest = text;
+    let mut new_block = false;
+    loop {
+        if filled + rest.len() <= BLOCK_BYTES {
+            if !rest.is_empty() || new_block {
+                pieces.push(Piece {
+                    new_block,
+                    text: rest,
+                });
+            }
+            filled += rest.len();
+            break;
+        }
+        // The block reaches BLOCK_BYTES at byte `from` of `rest` (a line break there
+        // completes it); '\n' is ASCII, so the byte after one is a char boundary.
+        let from = BLOCK_BYTES.saturating_sub(filled).saturating_sub(1);
+        let line_end = rest.as_bytes()[from.min(rest.len())..]
+            .iter()
+            .position(|&byte| byte == b'\n')
+            .map(|offset| from + offset + 1);
+        let Some(cut) = line_end else {
+            // No line break to cut at: the block grows, up to BLOCK_MAX_BYTES.
+            let overflow = filled > 0 && filled + rest.len() > BLOCK_MAX_BYTES;
+            if overflow {
+                filled = 0;
+            }
+            pieces.push(Piece {
+                new_block: new_block || overflow,
+                text: rest,
+            });
+            filled += rest.len();
+            break;
+        };
+        pieces.push(Piece {
+            new_block,
+            text: &rest[..cut],
+        });
+        rest = &rest[cut..];
+        new_block = true;
+        filled = 0;
+    }
+    BlockPlan { pieces, filled }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rebuild(filled: usize, pieces: &[&str]) -> (Vec<String>, usize) {
+        // Blocks as the page would hold them: the first one already has `filled` bytes.
+        let mut blocks = vec!["#".repeat(filled)];
+        let mut last = filled;
+        for text in pieces {
+            let plan = plan_blocks(last, text);
+            let joined: String = plan.pieces.iter().map(|piece| piece.text).collect();
+            assert_eq!(&joined, text, "the pieces give back the text");
+            for piece in &plan.pieces {
+                if piece.new_block {
+                    blocks.push(String::new());
+                }
+                if let Some(block) = blocks.last_mut() {
+                    block.push_str(piece.text);
+                }
+            }
+            last = plan.filled;
+            assert_eq!(blocks.last().map(String::len), Some(last));
+        }
+        (blocks, last)
+    }
+
+    #[test]
+    fn one_frame_or_many_gives_the_same_blocks() {
+        let text: String = (0..400).map(|i| format!("line {i} {}\n", "w".repeat(i % 90))).collect();
+        let (whole, _) = rebuild(0, &[&text]);
+        let pieces: Vec<&str> = text.as_bytes().chunks(97).map(|c| std::str::from_utf8(c).unwrap()).collect();
+        let (streamed, _) = rebuild(0, &pieces);
+        assert!(whole.len() >= 4, "{} blocks", whole.len());
+        assert_eq!(whole, streamed);
+        for block in &whole[..whole.len() - 1] {
+            assert!(block.ends_with('\n'), "every block but the last ends a line");
+            assert!(block.len() >= BLOCK_BYTES, "closed only once full");
+            assert!(block.len() < BLOCK_BYTES + 200, "closed at the first line break once full");
+        }
+    }
+
+    #[test]
+    fn long_lines_without_breaks_cut_at_the_maximum() {
+        let text = "é".repeat(20_000); // 40,000 bytes, no line break
+        let (blocks, _) = rebuild(10, &[&text[..20_000], &text[20_000..]]);
+        let sizes: Vec<usize> = blocks.iter().map(String::len).collect();
+        assert_eq!(sizes, [10, 20_000, 20_000]);
+        let (small, _) = rebuild(10, &[&text[..2_000], &text[2_000..4_000]]);
+        assert_eq!(small.len(), 1, "below the maximum the block grows");
+        let plan = plan_blocks(0, "");
+        assert!(plan.pieces.is_empty());
+        assert_eq!(plan.filled, 0);
+    }
+}
