@@ -106,11 +106,10 @@ async fn run_series(
             painted: true,
         };
         let (plan, ids) = fleet.prepare(&series.run);
-        let mut record =
-            run::measure_with(&plan, options, &run_control, on_started, |progress| {
-                live.apply(progress)
-            })
-            .await;
+        let mut record = run::measure_with(&plan, options, &run_control, on_started, |progress| {
+            live.apply(progress)
+        })
+        .await;
         // A failure with trace context on: was it the traceparent header?
         let trace_refused = fleet::trace::check_failed_run(&plan, &mut record).await;
         live.finish(&record);

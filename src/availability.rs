@@ -120,10 +120,12 @@ impl Heartbeat {
                 let wanted = measurement.upgrade().is_some_and(|measurement| {
                     // Never borrowed across an await: a beat never finds it taken, and would
                     // only skip one if it did.
-                    measurement.try_borrow_mut().map_or(true, |mut measurement| {
-                        measurement.on_main_thread_beat(now_ms);
-                        measurement.wants_main_thread_beats()
-                    })
+                    measurement
+                        .try_borrow_mut()
+                        .map_or(true, |mut measurement| {
+                            measurement.on_main_thread_beat(now_ms);
+                            measurement.wants_main_thread_beats()
+                        })
                 });
                 if !wanted {
                     stop(&handle);

@@ -45,7 +45,6 @@ pub struct StreamedText {
 /// answer's arrival waits for it), and nobody reads thinking at 60 frames per second.
 const REASONING_FLUSH_MS: f64 = 200.0;
 
-
 impl StreamedText {
     fn new(throttle_ms: f64) -> Self {
         Self {
@@ -101,7 +100,8 @@ impl StreamedText {
             if self.rest_len.get_untracked() == 0 {
                 self.rest_len.set(text.len());
             } else {
-                self.rest_len.update_untracked(|rest_len| *rest_len += text.len());
+                self.rest_len
+                    .update_untracked(|rest_len| *rest_len += text.len());
             }
             self.pending.update_value(|pending| pending.push_str(&text));
             self.schedule_flush();
@@ -302,7 +302,8 @@ impl LiveRun {
 
     /// Clears the view for the next run.
     pub fn reset(&self) {
-        self.shown_run.update_value(|run| *run = run.wrapping_add(1));
+        self.shown_run
+            .update_value(|run| *run = run.wrapping_add(1));
         self.first_paint_pending.set_value(false);
         self.arrival_delay.set(None);
         self.reasoning.clear();

@@ -121,16 +121,28 @@ mod tests {
 
     #[test]
     fn one_frame_or_many_gives_the_same_blocks() {
-        let text: String = (0..400).map(|i| format!("line {i} {}\n", "w".repeat(i % 90))).collect();
+        let text: String = (0..400)
+            .map(|i| format!("line {i} {}\n", "w".repeat(i % 90)))
+            .collect();
         let (whole, _) = rebuild(0, &[&text]);
-        let pieces: Vec<&str> = text.as_bytes().chunks(97).map(|c| std::str::from_utf8(c).unwrap()).collect();
+        let pieces: Vec<&str> = text
+            .as_bytes()
+            .chunks(97)
+            .map(|c| std::str::from_utf8(c).unwrap())
+            .collect();
         let (streamed, _) = rebuild(0, &pieces);
         assert!(whole.len() >= 4, "{} blocks", whole.len());
         assert_eq!(whole, streamed);
         for block in &whole[..whole.len() - 1] {
-            assert!(block.ends_with('\n'), "every block but the last ends a line");
+            assert!(
+                block.ends_with('\n'),
+                "every block but the last ends a line"
+            );
             assert!(block.len() >= BLOCK_BYTES, "closed only once full");
-            assert!(block.len() < BLOCK_BYTES + 200, "closed at the first line break once full");
+            assert!(
+                block.len() < BLOCK_BYTES + 200,
+                "closed at the first line break once full"
+            );
         }
     }
 

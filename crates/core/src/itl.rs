@@ -204,12 +204,13 @@ impl ItlGaps {
         let mut other_bins = other.bins.clone();
         let mut other_resolution_us = other.resolution_us;
         while other_resolution_us < self.resolution_us {
-            other_bins = other_bins
-                .into_iter()
-                .fold(BTreeMap::new(), |mut merged, (key, count)| {
-                    *merged.entry(key.div_ceil(2)).or_insert(0) += count;
-                    merged
-                });
+            other_bins =
+                other_bins
+                    .into_iter()
+                    .fold(BTreeMap::new(), |mut merged, (key, count)| {
+                        *merged.entry(key.div_ceil(2)).or_insert(0) += count;
+                        merged
+                    });
             other_resolution_us *= 2;
         }
         while self.resolution_us < other_resolution_us {
@@ -324,7 +325,9 @@ impl From<ItlGaps> for CompactWire {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ItlGapsError {
     /// `resolution_ms` is not 0.001 times a power of two.
-    #[error("resolution_ms is {found}, expected 0.001 ms times a power of two (0.001, 0.002, 0.004, …)")]
+    #[error(
+        "resolution_ms is {found}, expected 0.001 ms times a power of two (0.001, 0.002, 0.004, …)"
+    )]
     Resolution {
         /// The value found.
         found: f64,
@@ -369,8 +372,7 @@ impl TryFrom<CompactWire> for ItlGaps {
             return Ok(ItlGaps::from_gaps(&wire.sample_ms));
         };
         let resolution_us = (wire.resolution_ms * 1_000.0).round();
-        if !(1.0..1e15).contains(&resolution_us) || !(resolution_us as u64).is_power_of_two()
-        {
+        if !(1.0..1e15).contains(&resolution_us) || !(resolution_us as u64).is_power_of_two() {
             return Err(ItlGapsError::Resolution {
                 found: wire.resolution_ms,
             });
@@ -430,13 +432,18 @@ mod tests {
 
     #[test]
     fn percentiles_equal_those_of_the_raw_gaps() {
-        let raw: Vec<f64> = (0..5_000).map(|i| ((i * 37) % 1_000) as f64 * 0.005).collect();
+        let raw: Vec<f64> = (0..5_000)
+            .map(|i| ((i * 37) % 1_000) as f64 * 0.005)
+            .collect();
         let gaps = ItlGaps::from_gaps(&raw);
         assert_eq!(gaps.resolution_ms(), 0.001);
         for fraction in [0.0, 0.5, 0.9, 0.95, 0.99, 1.0] {
             let expected = percentile(&raw, fraction).unwrap().unwrap();
             let got = gaps.percentile(fraction).unwrap();
-            assert!((got - expected).abs() < 1e-9, "{fraction}: {got} vs {expected}");
+            assert!(
+                (got - expected).abs() < 1e-9,
+                "{fraction}: {got} vs {expected}"
+            );
         }
         let summary = gaps.summary().unwrap();
         let exact = Summary::from_samples(&raw).unwrap().unwrap();
@@ -447,7 +454,9 @@ mod tests {
 
     #[test]
     fn memory_stays_bounded_and_the_sample_stays_in_stream_order() {
-        let raw: Vec<f64> = (0..100_000).map(|i| 0.2 + (i % 7_919) as f64 * 0.0013).collect();
+        let raw: Vec<f64> = (0..100_000)
+            .map(|i| 0.2 + (i % 7_919) as f64 * 0.0013)
+            .collect();
         let gaps = ItlGaps::from_gaps(&raw);
         assert_eq!(gaps.count(), 100_000);
         assert!(gaps.bins.len() <= MAX_BINS);
@@ -456,14 +465,20 @@ mod tests {
         let every = gaps.sample_every() as usize;
         for (position, gap) in gaps.sample_ms().iter().enumerate() {
             let window = &raw[position * every..((position + 1) * every).min(raw.len())];
-            assert_eq!(*gap, window.iter().copied().fold(f64::NEG_INFINITY, f64::max));
+            assert_eq!(
+                *gap,
+                window.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+            );
         }
         assert_eq!(gaps.sample_ms().len(), raw.len().div_ceil(every));
         // Within one resolution step of the raw percentile.
         for fraction in [0.5, 0.95, 0.99] {
             let expected = percentile(&raw, fraction).unwrap().unwrap();
             let got = gaps.percentile(fraction).unwrap();
-            assert!((got - expected).abs() <= gaps.resolution_ms(), "{fraction}: {got} vs {expected}");
+            assert!(
+                (got - expected).abs() <= gaps.resolution_ms(),
+                "{fraction}: {got} vs {expected}"
+            );
         }
     }
 

@@ -21,8 +21,8 @@ use ttft_core::record::RunSettings;
 use ttft_core::record::Transport;
 use ttft_core::request::RequestDescription;
 use ttft_core::timeline::{
-    ConnectionKind, HeadersSource, Instants, NetworkBreakdown, PaintMethod, PaintTime, PerceivedAnchor,
-    RunMetrics, RunOutcome, TokenCountSource,
+    ConnectionKind, HeadersSource, Instants, NetworkBreakdown, PaintMethod, PaintTime,
+    PerceivedAnchor, RunMetrics, RunOutcome, TokenCountSource,
 };
 
 /// Times as the page produces them: full-precision fractions, whole numbers, a few negative.
@@ -67,11 +67,13 @@ fn paint() -> impl Strategy<Value = Option<PaintTime>> {
         Just(PaintMethod::RenderTime),
         Just(PaintMethod::RafMessageChannel),
     ];
-    prop::option::of((ms(), method, any::<bool>()).prop_map(|(at_ms, method, known)| PaintTime {
-        at_ms,
-        method,
-        expected_error: known.then(|| method.expected_error()),
-    }))
+    prop::option::of(
+        (ms(), method, any::<bool>()).prop_map(|(at_ms, method, known)| PaintTime {
+            at_ms,
+            method,
+            expected_error: known.then(|| method.expected_error()),
+        }),
+    )
 }
 
 fn instants() -> impl Strategy<Value = Instants> {
@@ -295,7 +297,11 @@ fn run(key: String) -> impl Strategy<Value = RunRecord> {
         (any::<u32>(), text(), settings(key), transport()),
         (prop::option::of(any::<bool>()), any::<bool>()),
         (metrics(), instants(), usage(), network(), outcome()),
-        (prop::option::of(text()), prop::option::of(ms()), prop::option::of(any::<bool>())),
+        (
+            prop::option::of(text()),
+            prop::option::of(ms()),
+            prop::option::of(any::<bool>()),
+        ),
     )
         .prop_map(
             |(

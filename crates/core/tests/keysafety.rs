@@ -128,7 +128,10 @@ fn an_error_body_echoing_the_key_is_scrubbed_before_the_diagnosis_and_the_record
         run.on_end(1012.0, &mut progress);
         let record = finish(run);
         let diagnosis = record.diagnosis.clone().unwrap();
-        assert_eq!(record.diagnosis_cause.as_deref(), Some(Cause::KeyRefused.code()));
+        assert_eq!(
+            record.diagnosis_cause.as_deref(),
+            Some(Cause::KeyRefused.code())
+        );
         let quoted = diagnosis.provider_message.clone().unwrap();
         assert!(quoted.contains(REPLACEMENT), "{quoted}");
         for lang in [Lang::En, Lang::Zh] {
@@ -280,8 +283,7 @@ fn a_run_of_a_64_mib_answer_keeps_only_its_bound() {
         let retained = run.retained();
         largest_retained = largest_retained.max(retained.total_bytes());
         let itl_bound = 16 * ttft_core::itl::MAX_BINS + 8 * ttft_core::itl::MAX_SAMPLE;
-        let bound =
-            MAX_ERROR_BODY_BYTES + 2 * MAX_PROVIDER_TEXT_BYTES + itl_bound + 2 * READ_BYTES;
+        let bound = MAX_ERROR_BODY_BYTES + 2 * MAX_PROVIDER_TEXT_BYTES + itl_bound + 2 * READ_BYTES;
         assert!(
             retained.total_bytes() <= bound,
             "{retained:?} over {bound} after {answered} bytes"

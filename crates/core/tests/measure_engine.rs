@@ -600,16 +600,28 @@ fn a_line_past_the_parser_limit_ends_the_run_at_once_as_a_malformed_stream() {
         name: "AbortError".into(),
         message: "aborted".into(),
     };
-    run.on_failure(at_ms + 1.0, &abort, Some(AbortReason::Unreadable), &mut progress);
+    run.on_failure(
+        at_ms + 1.0,
+        &abort,
+        Some(AbortReason::Unreadable),
+        &mut progress,
+    );
     let record = run.finish(&context());
     match &record.outcome {
-        RunOutcome::MalformedChunk { at_ms: failed_ms, detail } => {
+        RunOutcome::MalformedChunk {
+            at_ms: failed_ms,
+            detail,
+        } => {
             assert_eq!(*failed_ms, at_ms);
             assert!(detail.contains("line too long"), "{detail}");
         }
         other => panic!("expected a malformed stream, got {other:?}"),
     }
-    assert_eq!(record.metrics.ttfa_ms, Some(100.0), "what was measured is kept");
+    assert_eq!(
+        record.metrics.ttfa_ms,
+        Some(100.0),
+        "what was measured is kept"
+    );
 }
 
 #[test]
@@ -648,7 +660,11 @@ fn the_headers_come_from_response_start_when_fetch_resolved_later() {
         run.on_end(1302.0, &mut progress);
         run.on_resource_timing(&timing(response_start_ms));
         let record = run.finish(&context());
-        assert_eq!(record.metrics.setup_ms, Some(setup_ms), "{resolved_ms} / {response_start_ms}");
+        assert_eq!(
+            record.metrics.setup_ms,
+            Some(setup_ms),
+            "{resolved_ms} / {response_start_ms}"
+        );
         assert_eq!(record.instants.headers_received_from, Some(source));
     }
 }
@@ -671,7 +687,10 @@ fn the_arrival_delay_bound_is_the_longest_main_thread_gap_until_the_first_answer
         }
         let mut progress = Vec::new();
         let _ = run.on_chunk(1500.0, &delta("Hi"), &mut progress);
-        assert!(run.wants_main_thread_beats(), "until a beat after the first answer");
+        assert!(
+            run.wants_main_thread_beats(),
+            "until a beat after the first answer"
+        );
         run.on_main_thread_beat(1504.0);
         assert!(!run.wants_main_thread_beats());
         run.on_main_thread_beat(2500.0); // after the window: ignored
@@ -703,5 +722,8 @@ fn the_arrival_delay_bound_is_the_longest_main_thread_gap_until_the_first_answer
     // The gap 1008 → 1200 (the window's end) is longer than the task's 50 ms inside it.
     assert_eq!(record.arrival_delay_bound_ms, Some(192.0));
     assert_eq!(record.arrivals_wait_for_main_thread, None);
-    assert!(!record.arrival_delayed(), "unknown engine in the context: not flagged");
+    assert!(
+        !record.arrival_delayed(),
+        "unknown engine in the context: not flagged"
+    );
 }

@@ -642,8 +642,11 @@ fn closing_think_without_opening_moves_the_first_answer_to_the_reasoning() {
     assert_eq!(metrics.answer_ui_delay_ms, Some(16.0));
     assert_eq!(metrics.perceived_ttft_ms, Some(128.0)); // 1118 − 990
     assert_eq!(metrics.perceived_ttfa_ms, Some(326.0)); // 1316 − 990
-    // Arrivals are what they were: the event with the tag carried no text of its own.
-    assert_eq!(metrics.itl_gaps.sample_ms(), &[50.0, 10.0, 10.0, 80.0, 50.0]);
+                                                        // Arrivals are what they were: the event with the tag carried no text of its own.
+    assert_eq!(
+        metrics.itl_gaps.sample_ms(),
+        &[50.0, 10.0, 10.0, 80.0, 50.0]
+    );
     assert_eq!(run.outcome, RunOutcome::Completed);
 }
 

@@ -40,7 +40,9 @@ pub fn ExperimentsPanel(
         // Where the runs go; the key goes along only if the key gate says so.
         let target_url = match form.series_with_key(None) {
             Ok(series) => series.run.request().url.clone(),
-            Err(error) => return input_error.set(Some(Bilingual::from_fn(|lang| error.message(lang)))),
+            Err(error) => {
+                return input_error.set(Some(Bilingual::from_fn(|lang| error.message(lang))))
+            }
         };
         gate.request(&target_url, event.time_stamp(), move |_| {
             let lang = i18n.lang_untracked();

@@ -133,7 +133,9 @@ impl MainThreadMonitor {
         if self.closed || !now_ms.is_finite() || now_ms < self.last_beat_ms {
             return;
         }
-        let end_ms = self.until_ms.map_or(now_ms, |until_ms| now_ms.min(until_ms));
+        let end_ms = self
+            .until_ms
+            .map_or(now_ms, |until_ms| now_ms.min(until_ms));
         let start_ms = self.last_beat_ms.max(self.since_ms);
         if end_ms > start_ms {
             self.longest_gap_ms = self.longest_gap_ms.max(end_ms - start_ms);
@@ -211,7 +213,11 @@ mod tests {
             ("curl/8.5.0", BrowserEngine::Other),
         ];
         for (user_agent, engine) in cases {
-            assert_eq!(BrowserEngine::from_user_agent(user_agent), engine, "{user_agent}");
+            assert_eq!(
+                BrowserEngine::from_user_agent(user_agent),
+                engine,
+                "{user_agent}"
+            );
         }
         assert!(BrowserEngine::WebKit.worker_arrivals_wait_for_main_thread());
         assert!(!BrowserEngine::Chromium.worker_arrivals_wait_for_main_thread());

@@ -431,7 +431,8 @@ impl Measurement {
             self.main_thread.close_at(first_answer_ms);
         }
         if let Some(too_long) = unreadable {
-            self.timeline.on_stream_unreadable(now_ms, &too_long.to_string());
+            self.timeline
+                .on_stream_unreadable(now_ms, &too_long.to_string());
             self.main_thread.close_at(now_ms);
             return StreamControl::Abandon;
         }

@@ -216,7 +216,11 @@ pub fn resource_metrics(
             .iter_mut()
             .find(|points| points.spec.name == observation.metric.name)
         {
-            points.observe(&observation.attributes, observation.value, observation.times);
+            points.observe(
+                &observation.attributes,
+                observation.value,
+                observation.times,
+            );
         }
     };
     let mut counted_runs = Vec::new();
