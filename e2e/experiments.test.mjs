@@ -150,7 +150,8 @@ forEachEngine((engine) => {
 
   /** Waits until the experiment has ended as `state` (done / stopped / refused). */
   async function waitForEnd(page, state = 'done', timeout = 60_000) {
-    await page.locator(`[data-testid="exp-progress"][data-state="${state}"]`).waitFor({ timeout });
+    // A refused experiment made no run: its progress bar is attached but not shown.
+    await page.locator(`[data-testid="exp-progress"][data-state="${state}"]`).waitFor({ state: 'attached', timeout });
   }
 
   /** A data-* attribute of the report, as a number. */

@@ -271,11 +271,21 @@ forEachEngine((engine) => {
       assertHistogram(metrics['gen_ai.client.operation.time_to_first_chunk'], 'first chunk', ms((record) => record.metrics.first_chunk_ms));
       assertHistogram(metrics['gen_ai.client.operation.duration'], 'duration', ms((record) => record.metrics.e2e_ms));
       assertHistogram(metrics['ttft_meter.client.time_to_first_answer_painted'], 'painted', ms((record) => record.metrics.perceived_ttfa_ms));
-      assertHistogram(
-        metrics['gen_ai.client.operation.time_per_output_chunk'],
-        'time per output chunk',
-        records.flatMap((record) => record.metrics.itl_gaps_ms),
-      );
+      // Inter-token gaps are kept as a histogram at a stated resolution (export schema 3):
+      // each gap is sent as its bin's value, within half a bin of the measured gap.
+      {
+        const metric = metrics['gen_ai.client.operation.time_per_output_chunk'];
+        const gaps = records.map((record) => record.metrics.itl_gaps);
+        const totals = histogramTotals(metric);
+        assert.equal(totals.count, gaps.reduce((sum, itl) => sum + itl.count, 0), 'time per output chunk: count');
+        const halfBinS = Math.max(...gaps.map((itl) => itl.resolution_ms)) / 2 / 1000;
+        const sampled = gaps.flatMap((itl) => itl.sample_ms).map((ms) => ms / 1000);
+        assert.ok(gaps.every((itl) => itl.sample_every === 1 && itl.sample_ms.length === itl.count), 'short runs: every gap is in the sample');
+        assert.ok(Math.abs(totals.min - Math.min(...sampled)) <= halfBinS + 1e-12, `time per output chunk: min ${totals.min}`);
+        assert.ok(Math.abs(totals.max - Math.max(...sampled)) <= halfBinS + 1e-12, `time per output chunk: max ${totals.max}`);
+        const sampledSum = sampled.reduce((sum, value) => sum + value, 0);
+        assert.ok(Math.abs(totals.sum - sampledSum) <= sampled.length * halfBinS + 1e-9, `time per output chunk: sum ${totals.sum} vs ${sampledSum}`);
+      }
       // Tokens: input and output counts of each run, under gen_ai.token.type.
       const usage = metrics['gen_ai.client.token.usage'];
       for (const [type, field] of [['input', 'prompt_tokens'], ['output', 'output_tokens']]) {

@@ -251,39 +251,59 @@ forEachEngine((engine) => {
   });
 
   test('cross-origin runs show the network breakdown, and summaries follow the cold/warm labels', async () => {
-    const { page } = await openWidget(browser, sim.url);
-    // localhost is another origin than the page's 127.0.0.1: CORS applies, and Resource
-    // Timing details are visible only because ttft-sim sends Timing-Allow-Origin.
-    await page.getByTestId('base-url').fill(`${sim.url.replace('127.0.0.1', 'localhost')}/v1`);
-    await runOnce(page, { model: 'sim-fast@prefill_ms=300', runs: 3 });
-    const breakdown = await page.getByTestId('network-breakdown').textContent();
-    assert.match(breakdown, /Resource Timing\)$/, `timing is visible: ${breakdown}`);
-    await page.getByTestId('more-columns').check();
-    for (const number of [1, 2, 3]) {
-      const metrics = await rowMetrics(page, number);
-      // ttft-sim sends its headers before the 300 ms prefill: the first byte comes long
-      // before the first token (the bound leaves room for a busy machine).
-      assert.ok(metrics.queueing_ms >= 0, `run ${number}: queueing ${metrics.queueing_ms}`);
-      assert.ok(metrics.waiting_ms >= 0 && metrics.waiting_ms < 150, `run ${number}: waiting ${metrics.waiting_ms} < 150 ms`);
-      assert.ok(metrics.ttfa_ms >= 300, `run ${number}: ttfa ${metrics.ttfa_ms} includes the prefill`);
+    // A sim of its own that records each request's client port: the ground truth of which
+    // run opened a connection and which reused one.
+    const recording = await startSim(['--record-requests']);
+    try {
+      const { page } = await openWidget(browser, recording.url);
+      // localhost is another origin than the page's 127.0.0.1: CORS applies, and Resource
+      // Timing details are visible only because ttft-sim sends Timing-Allow-Origin.
+      await page.getByTestId('base-url').fill(`${recording.url.replace('127.0.0.1', 'localhost')}/v1`);
+      await fetch(`${recording.url}/__sim/requests`, { method: 'DELETE' });
+      await runOnce(page, { model: 'sim-fast@prefill_ms=300', runs: 3 });
+      const breakdown = await page.getByTestId('network-breakdown').textContent();
+      assert.match(breakdown, /Resource Timing\)$/, `timing is visible: ${breakdown}`);
+      await page.getByTestId('more-columns').check();
+      for (const number of [1, 2, 3]) {
+        const metrics = await rowMetrics(page, number);
+        // ttft-sim sends its headers before the 300 ms prefill: the first byte comes long
+        // before the first token (the bound leaves room for a busy machine).
+        assert.ok(metrics.queueing_ms >= 0, `run ${number}: queueing ${metrics.queueing_ms}`);
+        assert.ok(metrics.waiting_ms >= 0 && metrics.waiting_ms < 150, `run ${number}: waiting ${metrics.waiting_ms} < 150 ms`);
+        assert.ok(metrics.ttfa_ms >= 300, `run ${number}: ttfa ${metrics.ttfa_ms} includes the prefill`);
+      }
+      // The first run paid the CORS preflight (which opened the connection its POST then
+      // reused): it is cold, with the preflight's cost shown. Each later run is warm when its
+      // POST came on a connection an earlier request used (the sim saw the same client port),
+      // cold otherwise: the truth, whatever the engine's Resource Timing says.
+      const { requests } = await (await fetch(`${recording.url}/__sim/requests`)).json();
+      const seenPorts = new Set();
+      const truth = [];
+      for (const request of requests.filter((r) => r.path.startsWith('/v1/'))) {
+        if (request.method === 'POST') {
+          truth.push(truth.length === 0 ? 'cold (preflight)' : (seenPorts.has(request.client_port) ? 'warm' : 'cold'));
+        }
+        seenPorts.add(request.client_port);
+      }
+      const labels = await page.locator('[data-testid=run-row] td:nth-child(2)').allTextContents();
+      console.log(`${engine}: labels ${labels.join(', ')}; connections seen by the server: ${truth.join(', ')}`);
+      assert.deepEqual(labels, truth);
+      const first = await rowMetrics(page, 1);
+      await page.locator('[data-testid=run-row][data-run="1"]').click();
+      const preflightMs = Number(await page.getByTestId('preflight').getAttribute('data-ms'));
+      assert.ok(preflightMs > 0 && Math.abs(preflightMs - first.queueing_ms) < 0.1,
+        `preflight ${preflightMs} ms is run 1's queueing ${first.queueing_ms} ms`);
+      const later = await rowMetrics(page, 3);
+      assert.ok(later.queueing_ms < preflightMs, `run 3 queues ${later.queueing_ms} ms, less than the preflight`);
+      const cohortCount = async (cohort) => {
+        const row = page.locator(`[data-testid=summary-table] tr[data-cohort=${cohort}][data-metric=ttfa_ms] td`).last();
+        return (await row.count()) ? Number(await row.textContent()) : 0;
+      };
+      assert.equal(await cohortCount('all'), 3);
+      assert.equal(await cohortCount('cold'), labels.filter((label) => label.startsWith('cold')).length);
+      assert.equal(await cohortCount('warm'), labels.filter((label) => label === 'warm').length);
+    } finally {
+      await recording.stop();
     }
-    // The first run paid the CORS preflight (which opened the connection its POST then
-    // reused): it is cold, with the preflight's cost shown; the next two are warm.
-    const labels = await page.locator('[data-testid=run-row] td:nth-child(2)').allTextContents();
-    assert.deepEqual(labels, ['cold (preflight)', 'warm', 'warm']);
-    const first = await rowMetrics(page, 1);
-    await page.locator('[data-testid=run-row][data-run="1"]').click();
-    const preflightMs = Number(await page.getByTestId('preflight').getAttribute('data-ms'));
-    assert.ok(preflightMs > 0 && Math.abs(preflightMs - first.queueing_ms) < 0.1,
-      `preflight ${preflightMs} ms is run 1's queueing ${first.queueing_ms} ms`);
-    const later = await rowMetrics(page, 3);
-    assert.ok(later.queueing_ms < preflightMs, `run 3 queues ${later.queueing_ms} ms, less than the preflight`);
-    const cohortCount = async (cohort) => {
-      const row = page.locator(`[data-testid=summary-table] tr[data-cohort=${cohort}][data-metric=ttfa_ms] td`).last();
-      return (await row.count()) ? Number(await row.textContent()) : 0;
-    };
-    assert.equal(await cohortCount('all'), 3);
-    assert.equal(await cohortCount('cold'), labels.filter((label) => label.startsWith('cold')).length);
-    assert.equal(await cohortCount('warm'), labels.filter((label) => label === 'warm').length);
   });
 });
