@@ -279,22 +279,36 @@ forEachEngine((engine) => {
       const { requests } = await (await fetch(`${recording.url}/__sim/requests`)).json();
       const seenPorts = new Set();
       const truth = [];
+      // Whether each POST had its own preflight just before it (an engine that does not
+      // cache the preflight sends one per request).
+      const preflighted = [];
+      let previous = null;
       for (const request of requests.filter((r) => r.path.startsWith('/v1/'))) {
         if (request.method === 'POST') {
           truth.push(truth.length === 0 ? 'cold (preflight)' : (seenPorts.has(request.client_port) ? 'warm' : 'cold'));
+          preflighted.push(previous?.method === 'OPTIONS');
         }
         seenPorts.add(request.client_port);
+        previous = request;
       }
       const labels = await page.locator('[data-testid=run-row] td:nth-child(2)').allTextContents();
       console.log(`${engine}: labels ${labels.join(', ')}; connections seen by the server: ${truth.join(', ')}`);
       assert.deepEqual(labels, truth);
       const first = await rowMetrics(page, 1);
-      await page.locator('[data-testid=run-row][data-run="1"]').click();
+      // A cell, not the row: WebKitWebDriver calls a <tr> not interactable.
+      await page.locator('[data-testid=run-row][data-run="1"] td:first-child').click();
       const preflightMs = Number(await page.getByTestId('preflight').getAttribute('data-ms'));
       assert.ok(preflightMs > 0 && Math.abs(preflightMs - first.queueing_ms) < 0.1,
         `preflight ${preflightMs} ms is run 1's queueing ${first.queueing_ms} ms`);
       const later = await rowMetrics(page, 3);
-      assert.ok(later.queueing_ms < preflightMs, `run 3 queues ${later.queueing_ms} ms, less than the preflight`);
+      // On a reused connection without a preflight of its own, a run queues for less than
+      // the preflight cost (an engine that opens a new connection per request pays the
+      // connection instead, as much as the preflight on loopback: not compared).
+      if (truth[2] === 'warm' && !preflighted[2]) {
+        assert.ok(later.queueing_ms < preflightMs, `run 3 queues ${later.queueing_ms} ms, less than the preflight`);
+      } else {
+        console.log(`${engine}: run 3 was ${truth[2]}${preflighted[2] ? ' with its own preflight' : ''}; it queued ${later.queueing_ms} ms, the preflight ${preflightMs} ms`);
+      }
       const cohortCount = async (cohort) => {
         const row = page.locator(`[data-testid=summary-table] tr[data-cohort=${cohort}][data-metric=ttfa_ms] td`).last();
         return (await row.count()) ? Number(await row.textContent()) : 0;
