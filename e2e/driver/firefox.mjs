@@ -59,7 +59,16 @@ class FirefoxBackend {
     this.downloads = downloads;
     this.errors = [];
     this.requests = [];
-    page.on('pageerror', (error) => this.errors.push(error));
+    page.on('pageerror', (error) => {
+      // Firefox reports its own network-console lines ("Cross-Origin Request Blocked: …",
+      // logged by the browser for a refused CORS request, as Chromium logs "Access to fetch
+      // … has been blocked" to the console) through the same BiDi log as page errors: they
+      // are not the page's errors (the page sees a TypeError, which it handles).
+      const message = String(error?.message ?? error);
+      if (!message.startsWith('Cross-Origin Request Blocked:')) {
+        this.errors.push(error);
+      }
+    });
     page.on('request', (request) => this.requests.push({ url: request.url(), headers: request.headers() }));
   }
 
