@@ -395,7 +395,7 @@ forEachEngine((engine) => {
     /^(ttft|ttfa|ttfr|itl|e2e|tps|p50|p95|p99|ms|JSON|CSV|SVG|PNG|API|URL|HTTP|SSE|token|tokens)$/i,
     // Statistic names beside p50/p95/p99; web and network terms; peer tools.
     /^(UTC|min|max|mean|POST|sessionStorage|localStorage|Resource|Timing|DNS|TCP|TLS|AIPerf|GuideLLM|numpy)$/,
-    /^(OpenAI|Anthropic|OpenRouter|DeepSeek|LiteLLM|Ollama|SGLang|vLLM|llama|cpp|server|proxy|ttft-sim|sim|Responses|Chat|Completions|Messages|localhost|max_tokens|Bearer|Authorization|worker|presentationTime|renderTime|rAF|MessageChannel|COOP|COEP)$/,
+    /^(OpenAI|Anthropic|OpenRouter|DeepSeek|LiteLLM|Ollama|SGLang|vLLM|llama|cpp|server|proxy|ttft-sim|sim|Responses|Chat|Completions|Messages|localhost|max_tokens|Bearer|Authorization|worker|Worker|presentationTime|renderTime|rAF|MessageChannel|COOP|COEP)$/,
     // Fleet measurement: the standard's and the field's names.
     /^(OpenTelemetry|OTLP|Collector|SLO|SLOs|traceparent|W3C|span|goodput)$/,
   ];
