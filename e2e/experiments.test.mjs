@@ -219,7 +219,7 @@ forEachEngine((engine) => {
     assert.ok(within(quadratic, 0.0002, 0.1), `quadratic ${quadratic} within 10% of 0.0002`);
   });
 
-  test('max_tokens 200 against 4000 reports no dependence', { todo: reasonFor(engine, { webkit: WEBKIT_MAIN_THREAD }) }, async () => {
+  test('max_tokens 200 against 4000 reports no dependence', async () => {
     const { page } = await startExperiment({
       model: 'sim-fast',
       kind: 'max_tokens',
@@ -317,7 +317,7 @@ forEachEngine((engine) => {
     assert.equal(await verdictCode(page), 'mostly_thinking');
   });
 
-  test('tails: tight within each size when every run gets a slot; head-of-line blocking when a long prefill holds the only slot', { todo: reasonFor(engine, { webkit: WEBKIT_MAIN_THREAD }) }, async () => {
+  test('tails: tight within each size when every run gets a slot; head-of-line blocking when a long prefill holds the only slot', async () => {
     // 100 tokens: 250 ms; 4000 tokens: 2200 ms. Ten runs per size (the bimodality minimum).
     const fields = (sizes, repetitions, inFlight) => ({ 'exp-sizes': sizes, 'exp-repetitions': repetitions, 'exp-in-flight': inFlight });
     const bucketCells = (page) =>

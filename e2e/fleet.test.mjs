@@ -443,7 +443,7 @@ forEachEngine((engine) => {
     }
   });
 
-  test('probe mode: N runs on load in an embedding page, a notice with Stop, results by postMessage and OTLP, once per tab', { todo: reasonFor(engine, { webkit: WEBKIT_MAIN_THREAD }) }, async () => {
+  test('probe mode: N runs on load in an embedding page, a notice with Stop, results by postMessage and OTLP, once per tab', async () => {
     const receiver = await startReceiver([sim.url]);
     try {
       const config = new URLSearchParams({ probe: '3', model: 'sim-fast@prefill_ms=100', lang: 'en', otlp_endpoint: receiver.url });
@@ -617,7 +617,7 @@ forEachEngine((engine) => {
   });
 
   for (const kind of ['plain', 'isolated']) {
-    test(`embedded in a ${kind} host page on another origin: the widget loads, runs, and every message is checked${kind === 'isolated' ? '; the frame is cross-origin isolated' : ''}`, { todo: reasonFor(engine, { webkit: WEBKIT_MAIN_THREAD }) }, async () => {
+    test(`embedded in a ${kind} host page on another origin: the widget loads, runs, and every message is checked${kind === 'isolated' ? '; the frame is cross-origin isolated' : ''}`, async () => {
       const { page, widget } = await hostedWidget(`${kind}.html`, new URLSearchParams({ model: 'sim-fast@prefill_ms=150', lang: 'en' }).toString());
       assert.equal(await page.evaluate(() => window.crossOriginIsolated), kind === 'isolated', 'the host page itself');
       await widget.getByTestId('send').click();

@@ -87,7 +87,7 @@ forEachEngine((engine) => {
     });
   }
 
-  test('embedded in a host page on another origin, the widget posts each run and the summary, without the key', { todo: reasonFor(engine, { webkit: WEBKIT_MAIN_THREAD }) }, async () => {
+  test('embedded in a host page on another origin, the widget posts each run and the summary, without the key', async () => {
     const page = await browser.newPage();
     const config = new URLSearchParams({ model: 'sim-fast@prefill_ms=200', runs: '2' });
     await page.goto(

@@ -44,17 +44,12 @@ forEachEngine((engine) => {
     return Object.fromEntries(Object.entries(cells).map(([metric, text]) => [metric, Number(text)]));
   }
 
-  // In WebKit the whole answer reaches the page in one frame (arrivals wait for the main
-  // thread), and the app appends one frame's text up to its last line break to the current
-  // block however long it is: split it into 4 KB blocks at line breaks (app side).
-  const WEBKIT_ONE_BLOCK = 'WebKit: one frame receives the whole 19 KB answer and the app puts a frame\'s text into one block (src/components/live.rs flush: split at every 4 KB line break, app side)';
-
   const REASONING_MODEL = 'sim-reasoning@prefill_ms=200,reasoning_tokens=10,itl_ms=50,answer_tokens=5,early_role=1';
 
   // The timing tests measure a warm run (after the widget's warm-up run): a fresh browser
   // context's first request also pays a new connection, which on this shared machine varied
   // from 4 to 40 ms before the headers came back, and is not what they are about.
-  test('reasoning model: first reasoning at 200 ms, first answer at 700 ms, painted soon after', { todo: reasonFor(engine, { webkit: WEBKIT_MAIN_THREAD }) }, async () => {
+  test('reasoning model: first reasoning at 200 ms, first answer at 700 ms, painted soon after', async () => {
     const { page } = await openWidget(browser, sim.url);
     await runOnce(page, { model: REASONING_MODEL, warmup: true });
     const metrics = await rowMetrics(page, 2);
@@ -104,7 +99,7 @@ forEachEngine((engine) => {
     assert.ok(metrics.ttfa_ms >= 700 && metrics.ttfa_ms <= 730, `ttfa_ms ${metrics.ttfa_ms} in [700, 730]`);
   });
 
-  test('a long answer is laid out in blocks that read and render exactly as one text', { todo: reasonFor(engine, { webkit: WEBKIT_ONE_BLOCK }) }, async () => {
+  test('a long answer is laid out in blocks that read and render exactly as one text', async () => {
     const { page } = await openWidget(browser, sim.url);
     // About 19 KB of answer in paragraphs of 50 tokens.
     const model = 'sim-fast@prefill_ms=10,itl_ms=0.2,answer_tokens=4000,paragraph_tokens=50';
@@ -217,7 +212,7 @@ forEachEngine((engine) => {
     assert.equal(await page.evaluate(() => JSON.stringify({ ...sessionStorage })).then((s) => s.includes(key)), false);
   });
 
-  test('TTFT-only mode stops each run right after its first answer token', { todo: reasonFor(engine, { webkit: WEBKIT_MAIN_THREAD }) }, async () => {
+  test('TTFT-only mode stops each run right after its first answer token', async () => {
     const { page } = await openWidget(browser, sim.url);
     await page.getByTestId('ttft-only').check();
     // 200 answer tokens at 50 ms would take 10 s; TTFT-only must end at the first one.
