@@ -387,7 +387,7 @@ forEachEngine((engine) => {
   });
 
   test('the model key is refused as a collector header, with the reason shown', async () => {
-    const { page } = await freshWidget('?lang=en');
+    const { page } = await freshWidget('lab/?lang=en');
     await page.getByTestId('api-key').fill(TYPED_KEY);
     await page.locator('[data-testid=fleet-settings] summary').click();
     await page.getByTestId('otlp-endpoint').fill('http://127.0.0.1:4318');

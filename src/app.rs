@@ -297,7 +297,11 @@ pub fn App() -> impl IntoView {
     let probe_context = context.clone();
     spawn_local(async move {
         let (api_base, kind) =
-            futures_util::future::join(crate::form::detect_simulator(), transport::prewarm()).await;
+            futures_util::future::join(
+                crate::form::detect_simulator(crate::form::LAB_SIMULATOR_PROBE_PATH),
+                transport::prewarm(),
+            )
+            .await;
         if let Some(api_base) = &api_base {
             form.use_simulator(api_base);
         }
@@ -387,6 +391,9 @@ pub fn App() -> impl IntoView {
                 </p>
                 <LanguageSwitch />
                 <ThemeSwitch theme=theme />
+                <a class="page-link" data-testid="open-widget" href=crate::widget::widget_href>
+                    {move || i18n.t("← Back to the widget", "← 返回小组件")}
+                </a>
             </header>
             {shared_error.map(|error| view! { <SharedLinkError error=error /> })}
             <Show when=move || shared.with(Option::is_some)>

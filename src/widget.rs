@@ -17,6 +17,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use ttft_core::config::{Theme, UrlConfig};
 use ttft_core::measure::SeriesPlan;
+use ttft_core::preset::SIMULATOR_PROBE_PATH;
 use ttft_core::record::{cohort_summary, Cohort, Transport};
 use web_sys::MouseEvent;
 
@@ -27,7 +28,7 @@ use crate::app::{
 };
 use crate::components::endpoint::EndpointForm;
 use crate::components::live::{LivePanes, LiveRun, Readouts};
-use crate::components::results::{RunsFilter, RunsTable, RunsView};
+use crate::components::results::{RunDetailLean, RunsFilter, RunsTable, RunsView};
 use crate::embed::{self, Embed};
 use crate::form::FormState;
 use crate::i18n::{browser_lang, provide_i18n};
@@ -50,9 +51,8 @@ pub fn needs_lab(config: &UrlConfig, fragment: &str) -> bool {
         || fragment.contains(ttft_core::share::FRAGMENT_PREFIX.trim_end_matches("v1."))
 }
 
-/// The lab's address with this page's query and fragment (its configuration), relative to
-/// the widget's page.
-fn lab_href() -> String {
+/// This page's query and fragment (its configuration).
+fn search_and_hash() -> String {
     let location = web_sys::window().map(|window| window.location());
     let search = location
         .as_ref()
@@ -62,7 +62,21 @@ fn lab_href() -> String {
         .as_ref()
         .and_then(|location| location.hash().ok())
         .unwrap_or_default();
-    format!("{LAB_PATH}{search}{hash}")
+    format!("{search}{hash}")
+}
+
+/// The lab's address with this page's configuration, relative to the widget's page.
+fn lab_href() -> String {
+    format!("{LAB_PATH}{}", search_and_hash())
+}
+
+/// From the lab: the widget's address with the lab's query (not its fragment: a share link
+/// is the lab's), relative to the lab's page.
+pub fn widget_href() -> String {
+    let search = web_sys::window()
+        .and_then(|window| window.location().search().ok())
+        .unwrap_or_default();
+    format!("../{search}")
 }
 
 /// Sends this page to the lab, without a history entry for the widget. Returns whether it
@@ -218,7 +232,10 @@ pub fn WidgetApp() -> impl IntoView {
     if !redirecting {
         spawn_local(async move {
             let (api_base, kind) =
-                futures_util::future::join(crate::form::detect_simulator(), transport::prewarm())
+                futures_util::future::join(
+                    crate::form::detect_simulator(SIMULATOR_PROBE_PATH),
+                    transport::prewarm(),
+                )
                     .await;
             if let Some(api_base) = &api_base {
                 form.use_simulator(api_base);
@@ -336,8 +353,9 @@ pub fn WidgetApp() -> impl IntoView {
                     fallback=move || view! { <p class="meta">{move || i18n.t("No runs yet: press Send.", "还没有运行记录：请点击“发送”。")}</p> }
                 >
                     <RunsTable runs=runs selected=session.selected on_clear=on_clear />
+                    {move || session.selected_record().map(|record| view! { <RunDetailLean record=record /> })}
                 </Show>
-                <p class="lab-link">
+                <p class="page-link">
                     <a data-testid="open-lab" href=lab_href on:click=open_lab>
                         {move || i18n.t(
                             "More: experiments, history, exports, charts, fleet →",
