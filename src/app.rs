@@ -296,12 +296,11 @@ pub fn App() -> impl IntoView {
     let probe_request = config.probe.clone();
     let probe_context = context.clone();
     spawn_local(async move {
-        let (api_base, kind) =
-            futures_util::future::join(
-                crate::form::detect_simulator(crate::form::LAB_SIMULATOR_PROBE_PATH),
-                transport::prewarm(),
-            )
-            .await;
+        let (api_base, kind) = futures_util::future::join(
+            crate::form::detect_simulator(crate::form::LAB_SIMULATOR_PROBE_PATH),
+            transport::prewarm(),
+        )
+        .await;
         if let Some(api_base) = &api_base {
             form.use_simulator(api_base);
         }

@@ -82,8 +82,7 @@ pub fn widget_href() -> String {
 /// Sends this page to the lab, without a history entry for the widget. Returns whether it
 /// could.
 pub fn replace_with_lab() -> bool {
-    web_sys::window()
-        .is_some_and(|window| window.location().replace(&lab_href()).is_ok())
+    web_sys::window().is_some_and(|window| window.location().replace(&lab_href()).is_ok())
 }
 
 /// What a series needs from the page. Cheap to clone.
@@ -231,12 +230,11 @@ pub fn WidgetApp() -> impl IntoView {
     let simulator = RwSignal::new(None::<bool>);
     if !redirecting {
         spawn_local(async move {
-            let (api_base, kind) =
-                futures_util::future::join(
-                    crate::form::detect_simulator(SIMULATOR_PROBE_PATH),
-                    transport::prewarm(),
-                )
-                    .await;
+            let (api_base, kind) = futures_util::future::join(
+                crate::form::detect_simulator(SIMULATOR_PROBE_PATH),
+                transport::prewarm(),
+            )
+            .await;
             if let Some(api_base) = &api_base {
                 form.use_simulator(api_base);
             }
