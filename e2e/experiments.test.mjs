@@ -9,7 +9,7 @@ import { mkdir } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, WEBKIT_MAIN_THREAD, forEachEngine, launchBrowser, openWidget, reasonFor, startSim } from './support.mjs';
+import { ROOT, WEBKIT_MAIN_THREAD, forEachEngine, launchBrowser, openLab, reasonFor, startSim } from './support.mjs';
 
 /**
  * A tokenizer unlike the sim's (which counts ceil(chars / 4) per word): every run of
@@ -134,11 +134,11 @@ forEachEngine((engine) => {
   });
 
   /**
-   * Opens the page, points the form at `model`, chooses the experiment `kind`, fills the
+   * Opens the lab, points the form at `model`, chooses the experiment `kind`, fills the
    * parameter fields (test id → value) and starts it. Returns the page.
    */
   async function startExperiment({ model, kind, fields, server = sim }) {
-    const { page } = await openWidget(browser, server.url);
+    const { page } = await openLab(browser, server.url);
     await page.getByTestId('model').fill(model);
     await page.getByTestId('exp-kind').selectOption(kind);
     for (const [testId, value] of Object.entries(fields)) {

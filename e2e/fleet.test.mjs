@@ -397,7 +397,7 @@ forEachEngine((engine) => {
   });
 
   test('the model key is refused as a collector header, with the reason shown', async () => {
-    const { page } = await freshWidget('?lang=en');
+    const { page } = await freshWidget('lab/?lang=en');
     await page.getByTestId('api-key').fill(TYPED_KEY);
     await page.locator('[data-testid=fleet-settings] summary').click();
     await page.getByTestId('otlp-endpoint').fill('http://127.0.0.1:4318');
@@ -550,7 +550,7 @@ forEachEngine((engine) => {
   });
 
   test('share link: Copy link, open it in a fresh page, the same values read-only, the stored history untouched', async () => {
-    const { page } = await freshWidget('?lang=en&model=sim-fast%40prefill_ms%3D80', { clipboard: true });
+    const { page } = await freshWidget('lab/?lang=en&model=sim-fast%40prefill_ms%3D80', { clipboard: true });
     await page.getByTestId('api-key').fill(TYPED_KEY);
     await page.getByTestId('run-count').fill('3');
     await page.getByTestId('send').click();
@@ -558,7 +558,8 @@ forEachEngine((engine) => {
     await page.getByTestId('copy-link').click();
     await page.getByTestId('share-link-message').filter({ hasText: 'holds all 3 runs' }).waitFor();
     const link = await page.getByTestId('share-link').inputValue();
-    assert.ok(link.startsWith(`${sim.url}/#share=v1.`), link);
+    // Made in the lab, the link opens the lab (a root link is sent there too, below).
+    assert.ok(link.startsWith(`${sim.url}/lab/#share=v1.`), link);
     assert.ok(link.length - link.indexOf('#') - 1 <= 16 * 1024, 'at most 16 KiB of fragment');
     for (const piece of [...KEY_PIECES, 'Why%20is', 'sky']) {
       assert.ok(!link.includes(piece), `the link must not contain ${piece}`);

@@ -506,7 +506,7 @@ test('huge line: fails fast with "line too long", memory bounded', { todo: 'need
 test('a crash shows a plain banner with a Reload link, and the finished run is already saved', async () => {
   for (const lang of ['en', 'zh']) {
     const { context, page } = await observedContext();
-    await page.goto(`${simA.url}/?lang=${lang}&debug_panic=1&model=sim-fast%40prefill_ms%3D20`);
+    await page.goto(`${simA.url}/lab/?lang=${lang}&debug_panic=1&model=sim-fast%40prefill_ms%3D20`);
     await page.getByTestId('send').waitFor({ timeout: 20_000 });
     await page.getByTestId('send').click();
     const banner = page.getByTestId('crash-banner');
@@ -524,7 +524,7 @@ test('a crash shows a plain banner with a Reload link, and the finished run is a
 
 test('storage: an unreadable history is set aside, a full storage says what was not saved, an import renumbers', async () => {
   const { context, page } = await observedContext();
-  await page.goto(`${simA.url}/?lang=en`);
+  await page.goto(`${simA.url}/lab/?lang=en`);
   await page.getByTestId('send').waitFor({ timeout: 20_000 });
   await page.evaluate(() => localStorage.setItem('ttft-meter.runs.v1', '{"schema":"ttft-meter/export","schema_version":99,"runs":[]}'));
   await page.reload();

@@ -83,6 +83,14 @@ export async function openWidget(browser, simUrl, query = '', options = {}) {
 }
 
 /**
+ * Opens the lab (`lab/`: experiments, history, import/export, charts, fleet settings, share
+ * links) as {@link openWidget} opens the widget.
+ */
+export async function openLab(browser, simUrl, query = '', options = {}) {
+  return openWidget(browser, `${simUrl}/lab`, query, options);
+}
+
+/**
  * A recording reverse proxy on another loopback port: forwards every request to `target`
  * unchanged (streams included) and keeps `{ method, url, headers }` of each, `url` as the
  * browser asked for it. It sees the requests on the server side, so it works alike in every

@@ -4,7 +4,7 @@
 // 127.0.0.1; nothing mocked.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { WEBKIT_MAIN_THREAD, forEachEngine, launchBrowser, openWidget, perEngine, reasonFor, startSim } from './support.mjs';
+import { WEBKIT_MAIN_THREAD, forEachEngine, launchBrowser, openLab, openWidget, perEngine, reasonFor, startSim } from './support.mjs';
 
 forEachEngine((engine) => {
   let sim;
@@ -250,7 +250,8 @@ forEachEngine((engine) => {
     // run opened a connection and which reused one.
     const recording = await startSim(['--record-requests']);
     try {
-      const { page } = await openWidget(browser, recording.url);
+      // The lab: the summary table is not part of the widget's first screen.
+      const { page } = await openLab(browser, recording.url);
       // localhost is another origin than the page's 127.0.0.1: CORS applies, and Resource
       // Timing details are visible only because ttft-sim sends Timing-Allow-Origin.
       await page.getByTestId('base-url').fill(`${recording.url.replace('127.0.0.1', 'localhost')}/v1`);
