@@ -454,20 +454,25 @@ const isMeasured = (request) => request.url.endsWith('/chat/completions') && req
 /**
  * Pairs the requests of a block with the completions its log holds. Only requests that ran
  * to their end are logged (the server refuses a prompt of n_ctx tokens or more with no
- * completion), and counting requests may have been sent concurrently; so each request, in
- * order, takes the next completion whose prompt (prefix reused + evaluated, as the log
- * says) is its server count within 2 tokens. The log has no prefix line for the first
- * request after the server started: that one is matched on its evaluated tokens.
+ * completion). The widget's counting requests (`counting`: sent together, so the server may
+ * take them in any order) all come before its measured runs, which it sends one at a time:
+ * the completions after the counting ones are the measured runs', and each measured request,
+ * in order, takes the next one whose prompt (prefix reused + evaluated, as the log says) is
+ * its server count within 2 tokens. The log has no prefix line for the first request after
+ * the server started: that one is matched on its evaluated tokens. A request without a
+ * count (the SDK's warm-up) takes the next completion.
  */
-function pairWithLog(requests, completions) {
-  const ran = requests.filter((request) => request.url.endsWith('/chat/completions') && !(request.server_tokens >= N_CTX));
-  let next = 0;
+function pairWithLog(requests, completions, counting = () => false) {
+  const chats = requests.filter((request) => request.url.endsWith('/chat/completions') && !(request.server_tokens >= N_CTX));
+  const countingRan = chats.filter(counting).length;
+  const ran = chats.filter((request) => !counting(request));
+  let next = countingRan;
   let paired = 0;
   for (const request of ran) {
     for (let index = next; index < completions.length; index += 1) {
       const entry = completions[index];
       const tokens = entry.prompt_tokens ?? entry.prompt_eval_tokens;
-      if (request.server_tokens === null || request.server_tokens === undefined || Math.abs(tokens - request.server_tokens) <= 2) {
+      if (request.server_tokens === null || request.server_tokens === undefined || entry.full_hit || Math.abs(tokens - request.server_tokens) <= 2) {
         request.log = entry;
         next = index + 1;
         paired += 1;
@@ -475,7 +480,7 @@ function pairWithLog(requests, completions) {
       }
     }
   }
-  return { paired: paired === ran.length, requests_that_ran: ran.length, requests_paired: paired, completions: completions.length };
+  return { paired: paired === ran.length && countingRan + ran.length === completions.length, counting_requests_that_ran: countingRan, requests_that_ran: ran.length, requests_paired: paired, completions: completions.length };
 }
 
 /** Context windows in what the widget fetched, read as ttft-core's counting.rs reads them. */
@@ -561,7 +566,7 @@ export async function llama(browser, pageSim) {
         const messages = request.body?.messages;
         request.server_tokens = Array.isArray(messages) ? await counter.countMessages(messages) : null;
       }
-      const widgetPairing = pairWithLog(requests, widgetLog.completions);
+      const widgetPairing = pairWithLog(requests, widgetLog.completions, (request) => !isMeasured(request));
       const gets = captured.takeGets();
       // The widget's table: one row per planned size (one run each): planned tokens, the
       // server's count of that size's prompt ("prompt tokens (server usage)": where the count
@@ -569,7 +574,7 @@ export async function llama(browser, pageSim) {
       const planned = column(widget.headers, /^planned/i);
       const countedColumn = column(widget.headers, /^prompt tokens \((?!usage\))/i);
       const usageColumn = column(widget.headers, /^prompt tokens \(usage\)/i);
-      const p50 = column(widget.headers, /^p50$/i);
+      const p50 = column(widget.headers, /^p50\b/i);
       const failed = column(widget.headers, /^failed$/i);
       const countedSource = countedColumn >= 0 ? widget.headers[countedColumn].replace(/^prompt tokens \((.*)\)$/i, '$1') : null;
       const levels = widget.rows.map((row) => {
@@ -703,7 +708,7 @@ export async function llama(browser, pageSim) {
       const messages = request.body?.messages;
       request.server_tokens = Array.isArray(messages) ? await counter.countMessages(messages) : null;
     }
-    const cachePairing = pairWithLog(cacheRequests, cacheLog.completions);
+    const cachePairing = pairWithLog(cacheRequests, cacheLog.completions, (request) => !isMeasured(request));
     result.prefix_cache = analyseCache(cacheRequests, cache, cachePairing);
     await context.close();
   } finally {
