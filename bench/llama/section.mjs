@@ -848,7 +848,14 @@ export function analyse(result) {
   const edgeRequests = (result.context_edges ?? []).flatMap((edge) => edge.widget_requests);
   const overContext =
     levels.reduce((sum, level) => sum + level.widget_over_context, 0) + edgeRequests.filter((request) => request.past_window).length;
-  const windowsRead = [...result.rounds.flatMap((r) => r.widget.windows_read ?? []), ...(result.context_edges ?? []).flatMap((edge) => edge.windows_read ?? [])];
+  // Windows in what the widget fetched (/props, /v1/models), and the ones its notes name (a
+  // clip note says the window it planned within, however it learned it).
+  const noted = (notes, where) =>
+    (notes ?? []).flatMap((note) => [...note.matchAll(/context window is (\d+) tokens/g)].map((match) => ({ from: `the widget's note (${where})`, tokens: Number(match[1]) })));
+  const windowsRead = [
+    ...result.rounds.flatMap((r) => [...(r.widget.windows_read ?? []), ...noted(r.widget.notes, 'sizes')]),
+    ...(result.context_edges ?? []).flatMap((edge) => [...(edge.windows_read ?? []), ...noted(edge.notes, `asked ${edge.asked_tokens}`)]),
+  ];
   const windowGets = [...new Set(result.rounds.flatMap((r) => (r.widget.window_gets ?? []).map((get) => `GET ${get.url.replace(/\?.*$/, '')} → ${get.status}`)))];
   const ratios = levels.map((level) => level.ratio_widget_over_sdk).filter((value) => value !== null);
   return {

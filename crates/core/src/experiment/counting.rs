@@ -462,15 +462,24 @@ mod tests {
     fn overflow_answers_name_the_window() {
         let openai = r#"{"error":{"message":"This model's maximum context length is 8192 tokens. However, you requested 10210 tokens (10209 in the messages, 1 in the completion).","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}"#;
         assert_eq!(read_overflow_window(400, openai), Some(8192));
-        let llama_cpp_python = r#"{"detail":"Requested tokens (9000) exceed context window of 4096"}"#;
+        let llama_cpp_python =
+            r#"{"detail":"Requested tokens (9000) exceed context window of 4096"}"#;
         assert_eq!(read_overflow_window(400, llama_cpp_python), Some(4096));
         let llama_cpp = r#"{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error","n_prompt_tokens":5000,"n_ctx":4096}}"#;
         assert_eq!(read_overflow_window(400, llama_cpp), Some(4096));
         assert_eq!(read_overflow_window(200, openai), None);
-        assert_eq!(read_overflow_window(400, r#"{"error":{"message":"bad key"}}"#), None);
+        assert_eq!(
+            read_overflow_window(400, r#"{"error":{"message":"bad key"}}"#),
+            None
+        );
         assert_eq!(read_overflow_window(400, "not json"), None);
         let mut counter = TokenCounter::new();
-        let step = counter.answer(CountMethod::Usage, "long", Protocol::OpenAiChat, Some((400, openai)));
+        let step = counter.answer(
+            CountMethod::Usage,
+            "long",
+            Protocol::OpenAiChat,
+            Some((400, openai)),
+        );
         assert_eq!(step, CountStep::TryNext);
         assert_eq!(counter.overflow_window(), Some(8192));
     }
