@@ -31,7 +31,7 @@ function otherTokens(text) {
  * `windowTokens`, GET /props publishes that context window (llama.cpp's shape). Records
  * every chat request: { stream, tokens } with `tokens` counted by `otherTokens`.
  */
-async function startTokenizerServer(sim, { windowTokens } = {}) {
+async function startTokenizerServer(sim, { windowTokens, hideWindowRefusingFrom } = {}) {
   const chats = [];
   let tokenizeCalls = 0;
   const cors = {
@@ -57,6 +57,32 @@ async function startTokenizerServer(sim, { windowTokens } = {}) {
     if (req.method === 'OPTIONS') {
       res.writeHead(204, cors);
       return res.end();
+    }
+    // As llama-cpp-python: no /tokenize, no /props, a /v1/models without windows; a prompt
+    // of `hideWindowRefusingFrom` tokens or more is refused (400 in OpenAI's wording when not
+    // streamed, 200 with an empty body when streamed).
+    if (hideWindowRefusingFrom) {
+      if (pathname === '/tokenize' || pathname === '/props') return json(res, 404, { detail: 'Not Found' });
+      if (pathname === '/v1/models') return json(res, 200, { object: 'list', data: [{ id: 'sim-linear-prefill', object: 'model', owned_by: 'me', permissions: [] }] });
+      if (pathname === '/v1/chat/completions' && req.method === 'POST') {
+        const request = JSON.parse(body.toString());
+        const prompt = otherTokens(request.messages.map((message) => message.content).join('\n'));
+        if (prompt >= hideWindowRefusingFrom) {
+          chats.push({ stream: request.stream === true, tokens: prompt, refused: true });
+          if (request.stream === true) {
+            res.writeHead(200, { ...cors, 'content-type': 'text/event-stream; charset=utf-8' });
+            return res.end();
+          }
+          return json(res, 400, {
+            error: {
+              message: `This model's maximum context length is ${hideWindowRefusingFrom} tokens. However, you requested ${prompt + (request.max_tokens ?? 0)} tokens (${prompt} in the messages, ${request.max_tokens ?? 0} in the completion). Please reduce the length of the messages or completion.`,
+              type: 'invalid_request_error',
+              param: 'messages',
+              code: 'context_length_exceeded',
+            },
+          });
+        }
+      }
     }
     if (pathname === '/tokenize' && req.method === 'POST') {
       tokenizeCalls += 1;
@@ -439,6 +465,31 @@ forEachEngine((engine) => {
       const notes = (await page.getByTestId('exp-notes').allTextContents()).join(' ');
       assert.match(notes, /A prompt of 8000 tokens was clipped to 2920: the server's context window is 3000 tokens/);
       assert.equal(await page.getByTestId('exp-table').locator('tbody tr').count(), 3);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('a server that publishes no window (as llama-cpp-python) but names it when it refuses a counting request: the largest size is clipped to it, no run overflows', async () => {
+    const server = await startTokenizerServer(sim, { hideWindowRefusingFrom: 3000 });
+    try {
+      const { page } = await startExperiment({
+        model: 'sim-linear-prefill',
+        kind: 'prompt_length',
+        fields: { 'exp-sizes': '500, 1000, 4000', 'exp-repetitions': '1' },
+        server,
+      });
+      await waitForEnd(page, 'done', 90_000);
+      const measured = server.chats.filter((chat) => chat.stream).map((chat) => chat.tokens);
+      measured.sort((a, b) => a - b);
+      console.log(`window from a refusal: measured prompts of ${measured.join(', ')} server tokens; ${server.chats.filter((chat) => chat.refused).length} counting request(s) refused`);
+      assert.equal(measured.length, 3);
+      assert.ok(onTarget(measured[2], 2920), `the clipped size is ${measured[2]} server tokens, not 2920`);
+      assert.ok(measured.every((tokens) => tokens + 16 <= 3000), `${measured} fit the window`);
+      assert.equal(server.chats.filter((chat) => chat.refused && chat.stream).length, 0);
+      const notes = (await page.getByTestId('exp-notes').allTextContents()).join(' ');
+      assert.match(notes, /A prompt of 4000 tokens was clipped to 2920: the server's context window is 3000 tokens/);
+      assert.equal(await page.getByTestId('exp-report').getAttribute('data-token-source'), 'server_usage');
     } finally {
       await server.stop();
     }

@@ -360,39 +360,42 @@ async function readExperiment(page) {
     const verdict = document.querySelector('[data-testid=exp-verdict]');
     const error = document.querySelector('[data-testid=exp-input-error]');
     const progress = document.querySelector('[data-testid=exp-progress]');
+    const tally = document.querySelector('[data-testid=exp-tally]');
     return {
       report: data,
       headers,
       rows,
+      notes: [...document.querySelectorAll('[data-testid=exp-notes] li')].map((li) => li.textContent.trim()),
+      tally: tally ? { measured: Number(tally.dataset.measured), priming: Number(tally.dataset.priming), calibration_requests: Number(tally.dataset.calibrationRequests), text: tally.textContent.trim() } : null,
       verdicts: verdict ? verdict.dataset.verdicts || verdict.dataset.verdict : null,
       verdict_text: verdict ? verdict.textContent.trim() : null,
-      prefill_text: document.querySelector('[data-testid=exp-prefill]')?.textContent.trim() ?? null,
       input_error: error ? error.textContent.trim() : null,
       progress: progress ? { state: progress.dataset.state, done: Number(progress.dataset.done), planned: Number(progress.dataset.planned), text: progress.textContent.trim() } : null,
     };
   });
 }
 
-/** Starts experiment `kind` with its fields (test id → value) and waits for its end. */
+/** Progress states in which an experiment is over (src/experiments/mod.rs). */
+const ENDED = ['done', 'stopped', 'refused'];
+
+/**
+ * Starts experiment `kind` with its fields (test id → value) and waits until
+ * `exp-progress[data-state]` says it ended (done, stopped or refused): it first waits for
+ * the new experiment to leave the previous one's end state (preparing: the widget asks the
+ * server for its context window and counts tokens; running: the measured runs).
+ */
 async function runExperiment(page, kind, fields, timeoutMs) {
   await page.getByTestId('exp-kind').selectOption(kind);
   for (const [testId, value] of Object.entries(fields)) await page.getByTestId(testId).fill(value);
   await page.getByTestId('exp-run').click();
-  // Either it starts (then ends as done/stopped) or it refuses the input with a message.
   await page.waitForFunction(
-    () => {
-      const progress = document.querySelector('[data-testid=exp-progress]');
-      return document.querySelector('[data-testid=exp-input-error]') || (progress && progress.dataset.state === 'running');
-    },
+    () => ['preparing', 'running', 'refused'].includes(document.querySelector('[data-testid=exp-progress]')?.dataset.state),
     null,
-    { timeout: 30_000, polling: 50 },
-  ).catch(() => {});
+    { timeout: 30_000, polling: 20 },
+  );
   await page.waitForFunction(
-    () => {
-      const progress = document.querySelector('[data-testid=exp-progress]');
-      return document.querySelector('[data-testid=exp-input-error]') || (progress && progress.dataset.state !== 'running');
-    },
-    null,
+    (ended) => ended.includes(document.querySelector('[data-testid=exp-progress]')?.dataset.state),
+    ENDED,
     { timeout: timeoutMs, polling: 100 },
   );
   return readExperiment(page);
@@ -409,11 +412,15 @@ const numberIn = (text) => {
 };
 
 /**
- * The chat requests the page sent to the server (the fetch worker's included), with their
- * JSON bodies, in order: observed through Playwright's request events, nothing altered.
+ * The requests the page sent to the server (the fetch worker's included), in order:
+ * POSTs with their JSON bodies (chat completions, measured or counting; /tokenize), and the
+ * GETs it asked before planning (/props, /v1/models: where a context window can be read),
+ * with their status and the start of their answer. Observed through Playwright's request
+ * and response events, nothing altered.
  */
 function captureRequests(context, serverUrl) {
   const requests = [];
+  const gets = [];
   context.on('request', (request) => {
     if (!request.url().startsWith(serverUrl) || request.method() !== 'POST') return;
     let body = null;
@@ -422,9 +429,21 @@ function captureRequests(context, serverUrl) {
     } catch {}
     requests.push({ url: request.url().slice(serverUrl.length), body });
   });
+  context.on('response', async (response) => {
+    const request = response.request();
+    if (!request.url().startsWith(serverUrl) || request.method() !== 'GET') return;
+    const entry = { url: request.url().slice(serverUrl.length), status: response.status(), body: null };
+    gets.push(entry);
+    try {
+      entry.body = (await response.text()).slice(0, 400);
+    } catch {}
+  });
   return {
     take() {
       return requests.splice(0, requests.length);
+    },
+    takeGets() {
+      return gets.splice(0, gets.length);
     },
   };
 }
@@ -433,15 +452,63 @@ function captureRequests(context, serverUrl) {
 const isMeasured = (request) => request.url.endsWith('/chat/completions') && request.body?.stream === true;
 
 /**
- * Pairs the requests of a block with the completions its log holds: in order, skipping the
- * requests the server refused for length (no completion is logged for them).
+ * Pairs the requests of a block with the completions its log holds. Only requests that ran
+ * to their end are logged (the server refuses a prompt of n_ctx tokens or more with no
+ * completion). The widget's counting requests (`counting`: sent together, so the server may
+ * take them in any order) all come before its measured runs, which it sends one at a time:
+ * the completions after the counting ones are the measured runs', and each measured request,
+ * in order, takes the next one whose prompt (prefix reused + evaluated, as the log says) is
+ * its server count within 2 tokens. The log has no prefix line for the first request after
+ * the server started: that one is matched on its evaluated tokens. A request without a
+ * count (the SDK's warm-up) takes the next completion.
  */
-function pairWithLog(requests, completions) {
-  const ran = requests.filter((request) => request.url.endsWith('/chat/completions') && !(request.server_tokens >= N_CTX));
-  const paired = ran.length === completions.length;
-  if (paired) ran.forEach((request, index) => (request.log = completions[index]));
-  return { paired, requests_that_ran: ran.length, completions: completions.length };
+function pairWithLog(requests, completions, counting = () => false) {
+  const chats = requests.filter((request) => request.url.endsWith('/chat/completions') && !(request.server_tokens >= N_CTX));
+  const countingRan = chats.filter(counting).length;
+  const ran = chats.filter((request) => !counting(request));
+  let next = countingRan;
+  let paired = 0;
+  for (const request of ran) {
+    for (let index = next; index < completions.length; index += 1) {
+      const entry = completions[index];
+      const tokens = entry.prompt_tokens ?? entry.prompt_eval_tokens;
+      if (request.server_tokens === null || request.server_tokens === undefined || entry.full_hit || Math.abs(tokens - request.server_tokens) <= 2) {
+        request.log = entry;
+        next = index + 1;
+        paired += 1;
+        break;
+      }
+    }
+  }
+  return { paired: paired === ran.length && countingRan + ran.length === completions.length, counting_requests_that_ran: countingRan, requests_that_ran: ran.length, requests_paired: paired, completions: completions.length };
 }
+
+/** Context windows in what the widget fetched, read as ttft-core's counting.rs reads them. */
+function windowsIn(gets) {
+  const found = [];
+  for (const entry of gets) {
+    if (entry.status < 200 || entry.status >= 300 || !entry.body) continue;
+    let json = null;
+    try {
+      json = JSON.parse(entry.body);
+    } catch {
+      continue;
+    }
+    if (entry.url.startsWith('/props')) {
+      const tokens = json?.default_generation_settings?.n_ctx ?? json?.n_ctx;
+      if (Number.isInteger(tokens)) found.push({ from: entry.url, tokens });
+    } else if (Array.isArray(json?.data)) {
+      for (const model of json.data) {
+        const tokens = model?.max_model_len ?? model?.context_length ?? model?.meta?.n_ctx_train;
+        if (Number.isInteger(tokens)) found.push({ from: `${entry.url} (${model.id})`, tokens });
+      }
+    }
+  }
+  return found;
+}
+
+/** A prompt past the window: no room for its output (prompt + max_tokens > n_ctx). */
+const pastWindow = (tokens) => typeof tokens === 'number' && tokens + MAX_TOKENS > N_CTX;
 
 // ---------------------------------------------------------------------------------------
 // The section.
@@ -499,18 +566,30 @@ export async function llama(browser, pageSim) {
         const messages = request.body?.messages;
         request.server_tokens = Array.isArray(messages) ? await counter.countMessages(messages) : null;
       }
-      const widgetPairing = pairWithLog(requests, widgetLog.completions);
-      // The widget's table: one row per planned size, with the TTFT p50 of its one run.
-      const planned = column(widget.headers, /planned/i);
-      const usageColumn = column(widget.headers, /prompt tokens|server|usage/i);
-      const p50 = column(widget.headers, /^p50/i);
-      const failed = column(widget.headers, /fail/i);
-      const levels = widget.rows.map((row) => ({
-        planned_tokens: numberIn(row[planned]),
-        widget_reported_tokens: usageColumn >= 0 ? numberIn(row[usageColumn]) : null,
-        ttft_ms: p50 >= 0 ? numberIn(row[p50]) : null,
-        failures: failed >= 0 ? numberIn(row[failed]) : null,
-      }));
+      const widgetPairing = pairWithLog(requests, widgetLog.completions, (request) => !isMeasured(request));
+      const gets = captured.takeGets();
+      // The widget's table: one row per planned size (one run each): planned tokens, the
+      // server's count of that size's prompt ("prompt tokens (server usage)": where the count
+      // came from is in the header), usage prompt_tokens from the stream, runs, failed, p50…
+      const planned = column(widget.headers, /^planned/i);
+      const countedColumn = column(widget.headers, /^prompt tokens \((?!usage\))/i);
+      const usageColumn = column(widget.headers, /^prompt tokens \(usage\)/i);
+      const p50 = column(widget.headers, /^p50\b/i);
+      const failed = column(widget.headers, /^failed$/i);
+      const countedSource = countedColumn >= 0 ? widget.headers[countedColumn].replace(/^prompt tokens \((.*)\)$/i, '$1') : null;
+      const levels = widget.rows.map((row) => {
+        const counted = countedColumn >= 0 ? numberIn(row[countedColumn]) : null;
+        const usage = usageColumn >= 0 ? numberIn(row[usageColumn]) : null;
+        return {
+          planned_tokens: numberIn(row[planned]),
+          widget_counted_tokens: counted,
+          widget_usage_tokens: usage,
+          // What the widget fits against (ttft-core prompt_tokens_of): usage, else its count.
+          widget_reported_tokens: usage ?? counted,
+          ttft_ms: p50 >= 0 ? numberIn(row[p50]) : null,
+          failures: failed >= 0 ? numberIn(row[failed]) : null,
+        };
+      });
       // Measured requests sorted by server size pair with the levels sorted by planned size.
       const measured = requests.filter(isMeasured).sort((a, b) => (a.server_tokens ?? 0) - (b.server_tokens ?? 0));
       const sortedLevels = [...levels].sort((a, b) => a.planned_tokens - b.planned_tokens);
@@ -519,9 +598,10 @@ export async function llama(browser, pageSim) {
         sortedLevels.forEach((level, index) => {
           level.server_tokens = measured[index].server_tokens;
           level.log = measured[index].log ?? null;
-          level.over_context = measured[index].server_tokens >= N_CTX;
+          level.over_context = pastWindow(measured[index].server_tokens);
         });
       }
+      const counting = requests.filter((request) => !isMeasured(request));
 
       // (b) The SDK at the sizes the widget actually sent (round 1 fixes them), or at the
       // asked size where the widget's prompt could not fit.
@@ -545,7 +625,7 @@ export async function llama(browser, pageSim) {
       const sdk = JSON.parse(await run(PYTHON, [path.join(ROOT, 'bench', 'peer_openai.py'), '--plan', planFile]));
       const sdkLog = await logSince(server, mark);
       // The log holds the warm-up ("Hello") and then the plan, in order.
-      const sdkRequests = [{ url: '/v1/chat/completions', warmup: true }, ...plan.map((entry) => ({ url: '/v1/chat/completions', entry }))];
+      const sdkRequests = [{ url: '/v1/chat/completions', warmup: true }, ...plan.map((entry) => ({ url: '/v1/chat/completions', entry, server_tokens: entry.server_tokens }))];
       const sdkPairing = pairWithLog(sdkRequests, sdkLog.completions);
       const sdkRuns = plan.map((entry) => {
         const timing = sdk.results.find((item) => item.id === entry.id);
@@ -560,7 +640,23 @@ export async function llama(browser, pageSim) {
       });
       result.openai_version = sdk.openai_version;
       rounds.push({
-        widget: { levels: sortedLevels, report: widget.report, verdicts: widget.verdicts, input_error: widget.input_error, progress: widget.progress, pairing: { ...widgetPairing, levels_paired: levelsPaired, measured_requests: measured.length }, overflows_logged: widgetLog.overflows.length, other_requests: requests.filter((request) => !isMeasured(request)).map((request) => ({ url: request.url, stream: request.body?.stream ?? null, max_tokens: request.body?.max_tokens ?? null, server_tokens: request.server_tokens })) },
+        widget: {
+          levels: sortedLevels,
+          report: widget.report,
+          token_source: widget.report?.tokenSource ?? null,
+          counted_column: countedSource,
+          slope_ms_per_token: numberIn(widget.report?.slopeMsPerToken),
+          tally: widget.tally,
+          notes: widget.notes,
+          verdicts: widget.verdicts,
+          input_error: widget.input_error,
+          progress: widget.progress,
+          pairing: { ...widgetPairing, levels_paired: levelsPaired, measured_requests: measured.length },
+          overflows_logged: widgetLog.overflows.length,
+          window_gets: gets.map((entry) => ({ url: entry.url, status: entry.status })),
+          windows_read: windowsIn(gets),
+          counting_requests: counting.map((request) => ({ url: request.url, stream: request.body?.stream ?? null, max_tokens: request.body?.max_tokens ?? null, server_tokens: request.server_tokens, past_window: pastWindow(request.server_tokens) })),
+        },
         sdk: { runs: sdkRuns, pairing: sdkPairing },
       });
     }
@@ -569,29 +665,38 @@ export async function llama(browser, pageSim) {
     result.widget_first_round_text = { verdict: rounds[0]?.widget.verdicts ?? null };
     result.page_errors = errors;
 
-    // (c) One size at the edge of the context window: does the widget plan past it?
-    // Asked just under the window: a plan made with the sim's rule lands past it.
-    const edgeTokens = N_CTX - 64;
-    log(`edge of the context: the widget asked for ${edgeTokens} tokens (n_ctx ${N_CTX})`);
-    const edgeMark = server.mark();
-    const edge = await runExperiment(page, 'prompt_length', { 'exp-sizes': String(edgeTokens), 'exp-repetitions': '1' }, 5 * 60_000);
-    const edgeLog = await logSince(server, edgeMark);
-    const edgeRequests = captured.take();
-    for (const request of edgeRequests) {
-      const messages = request.body?.messages;
-      request.server_tokens = Array.isArray(messages) ? await counter.countMessages(messages) : null;
+    // (c) Sizes at the edge of the context window and past it: does the widget plan past it?
+    // Just under the window (a plan made with the sim's rule lands past it), and past it (a
+    // widget that knows the window clips or refuses it; one that does not sends it).
+    result.context_edges = [];
+    for (const edgeTokens of [N_CTX - 64, N_CTX + 2000]) {
+      log(`edge of the context: the widget asked for ${edgeTokens} tokens (n_ctx ${N_CTX})`);
+      const edgeMark = server.mark();
+      const edge = await runExperiment(page, 'prompt_length', { 'exp-sizes': String(edgeTokens), 'exp-repetitions': '1' }, 5 * 60_000);
+      const edgeLog = await logSince(server, edgeMark);
+      const edgeRequests = captured.take();
+      const edgeGets = captured.takeGets();
+      for (const request of edgeRequests) {
+        const messages = request.body?.messages;
+        request.server_tokens = Array.isArray(messages) ? await counter.countMessages(messages) : null;
+      }
+      const edgeMeasured = edgeRequests.filter(isMeasured);
+      const edgeFailed = column(edge.headers, /^failed$/i);
+      result.context_edges.push({
+        asked_tokens: edgeTokens,
+        state: edge.progress?.state ?? null,
+        input_error: edge.input_error,
+        verdicts: edge.verdicts,
+        notes: edge.notes,
+        headers: edge.headers,
+        rows: edge.rows,
+        windows_read: windowsIn(edgeGets),
+        widget_requests: edgeMeasured.map((request) => ({ server_tokens: request.server_tokens, past_window: pastWindow(request.server_tokens), refused_by_server: request.server_tokens >= N_CTX })),
+        widget_failures: edge.rows.reduce((sum, row) => sum + (numberIn(row[edgeFailed]) ?? 0), 0),
+        overflows_logged: edgeLog.overflows,
+        counting_requests: edgeRequests.filter((request) => !isMeasured(request)).map((request) => ({ url: request.url, stream: request.body?.stream ?? null, max_tokens: request.body?.max_tokens ?? null, server_tokens: request.server_tokens })),
+      });
     }
-    const edgeMeasured = edgeRequests.filter(isMeasured);
-    const edgeFailed = column(edge.headers, /fail/i);
-    result.context_edge = {
-      asked_tokens: edgeTokens,
-      input_error: edge.input_error,
-      verdicts: edge.verdicts,
-      widget_requests: edgeMeasured.map((request) => ({ server_tokens: request.server_tokens, over_context: request.server_tokens >= N_CTX })),
-      widget_failures: edge.rows.reduce((sum, row) => sum + (numberIn(row[edgeFailed]) ?? 0), 0),
-      overflows_logged: edgeLog.overflows,
-      other_requests: edgeRequests.filter((request) => !isMeasured(request)).map((request) => ({ url: request.url, stream: request.body?.stream ?? null, max_tokens: request.body?.max_tokens ?? null })),
-    };
 
     // (d) The prefix-cache experiment, checked against the log.
     log(`prefix-cache experiment (${CACHE_PROMPT_TOKENS} tokens, ${CACHE_REPETITIONS} runs per arm)`);
@@ -603,7 +708,7 @@ export async function llama(browser, pageSim) {
       const messages = request.body?.messages;
       request.server_tokens = Array.isArray(messages) ? await counter.countMessages(messages) : null;
     }
-    const cachePairing = pairWithLog(cacheRequests, cacheLog.completions);
+    const cachePairing = pairWithLog(cacheRequests, cacheLog.completions, (request) => !isMeasured(request));
     result.prefix_cache = analyseCache(cacheRequests, cache, cachePairing);
     await context.close();
   } finally {
@@ -669,6 +774,12 @@ function analyseCache(requests, experiment, pairing) {
   };
 }
 
+/** Whether the median of the widget's per-round slopes is within 10% of the server's. */
+function medianSlope(slopes, serverSlope) {
+  const value = median(slopes);
+  return value !== null && serverSlope ? Math.abs(value / serverSlope - 1) <= 0.1 : false;
+}
+
 /** Per size: medians, ratio; fits; targets. */
 export function analyse(result) {
   if (!result.rounds?.length) return null;
@@ -695,6 +806,10 @@ export function analyse(result) {
       within_10_percent_at_equal_prefill: atEqualPrefill === null ? null : Math.abs(atEqualPrefill - 1) <= 0.1,
       widget_planned_tokens: widgetLevels[0]?.planned_tokens ?? null,
       widget_reported_tokens: median(widgetLevels.map((level) => level.widget_reported_tokens)),
+      widget_counted_tokens: median(widgetLevels.map((level) => level.widget_counted_tokens)),
+      widget_usage_tokens: median(widgetLevels.map((level) => level.widget_usage_tokens)),
+      // The widget's count of a size against the server's count of the prompt it then sent.
+      widget_count_error_tokens_max: widgetLevels.reduce((worst, level) => (level.widget_counted_tokens === null || level.server_tokens === undefined ? worst : Math.max(worst ?? 0, Math.abs(level.widget_counted_tokens - level.server_tokens))), null),
       widget_server_tokens: median(widgetLevels.map((level) => level.server_tokens)),
       widget_over_context: widgetLevels.filter((level) => level.over_context).length,
       widget_runs_ok: widgetOk.length,
@@ -724,10 +839,24 @@ export function analyse(result) {
   const reportedSlopes = result.rounds.map((r) => numberIn(r.widget.report?.slopeMsPerToken)).filter((value) => value !== null);
   const serverSlope = fits.server_prompt_eval?.slope ?? null;
   const widgetSlope = fits.widget_as_reported?.slope ?? null;
-  const sizesFromServer = result.rounds.every((r) => r.widget.levels.every((level) => level.widget_reported_tokens !== null));
+  const serverSources = ['server_usage', 'server_tokenizer'];
+  const countErrors = levels.map((level) => level.widget_count_error_tokens_max).filter((value) => value !== null);
+  const sizesFromServer =
+    result.rounds.every((r) => serverSources.includes(r.widget.token_source) && r.widget.levels.every((level) => level.widget_reported_tokens !== null)) &&
+    // …and the widget's counts are what the server counted in the prompts it sent (2%).
+    levels.every((level) => level.widget_count_error_tokens_max !== null && level.widget_count_error_tokens_max <= Math.max(4, 0.02 * level.asked_tokens));
+  const edgeRequests = (result.context_edges ?? []).flatMap((edge) => edge.widget_requests);
   const overContext =
-    levels.reduce((sum, level) => sum + level.widget_over_context, 0) +
-    (result.context_edge?.widget_requests.filter((request) => request.over_context).length ?? 0);
+    levels.reduce((sum, level) => sum + level.widget_over_context, 0) + edgeRequests.filter((request) => request.past_window).length;
+  // Windows in what the widget fetched (/props, /v1/models), and the ones its notes name (a
+  // clip note says the window it planned within, however it learned it).
+  const noted = (notes, where) =>
+    (notes ?? []).flatMap((note) => [...note.matchAll(/context window is (\d+) tokens/g)].map((match) => ({ from: `the widget's note (${where})`, tokens: Number(match[1]) })));
+  const windowsRead = [
+    ...result.rounds.flatMap((r) => [...(r.widget.windows_read ?? []), ...noted(r.widget.notes, 'sizes')]),
+    ...(result.context_edges ?? []).flatMap((edge) => [...(edge.windows_read ?? []), ...noted(edge.notes, `asked ${edge.asked_tokens}`)]),
+  ];
+  const windowGets = [...new Set(result.rounds.flatMap((r) => (r.widget.window_gets ?? []).map((get) => `GET ${get.url.replace(/\?.*$/, '')} → ${get.status}`)))];
   const ratios = levels.map((level) => level.ratio_widget_over_sdk).filter((value) => value !== null);
   return {
     levels,
@@ -738,8 +867,9 @@ export function analyse(result) {
       ratio_at_equal_prefill_within_10_percent: { met: levels.every((level) => level.within_10_percent_at_equal_prefill === true), sizes_compared: levels.filter((level) => level.ratio_at_equal_prefill !== null).length, worst: levels.map((level) => level.ratio_at_equal_prefill).filter((value) => value !== null).reduce((worst, value) => (worst === null || Math.abs(value - 1) > Math.abs(worst - 1) ? value : worst), null) },
       ratio_within_10_percent: { met: ratios.length === levels.length && levels.every((level) => level.within_10_percent), sizes_compared: ratios.length, worst: ratios.length ? ratios.reduce((worst, value) => (Math.abs(value - 1) > Math.abs(worst - 1) ? value : worst)) : null },
       widget_slope_within_10_percent_of_server: { met: widgetSlope !== null && serverSlope ? Math.abs(widgetSlope / serverSlope - 1) <= 0.1 : false, widget_ms_per_token: round(widgetSlope, 4), server_ms_per_token: round(serverSlope, 4), ratio: widgetSlope !== null && serverSlope ? round(widgetSlope / serverSlope, 3) : null },
-      sizes_server_counted: { met: sizesFromServer },
-      no_size_past_context: { met: overContext === 0, widget_requests_over_context: overContext },
+      widget_reported_slope_median_within_10_percent_of_server: { met: medianSlope(reportedSlopes, serverSlope), widget_ms_per_token: round(median(reportedSlopes), 4), server_ms_per_token: round(serverSlope, 4), ratio: median(reportedSlopes) !== null && serverSlope ? round(median(reportedSlopes) / serverSlope, 3) : null },
+      sizes_server_counted: { met: sizesFromServer, token_sources: [...new Set(result.rounds.map((r) => r.widget.token_source))], counted_columns: [...new Set(result.rounds.map((r) => r.widget.counted_column))], worst_count_error_tokens: countErrors.length ? Math.max(...countErrors) : null },
+      no_size_past_context: { met: overContext === 0, widget_requests_over_context: overContext, edge_requests: edgeRequests.length, windows_read: windowsRead, window_gets: windowGets },
     },
   };
 }

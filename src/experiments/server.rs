@@ -133,21 +133,35 @@ pub(super) async fn prepare(
         .for_model(&base.spec.model, true)
         .map(|(tokens, _)| tokens);
     setup.model_windows = windows.model_windows();
-    let mut planning = experiment.configure(inputs, &setup)?;
     let counter = RefCell::new(TokenCounter::new());
-    while !planning.needs_counts().is_empty() && !control.stopped() {
-        let texts: Vec<String> = planning
-            .needs_counts()
-            .iter()
-            .map(|query| query.text.clone())
-            .collect();
-        let answers = join_all(
-            texts
+    loop {
+        let mut planning = experiment.configure(inputs, &setup)?;
+        let mut learned_window = None;
+        while !planning.needs_counts().is_empty() && !control.stopped() {
+            let texts: Vec<String> = planning
+                .needs_counts()
                 .iter()
-                .map(|text| count_tokens(&counter, base, text, control)),
-        )
-        .await;
-        planning.with_counts(&answers);
+                .map(|query| query.text.clone())
+                .collect();
+            let answers = join_all(
+                texts
+                    .iter()
+                    .map(|text| count_tokens(&counter, base, text, control)),
+            )
+            .await;
+            // A server that publishes no window (llama-cpp-python) names it when it refuses
+            // a text for length: plan again within it (the counts so far stay cached).
+            if setup.context_window_tokens.is_none() {
+                learned_window = counter.borrow().overflow_window();
+                if learned_window.is_some() {
+                    break;
+                }
+            }
+            planning.with_counts(&answers);
+        }
+        match learned_window {
+            Some(window) => setup.context_window_tokens = Some(window),
+            None => return planning.finish(),
+        }
     }
-    planning.finish()
 }

@@ -221,6 +221,8 @@ pub struct TokenCounter {
     /// (hash, length) of a text and its count.
     cache: Vec<((u64, usize), TokenCount)>,
     requests: usize,
+    /// The context window a server named when it refused a text for length.
+    overflow_window: Option<u32>,
 }
 
 impl TokenCounter {
@@ -250,6 +252,13 @@ impl TokenCounter {
         self.requests
     }
 
+    /// The context window the server named when it refused a text for length (see
+    /// [`read_overflow_window`]): servers that publish no window (llama-cpp-python) still
+    /// say it there.
+    pub fn overflow_window(&self) -> Option<u32> {
+        self.overflow_window
+    }
+
     /// Takes the server's answer to the `method` request for `text`: `(status, body)`, or
     /// `None` when no answer came (network error, timeout, body past its bound).
     pub fn answer(
@@ -262,6 +271,13 @@ impl TokenCounter {
         self.requests += 1;
         let index = method.index();
         let count = response.and_then(|(status, body)| read_count(method, protocol, status, body));
+        if count.is_none() {
+            if let Some(window) =
+                response.and_then(|(status, body)| read_overflow_window(status, body))
+            {
+                self.overflow_window = Some(window);
+            }
+        }
         match count {
             Some(count) => {
                 self.answered[index] = true;
@@ -277,6 +293,34 @@ impl TokenCounter {
             }
         }
     }
+}
+
+/// The context window named in a server's refusal of a prompt for length (a 4xx answer):
+/// OpenAI's wording, which llama-cpp-python and vLLM use too ("This model's maximum
+/// context length is 8192 tokens"), llama-cpp-python's own ("Requested tokens (9000)
+/// exceed context window of 8192"), or llama.cpp's `n_ctx` field of an
+/// `exceed_context_size_error`. `None` for any other answer.
+pub fn read_overflow_window(status: u16, body: &str) -> Option<u32> {
+    if !(400..500).contains(&status) || body.len() > MAX_COUNT_BODY_BYTES {
+        return None;
+    }
+    let value: Value = serde_json::from_str(body).ok()?;
+    let error = value.get("error").unwrap_or(&value);
+    if let Some(tokens) = window(error.get("n_ctx")) {
+        return Some(tokens);
+    }
+    let message = error
+        .get("message")
+        .or_else(|| value.get("detail"))
+        .and_then(Value::as_str)?
+        .to_ascii_lowercase();
+    ["maximum context length is ", "exceed context window of "]
+        .iter()
+        .find_map(|phrase| {
+            let (_, after) = message.split_once(phrase)?;
+            let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
+            window(Some(&Value::from(digits.parse::<u64>().ok()?)))
+        })
 }
 
 /// A cache key of a text: its hash (SipHash with fixed keys: the same in every run) and
@@ -413,6 +457,32 @@ pub fn parse_model_windows(body: &str) -> Vec<(String, u32)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn overflow_answers_name_the_window() {
+        let openai = r#"{"error":{"message":"This model's maximum context length is 8192 tokens. However, you requested 10210 tokens (10209 in the messages, 1 in the completion).","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}"#;
+        assert_eq!(read_overflow_window(400, openai), Some(8192));
+        let llama_cpp_python =
+            r#"{"detail":"Requested tokens (9000) exceed context window of 4096"}"#;
+        assert_eq!(read_overflow_window(400, llama_cpp_python), Some(4096));
+        let llama_cpp = r#"{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error","n_prompt_tokens":5000,"n_ctx":4096}}"#;
+        assert_eq!(read_overflow_window(400, llama_cpp), Some(4096));
+        assert_eq!(read_overflow_window(200, openai), None);
+        assert_eq!(
+            read_overflow_window(400, r#"{"error":{"message":"bad key"}}"#),
+            None
+        );
+        assert_eq!(read_overflow_window(400, "not json"), None);
+        let mut counter = TokenCounter::new();
+        let step = counter.answer(
+            CountMethod::Usage,
+            "long",
+            Protocol::OpenAiChat,
+            Some((400, openai)),
+        );
+        assert_eq!(step, CountStep::TryNext);
+        assert_eq!(counter.overflow_window(), Some(8192));
+    }
     use crate::measure::RunInput;
     use crate::protocol::ProtocolChoice;
 
