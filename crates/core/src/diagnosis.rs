@@ -213,6 +213,14 @@ pub enum Cause {
         /// The status.
         status: u16,
     },
+    /// The prompt (with the output limit) does not fit the model's context window, as the
+    /// server said it in its own wording (a 4xx answer, or an error inside the stream).
+    ContextOverflow {
+        /// The window the server named, tokens.
+        window_tokens: Option<u32>,
+        /// What the request needed by the server's count, tokens, when it said.
+        requested_tokens: Option<u32>,
+    },
     /// 405 or 501 to the POST: a web or file server (a static host), not an LLM API.
     NotAnApi {
         /// The status.
@@ -560,6 +568,9 @@ fn diagnose_status(context: &FailureContext, status: u16) -> (Cause, ProviderErr
                 expected: AuthStyle::XApiKey,
             }
         }
+        400 | 413 | 422 if context_overflow(&error, body).is_some() => {
+            context_overflow(&error, body).unwrap_or(Cause::BadRequest)
+        }
         403 => Cause::Forbidden,
         404 if mentions_unknown_model(&error) => Cause::ModelNotFound,
         404 => Cause::WrongPath,
@@ -598,6 +609,80 @@ fn diagnose_status(context: &FailureContext, status: u16) -> (Cause, ProviderErr
     (cause, error)
 }
 
+/// A context overflow in a refusal: the provider's message, kind and code, and the raw body
+/// (llama.cpp puts the numbers in fields of their own).
+fn context_overflow(error: &ProviderError, body: &str) -> Option<Cause> {
+    let text = format!(
+        "{} {} {} {}",
+        error.code.as_deref().unwrap_or(""),
+        error.kind.as_deref().unwrap_or(""),
+        error.message.as_deref().unwrap_or(""),
+        body.get(..body.len().min(16 * 1024)).unwrap_or("")
+    );
+    read_context_overflow(&text)
+}
+
+/// The first number after `phrase` in `text` (already lowercase), skipping spaces, `(`,
+/// `:` and `"`.
+fn number_after(text: &str, phrase: &str) -> Option<u32> {
+    let (_, after) = text.split_once(phrase)?;
+    let after = after.trim_start_matches([' ', '(', ':', '"', '=']);
+    let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+/// Reads a context overflow from a provider's words, with the numbers it names. Each
+/// server's wording: OpenAI and vLLM ("This model's maximum context length is 8192 tokens.
+/// However, you requested 9000 tokens", code `context_length_exceeded`), llama-cpp-python
+/// ("Requested tokens (9000) exceed context window of 8192"), llama.cpp
+/// (`exceed_context_size_error` with `n_prompt_tokens` and `n_ctx`), SGLang ("The input
+/// (9000 tokens) is longer than the model's context length (8192 tokens)"), Anthropic
+/// ("prompt is too long: 210000 tokens > 200000 maximum"), Ollama and others ("context
+/// length", "context window" with "exceed"). `None` for any other text.
+pub fn read_context_overflow(text: &str) -> Option<Cause> {
+    let text = text.to_ascii_lowercase();
+    let (window_tokens, requested_tokens) = if text.contains("maximum context length is") {
+        (
+            number_after(&text, "maximum context length is"),
+            number_after(&text, "you requested"),
+        )
+    } else if text.contains("exceed context window of") {
+        (
+            number_after(&text, "exceed context window of"),
+            number_after(&text, "requested tokens"),
+        )
+    } else if text.contains("exceed_context_size_error") {
+        (
+            number_after(&text, "\"n_ctx\""),
+            number_after(&text, "\"n_prompt_tokens\""),
+        )
+    } else if text.contains("longer than the model's context length") {
+        (
+            number_after(&text, "longer than the model's context length"),
+            number_after(&text, "the input"),
+        )
+    } else if text.contains("prompt is too long") {
+        let requested = number_after(&text, "prompt is too long");
+        let window = text
+            .split_once("prompt is too long")
+            .and_then(|(_, after)| number_after(after, ">"));
+        (window, requested)
+    } else if text.contains("context_length_exceeded")
+        || ((text.contains("context length") || text.contains("context window"))
+            && (text.contains("exceed")
+                || text.contains("too long")
+                || text.contains("longer than")))
+    {
+        (None, None)
+    } else {
+        return None;
+    };
+    Some(Cause::ContextOverflow {
+        window_tokens,
+        requested_tokens,
+    })
+}
+
 /// Whether a content type is an event stream.
 fn is_event_stream(content_type: Option<&str>) -> bool {
     content_type.is_some_and(|ct| ct.to_ascii_lowercase().contains("text/event-stream"))
@@ -614,8 +699,15 @@ fn diagnose_stream(context: &FailureContext, failure: &StreamFailure) -> (Cause,
     match failure {
         StreamFailure::MidStreamError { error } => {
             let kind = error.kind.clone();
+            let overflow = read_context_overflow(&format!(
+                "{} {}",
+                kind.as_deref().unwrap_or(""),
+                error.message
+            ));
             let cause = if kind.as_deref().is_some_and(|k| k.contains("overloaded")) {
                 Cause::Overloaded { status: 200 }
+            } else if let Some(overflow) = overflow {
+                overflow
             } else {
                 Cause::MidStreamError { error_kind: kind }
             };
@@ -808,6 +900,7 @@ impl Cause {
             Cause::ServerError { .. } => "server_error",
             Cause::OtherHttpStatus { .. } => "other_http_status",
             Cause::NotAnApi { .. } => "not_an_api",
+            Cause::ContextOverflow { .. } => "context_overflow",
             Cause::NotAnEventStream { .. } => "not_an_event_stream",
             Cause::TraceContextRefused => "trace_context_refused",
             Cause::ConnectionFailed { .. } => "connection_failed",
@@ -859,6 +952,21 @@ impl Cause {
                 Lang::En => format!("The server answered with status {status}."),
                 Lang::Zh => format!("服务器返回状态码 {status}。"),
             },
+            Cause::ContextOverflow { window_tokens, requested_tokens } => {
+                let numbers = match (window_tokens, requested_tokens, lang) {
+                    (Some(w), Some(r), Lang::En) => format!(": it needs {r} tokens, the window is {w}"),
+                    (Some(w), None, Lang::En) => format!(": the window is {w} tokens"),
+                    (None, Some(r), Lang::En) => format!(": it needs {r} tokens"),
+                    (Some(w), Some(r), Lang::Zh) => format!("：需要 {r} 个 token，窗口为 {w}"),
+                    (Some(w), None, Lang::Zh) => format!("：窗口为 {w} 个 token"),
+                    (None, Some(r), Lang::Zh) => format!("：需要 {r} 个 token"),
+                    (None, None, _) => String::new(),
+                };
+                match lang {
+                    Lang::En => format!("The prompt and the output limit do not fit the model's context window{numbers}."),
+                    Lang::Zh => format!("提示词加上输出上限超出了模型的上下文窗口{numbers}。"),
+                }
+            }
             Cause::NotAnApi { status } => match lang {
                 Lang::En => format!("The server answered {status} to the request: this URL is a web or file server (a static host answers like this), not an LLM API."),
                 Lang::Zh => format!("服务器对请求返回了 {status}：该 URL 是网页或文件服务器（静态托管会这样回应），而不是 LLM API。"),
@@ -931,6 +1039,7 @@ impl Cause {
             Cause::Overloaded { .. } => tr(lang, "Retry later; the provider's load is the cause, not your settings. Such runs measure their queue, not your network.", "请稍后重试；原因是服务商负载，而非你的设置。这类运行测到的是其排队时间，而不是你的网络。"),
             Cause::ServerError { .. } => tr(lang, "Retry; if it repeats, check the server's logs or the provider's status page.", "请重试；如果反复出现，请查看服务器日志或服务商的状态页面。"),
             Cause::OtherHttpStatus { .. } => tr(lang, "Read the server's message, and check the base URL and protocol.", "请阅读服务器的提示，并检查基础 URL 和协议。"),
+            Cause::ContextOverflow { .. } => tr(lang, "Shorten the prompt or lower max_tokens (the prompt plus max_tokens must fit the window), or choose a model or server setting with a larger context (llama.cpp: --ctx-size; vLLM: --max-model-len).", "请缩短提示词或调低 max_tokens（提示词加 max_tokens 必须放得进窗口），或选用上下文更大的模型或服务器设置（llama.cpp：--ctx-size；vLLM：--max-model-len）。"),
             Cause::NotAnApi { .. } => tr(lang, "Set the base URL to the API's address (for example https://api.openai.com/v1 or http://localhost:8000/v1), or pick a preset; the page's own address is an API only when ttft-sim serves it.", "请把基础 URL 设为 API 的地址（例如 https://api.openai.com/v1 或 http://localhost:8000/v1），或选择一个预设；只有由 ttft-sim 提供页面时，页面自身的地址才是 API。"),
             Cause::NotAnEventStream { .. } => tr(lang, "Check that the base URL points at the API (usually ending in /v1) and that the selected protocol matches the server.", "请确认基础 URL 指向 API（通常以 /v1 结尾），并且所选协议与服务器一致。"),
             Cause::TraceContextRefused => tr(lang, "Turn off trace context (the \"Send traceparent\" checkbox, or traceparent=1 in the page address), or allow the header on the server: add traceparent and tracestate to its CORS allowed headers (vLLM: --allowed-headers; a gateway or proxy: its CORS settings).", "请关闭追踪上下文（“发送 traceparent”复选框，或页面地址中的 traceparent=1），或在服务器上允许该请求头：把 traceparent 和 tracestate 加入其 CORS 允许的请求头（vLLM：--allowed-headers；网关或代理：其 CORS 设置）。"),

@@ -888,3 +888,87 @@ fn a_traceparent_header_is_the_first_likely_reason_and_confirmed_its_own_cause()
     );
     assert!(zh.contains("traceparent") && zh.contains("关闭追踪上下文"));
 }
+
+#[test]
+fn a_context_overflow_is_its_own_cause_with_the_servers_numbers() {
+    let overflow = |window_tokens, requested_tokens| Cause::ContextOverflow {
+        window_tokens,
+        requested_tokens,
+    };
+    // Each server's own wording (docs/presets.md; llama-cpp-python's measured in the
+    // real-server bench), with the numbers it names.
+    let cases = [
+        // OpenAI and vLLM.
+        (
+            400,
+            r#"{"error":{"message":"This model's maximum context length is 8192 tokens. However, you requested 9000 tokens (8000 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.","type":"invalid_request_error","code":"context_length_exceeded"}}"#,
+            overflow(Some(8192), Some(9000)),
+        ),
+        // llama-cpp-python.
+        (
+            400,
+            r#"{"error":{"message":"Requested tokens (9860) exceed context window of 8192","type":"invalid_request_error"}}"#,
+            overflow(Some(8192), Some(9860)),
+        ),
+        // llama.cpp's server.
+        (
+            400,
+            r#"{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error","n_prompt_tokens":9001,"n_ctx":4096}}"#,
+            overflow(Some(4096), Some(9001)),
+        ),
+        // SGLang.
+        (
+            400,
+            r#"{"object":"error","message":"The input (9000 tokens) is longer than the model's context length (8192 tokens).","type":"BadRequestError","code":400}"#,
+            overflow(Some(8192), Some(9000)),
+        ),
+        // Anthropic.
+        (
+            400,
+            r#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}"#,
+            overflow(Some(200000), Some(210000)),
+        ),
+        // Only the code, no numbers.
+        (
+            400,
+            r#"{"error":{"message":"Too long.","code":"context_length_exceeded"}}"#,
+            overflow(None, None),
+        ),
+    ];
+    for (status, body, expected) in cases {
+        let diagnosis = diagnose(&chat(status, body)).unwrap();
+        assert_eq!(diagnosis.cause, expected, "{body}");
+        assert_eq!(diagnosis.cause.code(), "context_overflow");
+        let en = diagnosis.message(Lang::En);
+        assert!(en.contains("context window"), "{en}");
+        if let Cause::ContextOverflow {
+            window_tokens: Some(window),
+            ..
+        } = diagnosis.cause
+        {
+            assert!(en.contains(&window.to_string()), "{en}");
+            assert!(diagnosis.message(Lang::Zh).contains(&window.to_string()));
+        }
+        assert!(diagnosis.fix(Lang::En).contains("max_tokens"));
+        assert!(diagnosis.fix(Lang::Zh).contains("max_tokens"));
+    }
+    // Other 400s stay bad requests.
+    let other = diagnose(&chat(
+        400,
+        r#"{"error":{"message":"Unknown parameter: foo"}}"#,
+    ))
+    .unwrap();
+    assert_eq!(other.cause, Cause::BadRequest);
+    // Inside a stream, too.
+    let failure = StreamFailure::MidStreamError {
+        error: StreamError {
+            kind: Some("invalid_request_error".into()),
+            message: "Requested tokens (9000) exceed context window of 8192".into(),
+            raw: serde_json::Value::Null,
+        },
+    };
+    assert_eq!(
+        diagnose(&stream(failure)).unwrap().cause,
+        overflow(Some(8192), Some(9000))
+    );
+}
