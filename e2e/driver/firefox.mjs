@@ -59,8 +59,28 @@ class FirefoxBackend {
     this.downloads = downloads;
     this.errors = [];
     this.requests = [];
+    this.console = [];
     page.on('pageerror', (error) => this.errors.push(error));
-    page.on('request', (request) => this.requests.push({ url: request.url(), headers: request.headers() }));
+    page.on('request', (request) => {
+      let body = '';
+      try {
+        body = request.postData() ?? '';
+      } catch {
+        // puppeteer over BiDi may not expose the body: the test's servers record it.
+      }
+      this.requests.push({ url: request.url(), method: request.method(), headers: request.headers(), body });
+    });
+    // BiDi log.entryAdded: console calls of the page and its frames.
+    page.on('console', (message) => this.console.push(`${message.type()}: ${message.text()}`));
+  }
+
+  consoleMessages() {
+    return [...this.console];
+  }
+
+  /** Every cookie of the context (BiDi storage.getCookies). */
+  async cookies() {
+    return this.context.cookies();
   }
 
   async #frame(frame) {
