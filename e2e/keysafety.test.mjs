@@ -108,9 +108,12 @@ async function runOnce(frame, { model, baseUrl, protocol = 'auto', timeoutS = 20
     { timeout: (timeoutS + 30) * 1000 },
   );
   const row = frame.locator('[data-testid=run-row]').last();
+  const outcome = await row.getAttribute('data-outcome');
   const diagnosis = frame.getByTestId('run-detail').getByTestId('diagnosis');
+  // A failed run's diagnosis may be drawn a frame after its row.
+  if (outcome === 'failed') await diagnosis.waitFor({ state: 'attached', timeout: 5_000 });
   return {
-    outcome: await row.getAttribute('data-outcome'),
+    outcome,
     cause: (await diagnosis.count()) > 0 ? await diagnosis.getAttribute('data-cause') : null,
   };
 }
@@ -257,7 +260,7 @@ forEachEngine((engine) => {
         });
         seen.push(`${fault}/${options.protocol ?? 'chat'}: ${result.outcome} ${result.cause ?? ''}`);
         if (!options.anyCause) {
-          assert.equal(result.cause, cause, `${fault} (${options.protocol ?? 'chat'}) → ${cause}`);
+          assert.equal(result.cause, cause, `${fault} (${options.protocol ?? 'chat'}) → ${cause} (outcome ${result.outcome}; before: ${seen.slice(0, -1).join('; ')})`);
         }
         if (options.shows) {
           const answer = await frame.getByTestId('answer').textContent();
@@ -292,7 +295,11 @@ forEachEngine((engine) => {
       assertNoLeak(key, state.text, 'the page text');
       assertNoLeak(key, state.attributes, 'attributes');
       assertNoLeak(key, state.inputValues, 'other inputs');
-      assertNoLeak(key, (await consoleLines(page)).join('\n'), 'the console');
+      // The capture works in the widget's frame: a line written there is seen.
+      await frame.evaluate(() => console.warn('e2e console probe'));
+      const logged = await consoleLines(page);
+      assert.ok(logged.some((line) => line.includes('e2e console probe')), `the console is captured: ${logged.slice(-5).join(' | ')}`);
+      assertNoLeak(key, logged.join('\n'), 'the console');
       assertNoLeak(key, hostState.messages, 'postMessages to the host page');
       assertNoLeak(key, hostState.text, 'the host page');
       assertNoLeak(key, hostState.url, "the host page's address");
@@ -543,7 +550,7 @@ forEachEngine((engine) => {
       // Reload: a new document (the mark is gone) that lists the saved run, without the banner.
       await page.evaluate(() => (window.__beforeReload = true));
       await page.getByTestId('crash-reload').click();
-      await page.waitForFunction(() => !window.__beforeReload && document.querySelector('[data-testid=history-item]'), undefined, { timeout: 20_000 });
+      await page.waitForFunction(() => !window.__beforeReload && document.querySelector('[data-testid=history-item]') !== null, undefined, { timeout: 20_000 });
       assert.equal(await page.getByTestId('crash-banner').count(), 0);
       await page.close();
     }
