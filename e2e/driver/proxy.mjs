@@ -31,6 +31,10 @@ export async function startRecordingProxy() {
       (answer) => {
         response.writeHead(answer.statusCode, answer.rawHeaders);
         answer.pipe(response);
+        // An answer cut off upstream is cut off for the browser too (pipe alone would leave
+        // the browser's connection open, waiting).
+        answer.on('aborted', () => response.destroy());
+        answer.on('error', () => response.destroy());
       },
     );
     upstream.on('error', () => response.destroy());
