@@ -188,6 +188,14 @@ function originOf(url) {
 const WEBKIT_SLOW_STREAM =
   "WebKit: a Worker reads a fast 45 MB stream at about 0.3 MB/s in reads of up to 12 MB; the run does not end in time, and a 12 MB read copied into wasm breaks the memory bound";
 
+/** Navigates `page` to `url` and waits until the app has mounted and its fetch worker is
+ *  ready (a click before that may be lost or wait), as openWidget does. */
+async function openApp(page, url) {
+  await page.goto(url);
+  await page.getByTestId('send').waitFor({ timeout: 20_000 });
+  await page.locator('[data-testid=app][data-transport=worker]').waitFor({ timeout: 10_000 });
+}
+
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // Every fault ttft-sim has, hostile ones included: [model suffix, expected cause (null: ok),
@@ -352,12 +360,10 @@ forEachEngine((engine) => {
     const key = KEYS.long;
     await takeRecorded(simB);
     const page = await observedPage();
-    await page.goto(`${simA.url}/?lang=en`);
-    await page.getByTestId('send').waitFor({ timeout: 20_000 });
+    await openApp(page, `${simA.url}/?lang=en`);
     await page.getByTestId('api-key').fill(key);
     // The same tab opens a link to the page that names B (sessionStorage survives).
-    await page.goto(`${simA.url}/?lang=en&model=sim-fast%40prefill_ms%3D20&base_url=${encodeURIComponent(`${simB.url}/v1`)}`);
-    await page.getByTestId('send').waitFor({ timeout: 20_000 });
+    await openApp(page, `${simA.url}/?lang=en&model=sim-fast%40prefill_ms%3D20&base_url=${encodeURIComponent(`${simB.url}/v1`)}`);
     await sleep(800);
     let atB = await takeRecorded(simB);
     assert.ok(atB.some((request) => request.path === '/v1/models'), 'the models list was asked for on load');
@@ -394,8 +400,7 @@ forEachEngine((engine) => {
 
     // The control: with consent, B does get the key, so the recorder would have seen it.
     const second = await observedPage();
-    await second.goto(`${simA.url}/?lang=en&model=sim-fast%40prefill_ms%3D20`);
-    await second.getByTestId('send').waitFor({ timeout: 20_000 });
+    await openApp(second, `${simA.url}/?lang=en&model=sim-fast%40prefill_ms%3D20`);
     await second.getByTestId('api-key').fill(key);
     await second.getByTestId('base-url').fill(`${simB.url}/v1`);
     await second.getByTestId('send').click();
@@ -413,8 +418,7 @@ forEachEngine((engine) => {
     const key = KEYS.jwt;
     await takeRecorded(simB);
     const page = await observedPage();
-    await page.goto(`${simA.url}/?lang=en`);
-    await page.getByTestId('send').waitFor({ timeout: 20_000 });
+    await openApp(page, `${simA.url}/?lang=en`);
     await page.getByTestId('api-key').fill(key);
     for (const preset of ['vllm', 'ollama', 'openai', 'anthropic', 'sim']) {
       const exists = await page.locator(`[data-testid=preset] option[value="${preset}"]`).count();
@@ -446,8 +450,7 @@ forEachEngine((engine) => {
   test('a redirect is not followed: no key at the redirect target, its own diagnosis', async () => {
     await takeRecorded(simB);
     const page = await observedPage();
-    await page.goto(`${simA.url}/?lang=en&model=sim-fast%40fault%3Dredirect`);
-    await page.getByTestId('send').waitFor({ timeout: 20_000 });
+    await openApp(page, `${simA.url}/?lang=en&model=sim-fast%40fault%3Dredirect`);
     await page.getByTestId('api-key').fill(KEYS.short);
     await page.getByTestId('send').click();
     const diagnosis = page.getByTestId('run-detail').getByTestId('diagnosis');
@@ -466,8 +469,7 @@ forEachEngine((engine) => {
     const hostile = await startSim(['--fault', 'xss'], { dist: false });
     try {
       const page = await browser.newPage();
-      await page.goto(`${simA.url}/?lang=en&base_url=${encodeURIComponent(`${hostile.url}/v1`)}`);
-      await page.getByTestId('send').waitFor({ timeout: 20_000 });
+      await openApp(page, `${simA.url}/?lang=en&base_url=${encodeURIComponent(`${hostile.url}/v1`)}`);
       await page.getByTestId('model-count').filter({ hasText: /models listed/ }).waitFor({ timeout: 10_000 });
       const options = await page.locator('#model-list option').evaluateAll((items) => items.map((item) => item.value));
       assert.ok(options.some((value) => value.includes('<script>')), 'payloads are listed as plain values');
@@ -483,9 +485,7 @@ forEachEngine((engine) => {
 
   test('a long answer: the pane shows its first 1 MiB with a note, and memory stays bounded', { todo: reasonFor(engine, { webkit: WEBKIT_SLOW_STREAM }) }, async () => {
     const page = await browser.newPage();
-    await page.goto(`${simA.url}/?lang=en`);
-    await page.getByTestId('send').waitFor({ timeout: 20_000 });
-    await page.locator('[data-testid=app][data-transport=worker]').waitFor({ timeout: 10_000 });
+    await openApp(page, `${simA.url}/?lang=en`);
     const before = Number(await page.getByTestId('app').getAttribute('data-wasm-bytes'));
     // 300,000 tokens: about 1.6 MB of answer text in 300,000 SSE events (about 45 MB).
     await page.getByTestId('model').fill('sim-fast@prefill_ms=10,itl_ms=0,answer_tokens=300000');
@@ -525,9 +525,7 @@ forEachEngine((engine) => {
 
   test('huge line: fails fast with "line too long", memory bounded', async () => {
     const page = await browser.newPage();
-    await page.goto(`${simA.url}/?lang=en`);
-    await page.getByTestId('send').waitFor({ timeout: 20_000 });
-    await page.locator('[data-testid=app][data-transport=worker]').waitFor({ timeout: 10_000 });
+    await openApp(page, `${simA.url}/?lang=en`);
     const before = Number(await page.getByTestId('app').getAttribute('data-wasm-bytes'));
     await page.getByTestId('model').fill('sim-fast@fault=huge_line,prefill_ms=10');
     await page.getByTestId('timeout-s').fill('60');
@@ -550,8 +548,7 @@ forEachEngine((engine) => {
   test('a crash shows a plain banner with a Reload link, and the finished run is already saved', async () => {
     for (const lang of ['en', 'zh']) {
       const page = await browser.newPage();
-      await page.goto(`${simA.url}/?lang=${lang}&debug_panic=1&model=sim-fast%40prefill_ms%3D20`);
-      await page.getByTestId('send').waitFor({ timeout: 20_000 });
+      await openApp(page, `${simA.url}/?lang=${lang}&debug_panic=1&model=sim-fast%40prefill_ms%3D20`);
       await page.getByTestId('send').click();
       const banner = page.getByTestId('crash-banner');
       await banner.waitFor({ timeout: 20_000 });
@@ -570,8 +567,7 @@ forEachEngine((engine) => {
 
   test('storage: an unreadable history is set aside, a full storage says what was not saved, an import renumbers', async () => {
     const page = await browser.newPage();
-    await page.goto(`${simA.url}/?lang=en`);
-    await page.getByTestId('send').waitFor({ timeout: 20_000 });
+    await openApp(page, `${simA.url}/?lang=en`);
     await page.evaluate(() => localStorage.setItem('ttft-meter.runs.v1', '{"schema":"ttft-meter/export","schema_version":99,"runs":[]}'));
     await page.reload();
     const notice = page.locator('[data-testid=storage-notice][data-notice=set_aside]');
