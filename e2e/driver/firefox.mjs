@@ -23,6 +23,9 @@ export const FIREFOX_PREFS = {
   'browser.download.always_ask_before_handling_new_types': false,
   'browser.download.useDownloadDir': true,
   'browser.download.folderList': 2,
+  // The downloads panel, opened by a download, keeps the keyboard focus: typing in the next
+  // page (another context, same window) went to it, and a fill left the field empty.
+  'browser.download.alwaysOpenPanel': false,
 };
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
