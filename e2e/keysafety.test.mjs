@@ -548,7 +548,7 @@ forEachEngine((engine) => {
   test('a crash shows a plain banner with a Reload link, and the finished run is already saved', async () => {
     for (const lang of ['en', 'zh']) {
       const page = await browser.newPage();
-      await openApp(page, `${simA.url}/?lang=${lang}&debug_panic=1&model=sim-fast%40prefill_ms%3D20`);
+      await openApp(page, `${simA.url}/lab/?lang=${lang}&debug_panic=1&model=sim-fast%40prefill_ms%3D20`);
       await page.getByTestId('send').click();
       const banner = page.getByTestId('crash-banner');
       await banner.waitFor({ timeout: 20_000 });

@@ -55,6 +55,9 @@ forEachEngine((engine) => {
     return { server, url: `http://127.0.0.1:${server.address().port}` };
   }
 
+  /** The lab's path, for `freshWidget`'s query: tests of history, exports, charts. */
+  const LAB = 'lab/';
+
   /**
    * A fresh browser context (own storage), with one page on the widget (served by `server`,
    * the sim unless given). `options` go to `browser.newPage` (viewport, clipboard).
@@ -68,7 +71,7 @@ forEachEngine((engine) => {
 
   /** Waits until the history lists `count` runs and the series is over. */
   async function waitForRuns(page, count) {
-    await page.getByTestId('history-item').nth(count - 1).waitFor({ timeout: 30_000 });
+    await page.getByTestId('run-row').nth(count - 1).waitFor({ timeout: 30_000 });
     await page.waitForFunction(() => !document.querySelector('[data-testid=stop]:not([disabled])'), null, {
       timeout: 30_000,
     });
@@ -87,7 +90,7 @@ forEachEngine((engine) => {
     });
   }
 
-  test('embedded in a host page on another origin, the widget posts each run and the summary, without the key', { todo: reasonFor(engine, { webkit: WEBKIT_MAIN_THREAD }) }, async () => {
+  test('embedded in a host page on another origin, the widget posts each run and the summary, without the key', async () => {
     const page = await browser.newPage();
     const config = new URLSearchParams({ model: 'sim-fast@prefill_ms=200', runs: '2' });
     await page.goto(
@@ -145,7 +148,7 @@ forEachEngine((engine) => {
     const widget = page.frameLocator('#widget');
     await widget.getByTestId('model').fill('sim-fast@prefill_ms=50');
     await widget.getByTestId('send').click();
-    await widget.getByTestId('history-item').first().waitFor({ state: 'attached', timeout: 30_000 });
+    await widget.getByTestId('run-row').first().waitFor({ state: 'attached', timeout: 30_000 });
     await page.waitForTimeout(300);
     assert.deepEqual(await page.evaluate(() => window.ttftMessages), []);
     await page.close();
@@ -243,7 +246,7 @@ forEachEngine((engine) => {
   });
 
   test('finished runs survive a reload (same count and ttfa values); the typed key is never in localStorage; delete one and all', async () => {
-    const { page } = await freshWidget();
+    const { page } = await freshWidget(LAB);
     await page.getByTestId('api-key').fill(TYPED_KEY);
     await page.getByTestId('model').fill('sim-fast@prefill_ms=120');
     await page.getByTestId('run-count').fill('3');
@@ -283,7 +286,7 @@ forEachEngine((engine) => {
   });
 
   test('1,000 stored runs: the table lists the newest 100 (all on request), a new run is kept, Clear asks twice', async () => {
-    const { page } = await freshWidget();
+    const { page } = await freshWidget(LAB);
     await page.getByTestId('model').fill('sim-fast@prefill_ms=20');
     await page.getByTestId('run-count').fill('2');
     await page.getByTestId('send').click();
@@ -333,7 +336,7 @@ forEachEngine((engine) => {
   });
 
   test('JSON export imports back identically; CSV and chart SVG/PNG download', async () => {
-    const first = await freshWidget();
+    const first = await freshWidget(LAB);
     await first.page.getByTestId('model').fill('sim-fast@prefill_ms=100');
     await first.page.getByTestId('run-count').fill('2');
     await first.page.getByTestId('send').click();
@@ -362,7 +365,7 @@ forEachEngine((engine) => {
     await first.page.close();
 
     // A fresh browser profile: import the file, export again, compare.
-    const second = await freshWidget();
+    const second = await freshWidget(LAB);
     await second.page.getByTestId('import-json').setInputFiles(exportedPath);
     await second.page.getByTestId('history-item').nth(1).waitFor();
     assert.match(await second.page.getByTestId('share-message').textContent(), /Imported 2 runs/);
@@ -395,7 +398,9 @@ forEachEngine((engine) => {
     /^(ttft|ttfa|ttfr|itl|e2e|tps|p50|p95|p99|ms|JSON|CSV|SVG|PNG|API|URL|HTTP|SSE|token|tokens)$/i,
     // Statistic names beside p50/p95/p99; web and network terms; peer tools.
     /^(UTC|min|max|mean|POST|sessionStorage|localStorage|Resource|Timing|DNS|TCP|TLS|AIPerf|GuideLLM|numpy)$/,
-    /^(OpenAI|Anthropic|OpenRouter|DeepSeek|LiteLLM|Ollama|SGLang|vLLM|llama|cpp|server|proxy|ttft-sim|sim|Responses|Chat|Completions|Messages|localhost|max_tokens|Bearer|Authorization|worker|presentationTime|renderTime|rAF|MessageChannel|COOP|COEP)$/,
+    /^(OpenAI|Anthropic|OpenRouter|DeepSeek|LiteLLM|Ollama|SGLang|vLLM|llama|cpp|server|proxy|ttft-sim|sim|Responses|Chat|Completions|Messages|localhost|max_tokens|Bearer|Authorization|worker|Worker|presentationTime|renderTime|rAF|MessageChannel|COOP|COEP)$/,
+    // Fleet measurement: the standard's and the field's names.
+    /^(OpenTelemetry|OTLP|Collector|SLO|SLOs|traceparent|W3C|span|goodput)$/,
   ];
 
   /** Visible text nodes of the page (including the results), split into English words. */
@@ -425,7 +430,7 @@ forEachEngine((engine) => {
   }
 
   test('switching to Chinese translates every visible string (allow-list: metric names, URLs, model and product names)', async () => {
-    const { page } = await freshWidget('?lang=en');
+    const { page } = await freshWidget(`${LAB}?lang=en`);
     await page.getByTestId('model').fill('sim-fast@prefill_ms=50');
     await page.getByTestId('run-count').fill('2');
     await page.getByTestId('send').click();
@@ -453,7 +458,7 @@ forEachEngine((engine) => {
   });
 
   test('at 360 px wide the page does not scroll sideways (with results, in both languages)', async () => {
-    const { page } = await freshWidget('?lang=en', { viewport: { width: 360, height: 800 } });
+    const { page } = await freshWidget(`${LAB}?lang=en`, { viewport: { width: 360, height: 800 } });
     await page.getByTestId('model').fill('sim-fast@prefill_ms=50');
     await page.getByTestId('send').click();
     await waitForRuns(page, 1);
@@ -591,7 +596,7 @@ forEachEngine((engine) => {
   });
 
   test('the theme switch applies and is remembered; the summary is copied to the clipboard', async () => {
-    const { page } = await freshWidget('?lang=en&model=sim-fast%40prefill_ms%3D60', { clipboard: true });
+    const { page } = await freshWidget(`${LAB}?lang=en&model=sim-fast%40prefill_ms%3D60`, { clipboard: true });
     await page.getByTestId('theme').selectOption('light');
     assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'light');
     assert.equal(await page.evaluate(() => getComputedStyle(document.body).backgroundColor), 'rgb(247, 247, 245)');
@@ -620,7 +625,7 @@ forEachEngine((engine) => {
   });
 
   test('a failed run is kept across a reload with its cause, message and fix', async () => {
-    const { page } = await freshWidget('?lang=en&model=sim-fast%40fault%3D401');
+    const { page } = await freshWidget(`${LAB}?lang=en&model=sim-fast%40fault%3D401`);
     await page.getByTestId('send').click();
     await waitForRuns(page, 1);
     const cause = await page.getByTestId('run-detail').getByTestId('diagnosis').getAttribute('data-cause');

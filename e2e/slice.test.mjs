@@ -26,7 +26,7 @@ forEachEngine((engine) => {
     return Number(await locator.getAttribute('data-ms'));
   }
 
-  test('time to first answer token follows the scripted 300 ms, not the early role chunk', { todo: reasonFor(engine, { webkit: WEBKIT_MAIN_THREAD }) }, async () => {
+  test('time to first answer token follows the scripted 300 ms, not the early role chunk', async () => {
     const { page } = await openWidget(browser, sim.url);
     // Scripted: role-only chunk at once, then prefill 300 ms before the first answer token.
     const model = 'sim-fast@prefill_ms=300,early_role=1';

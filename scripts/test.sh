@@ -48,7 +48,9 @@ kill "$sim_pid"; sim_pid=""
 
 step "trunk build --release"
 trunk build --release --quiet
-for file in dist/ttft-meter-*_bg.wasm dist/ttft-meter-*.js dist/fetch-worker.js dist/style-*.css dist/index.html; do
+# The widget (the first load) and the lab (dist/lab/, loaded when opened).
+for file in dist/widget-*_bg.wasm dist/widget-*.js dist/fetch-worker.js dist/style-*.css dist/index.html \
+  dist/lab/ttft-meter-*_bg.wasm dist/lab/ttft-meter-*.js; do
   printf 'shipped: %-45s %8s B raw %8s B gzip\n' "$file" "$(wc -c <"$file")" "$(gzip -9c "$file" | wc -c)"
 done
 

@@ -193,7 +193,7 @@ fn start_probe(requested: Option<&str>, form: FormState, context: SeriesContext)
 /// Whether the next run of a series can end differently: not after the server refused the
 /// request itself (4xx other than 408 and 429), where every further run would fail the
 /// same way.
-fn repeating_can_succeed(outcome: &RunOutcome) -> bool {
+pub(crate) fn repeating_can_succeed(outcome: &RunOutcome) -> bool {
     match outcome {
         RunOutcome::NotSent => false,
         RunOutcome::HttpError { status } => {
@@ -204,7 +204,7 @@ fn repeating_can_succeed(outcome: &RunOutcome) -> bool {
 }
 
 /// Sets or removes an attribute of `<html>` (theme, language).
-fn set_root_attribute(name: &str, value: Option<&str>) {
+pub(crate) fn set_root_attribute(name: &str, value: Option<&str>) {
     let Some(root) = web_sys::window()
         .and_then(|window| window.document())
         .and_then(|document| document.document_element())
@@ -218,7 +218,7 @@ fn set_root_attribute(name: &str, value: Option<&str>) {
 }
 
 /// Saves what is pending when the page is left.
-fn save_on_pagehide(session: Session) {
+pub(crate) fn save_on_pagehide(session: Session) {
     if let Some(window) = web_sys::window() {
         let flush = wasm_bindgen::closure::Closure::<dyn Fn()>::new(move || {
             session.save();
@@ -296,8 +296,11 @@ pub fn App() -> impl IntoView {
     let probe_request = config.probe.clone();
     let probe_context = context.clone();
     spawn_local(async move {
-        let (api_base, kind) =
-            futures_util::future::join(crate::form::detect_simulator(), transport::prewarm()).await;
+        let (api_base, kind) = futures_util::future::join(
+            crate::form::detect_simulator(crate::form::LAB_SIMULATOR_PROBE_PATH),
+            transport::prewarm(),
+        )
+        .await;
         if let Some(api_base) = &api_base {
             form.use_simulator(api_base);
         }
@@ -387,6 +390,9 @@ pub fn App() -> impl IntoView {
                 </p>
                 <LanguageSwitch />
                 <ThemeSwitch theme=theme />
+                <a class="page-link" data-testid="open-widget" href=crate::widget::widget_href>
+                    {move || i18n.t("← Back to the widget", "← 返回小组件")}
+                </a>
             </header>
             {shared_error.map(|error| view! { <SharedLinkError error=error /> })}
             <Show when=move || shared.with(Option::is_some)>
@@ -433,7 +439,7 @@ pub fn App() -> impl IntoView {
 
 /// The size of the wasm module's memory (its heap never shrinks: this is its high-water
 /// mark), in bytes.
-fn wasm_memory_bytes() -> f64 {
+pub(crate) fn wasm_memory_bytes() -> f64 {
     let memory = wasm_bindgen::memory();
     js_sys::Reflect::get(&memory, &"buffer".into())
         .and_then(|buffer| js_sys::Reflect::get(&buffer, &"byteLength".into()))
@@ -445,7 +451,7 @@ fn wasm_memory_bytes() -> f64 {
 /// What the user should know about the stored history (storage full, a history set aside,
 /// runs renumbered or refused), each with a button to dismiss it.
 #[component]
-fn HistoryNotices(
+pub(crate) fn HistoryNotices(
     /// The session whose notices are shown.
     session: Session,
 ) -> impl IntoView {
@@ -475,7 +481,7 @@ fn HistoryNotices(
 }
 
 /// Scrolls the element with `id` just enough to be visible.
-fn scroll_into_view(id: &str) {
+pub(crate) fn scroll_into_view(id: &str) {
     let Some(element) = web_sys::window()
         .and_then(|window| window.document())
         .and_then(|document| document.get_element_by_id(id))
@@ -487,7 +493,7 @@ fn scroll_into_view(id: &str) {
     element.scroll_into_view_with_scroll_into_view_options(&options);
 }
 
-fn status_text(live: LiveRun) -> String {
+pub(crate) fn status_text(live: LiveRun) -> String {
     let i18n = use_i18n();
     let (run, total) = live.progress.get();
     let of = if total > 1 {
@@ -511,7 +517,7 @@ fn choose_lang(i18n: crate::i18n::I18n, lang: Lang) {
 
 /// A progress bar while a series of several runs is going.
 #[component]
-fn RunProgress(
+pub(crate) fn RunProgress(
     /// The live run (progress and streaming flag).
     live: LiveRun,
 ) -> impl IntoView {
@@ -533,7 +539,7 @@ fn RunProgress(
 /// On a page not served by ttft-sim (a docs site, any static host), there is no endpoint
 /// until the user picks one: says so, instead of failing on a made-up default.
 #[component]
-fn ChooseEndpointNotice(
+pub(crate) fn ChooseEndpointNotice(
     /// The form (its base URL).
     form: FormState,
     /// `Some(false)` once the page knows its origin is not the simulator.
@@ -556,7 +562,7 @@ fn ChooseEndpointNotice(
 
 /// Says that a key given in the URL was refused, and why.
 #[component]
-fn KeyRefusedNotice(
+pub(crate) fn KeyRefusedNotice(
     /// The refused parameter names.
     names: Vec<String>,
 ) -> impl IntoView {
@@ -576,7 +582,7 @@ fn KeyRefusedNotice(
 
 /// Light / dark / the system's choice; remembered for the next visit.
 #[component]
-fn ThemeSwitch(
+pub(crate) fn ThemeSwitch(
     /// The chosen theme (`None`: follow the system).
     theme: RwSignal<Option<Theme>>,
 ) -> impl IntoView {
@@ -601,7 +607,7 @@ fn ThemeSwitch(
 
 /// English / 中文.
 #[component]
-fn LanguageSwitch() -> impl IntoView {
+pub(crate) fn LanguageSwitch() -> impl IntoView {
     let i18n = use_i18n();
     view! {
         <div class="lang-switch" role="group" aria-label="Language / 语言">

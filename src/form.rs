@@ -6,7 +6,7 @@
 use leptos::prelude::*;
 use ttft_core::config::UrlConfig;
 use ttft_core::measure::{InputError, RunInput, SeriesInput, SeriesPlan};
-use ttft_core::preset::{self, simulator_api_base, Preset, SIMULATOR, SIMULATOR_PROBE_PATH};
+use ttft_core::preset::{self, simulator_api_base, Preset, SIMULATOR};
 use ttft_core::protocol::ProtocolChoice;
 
 use crate::persist::page_origin;
@@ -134,15 +134,20 @@ impl FormState {
     }
 }
 
+/// Where the lab (`lab/`, one folder below the widget's page) asks whether ttft-sim serves
+/// the page: the widget's [`ttft_core::preset::SIMULATOR_PROBE_PATH`], from one folder down.
+pub const LAB_SIMULATOR_PROBE_PATH: &str = "../__sim/info";
+
 /// Whether this page is served by ttft-sim, and where its API is: a keyless same-origin GET
-/// of [`SIMULATOR_PROBE_PATH`], bounded in time and size.
-pub async fn detect_simulator() -> Option<String> {
+/// of `probe_path` ([`ttft_core::preset::SIMULATOR_PROBE_PATH`] from the widget, [`LAB_SIMULATOR_PROBE_PATH`]
+/// from the lab), bounded in time and size.
+pub async fn detect_simulator(probe_path: &str) -> Option<String> {
     let controller = web_sys::AbortController::new().ok()?;
     let signal = controller.signal();
     let _timeout = crate::clock::Timer::once(3_000.0, move || controller.abort());
     let request = crate::transport::HttpRequest {
         method: "GET",
-        url: SIMULATOR_PROBE_PATH.to_owned(),
+        url: probe_path.to_owned(),
         headers: Vec::new(),
         body: None,
     };

@@ -19,3 +19,4 @@ pub mod run;
 pub mod session;
 pub mod storage;
 pub mod transport;
+pub mod widget;

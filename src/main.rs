@@ -1,5 +1,5 @@
-//! Entry point of the web app: installs the crash banner, then mounts. Everything else lives
-//! in the library.
+//! The lab's entry point (`lab/`, built from `lab.html`): installs the crash banner, then
+//! mounts the full app. The first screen is the lean widget, `src/bin/widget.rs`.
 
 fn main() {
     ttft_meter::crash::install();

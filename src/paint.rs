@@ -135,25 +135,23 @@ pub async fn next_frame_painted() -> Option<Painted> {
     let window = web_sys::window()?;
     let channel = MessageChannel::new().ok()?;
     let (sender, receiver) = oneshot::channel::<f64>();
-    let sender = RefCell::new(Some(sender));
-    let on_message = Closure::<dyn FnMut()>::new(move || {
-        let now_ms = crate::clock::now_ms();
-        if let Some(sender) = sender.borrow_mut().take() {
-            let _ = sender.send(now_ms);
-        }
+    // Both callbacks belong to JS once handed over (`once_into_js`): this future may be
+    // dropped (its run ended, a timeout won) while the frame is still pending, and a
+    // Rust-owned closure would then be called after being dropped.
+    let on_message = Closure::once_into_js(move || {
+        let _ = sender.send(crate::clock::now_ms());
     });
     channel
         .port2()
-        .set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        .set_onmessage(Some(on_message.unchecked_ref()));
     let port = channel.port1();
-    let on_frame = Closure::<dyn FnMut()>::new(move || {
+    let on_frame = Closure::once_into_js(move || {
         let _ = port.post_message(&JsValue::NULL);
     });
     window
-        .request_animation_frame(on_frame.as_ref().unchecked_ref())
+        .request_animation_frame(on_frame.unchecked_ref())
         .ok()?;
     let painted_ms = receiver.await.ok()?;
-    drop((on_message, on_frame));
     Some(Painted {
         painted_ms,
         method: PaintMethod::RafMessageChannel,

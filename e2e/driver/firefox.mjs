@@ -63,7 +63,19 @@ class FirefoxBackend {
     this.errors = [];
     this.requests = [];
     this.console = [];
-    page.on('pageerror', (error) => this.errors.push(error));
+    page.on('pageerror', (error) => {
+      // Firefox reports its own network-console lines ("Cross-Origin Request Blocked: …",
+      // logged by the browser for a refused CORS request, as Chromium logs "Access to fetch
+      // … has been blocked" to the console) through the same BiDi log as page errors: they
+      // are not the page's errors (the page sees a TypeError, which it handles), so they go
+      // to the console lines.
+      const message = String(error?.message ?? error);
+      if (message.startsWith('Cross-Origin Request Blocked:')) {
+        this.console.push(`error: ${message}`);
+      } else {
+        this.errors.push(error);
+      }
+    });
     page.on('request', (request) => {
       let body = '';
       try {

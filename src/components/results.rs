@@ -505,8 +505,25 @@ pub fn RunDetail(
     /// The run.
     record: RunRecord,
 ) -> impl IntoView {
-    let i18n = use_i18n();
     let phases = record.phases();
+    // A run without a first token has only its connection setup: no chart.
+    let chart = (phases.len() > 1)
+        .then(|| view! { <WaterfallView phases=Signal::derive(move || phases.clone()) /> });
+    run_detail(record, chart)
+}
+
+/// The selected run without its waterfall (the widget's: no chart code in its wasm): its
+/// diagnosis and network breakdown.
+#[component]
+pub fn RunDetailLean(
+    /// The run.
+    record: RunRecord,
+) -> impl IntoView {
+    run_detail(record, None::<()>)
+}
+
+fn run_detail<C: IntoView + 'static>(record: RunRecord, chart: Option<C>) -> impl IntoView {
+    let i18n = use_i18n();
     let network = record.network.clone();
     let number = record.run_index;
     let url = record.endpoint_url().to_owned();
@@ -557,11 +574,7 @@ pub fn RunDetail(
             {failed.map(|record| view! { <DiagnosisBox record=record /> })}
             {network_line}
             {preflight_line}
-            {
-                // A run without a first token has only its connection setup: no chart.
-                (phases.len() > 1)
-                    .then(|| view! { <WaterfallView phases=Signal::derive(move || phases.clone()) /> })
-            }
+            {chart}
         </div>
     }
 }

@@ -65,8 +65,11 @@ pub fn FleetSettings(
         })
     };
     let on = move || export.status.with(Option::is_some);
+    // Trace context asked for by the page's URL: shown, so it can be turned off (not
+    // followed afterwards, or unchecking it would hide the checkbox).
+    let traced_from_start = fleet.traceparent.get_untracked();
     view! {
-        <details class="panel fleet-settings" data-testid="fleet-settings" open=move || on() || export.refusal.with(Option::is_some) || slo.set.with(Option::is_some) || slo.error.with(Option::is_some)>
+        <details class="panel fleet-settings" data-testid="fleet-settings" open=move || traced_from_start || on() || export.refusal.with(Option::is_some) || slo.set.with(Option::is_some) || slo.error.with(Option::is_some)>
             <summary>{move || i18n.t("Fleet measurement: OpenTelemetry export, trace context, SLOs", "群体测量：OpenTelemetry 导出、追踪上下文、SLO")}</summary>
             <div class="fields">
                 <div class="field">

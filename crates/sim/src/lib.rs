@@ -36,7 +36,12 @@ pub async fn serve(config: ServerConfig, listener: tokio::net::TcpListener) -> s
         // Best effort: without it frames may be delayed by up to one delayed-ACK period.
         let _ = tcp.set_nodelay(true);
     });
-    axum::serve(listener, server::router(config, port)).await
+    // Connection info: the request log tells connections apart by the client's port.
+    axum::serve(
+        listener,
+        server::router(config, port).into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .await
 }
 
 /// Binds `127.0.0.1:port` (0 = any free port) and serves in a background task; returns the

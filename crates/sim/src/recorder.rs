@@ -36,6 +36,10 @@ pub struct RecordedRequest {
     pub body_bytes: usize,
     /// Whether `body` was cut.
     pub body_truncated: bool,
+    /// The client's TCP port: requests with the same port came on the same connection
+    /// (`None` when the server was not given connection info).
+    #[serde(default)]
+    pub client_port: Option<u16>,
 }
 
 /// What `GET /__sim/requests` answers.
@@ -75,6 +79,10 @@ impl Recorder {
 
     /// Records one request (`body` is its whole body).
     pub fn record(&self, parts: &Parts, body: &[u8], at_ms: f64) {
+        let client_port = parts
+            .extensions
+            .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+            .map(|info| info.0.port());
         let lossy = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
         let headers: Vec<(String, String)> = parts
             .headers
@@ -101,6 +109,7 @@ impl Recorder {
             body: lossy(kept),
             body_bytes: body.len(),
             body_truncated: kept.len() < body.len(),
+            client_port,
         };
         if log.requests.len() == MAX_REQUESTS {
             log.requests.pop_front();

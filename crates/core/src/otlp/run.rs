@@ -269,9 +269,13 @@ pub(crate) fn observations(
     with_error.opt_str(attr::ERROR_TYPE, error_type(&record.outcome).as_deref());
     // A "TTFT only" run was cut on purpose after its first answer token: its length says
     // nothing about the operation's duration.
-    let duration_ms = operation_end_ms(record)
-        .filter(|_| record.outcome != RunOutcome::StoppedAfterFirstAnswer)
-        .map(|end| end - record.instants.request_started);
+    // The record's own e2e_ms when the stream ended (the same number as in exports, to the
+    // bit); else up to the last thing that happened (a failed run).
+    let duration_ms = metrics.e2e_ms.or_else(|| {
+        operation_end_ms(record)
+            .filter(|_| record.outcome != RunOutcome::StoppedAfterFirstAnswer)
+            .map(|end| end - record.instants.request_started)
+    });
     push(OPERATION_DURATION, &with_error, duration_ms.map(seconds));
     push(
         TIME_TO_FIRST_CHUNK,
