@@ -163,7 +163,7 @@ async function consoleLines(page) {
   return [...(await page.consoleMessages()), ...(await page.pageErrors()).map((error) => `pageerror: ${error}`)];
 }
 
-/** Downloads an export by clicking its button (in `frame`); returns the file's text. */
+/** Downloads an export by clicking its button (in `frame`, or the page); returns the file's text. */
 async function exportText(page, frame, testId) {
   return readFileSync(await page.download(() => frame.getByTestId(testId).click()), 'utf8');
 }
@@ -324,8 +324,6 @@ forEachEngine((engine) => {
       assertNoLeak(key, hostState.url, "the host page's address");
       assert.ok(JSON.parse(hostState.messages).filter((m) => m.data.type === 'ttft-meter.run').length >= FAULTS.length - 2,
         'the host page received the runs');
-      assertNoLeak(key, await exportText(page, frame, 'export-json'), 'the JSON export');
-      assertNoLeak(key, await exportText(page, frame, 'export-csv'), 'the CSV export');
       // XSS payloads (answer, reasoning, model id, error text) stayed inert.
       assert.equal(state.xss, null, 'window.__xss in the widget');
       assert.equal(hostState.xss, null, 'window.__xss in the host page');
@@ -353,6 +351,20 @@ forEachEngine((engine) => {
         'A, as 127.0.0.1, received the key: the recorders would see it');
       const atB = await takeRecorded(simB);
       assert.deepEqual(atB.map((request) => `${request.method} ${request.path}`), [], 'nothing reached the redirect target');
+
+      // The exports are the lab's: the same tab opens it (same origin and context, so the
+      // same stored history), shows every run, and exports them.
+      await openApp(page, `${simA.url}/lab/?lang=en`);
+      await page.getByTestId('history-item').first().waitFor({ timeout: 20_000 });
+      assert.ok((await page.getByTestId('history-item').count()) >= FAULTS.length, 'the lab lists the runs');
+      const lab = await pageState(page);
+      assertNoLeak(key, lab.local, "the lab's localStorage");
+      assertNoLeak(key, lab.text, "the lab's text");
+      assertNoLeak(key, lab.attributes, "the lab's attributes");
+      assertNoLeak(key, await exportText(page, page, 'export-json'), 'the JSON export');
+      assertNoLeak(key, await exportText(page, page, 'export-csv'), 'the CSV export');
+      assertNoLeak(key, (await consoleLines(page)).join('\n'), 'the console, with the lab');
+      assert.equal(lab.xss, null, 'window.__xss in the lab');
     });
   }
 
@@ -567,7 +579,7 @@ forEachEngine((engine) => {
 
   test('storage: an unreadable history is set aside, a full storage says what was not saved, an import renumbers', async () => {
     const page = await browser.newPage();
-    await openApp(page, `${simA.url}/?lang=en`);
+    await openApp(page, `${simA.url}/lab/?lang=en`);
     await page.evaluate(() => localStorage.setItem('ttft-meter.runs.v1', '{"schema":"ttft-meter/export","schema_version":99,"runs":[]}'));
     await page.reload();
     const notice = page.locator('[data-testid=storage-notice][data-notice=set_aside]');
