@@ -1,15 +1,19 @@
 // Issue 11 end to end: the key never leaves its tab or its endpoint, and a hostile provider
-// cannot hurt the page. Real Chromium, real HTTP on 127.0.0.1: sim A serves the page and is
-// the endpoint the key is typed for; sim B, on another port (another origin), records every
-// request it receives (--record-requests); A's redirect fault points at B. Nothing mocked.
+// cannot hurt the page. Real browsers (every engine of E2E_ENGINES), real HTTP on 127.0.0.1:
+// sim A serves the page and is the endpoint the key is typed for; sim B, on another port
+// (another origin), records every request it receives (--record-requests); A's redirect
+// fault points at B. Nothing mocked.
 //
-// Only operations every engine has: page evaluate, click, fill, attributes, downloads.
+// Requests are seen twice: by the servers of the test (both sims record every request, the
+// host page's server too), and by the browser's own report (page.requests: CDP in Chromium,
+// BiDi in Firefox, a recording proxy in WebKit), which also sees requests to hosts no server
+// of the test answers (the presets' endpoints).
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, launchBrowser, startSim } from './support.mjs';
+import { ROOT, forEachEngine, launchBrowser, perEngine, reasonFor, startSim } from './support.mjs';
 
 const OUT = path.join(ROOT, 'e2e', 'out');
 
@@ -54,28 +58,12 @@ function assertNoLeak(key, text, where) {
   assert.deepEqual(found, [], `${where} holds pieces of the key: ${JSON.stringify(found)}`);
 }
 
-let simB;
-let simA;
-let host;
-let browser;
-before(async () => {
-  mkdirSync(OUT, { recursive: true });
-  simB = await startSim(['--record-requests'], { dist: false });
-  simA = await startSim(['--record-requests', '--redirect-to', simB.url]);
-  host = await startHost();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await simA?.stop();
-  await simB?.stop();
-  await new Promise((resolve) => (host ? host.server.close(resolve) : resolve()));
-});
-
-/** A third origin serving the example host page that embeds the widget. */
+/** A third origin serving the example host page that embeds the widget; records each request. */
 async function startHost() {
   const page = readFileSync(path.join(ROOT, 'www', 'embed-example.html'));
+  const requests = [];
   const server = http.createServer((request, response) => {
+    requests.push({ method: request.method, url: request.url, headers: request.headers });
     if (request.url.startsWith('/embed-example.html')) {
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
       response.end(page);
@@ -84,7 +72,7 @@ async function startHost() {
     }
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${server.address().port}` };
+  return { server, requests, url: `http://127.0.0.1:${server.address().port}` };
 }
 
 /** Everything a sim recorded, then forgotten. */
@@ -95,37 +83,13 @@ async function takeRecorded(sim) {
   return recorded.requests;
 }
 
-/** A browser context that records every request the browser sends (page, frames and the
- *  fetch worker) with its headers and body, and every console message. */
-async function observedContext() {
-  const context = await browser.newContext({ acceptDownloads: true });
-  const requests = [];
-  context.on('request', (request) => {
-    requests.push(
-      request.allHeaders().then((headers) => ({
-        url: request.url(),
-        method: request.method(),
-        headers,
-        body: request.postData() ?? '',
-      })),
-    );
-  });
-  const consoleLines = [];
-  const page = await context.newPage();
-  page.on('console', (message) => consoleLines.push(`${message.type()}: ${message.text()}`));
-  page.on('pageerror', (error) => consoleLines.push(`pageerror: ${error.message}\n${error.stack}`));
-  return { context, page, requests, consoleLines };
-}
-
-/** The widget's frame inside the host page. */
-function widgetFrame(page) {
-  const frame = page.frames().find((candidate) => candidate.url().startsWith(simA.url));
-  assert.ok(frame, 'the widget frame is loaded');
-  return frame;
+/** The `host` header of a request a sim recorded. */
+function hostOf(recorded) {
+  return recorded.headers.find(([name]) => name.toLowerCase() === 'host')?.[1] ?? '';
 }
 
 /** Clicks Send (answering the key question with `consent` if it is asked) and waits until
- *  the run is in the table. Returns the cause of the run's failure, if any. */
+ *  the run is in the table. Returns the run's outcome and the cause of its failure, if any. */
 async function runOnce(frame, { model, baseUrl, protocol = 'auto', timeoutS = 20, consent = null }) {
   await frame.getByTestId('base-url').fill(baseUrl);
   await frame.getByTestId('protocol').selectOption(protocol);
@@ -144,16 +108,19 @@ async function runOnce(frame, { model, baseUrl, protocol = 'auto', timeoutS = 20
     { timeout: (timeoutS + 30) * 1000 },
   );
   const row = frame.locator('[data-testid=run-row]').last();
+  const outcome = await row.getAttribute('data-outcome');
   const diagnosis = frame.getByTestId('run-detail').getByTestId('diagnosis');
+  // A failed run's diagnosis may be drawn a frame after its row.
+  if (outcome === 'failed') await diagnosis.waitFor({ state: 'attached', timeout: 5_000 });
   return {
-    outcome: await row.getAttribute('data-outcome'),
+    outcome,
     cause: (await diagnosis.count()) > 0 ? await diagnosis.getAttribute('data-cause') : null,
   };
 }
 
-/** Everything the page keeps or shows, read inside `frame`: storage of both kinds (the key
+/** Everything the document keeps or shows, read inside it: storage of both kinds (the key
  *  slot apart), IndexedDB contents, cookies, the address, text and every attribute. */
-async function pageState(frame) {
+function pageState(frame) {
   return frame.evaluate(async () => {
     const dump = (storage) => Object.keys(storage).map((name) => [name, storage.getItem(name)]);
     const idb = [];
@@ -186,16 +153,50 @@ async function pageState(frame) {
       text: `${document.body.innerText}\n${document.body.textContent}`,
       attributes: attributes.join('\n'),
       inputValues: [...document.querySelectorAll('input:not([type=password]), textarea')].map((input) => input.value).join('\n'),
-      xss: window.__xss,
+      xss: window.__xss ?? null,
     };
   });
 }
 
-/** Downloads an export by clicking its button; returns the file's text. */
-async function exportText(page, frame, testId) {
-  const [download] = await Promise.all([page.waitForEvent('download'), frame.getByTestId(testId).click()]);
-  return readFileSync(await download.path(), 'utf8');
+/** Console output and uncaught errors of the page and its frames, one line each. */
+async function consoleLines(page) {
+  return [...(await page.consoleMessages()), ...(await page.pageErrors()).map((error) => `pageerror: ${error}`)];
 }
+
+/** Downloads an export by clicking its button (in `frame`, or the page); returns the file's text. */
+async function exportText(page, frame, testId) {
+  return readFileSync(await page.download(() => frame.getByTestId(testId).click()), 'utf8');
+}
+
+/** The origin of a URL the browser requested (a CONNECT's `host:port` has none: 'null'). */
+function originOf(url) {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return 'null';
+  }
+}
+
+/**
+ * Why the long answer is a `todo` in WebKit (it runs, and its failure does not fail the
+ * suite). Measured here: a bare Worker reading a 100,000-event stream from ttft-sim (27.6 MB)
+ * with an idle page takes 88 s in WebKitGTK (Chromium 2.3 s), with reads of up to 12.3 MB
+ * (Chromium 1.6 MB); the widget's 300,000-event run does not end within 300 s, and at
+ * 100,000 events (121 s) its wasm memory grew by 28 MiB, over the stated bound (15.6 MiB):
+ * the page copies each worker message, as large as the browser's read, into wasm memory.
+ */
+const WEBKIT_SLOW_STREAM =
+  "WebKit: a Worker reads a fast 45 MB stream at about 0.3 MB/s in reads of up to 12 MB; the run does not end in time, and a 12 MB read copied into wasm breaks the memory bound";
+
+/** Navigates `page` to `url` and waits until the app has mounted and its fetch worker is
+ *  ready (a click before that may be lost or wait), as openWidget does. */
+async function openApp(page, url) {
+  await page.goto(url);
+  await page.getByTestId('send').waitFor({ timeout: 20_000 });
+  await page.locator('[data-testid=app][data-transport=worker]').waitFor({ timeout: 10_000 });
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // Every fault ttft-sim has, hostile ones included: [model suffix, expected cause (null: ok),
 // options]. Short timings keep the loop quick; the never-ending faults get a 2 s timeout.
@@ -207,7 +208,7 @@ const FAULTS = [
   ['echo_key_midstream', null, { protocol: 'anthropic', anyCause: true }],
   ['xss', null, { shows: '<script>window.__xss=1</script>' }],
   ['xss_error', 'mid_stream_error'],
-  ['huge_line', null, { suffix: ',huge_line_bytes=2097152', anyCause: true }],
+  ['huge_line', 'malformed_chunk', { suffix: ',huge_line_bytes=2097152' }],
   ['html_error', 'server_error'],
   ['redirect', 'redirected'],
   ['drip', 'timeout', { timeoutS: 2 }],
@@ -227,358 +228,411 @@ const FAULTS = [
   ['nocors', 'connection_failed', { host: 'localhost', consent: 'refuse' }],
 ];
 
-for (const [name, key] of Object.entries(KEYS)) {
-  test(`${name} key: after every fault, the key is nowhere but sessionStorage`, async () => {
-    await takeRecorded(simA);
-    await takeRecorded(simB);
-    const { context, page, requests, consoleLines } = await observedContext();
-    const config = new URLSearchParams({ compact: '0', lang: 'en' });
-    await page.goto(
-      `${host.url}/embed-example.html?widget=${encodeURIComponent(`${simA.url}/`)}&config=${encodeURIComponent(config)}`,
-    );
-    const frameLocator = page.frameLocator('#widget');
-    await frameLocator.getByTestId('send').waitFor({ timeout: 20_000 });
-    await frameLocator.locator('[data-testid=app][data-transport=worker]').waitFor({ timeout: 10_000 });
-    const frame = widgetFrame(page);
-    // Typed while the base URL is the page's own sim: the key belongs to A.
-    await frame.getByTestId('api-key').fill(key);
-    const seen = [];
-    for (const [fault, cause, options = {}] of FAULTS) {
-      const hostName = options.host ?? '127.0.0.1';
-      const result = await runOnce(frame, {
-        model: `sim-fast@fault=${fault},prefill_ms=10,itl_ms=2,answer_tokens=8${options.suffix ?? ''}`,
-        baseUrl: `${simA.url.replace('127.0.0.1', hostName)}/v1`,
-        protocol: options.protocol ?? 'auto',
-        timeoutS: options.timeoutS ?? 20,
-        consent: options.consent ?? null,
-      });
-      seen.push(`${fault}/${options.protocol ?? 'chat'}: ${result.outcome} ${result.cause ?? ''}`);
-      if (!options.anyCause) {
-        assert.equal(result.cause, cause, `${fault} (${options.protocol ?? 'chat'}) → ${cause}`);
-      }
-      if (options.shows) {
-        const answer = await frame.getByTestId('answer').textContent();
-        assert.ok(answer.includes(options.shows), `the payload is shown as text: ${answer.slice(0, 200)}`);
-      }
-    }
-    console.log(`${name} key, ${FAULTS.length} runs: ${seen.join('; ')}`);
-    // The models list, asked for with a click (the key may go: same origin).
-    await frame.getByTestId('base-url').fill(`${simA.url}/v1`);
-    await frame.getByTestId('list-models').click();
-    await frame.waitForTimeout(500);
-
-    const state = await pageState(frame);
-    const hostState = await page.evaluate(() => ({
-      messages: JSON.stringify(window.ttftMessages),
-      text: `${document.body.innerText}\n${document.documentElement.outerHTML}`,
-      url: location.href,
-      xss: window.__xss,
-    }));
-    // sessionStorage: the key slot holds the key (with its origin), nothing else does.
-    const keySlot = state.session.find(([slot]) => slot === 'ttft-meter.api-key');
-    assert.ok(keySlot && keySlot[1].includes(key), 'sessionStorage holds the key');
-    assert.ok(keySlot[1].includes(`"origin":"${simA.url}"`), 'bound to the origin it was typed for');
-    assertNoLeak(key, JSON.stringify(state.session.filter(([slot]) => slot !== 'ttft-meter.api-key')), 'other sessionStorage slots');
-    assertNoLeak(key, state.local, 'localStorage');
-    assertNoLeak(key, state.indexedDb, 'IndexedDB');
-    assertNoLeak(key, state.cookies, 'document.cookie');
-    assertNoLeak(key, JSON.stringify(await context.cookies()), 'cookies');
-    assertNoLeak(key, state.url, "the widget's address");
-    assertNoLeak(key, state.text, 'the page text');
-    assertNoLeak(key, state.attributes, 'attributes');
-    assertNoLeak(key, state.inputValues, 'other inputs');
-    assertNoLeak(key, consoleLines.join('\n'), 'the console');
-    assertNoLeak(key, hostState.messages, 'postMessages to the host page');
-    assertNoLeak(key, hostState.text, 'the host page');
-    assertNoLeak(key, hostState.url, "the host page's address");
-    assert.ok(JSON.parse(hostState.messages).filter((m) => m.data.type === 'ttft-meter.run').length >= FAULTS.length - 2,
-      'the host page received the runs');
-    assertNoLeak(key, await exportText(page, frame, 'export-json'), 'the JSON export');
-    assertNoLeak(key, await exportText(page, frame, 'export-csv'), 'the CSV export');
-    // XSS payloads (answer, reasoning, model id, error text) stayed inert.
-    assert.equal(state.xss, undefined, 'window.__xss in the widget');
-    assert.equal(hostState.xss, undefined, 'window.__xss in the host page');
-
-    // Requests: A got the key (it is A's), any other origin never did.
-    const sent = await Promise.all(requests);
-    const toA = sent.filter((request) => request.url.startsWith(simA.url));
-    assert.ok(toA.some((request) => request.method === 'POST' && JSON.stringify(request.headers).includes(key)),
-      'the worker requests are observed, and A got the key');
-    const elsewhere = sent.filter((request) => !request.url.startsWith(simA.url));
-    assert.ok(elsewhere.some((request) => request.url.startsWith('http://localhost:')), 'the cross-origin run was sent');
-    for (const request of elsewhere) {
-      assertNoLeak(key, JSON.stringify(request), `a request to ${request.method} ${request.url}`);
-    }
-    // The redirect target (B) got nothing at all.
-    const atB = await takeRecorded(simB);
-    assert.deepEqual(atB.map((request) => `${request.method} ${request.path}`), [], 'nothing reached the redirect target');
-    await context.close();
+forEachEngine((engine) => {
+  let simB;
+  let simA;
+  let host;
+  let browser;
+  before(async () => {
+    mkdirSync(OUT, { recursive: true });
+    simB = await startSim(['--record-requests'], { dist: false });
+    simA = await startSim(['--record-requests', '--redirect-to', simB.url]);
+    host = await startHost();
+    browser = await launchBrowser(engine);
   });
-}
+  after(async () => {
+    await browser?.close();
+    await simA?.stop();
+    await simB?.stop();
+    await new Promise((resolve) => (host ? host.server.close(resolve) : resolve()));
+  });
 
-test('crafted link: ?base_url=<another origin> in the same tab sends no key until the user says so', async () => {
-  const key = KEYS.long;
-  await takeRecorded(simB);
-  const { context, page, requests } = await observedContext();
-  await page.goto(`${simA.url}/?lang=en`);
-  await page.getByTestId('send').waitFor({ timeout: 20_000 });
-  await page.getByTestId('api-key').fill(key);
-  // The same tab opens a link to the page that names B (sessionStorage survives).
-  await page.goto(`${simA.url}/?lang=en&model=sim-fast%40prefill_ms%3D20&base_url=${encodeURIComponent(`${simB.url}/v1`)}`);
-  await page.getByTestId('send').waitFor({ timeout: 20_000 });
-  await page.waitForTimeout(800);
-  let atB = await takeRecorded(simB);
-  assert.ok(atB.some((request) => request.path === '/v1/models'), 'the models list was asked for on load');
-  assertNoLeak(key, JSON.stringify(atB), 'requests B received on load');
-
-  // Send: the page asks first; nothing has gone to B's completion route yet.
-  await page.getByTestId('send').click();
-  const consent = page.getByTestId('key-consent');
-  await consent.waitFor({ timeout: 5_000 });
-  assert.equal(await consent.getAttribute('data-origin'), simB.url);
-  assert.match(await consent.textContent(), new RegExp(`Send your API key to ${simB.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\?`));
-  await page.screenshot({ path: path.join(OUT, 'keysafety-consent-en.png') });
-  assert.deepEqual((await takeRecorded(simB)).filter((request) => request.method === 'POST'), []);
-  await page.getByTestId('lang-zh').click();
-  assert.match(await consent.textContent(), /把你的 API 密钥发送到/);
-  await page.screenshot({ path: path.join(OUT, 'keysafety-consent-zh.png') });
-  await page.getByTestId('lang-en').click();
-
-  // Don't send: the run goes to B without the key, and the answer is remembered.
-  await page.getByTestId('key-consent-refuse').click();
-  await page.getByTestId('run-row').first().waitFor({ timeout: 20_000 });
-  await page.getByTestId('send').click();
-  await page.getByTestId('run-row').nth(1).waitFor({ timeout: 20_000 });
-  assert.equal(await consent.count(), 0, 'not asked again for the refused origin');
-  await page.getByTestId('list-models').click();
-  await page.waitForTimeout(500);
-  atB = await takeRecorded(simB);
-  assert.equal(atB.filter((request) => request.method === 'POST').length, 2, 'both runs reached B');
-  assertNoLeak(key, JSON.stringify(atB), 'requests B received after "Don\'t send"');
-  for (const request of await Promise.all(requests)) {
-    if (!request.url.startsWith(simA.url)) assertNoLeak(key, JSON.stringify(request), `${request.method} ${request.url}`);
+  /** A page in a fresh context whose every request is observed (page.requests). */
+  function observedPage() {
+    return browser.newPage({ observeRequests: true });
   }
-  await context.close();
 
-  // The control: with consent, B does get the key, so the recorder would have seen it.
-  const second = await observedContext();
-  await second.page.goto(`${simA.url}/?lang=en&model=sim-fast%40prefill_ms%3D20`);
-  await second.page.getByTestId('send').waitFor({ timeout: 20_000 });
-  await second.page.getByTestId('api-key').fill(key);
-  await second.page.getByTestId('base-url').fill(`${simB.url}/v1`);
-  await second.page.getByTestId('send').click();
-  await second.page.getByTestId('key-consent-send').click();
-  await second.page.getByTestId('run-row').first().waitFor({ timeout: 20_000 });
-  atB = await takeRecorded(simB);
-  const post = atB.find((request) => request.method === 'POST');
-  assert.ok(post, 'the run reached B');
-  assert.ok(JSON.stringify(post.headers).includes(`Bearer ${key}`), 'after "Send key", B got it');
-  await second.context.close();
-});
+  for (const [name, key] of Object.entries(KEYS)) {
+    test(`${name} key: after every fault, the key is nowhere but sessionStorage`, async () => {
+      await takeRecorded(simA);
+      await takeRecorded(simB);
+      host.requests.length = 0;
+      const page = await observedPage();
+      const config = new URLSearchParams({ compact: '0', lang: 'en' });
+      await page.goto(
+        `${host.url}/embed-example.html?widget=${encodeURIComponent(`${simA.url}/`)}&config=${encodeURIComponent(config)}`,
+      );
+      const frame = page.frameLocator('#widget');
+      await frame.getByTestId('send').waitFor({ timeout: 20_000 });
+      await frame.locator('[data-testid=app][data-transport=worker]').waitFor({ timeout: 10_000 });
+      // Typed while the base URL is the page's own sim: the key belongs to A.
+      await frame.getByTestId('api-key').fill(key);
+      const seen = [];
+      for (const [fault, cause, options = {}] of FAULTS) {
+        const hostName = options.host ?? '127.0.0.1';
+        const result = await runOnce(frame, {
+          model: `sim-fast@fault=${fault},prefill_ms=10,itl_ms=2,answer_tokens=8${options.suffix ?? ''}`,
+          baseUrl: `${simA.url.replace('127.0.0.1', hostName)}/v1`,
+          protocol: options.protocol ?? 'auto',
+          timeoutS: options.timeoutS ?? 20,
+          consent: options.consent ?? null,
+        });
+        seen.push(`${fault}/${options.protocol ?? 'chat'}: ${result.outcome} ${result.cause ?? ''}`);
+        if (!options.anyCause) {
+          assert.equal(result.cause, cause, `${fault} (${options.protocol ?? 'chat'}) → ${cause} (outcome ${result.outcome}; before: ${seen.slice(0, -1).join('; ')})`);
+        }
+        if (options.shows) {
+          const answer = await frame.getByTestId('answer').textContent();
+          assert.ok(answer.includes(options.shows), `the payload is shown as text: ${answer.slice(0, 200)}`);
+        }
+      }
+      console.log(`${engine}, ${name} key, ${FAULTS.length} runs: ${seen.join('; ')}`);
+      // The models list, asked for with a click (the key may go: same origin).
+      await frame.getByTestId('base-url').fill(`${simA.url}/v1`);
+      await frame.getByTestId('list-models').click();
+      await sleep(500);
 
-test('a preset change or a base URL edit sends no key; the run asks first', async () => {
-  const key = KEYS.jwt;
-  await takeRecorded(simB);
-  const { context, page, requests } = await observedContext();
-  await page.goto(`${simA.url}/?lang=en`);
-  await page.getByTestId('send').waitFor({ timeout: 20_000 });
-  await page.getByTestId('api-key').fill(key);
-  for (const preset of ['vllm', 'ollama', 'openai', 'anthropic', 'sim']) {
-    const exists = await page.locator(`[data-testid=preset] option[value="${preset}"]`).count();
-    if (exists) await page.getByTestId('preset').selectOption(preset);
+      const state = await pageState(frame);
+      const hostState = await page.evaluate(() => ({
+        messages: JSON.stringify(window.ttftMessages),
+        text: `${document.body.innerText}\n${document.documentElement.outerHTML}`,
+        url: location.href,
+        cookies: document.cookie,
+        xss: window.__xss ?? null,
+      }));
+      // sessionStorage: the key slot holds the key (with its origin), nothing else does.
+      const keySlot = state.session.find(([slot]) => slot === 'ttft-meter.api-key');
+      assert.ok(keySlot && keySlot[1].includes(key), 'sessionStorage holds the key');
+      assert.ok(keySlot[1].includes(`"origin":"${simA.url}"`), 'bound to the origin it was typed for');
+      assertNoLeak(key, JSON.stringify(state.session.filter(([slot]) => slot !== 'ttft-meter.api-key')), 'other sessionStorage slots');
+      assertNoLeak(key, state.local, 'localStorage');
+      assertNoLeak(key, state.indexedDb, 'IndexedDB');
+      assertNoLeak(key, state.cookies, "the widget's document.cookie");
+      assertNoLeak(key, hostState.cookies, "the host page's document.cookie");
+      assertNoLeak(key, JSON.stringify(await page.cookies()), 'cookies');
+      assertNoLeak(key, state.url, "the widget's address");
+      assertNoLeak(key, state.text, 'the page text');
+      assertNoLeak(key, state.attributes, 'attributes');
+      assertNoLeak(key, state.inputValues, 'other inputs');
+      // The capture works in the widget's frame: a line written there is seen.
+      await frame.evaluate(() => console.warn('e2e console probe'));
+      const logged = await consoleLines(page);
+      assert.ok(logged.some((line) => line.includes('e2e console probe')), `the console is captured: ${logged.slice(-5).join(' | ')}`);
+      assertNoLeak(key, logged.join('\n'), 'the console');
+      assertNoLeak(key, hostState.messages, 'postMessages to the host page');
+      assertNoLeak(key, hostState.text, 'the host page');
+      assertNoLeak(key, hostState.url, "the host page's address");
+      assert.ok(JSON.parse(hostState.messages).filter((m) => m.data.type === 'ttft-meter.run').length >= FAULTS.length - 2,
+        'the host page received the runs');
+      // XSS payloads (answer, reasoning, model id, error text) stayed inert.
+      assert.equal(state.xss, null, 'window.__xss in the widget');
+      assert.equal(hostState.xss, null, 'window.__xss in the host page');
+
+      // Requests, as the browser reports them: A got the key (it is A's), any other origin
+      // never did.
+      const sent = [...page.requests];
+      const toA = sent.filter((request) => originOf(request.url) === simA.url);
+      assert.ok(toA.some((request) => request.method === 'POST' && JSON.stringify(request.headers).includes(key)),
+        'the worker requests are observed, and A got the key');
+      const elsewhere = sent.filter((request) => originOf(request.url) !== simA.url);
+      assert.ok(elsewhere.some((request) => originOf(request.url).startsWith('http://localhost:')), 'the cross-origin run was sent');
+      for (const request of elsewhere) {
+        assertNoLeak(key, JSON.stringify(request), `a request to ${request.method} ${request.url}`);
+      }
+      // Requests, as the servers received them: the host page's server and A under its other
+      // name (localhost, another origin) never got the key; the redirect target (B) got
+      // nothing at all.
+      assertNoLeak(key, JSON.stringify(host.requests), "requests the host page's server received");
+      const atA = await takeRecorded(simA);
+      const atALocalhost = atA.filter((request) => hostOf(request).startsWith('localhost:'));
+      assert.ok(atALocalhost.length > 0, 'A received the cross-origin run under its other name');
+      assertNoLeak(key, JSON.stringify(atALocalhost), 'requests A received as localhost');
+      assert.ok(atA.some((request) => request.method === 'POST' && JSON.stringify(request.headers).includes(key)),
+        'A, as 127.0.0.1, received the key: the recorders would see it');
+      const atB = await takeRecorded(simB);
+      assert.deepEqual(atB.map((request) => `${request.method} ${request.path}`), [], 'nothing reached the redirect target');
+
+      // The exports are the lab's: the host page's frame opens it (same origin, same frame
+      // of the same host page, so the same stored history: WebKit partitions a framed
+      // page's storage by the top-level site), shows every run, and exports them.
+      await page.evaluate((url) => (document.getElementById('widget').src = url), `${simA.url}/lab/?lang=en`);
+      await frame.getByTestId('history-item').first().waitFor({ timeout: 20_000 });
+      assert.ok((await frame.getByTestId('history-item').count()) >= FAULTS.length, 'the lab lists the runs');
+      const lab = await pageState(frame);
+      assertNoLeak(key, lab.local, "the lab's localStorage");
+      assertNoLeak(key, lab.text, "the lab's text");
+      assertNoLeak(key, lab.attributes, "the lab's attributes");
+      assertNoLeak(key, await exportText(page, frame, 'export-json'), 'the JSON export');
+      assertNoLeak(key, await exportText(page, frame, 'export-csv'), 'the CSV export');
+      assertNoLeak(key, (await consoleLines(page)).join('\n'), 'the console, with the lab');
+      assert.equal(lab.xss, null, 'window.__xss in the lab');
+    });
   }
-  await page.getByTestId('preset').selectOption('vllm');
-  // A base URL edit (change event) to B refreshes the models list: without the key.
-  await page.getByTestId('base-url').fill(`${simB.url}/v1`);
-  await page.getByTestId('base-url').press('Tab');
-  await page.waitForTimeout(800);
-  const atB = await takeRecorded(simB);
-  assert.ok(atB.some((request) => request.path === '/v1/models'), 'B was asked for its models');
-  assertNoLeak(key, JSON.stringify(atB), 'requests B received after the edit');
-  // Send to B: asked first.
-  await page.getByTestId('send').click();
-  await page.getByTestId('key-consent').waitFor({ timeout: 5_000 });
-  await page.getByTestId('key-consent-refuse').click();
-  await page.getByTestId('run-row').first().waitFor({ timeout: 20_000 });
-  const sent = await Promise.all(requests);
-  const elsewhere = sent.filter((request) => !request.url.startsWith(simA.url));
-  assert.ok(elsewhere.length > 0, 'requests to the presets and to B were observed');
-  for (const request of elsewhere) assertNoLeak(key, JSON.stringify(request), `${request.method} ${request.url}`);
-  assertNoLeak(key, JSON.stringify(await takeRecorded(simB)), 'the run B received');
-  await context.close();
-});
 
-test('a redirect is not followed: no key at the redirect target, its own diagnosis', async () => {
-  await takeRecorded(simB);
-  const { context, page } = await observedContext();
-  await page.goto(`${simA.url}/?lang=en&model=sim-fast%40fault%3Dredirect`);
-  await page.getByTestId('send').waitFor({ timeout: 20_000 });
-  await page.getByTestId('api-key').fill(KEYS.short);
-  await page.getByTestId('send').click();
-  const diagnosis = page.getByTestId('run-detail').getByTestId('diagnosis');
-  await diagnosis.waitFor({ timeout: 20_000 });
-  assert.equal(await diagnosis.getAttribute('data-cause'), 'redirected');
-  assert.match(await diagnosis.textContent(), /the key was not sent to the new address/);
-  assert.deepEqual(await takeRecorded(simB), [], 'the redirect target received nothing');
-  await context.close();
-});
+  test('crafted link: ?base_url=<another origin> in the same tab sends no key until the user says so', async () => {
+    const key = KEYS.long;
+    await takeRecorded(simB);
+    const page = await observedPage();
+    await openApp(page, `${simA.url}/?lang=en`);
+    await page.getByTestId('api-key').fill(key);
+    // The same tab opens a link to the page that names B (sessionStorage survives).
+    await openApp(page, `${simA.url}/?lang=en&model=sim-fast%40prefill_ms%3D20&base_url=${encodeURIComponent(`${simB.url}/v1`)}`);
+    await sleep(800);
+    let atB = await takeRecorded(simB);
+    assert.ok(atB.some((request) => request.path === '/v1/models'), 'the models list was asked for on load');
+    assertNoLeak(key, JSON.stringify(atB), 'requests B received on load');
 
-test('the models list of a hostile server and its XSS payloads stay inert', async () => {
-  const hostile = await startSim(['--fault', 'xss'], { dist: false });
-  try {
-    const { context, page, consoleLines } = await observedContext();
-    await page.goto(`${simA.url}/?lang=en&base_url=${encodeURIComponent(`${hostile.url}/v1`)}`);
-    await page.getByTestId('send').waitFor({ timeout: 20_000 });
-    await page.getByTestId('model-count').filter({ hasText: /models listed/ }).waitFor({ timeout: 10_000 });
-    const options = await page.locator('#model-list option').evaluateAll((items) => items.map((item) => item.value));
-    assert.ok(options.some((value) => value.includes('<script>')), 'payloads are listed as plain values');
-    await page.getByTestId('model').fill(options.find((value) => value.includes('<img')));
+    // Send: the page asks first; nothing has gone to B's completion route yet.
+    await page.getByTestId('send').click();
+    const consent = page.getByTestId('key-consent');
+    await consent.waitFor({ timeout: 5_000 });
+    assert.equal(await consent.getAttribute('data-origin'), simB.url);
+    assert.match(await consent.textContent(), new RegExp(`Send your API key to ${simB.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\?`));
+    await page.screenshot({ path: path.join(OUT, `keysafety-consent-en-${engine}.png`) });
+    assert.deepEqual((await takeRecorded(simB)).filter((request) => request.method === 'POST'), []);
+    await page.getByTestId('lang-zh').click();
+    await page.waitForFunction(() => /把你的 API 密钥发送到/.test(document.querySelector('[data-testid=key-consent]')?.textContent ?? ''));
+    await page.screenshot({ path: path.join(OUT, `keysafety-consent-zh-${engine}.png`) });
+    await page.getByTestId('lang-en').click();
+
+    // Don't send: the run goes to B without the key, and the answer is remembered.
+    await page.getByTestId('key-consent-refuse').click();
+    await page.getByTestId('run-row').first().waitFor({ timeout: 20_000 });
+    await page.getByTestId('send').click();
+    await page.getByTestId('run-row').nth(1).waitFor({ timeout: 20_000 });
+    assert.equal(await consent.count(), 0, 'not asked again for the refused origin');
+    await page.getByTestId('list-models').click();
+    await sleep(500);
+    atB = await takeRecorded(simB);
+    assert.equal(atB.filter((request) => request.method === 'POST').length, 2, 'both runs reached B');
+    assertNoLeak(key, JSON.stringify(atB), 'requests B received after "Don\'t send"');
+    const elsewhere = page.requests.filter((request) => originOf(request.url) !== simA.url);
+    assert.ok(elsewhere.some((request) => originOf(request.url) === simB.url), 'the browser reported the requests to B');
+    for (const request of elsewhere) assertNoLeak(key, JSON.stringify(request), `${request.method} ${request.url}`);
+    await page.close();
+
+    // The control: with consent, B does get the key, so the recorder would have seen it.
+    const second = await observedPage();
+    await openApp(second, `${simA.url}/?lang=en&model=sim-fast%40prefill_ms%3D20`);
+    await second.getByTestId('api-key').fill(key);
+    await second.getByTestId('base-url').fill(`${simB.url}/v1`);
+    await second.getByTestId('send').click();
+    await second.getByTestId('key-consent-send').click();
+    await second.getByTestId('run-row').first().waitFor({ timeout: 20_000 });
+    atB = await takeRecorded(simB);
+    const post = atB.find((request) => request.method === 'POST');
+    assert.ok(post, 'the run reached B');
+    assert.ok(JSON.stringify(post.headers).includes(`Bearer ${key}`), 'after "Send key", B got it');
+    assert.ok(second.requests.some((request) => originOf(request.url) === simB.url && JSON.stringify(request.headers).includes(key)),
+      'the browser reported it too');
+  });
+
+  test('a preset change or a base URL edit sends no key; the run asks first', async () => {
+    const key = KEYS.jwt;
+    await takeRecorded(simB);
+    const page = await observedPage();
+    await openApp(page, `${simA.url}/?lang=en`);
+    await page.getByTestId('api-key').fill(key);
+    for (const preset of ['vllm', 'ollama', 'openai', 'anthropic', 'sim']) {
+      const exists = await page.locator(`[data-testid=preset] option[value="${preset}"]`).count();
+      if (exists) await page.getByTestId('preset').selectOption(preset);
+    }
+    await page.getByTestId('preset').selectOption('vllm');
+    // A base URL edit (change event) to B refreshes the models list: without the key.
+    await page.getByTestId('base-url').fill(`${simB.url}/v1`);
+    await page.keyboard.press('Tab');
+    await sleep(800);
+    const atB = await takeRecorded(simB);
+    assert.ok(atB.some((request) => request.path === '/v1/models'), 'B was asked for its models');
+    assertNoLeak(key, JSON.stringify(atB), 'requests B received after the edit');
+    // Send to B: asked first.
+    await page.getByTestId('send').click();
+    await page.getByTestId('key-consent').waitFor({ timeout: 5_000 });
+    await page.getByTestId('key-consent-refuse').click();
+    await page.getByTestId('run-row').first().waitFor({ timeout: 20_000 });
+    // The presets' endpoints (localhost ports and public hosts no server here answers) are
+    // seen only in the browser's report.
+    const elsewhere = page.requests.filter((request) => originOf(request.url) !== simA.url);
+    assert.ok(elsewhere.some((request) => /^(http:\/\/localhost:|https:\/\/)/.test(request.url) || request.method === 'CONNECT'),
+      'requests to the presets were observed');
+    assert.ok(elsewhere.some((request) => originOf(request.url) === simB.url), 'requests to B were observed');
+    for (const request of elsewhere) assertNoLeak(key, JSON.stringify(request), `${request.method} ${request.url}`);
+    assertNoLeak(key, JSON.stringify(await takeRecorded(simB)), 'the run B received');
+  });
+
+  test('a redirect is not followed: no key at the redirect target, its own diagnosis', async () => {
+    await takeRecorded(simB);
+    const page = await observedPage();
+    await openApp(page, `${simA.url}/?lang=en&model=sim-fast%40fault%3Dredirect`);
+    await page.getByTestId('api-key').fill(KEYS.short);
+    await page.getByTestId('send').click();
+    const diagnosis = page.getByTestId('run-detail').getByTestId('diagnosis');
+    await diagnosis.waitFor({ timeout: 20_000 });
+    assert.equal(await diagnosis.getAttribute('data-cause'), 'redirected');
+    assert.match(await diagnosis.textContent(), /the key was not sent to the new address/);
+    assert.deepEqual(await takeRecorded(simB), [], 'the redirect target received nothing');
+    // Chromium's report lists the redirect's request to B, cancelled before it left (B got
+    // nothing): it must not carry the key either.
+    for (const request of page.requests.filter((entry) => originOf(entry.url) !== simA.url)) {
+      assertNoLeak(KEYS.short, JSON.stringify(request), `${request.method} ${request.url}`);
+    }
+  });
+
+  test('the models list of a hostile server and its XSS payloads stay inert', async () => {
+    const hostile = await startSim(['--fault', 'xss'], { dist: false });
+    try {
+      const page = await browser.newPage();
+      await openApp(page, `${simA.url}/?lang=en&base_url=${encodeURIComponent(`${hostile.url}/v1`)}`);
+      await page.getByTestId('model-count').filter({ hasText: /models listed/ }).waitFor({ timeout: 10_000 });
+      const options = await page.locator('#model-list option').evaluateAll((items) => items.map((item) => item.value));
+      assert.ok(options.some((value) => value.includes('<script>')), 'payloads are listed as plain values');
+      await page.getByTestId('model').fill(options.find((value) => value.includes('<img')));
+      await page.getByTestId('send').click();
+      await page.getByTestId('run-row').first().waitFor({ timeout: 20_000 });
+      assert.equal(await page.evaluate(() => window.__xss ?? null), null);
+      assert.deepEqual(await page.pageErrors(), []);
+    } finally {
+      await hostile.stop();
+    }
+  });
+
+  test('a long answer: the pane shows its first 1 MiB with a note, and memory stays bounded', { todo: reasonFor(engine, { webkit: WEBKIT_SLOW_STREAM }) }, async () => {
+    const page = await browser.newPage();
+    await openApp(page, `${simA.url}/?lang=en`);
+    const before = Number(await page.getByTestId('app').getAttribute('data-wasm-bytes'));
+    // 300,000 tokens: about 1.6 MB of answer text in 300,000 SSE events (about 45 MB).
+    await page.getByTestId('model').fill('sim-fast@prefill_ms=10,itl_ms=0,answer_tokens=300000');
+    await page.getByTestId('timeout-s').fill('300');
+    const started = Date.now();
+    await page.getByTestId('send').click();
+    // WebKit (todo, above): waited for 120 s, not 300, so that the suite goes on.
+    await page.getByTestId('run-row').first().waitFor({ timeout: perEngine(engine, { webkit: 120_000, default: 300_000 }) });
+    await page.getByTestId('text-cut').waitFor({ timeout: 5_000 });
+    const after = Number(await page.getByTestId('app').getAttribute('data-wasm-bytes'));
+    const shown = await page.evaluate(() => ({
+      bytes: new TextEncoder().encode(document.querySelector('[data-testid=answer]').textContent).length,
+      note: document.querySelector('[data-testid=text-cut]').textContent,
+      // Chromium only (non-standard): logged, never asserted.
+      jsHeap: performance.memory?.usedJSHeapSize ?? null,
+    }));
+    const row = page.locator('[data-testid=run-row]').first();
+    assert.equal(await row.getAttribute('data-outcome'), 'ok');
+    const noteBytes = new TextEncoder().encode(shown.note).length;
+    assert.ok(shown.bytes - noteBytes <= 1024 * 1024 && shown.bytes - noteBytes > 1000 * 1024,
+      `the pane holds the first 1 MiB (${shown.bytes - noteBytes} bytes)`);
+    assert.match(shown.note, /text cut at 1 MiB; the measurement goes on/);
+    // No text is kept past the pane's 1 MiB; what grows with the run is per text event: its
+    // arrival time and ITL gap (8 bytes each, kept by design for the ITL distribution) and
+    // their transient copies when the record is made canonical, serialized and stored (about
+    // 70 bytes per event in all, measured: 3.8 MiB at 30,000 events, 7.0 at 100,000, 20.1 at
+    // 300,000). The bound: 6 MiB + 96 bytes per text event (34 MiB here); keeping the 45 MB
+    // stream or its events' text would break it. data-wasm-bytes (the wasm memory's size)
+    // is read the same way in every engine.
+    const events = 300_000;
+    const grown = after - before;
+    const bound = 6 * 1048576 + 96 * events;
+    const heap = shown.jsHeap === null ? 'n/a (performance.memory is Chromium only)' : `${(shown.jsHeap / 1048576).toFixed(1)} MiB`;
+    console.log(`${engine}, long answer: ${((Date.now() - started) / 1000).toFixed(1)} s; wasm memory ${(before / 1048576).toFixed(1)} → ${(after / 1048576).toFixed(1)} MiB (+${(grown / 1048576).toFixed(1)}, bound ${(bound / 1048576).toFixed(1)}); JS heap ${heap}; pane ${shown.bytes} bytes`);
+    assert.ok(grown <= bound, `the wasm heap grew by ${(grown / 1048576).toFixed(1)} MiB`);
+  });
+
+  test('huge line: fails fast with "line too long", memory bounded', async () => {
+    const page = await browser.newPage();
+    await openApp(page, `${simA.url}/?lang=en`);
+    const before = Number(await page.getByTestId('app').getAttribute('data-wasm-bytes'));
+    await page.getByTestId('model').fill('sim-fast@fault=huge_line,prefill_ms=10');
+    await page.getByTestId('timeout-s').fill('60');
+    const started = Date.now();
+    await page.getByTestId('send').click();
+    const diagnosis = page.getByTestId('run-detail').getByTestId('diagnosis');
+    await diagnosis.waitFor({ timeout: 60_000 });
+    const seconds = (Date.now() - started) / 1000;
+    const after = Number(await page.getByTestId('app').getAttribute('data-wasm-bytes'));
+    const jsHeap = await page.evaluate(() => performance.memory?.usedJSHeapSize ?? null);
+    const cause = await diagnosis.getAttribute('data-cause');
+    console.log(`${engine}, huge line: ${seconds.toFixed(1)} s, wasm memory +${((after - before) / 1048576).toFixed(1)} MiB, JS heap ${jsHeap === null ? 'n/a' : `${(jsHeap / 1048576).toFixed(1)} MiB`}, cause ${cause}`);
+    assert.equal(cause, 'malformed_chunk', 'a malformed stream');
+    assert.match(await diagnosis.textContent(), /line too long/);
+    assert.equal(await page.locator('[data-testid=run-row]').first().getAttribute('data-outcome'), 'failed');
+    assert.ok(seconds < 10, `failed after ${seconds} s`);
+    assert.ok(after - before < 8 * 1024 * 1024, 'bounded memory');
+  });
+
+  test('a crash shows a plain banner with a Reload link, and the finished run is already saved', async () => {
+    for (const lang of ['en', 'zh']) {
+      const page = await browser.newPage();
+      await openApp(page, `${simA.url}/lab/?lang=${lang}&debug_panic=1&model=sim-fast%40prefill_ms%3D20`);
+      await page.getByTestId('send').click();
+      const banner = page.getByTestId('crash-banner');
+      await banner.waitFor({ timeout: 20_000 });
+      assert.match(await banner.textContent(), lang === 'en' ? /stopped because of an internal error/ : /因内部错误而停止/);
+      const stored = await page.evaluate(() => JSON.parse(localStorage.getItem('ttft-meter.runs.v1')));
+      assert.equal(stored.runs.length, 1, 'the run was saved before the panic');
+      await page.screenshot({ path: path.join(OUT, `keysafety-crash-${lang}-${engine}.png`) });
+      // Reload: a new document (the mark is gone) that lists the saved run, without the banner.
+      await page.evaluate(() => (window.__beforeReload = true));
+      await page.getByTestId('crash-reload').click();
+      await page.waitForFunction(() => !window.__beforeReload && document.querySelector('[data-testid=history-item]') !== null, undefined, { timeout: 20_000 });
+      assert.equal(await page.getByTestId('crash-banner').count(), 0);
+      await page.close();
+    }
+  });
+
+  test('storage: an unreadable history is set aside, a full storage says what was not saved, an import renumbers', async () => {
+    const page = await browser.newPage();
+    await openApp(page, `${simA.url}/lab/?lang=en`);
+    await page.evaluate(() => localStorage.setItem('ttft-meter.runs.v1', '{"schema":"ttft-meter/export","schema_version":99,"runs":[]}'));
+    await page.reload();
+    const notice = page.locator('[data-testid=storage-notice][data-notice=set_aside]');
+    await notice.waitFor({ timeout: 20_000 });
+    assert.match(await notice.textContent(), /schema version 99/);
+    const aside = await page.evaluate(() => Object.keys(localStorage).filter((slot) => slot.startsWith('ttft-meter.runs.v1.unreadable-')));
+    assert.equal(aside.length, 1);
+    assert.equal(await page.evaluate((slot) => localStorage.getItem(slot), aside[0]),
+      '{"schema":"ttft-meter/export","schema_version":99,"runs":[]}', 'kept as it was');
+
+    // Fill the storage until one more run cannot be written.
+    await page.getByTestId('model').fill('sim-fast@prefill_ms=5');
     await page.getByTestId('send').click();
     await page.getByTestId('run-row').first().waitFor({ timeout: 20_000 });
-    assert.equal(await page.evaluate(() => window.__xss), undefined);
-    assert.deepEqual(consoleLines.filter((line) => line.startsWith('pageerror')), []);
-    await context.close();
-  } finally {
-    await hostile.stop();
-  }
-});
-
-test('a long answer: the pane shows its first 1 MiB with a note, and memory stays bounded', async () => {
-  const { context, page } = await observedContext();
-  await page.goto(`${simA.url}/?lang=en`);
-  await page.getByTestId('send').waitFor({ timeout: 20_000 });
-  await page.locator('[data-testid=app][data-transport=worker]').waitFor({ timeout: 10_000 });
-  const before = Number(await page.getByTestId('app').getAttribute('data-wasm-bytes'));
-  // 300,000 tokens: about 1.6 MB of answer text in 300,000 SSE events (about 45 MB).
-  await page.getByTestId('model').fill('sim-fast@prefill_ms=10,itl_ms=0,answer_tokens=300000');
-  await page.getByTestId('timeout-s').fill('300');
-  const started = Date.now();
-  await page.getByTestId('send').click();
-  await page.getByTestId('run-row').first().waitFor({ timeout: 300_000 });
-  await page.getByTestId('text-cut').waitFor({ timeout: 5_000 });
-  const after = Number(await page.getByTestId('app').getAttribute('data-wasm-bytes'));
-  const shown = await page.evaluate(() => ({
-    bytes: new TextEncoder().encode(document.querySelector('[data-testid=answer]').textContent).length,
-    note: document.querySelector('[data-testid=text-cut]').textContent,
-    jsHeap: performance.memory?.usedJSHeapSize ?? null,
-  }));
-  const row = page.locator('[data-testid=run-row]').first();
-  assert.equal(await row.getAttribute('data-outcome'), 'ok');
-  const noteBytes = new TextEncoder().encode(shown.note).length;
-  assert.ok(shown.bytes - noteBytes <= 1024 * 1024 && shown.bytes - noteBytes > 1000 * 1024,
-    `the pane holds the first 1 MiB (${shown.bytes - noteBytes} bytes)`);
-  assert.match(shown.note, /text cut at 1 MiB; the measurement goes on/);
-  // No text is kept past the pane's 1 MiB; what grows with the run is per text event: its
-  // arrival time and ITL gap (8 bytes each, kept by design for the ITL distribution) and
-  // their transient copies when the record is made canonical, serialized and stored (about
-  // 70 bytes per event in all, measured: 3.8 MiB at 30,000 events, 7.0 at 100,000, 20.1 at
-  // 300,000). The bound: 6 MiB + 96 bytes per text event (34 MiB here); keeping the 45 MB
-  // stream or its events' text would break it.
-  const events = 300_000;
-  const grown = after - before;
-  const bound = 6 * 1048576 + 96 * events;
-  console.log(`long answer: ${((Date.now() - started) / 1000).toFixed(1)} s; wasm memory ${(before / 1048576).toFixed(1)} → ${(after / 1048576).toFixed(1)} MiB (+${(grown / 1048576).toFixed(1)}, bound ${(bound / 1048576).toFixed(1)}); JS heap ${(shown.jsHeap / 1048576).toFixed(1)} MiB; pane ${shown.bytes} bytes`);
-  assert.ok(grown <= bound, `the wasm heap grew by ${(grown / 1048576).toFixed(1)} MiB`);
-  await context.close();
-});
-
-test('huge line: fails fast with "line too long", memory bounded', { todo: 'needs the parser branch (1 MiB line bound); pending until it is merged' }, async () => {
-  const { context, page } = await observedContext();
-  await page.goto(`${simA.url}/?lang=en`);
-  await page.getByTestId('send').waitFor({ timeout: 20_000 });
-  await page.locator('[data-testid=app][data-transport=worker]').waitFor({ timeout: 10_000 });
-  const before = Number(await page.getByTestId('app').getAttribute('data-wasm-bytes'));
-  await page.getByTestId('model').fill('sim-fast@fault=huge_line,prefill_ms=10');
-  await page.getByTestId('timeout-s').fill('60');
-  const started = Date.now();
-  await page.getByTestId('send').click();
-  const diagnosis = page.getByTestId('run-detail').getByTestId('diagnosis');
-  await diagnosis.waitFor({ timeout: 60_000 });
-  const seconds = (Date.now() - started) / 1000;
-  const after = Number(await page.getByTestId('app').getAttribute('data-wasm-bytes'));
-  console.log(`huge line: ${seconds.toFixed(1)} s, wasm memory +${((after - before) / 1048576).toFixed(1)} MiB, cause ${await diagnosis.getAttribute('data-cause')}`);
-  assert.match(await diagnosis.textContent(), /line too long/);
-  assert.ok(seconds < 10, `failed after ${seconds} s`);
-  assert.ok(after - before < 8 * 1024 * 1024, 'bounded memory');
-  await context.close();
-});
-
-test('a crash shows a plain banner with a Reload link, and the finished run is already saved', async () => {
-  for (const lang of ['en', 'zh']) {
-    const { context, page } = await observedContext();
-    await page.goto(`${simA.url}/lab/?lang=${lang}&debug_panic=1&model=sim-fast%40prefill_ms%3D20`);
-    await page.getByTestId('send').waitFor({ timeout: 20_000 });
-    await page.getByTestId('send').click();
-    const banner = page.getByTestId('crash-banner');
-    await banner.waitFor({ timeout: 20_000 });
-    assert.match(await banner.textContent(), lang === 'en' ? /stopped because of an internal error/ : /因内部错误而停止/);
-    const stored = await page.evaluate(() => JSON.parse(localStorage.getItem('ttft-meter.runs.v1')));
-    assert.equal(stored.runs.length, 1, 'the run was saved before the panic');
-    await page.screenshot({ path: path.join(OUT, `keysafety-crash-${lang}.png`) });
-    await Promise.all([page.waitForNavigation(), page.getByTestId('crash-reload').click()]);
-    await page.getByTestId('history-item').first().waitFor({ timeout: 20_000 });
-    assert.equal(await page.getByTestId('crash-banner').count(), 0);
-    await context.close();
-  }
-});
-
-test('storage: an unreadable history is set aside, a full storage says what was not saved, an import renumbers', async () => {
-  const { context, page } = await observedContext();
-  await page.goto(`${simA.url}/lab/?lang=en`);
-  await page.getByTestId('send').waitFor({ timeout: 20_000 });
-  await page.evaluate(() => localStorage.setItem('ttft-meter.runs.v1', '{"schema":"ttft-meter/export","schema_version":99,"runs":[]}'));
-  await page.reload();
-  const notice = page.locator('[data-testid=storage-notice][data-notice=set_aside]');
-  await notice.waitFor({ timeout: 20_000 });
-  assert.match(await notice.textContent(), /schema version 99/);
-  const aside = await page.evaluate(() => Object.keys(localStorage).filter((slot) => slot.startsWith('ttft-meter.runs.v1.unreadable-')));
-  assert.equal(aside.length, 1);
-  assert.equal(await page.evaluate((slot) => localStorage.getItem(slot), aside[0]),
-    '{"schema":"ttft-meter/export","schema_version":99,"runs":[]}', 'kept as it was');
-
-  // Fill the storage until one more run cannot be written.
-  await page.getByTestId('model').fill('sim-fast@prefill_ms=5');
-  await page.getByTestId('send').click();
-  await page.getByTestId('run-row').first().waitFor({ timeout: 20_000 });
-  await page.evaluate(() => {
-    const chunk = 'x'.repeat(256 * 1024);
-    for (let index = 0; ; index += 1) {
-      try {
-        localStorage.setItem(`filler-${index}`, chunk);
-      } catch {
-        break;
+    await page.evaluate(() => {
+      const chunk = 'x'.repeat(256 * 1024);
+      for (let index = 0; ; index += 1) {
+        try {
+          localStorage.setItem(`filler-${index}`, chunk);
+        } catch {
+          break;
+        }
       }
-    }
-    for (let size = 128 * 1024; size >= 16; size /= 2) {
-      try {
-        localStorage.setItem(`filler-small-${size}`, 'x'.repeat(size));
-      } catch { /* full */ }
-    }
-  });
-  await page.getByTestId('send').click();
-  const full = page.locator('[data-testid=storage-notice][data-notice=storage_full], [data-testid=storage-notice][data-notice=not_saved]');
-  await full.first().waitFor({ timeout: 20_000 });
-  assert.match(await full.first().textContent(), /storage is full|could not be saved/);
-  await page.evaluate(() => Object.keys(localStorage).filter((slot) => slot.startsWith('filler-')).forEach((slot) => localStorage.removeItem(slot)));
+      for (let size = 128 * 1024; size >= 16; size /= 2) {
+        try {
+          localStorage.setItem(`filler-small-${size}`, 'x'.repeat(size));
+        } catch { /* full */ }
+      }
+    });
+    await page.getByTestId('send').click();
+    const full = page.locator('[data-testid=storage-notice][data-notice=storage_full], [data-testid=storage-notice][data-notice=not_saved]');
+    await full.first().waitFor({ timeout: 20_000 });
+    assert.match(await full.first().textContent(), /storage is full|could not be saved/);
+    await page.evaluate(() => Object.keys(localStorage).filter((slot) => slot.startsWith('filler-')).forEach((slot) => localStorage.removeItem(slot)));
 
-  // An import with duplicate run numbers is renumbered, and the page says so.
-  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-json').click()]);
-  const exported = JSON.parse(readFileSync(await download.path(), 'utf8'));
-  exported.runs = [exported.runs[0], exported.runs[0], exported.runs[0]];
-  const file = path.join(OUT, 'keysafety-duplicates.json');
-  (await import('node:fs')).writeFileSync(file, JSON.stringify(exported));
-  await page.getByTestId('import-json').setInputFiles(file);
-  const renumbered = page.locator('[data-testid=storage-notice][data-notice=renumbered]');
-  await renumbered.waitFor({ timeout: 10_000 });
-  assert.match(await renumbered.textContent(), /numbered again from 1 to 3/);
-  assert.deepEqual(
-    await page.getByTestId('history-item').evaluateAll((items) => items.map((item) => item.dataset.run)),
-    ['3', '2', '1'],
-  );
-  // A file over 16 MiB is refused before it is read.
-  const big = path.join(OUT, 'keysafety-big.json');
-  (await import('node:fs')).writeFileSync(big, Buffer.alloc(17 * 1024 * 1024, 32));
-  await page.getByTestId('import-json').setInputFiles(big);
-  await page.locator('[data-testid=storage-notice][data-notice=file_too_large]').waitFor({ timeout: 10_000 });
-  await context.close();
+    // An import with duplicate run numbers is renumbered, and the page says so.
+    const exported = JSON.parse(readFileSync(await page.download(() => page.getByTestId('export-json').click()), 'utf8'));
+    exported.runs = [exported.runs[0], exported.runs[0], exported.runs[0]];
+    const file = path.join(OUT, `keysafety-duplicates-${engine}.json`);
+    writeFileSync(file, JSON.stringify(exported));
+    await page.getByTestId('import-json').setInputFiles(file);
+    const renumbered = page.locator('[data-testid=storage-notice][data-notice=renumbered]');
+    await renumbered.waitFor({ timeout: 10_000 });
+    assert.match(await renumbered.textContent(), /numbered again from 1 to 3/);
+    assert.deepEqual(
+      await page.getByTestId('history-item').evaluateAll((items) => items.map((item) => item.dataset.run)),
+      ['3', '2', '1'],
+    );
+    // A file over 16 MiB is refused before it is read.
+    const big = path.join(OUT, `keysafety-big-${engine}.json`);
+    writeFileSync(big, Buffer.alloc(17 * 1024 * 1024, 32));
+    await page.getByTestId('import-json').setInputFiles(big);
+    await page.locator('[data-testid=storage-notice][data-notice=file_too_large]').waitFor({ timeout: 10_000 });
+  });
 });

@@ -40,9 +40,28 @@ class ChromiumBackend {
     this.page = page;
     this.errors = [];
     this.requests = [];
+    this.console = [];
     page.on('pageerror', (error) => this.errors.push(error));
-    // Every request of the context: the page's, its frames' and its workers'.
-    context.on('request', (request) => this.requests.push({ url: request.url(), headers: request.headers() }));
+    // Every request of the context: the page's, its frames' and its workers'. `headers` are
+    // those CDP reports at once; allHeaders() (every header sent) replaces them when known.
+    context.on('request', (request) => {
+      const entry = { url: request.url(), method: request.method(), headers: request.headers(), body: request.postData() ?? '' };
+      this.requests.push(entry);
+      request.allHeaders().then((headers) => (entry.headers = headers), () => {});
+    });
+    // Console messages of the context's pages and frames, and of their dedicated workers.
+    const log = (message) => this.console.push(`${message.type()}: ${message.text()}`);
+    context.on('console', log);
+    page.on('worker', (worker) => worker.on('console', log));
+  }
+
+  consoleMessages() {
+    return [...this.console];
+  }
+
+  /** Every cookie of the context (every origin). */
+  async cookies() {
+    return this.context.cookies();
   }
 
   async #frame(frame) {

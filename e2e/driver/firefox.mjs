@@ -23,6 +23,9 @@ export const FIREFOX_PREFS = {
   'browser.download.always_ask_before_handling_new_types': false,
   'browser.download.useDownloadDir': true,
   'browser.download.folderList': 2,
+  // The downloads panel, opened by a download, keeps the keyboard focus: typing in the next
+  // page (another context, same window) went to it, and a fill left the field empty.
+  'browser.download.alwaysOpenPanel': false,
 };
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -59,17 +62,40 @@ class FirefoxBackend {
     this.downloads = downloads;
     this.errors = [];
     this.requests = [];
+    this.console = [];
     page.on('pageerror', (error) => {
       // Firefox reports its own network-console lines ("Cross-Origin Request Blocked: …",
       // logged by the browser for a refused CORS request, as Chromium logs "Access to fetch
       // … has been blocked" to the console) through the same BiDi log as page errors: they
-      // are not the page's errors (the page sees a TypeError, which it handles).
+      // are not the page's errors (the page sees a TypeError, which it handles), so they go
+      // to the console lines.
       const message = String(error?.message ?? error);
-      if (!message.startsWith('Cross-Origin Request Blocked:')) {
+      if (message.startsWith('Cross-Origin Request Blocked:')) {
+        this.console.push(`error: ${message}`);
+      } else {
         this.errors.push(error);
       }
     });
-    page.on('request', (request) => this.requests.push({ url: request.url(), headers: request.headers() }));
+    page.on('request', (request) => {
+      let body = '';
+      try {
+        body = request.postData() ?? '';
+      } catch {
+        // puppeteer over BiDi may not expose the body: the test's servers record it.
+      }
+      this.requests.push({ url: request.url(), method: request.method(), headers: request.headers(), body });
+    });
+    // BiDi log.entryAdded: console calls of the page and its frames.
+    page.on('console', (message) => this.console.push(`${message.type()}: ${message.text()}`));
+  }
+
+  consoleMessages() {
+    return [...this.console];
+  }
+
+  /** Every cookie of the context (BiDi storage.getCookies). */
+  async cookies() {
+    return this.context.cookies();
   }
 
   async #frame(frame) {

@@ -33,7 +33,8 @@ export const DEFAULT_VIEWPORT = { width: 1280, height: 720 };
  * Starts `engine`'s browser. Resolves to `{ engine, version, newPage(options), close() }`;
  * every `newPage` is a fresh context (own storage, cache and connections) with one page.
  * Options: `viewport` ({ width, height } of the page, CSS px), `clipboard` (allow
- * navigator.clipboard reads).
+ * navigator.clipboard reads), `observeRequests` (WebKit: send every request through a
+ * recording proxy so that `page.requests` lists them; Chromium and Firefox always do).
  */
 export async function launch(engine) {
   const backends = {
@@ -48,8 +49,8 @@ export async function launch(engine) {
     engine,
     version: browser.version,
     native: browser.native,
-    async newPage({ viewport = DEFAULT_VIEWPORT, clipboard = false } = {}) {
-      const page = new Page(engine, await browser.newBackend({ viewport, clipboard }));
+    async newPage({ viewport = DEFAULT_VIEWPORT, clipboard = false, observeRequests = false } = {}) {
+      const page = new Page(engine, await browser.newBackend({ viewport, clipboard, observeRequests }));
       pages.add(page);
       const close = page.close.bind(page);
       page.close = async () => {

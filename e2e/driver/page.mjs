@@ -254,11 +254,31 @@ export class Page {
   }
 
   /**
-   * Requests the browser made, as `{ url, headers }`, where the engine reports them (null
-   * in WebKit: classic WebDriver has no network events).
+   * Requests the browser made (the page, its frames and their workers), as `{ url, method,
+   * headers, body }`. Chromium (CDP) and Firefox (BiDi; `body` may be '') always report
+   * them; WebKit only in a page opened with `observeRequests` (a recording proxy: classic
+   * WebDriver has no network events), else null.
    */
   get requests() {
     return this.backend.requests;
+  }
+
+  /**
+   * Console messages so far, as `type: text` lines. Chromium and Firefox: every console
+   * call of the page and its frames (Chromium: and their workers), through the engine's log
+   * events. WebKit: calls made by the scripts of the page and its frames after the driver
+   * first reached them (webkit.mjs says why).
+   */
+  async consoleMessages() {
+    return this.backend.consoleMessages();
+  }
+
+  /**
+   * Cookies: Chromium and Firefox every cookie of the page's context; WebKit those of the
+   * page's and its frames' documents (WebDriver's Get All Cookies).
+   */
+  async cookies() {
+    return this.backend.cookies();
   }
 
   async goto(url) {
@@ -303,6 +323,15 @@ export class Page {
     return {
       locator: (inner) => new Locator(this, css, [{ css: inner }]),
       getByTestId: (testId) => new Locator(this, css, [{ css: `[data-testid="${testId}"]` }]),
+      /** Runs `fn(arg)` in the frame's document. */
+      evaluate: (fn, arg) => evaluateIn(this.backend, css, fn, arg),
+      /** Waits until `fn(arg)` is truthy in the frame's document; returns its value. */
+      waitForFunction: (fn, arg, { timeout = DEFAULT_TIMEOUT_MS } = {}) =>
+        poll(
+          async () => (await evaluateIn(this.backend, css, fn, arg)) || undefined,
+          timeout,
+          `${fn.toString().slice(0, 120)} to be true in ${css}`,
+        ),
     };
   }
 

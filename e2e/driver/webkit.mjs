@@ -7,6 +7,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Builder, Key } from 'selenium-webdriver';
+import { startRecordingProxy } from './proxy.mjs';
 import { ensureDisplay } from './xvfb.mjs';
 
 export const WEBKIT_DRIVER = '/usr/bin/WebKitWebDriver';
@@ -60,6 +61,25 @@ async function startDriver(env) {
   return { url, stop: () => driver.kill('SIGTERM') };
 }
 
+// Records the page's console calls. WebKitWebDriver has no log command (and this build no
+// BiDi), and MiniBrowser's --enable-write-console-messages-to-stdout prints nothing under
+// automation, so the calls are recorded in each document by wrapping `console`: installed
+// after each navigation and in a frame whenever the driver enters it. Not seen: messages
+// before that, a worker's console, and messages the browser itself writes.
+const CONSOLE_HOOK = `if (!window.__e2eConsole) {
+  window.__e2eConsole = [];
+  for (const type of ['log', 'info', 'warn', 'error', 'debug', 'trace', 'dir']) {
+    const original = console[type];
+    console[type] = function (...values) {
+      try {
+        window.__e2eConsole.push(type + ': ' + values.map((value) => (typeof value === 'string' ? value : (() => { try { return JSON.stringify(value); } catch { return String(value); } })())).join(' '));
+      } catch {}
+      return original.apply(this, values);
+    };
+  }
+  addEventListener('error', (event) => window.__e2eConsole.push('pageerror: ' + event.message));
+}`;
+
 // MiniBrowser's toolbar makes its window at least about 450 px wide; the test layout at
 // 360 px needs a narrower one. A GTK style for the browser's own widgets (never the page's)
 // lets the window shrink.
@@ -94,25 +114,31 @@ export async function launchWebKit() {
   };
   return {
     version: webkitVersion(),
-    async newBackend({ viewport }) {
+    async newBackend({ viewport, observeRequests = false }) {
       const driver = await startDriver(env);
       let session = null;
+      // Requests are observed through a recording proxy for every host (loopback too).
+      const proxy = observeRequests ? await startRecordingProxy() : null;
       try {
         // Each session is a new MiniBrowser process with its own ephemeral website data.
         session = await new Builder()
           .usingServer(driver.url)
           .withCapabilities({
             browserName: 'MiniBrowser',
-            'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation'] },
+            'webkitgtk:browserOptions': {
+              binary: MINIBROWSER,
+              args: ['--automation', ...(proxy ? [`--proxy=${proxy.url}`] : [])],
+            },
           })
           .build();
         await session.manage().setTimeouts({ script: 300_000, pageLoad: 60_000 });
-        const backend = new WebKitBackend(session, downloads, driver);
+        const backend = new WebKitBackend(session, downloads, driver, proxy);
         await backend.setViewport(viewport);
         return backend;
       } catch (error) {
         await session?.quit().catch(() => {});
         driver.stop();
+        await proxy?.stop();
         throw error;
       }
     },
@@ -124,12 +150,16 @@ export async function launchWebKit() {
 }
 
 class WebKitBackend {
-  constructor(session, downloads, driver) {
+  constructor(session, downloads, driver, proxy) {
     this.session = session;
     this.downloads = downloads;
     this.driver = driver;
-    this.requests = null;
+    this.proxy = proxy;
+    // Without the proxy (newPage's observeRequests), classic WebDriver reports no requests.
+    this.requests = proxy ? proxy.requests : null;
     this.errors = [];
+    // Console lines of documents left behind by a navigation.
+    this.console = [];
   }
 
   /** Sizes the window so that the page's viewport is `width` × `height` CSS pixels. */
@@ -160,6 +190,7 @@ class WebKitBackend {
     if (!element) throw new Error(`no ${frame} yet`);
     await this.session.switchTo().frame(element);
     try {
+      await this.session.executeScript(CONSOLE_HOOK);
       return await work();
     } finally {
       await this.session.switchTo().defaultContent();
@@ -213,17 +244,60 @@ class WebKitBackend {
   }
 
   async goto(url) {
+    await this.#keepConsole();
     await this.session.get(url);
     await this.#hookErrors();
   }
 
   async reload() {
+    await this.#keepConsole();
     await this.session.navigate().refresh();
     await this.#hookErrors();
   }
 
   async #hookErrors() {
-    await this.session.executeScript(ERROR_HOOK);
+    await this.session.executeScript(`${ERROR_HOOK}\n${CONSOLE_HOOK}`);
+  }
+
+  /** Keeps the console lines of the current documents before they are replaced. */
+  async #keepConsole() {
+    this.console.push(...(await this.#currentConsole().catch(() => [])));
+  }
+
+  /** Console lines recorded in the page and in each of its frames (one level deep). */
+  async #currentConsole() {
+    const lines = [...((await this.session.executeScript('return window.__e2eConsole || []')) ?? [])];
+    const frames = await this.session.executeScript('return [...document.querySelectorAll("iframe")]');
+    for (const frame of frames ?? []) {
+      try {
+        await this.session.switchTo().frame(frame);
+        lines.push(...((await this.session.executeScript('return window.__e2eConsole || []')) ?? []));
+      } catch {
+        // A frame without a document yet.
+      } finally {
+        await this.session.switchTo().defaultContent();
+      }
+    }
+    return lines;
+  }
+
+  async consoleMessages() {
+    return [...this.console, ...(await this.#currentConsole().catch(() => []))];
+  }
+
+  /** Cookies of the page's and its frames' documents (WebDriver's Get All Cookies in each). */
+  async cookies() {
+    const cookies = [...(await this.session.manage().getCookies())];
+    const frames = await this.session.executeScript('return [...document.querySelectorAll("iframe")]');
+    for (const frame of frames ?? []) {
+      try {
+        await this.session.switchTo().frame(frame);
+        cookies.push(...(await this.session.manage().getCookies()));
+      } finally {
+        await this.session.switchTo().defaultContent();
+      }
+    }
+    return cookies;
   }
 
   async url() {
@@ -268,5 +342,6 @@ class WebKitBackend {
   async close() {
     await this.session.quit().catch(() => {});
     this.driver.stop();
+    await this.proxy?.stop();
   }
 }
