@@ -553,6 +553,10 @@ fn diagnose_status(context: &FailureContext, status: u16) -> (Cause, ProviderErr
     let refuses_browsers = format!("{} {body}", error.message.as_deref().unwrap_or(""))
         .to_ascii_lowercase()
         .contains("cors requests are not allowed");
+    // Read once: the refusal's words are scanned only for the statuses that can mean it.
+    let mut overflow = matches!(status, 400 | 413 | 422)
+        .then(|| context_overflow(&error, body))
+        .flatten();
     let cause = match status {
         401 | 403 if refuses_browsers => Cause::BrowserAccessRefused,
         401 => diagnose_401(context, &error, body),
@@ -568,9 +572,7 @@ fn diagnose_status(context: &FailureContext, status: u16) -> (Cause, ProviderErr
                 expected: AuthStyle::XApiKey,
             }
         }
-        400 | 413 | 422 if context_overflow(&error, body).is_some() => {
-            context_overflow(&error, body).unwrap_or(Cause::BadRequest)
-        }
+        400 | 413 | 422 if overflow.is_some() => overflow.take().unwrap_or(Cause::BadRequest),
         403 => Cause::Forbidden,
         404 if mentions_unknown_model(&error) => Cause::ModelNotFound,
         404 => Cause::WrongPath,
