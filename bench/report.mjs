@@ -109,6 +109,17 @@ export function renderMarkdown(report) {
     out.push(`Navigation → interactive widget (Send present and enabled, wasm mounted), fresh context each, 10 loads: p50 ${f(z.interactive_ms.p50, 1)} ms, p95 ${f(z.interactive_ms.p95, 1)} ms (min ${f(z.interactive_ms.min, 1)}, max ${f(z.interactive_ms.max, 1)}); DOMContentLoaded p50 ${f(z.dom_content_loaded_ms.p50, 1)} ms.`, '');
   } else if (s.size) out.push('## 3. Size and start', '', '```', s.size.error, '```', '');
 
+  if (s.start && !s.start.error) {
+    const st = s.start;
+    out.push('## 3b. Start on a network', '', `Navigation → interactive widget (Send present and enabled) under Chromium's \`Network.emulateNetworkConditions\`, cache disabled, a fresh context per load, ${st.loads_per_case} loads per case. ${st.networks.map((n) => `${n.name}: ${n.latency_ms} ms latency, ${n.down_mbps} Mbps down, ${n.up_mbps} up`).join('; ')}. \`br\`: precompressed files as a static host sends them; \`identity\`: the same files uncompressed (the request asks \`Accept-Encoding: identity\`), as ttft-sim served every file before precompression. The lab is the whole app in one wasm (what the single page was before the split).`, '');
+    out.push('| network | page | encoding | bytes over the wire p50 | interactive p50 | p95 | min | max | target |', '|---|---|---|---|---|---|---|---|---|');
+    for (const c of st.cases) {
+      const target = c.met === null ? '' : `p95 ≤ ${(c.target_ms / 1000).toFixed(1)} s: ${mark(c.met)}`;
+      out.push(`| ${c.network} | ${c.page} | ${c.encoding}${c.wasm_encodings.join(',') !== c.encoding ? ` (wasm sent as ${c.wasm_encodings.join(', ')})` : ''} | ${kb(c.wire_bytes_p50)} | ${f(c.interactive_ms.p50, 0)} ms | ${f(c.interactive_ms.p95, 0)} ms | ${f(c.interactive_ms.min, 0)} | ${f(c.interactive_ms.max, 0)} | ${target} |`);
+    }
+    out.push('');
+  } else if (s.start) out.push('## 3b. Start on a network', '', '```', s.start.error, '```', '');
+
   if (s.parser && !s.parser.error) {
     const q = s.parser;
     out.push('## 4. Parser cost (same page, same bytes, same reads)', '');

@@ -2,7 +2,7 @@
 // scale, each against peers measured in the same run. Writes bench/out/report.json and
 // bench/out/report.md. Run through scripts/bench.sh (it builds what this needs).
 //
-// Usage: node bench/run.mjs [section ...]   sections: fidelity paint engines size parser long
+// Usage: node bench/run.mjs [section ...]   sections: size start fidelity paint engines parser long
 //        scale (the default: all of these) and llama (only when named: a real
 //        llama-cpp-python server, bench/llama/section.mjs).
 //        BENCH_ENGINES="chromium firefox webkit" (the engines section)
@@ -24,7 +24,7 @@ import { engines } from './engines.mjs';
 const RUNS = Number(process.env.BENCH_RUNS || 20);
 // Parser section: rounds per read size, each timing one parse per side.
 const PARSER_ROUNDS = Number(process.env.BENCH_PARSER_ROUNDS || 40);
-const ALL = ['size', 'fidelity', 'paint', 'engines', 'parser', 'long', 'scale'];
+const ALL = ['size', 'start', 'fidelity', 'paint', 'engines', 'parser', 'long', 'scale'];
 // Run only when named: it builds llama-cpp-python from source the first time.
 const OPTIONAL = ['llama'];
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : ALL;
@@ -343,6 +343,83 @@ async function size(browser, pageSim) {
 }
 
 // ---------------------------------------------------------------------------------------
+// 3b. Start on a network (issue 14 item 2): navigation → interactive widget under Chromium's
+// network emulation (DevTools Protocol `Network.emulateNetworkConditions`), cache disabled,
+// a fresh context per load. Pages: the widget (first load) and the lab (the whole app in one
+// wasm, what the single page was before the split), each as static hosts send it
+// (precompressed, `Content-Encoding: br`, as the browser asks) and uncompressed (the
+// request's `Accept-Encoding: identity`, which is how ttft-sim sent every file before
+// precompression). Bytes over the wire are the responses' `encodedDataLength` sum.
+export const NETWORKS = [
+  // The issue's figures: Slow 4G 150 ms RTT, 1.6 Mbps; a fast 4G 60 ms, 9 Mbps. Uplinks as
+  // DevTools' presets (0.75 and 1.5 Mbps): the page's requests are small either way.
+  { name: 'fast 4G', latency_ms: 60, down_mbps: 9, up_mbps: 1.5, target_ms: 1500 },
+  { name: 'Slow 4G', latency_ms: 150, down_mbps: 1.6, up_mbps: 0.75, target_ms: 4000 },
+];
+
+async function start(browser, pageSim) {
+  const loadsPerCase = Number(process.env.BENCH_START_LOADS || 5);
+  const pages = [
+    { page: 'widget', url: pageSim.url },
+    { page: 'lab', url: `${pageSim.url}/lab/` },
+  ];
+  const cases = [];
+  for (const network of NETWORKS) {
+    for (const { page: pageName, url } of pages) {
+      for (const encoding of ['br', 'identity']) {
+        log(`start: ${network.name}, ${pageName}, ${encoding}`);
+        const loads = [];
+        for (let i = 0; i < loadsPerCase; i += 1) {
+          const context = await browser.newContext({ viewport: VIEWPORT });
+          await context.addInitScript(INIT_SCRIPT);
+          const page = await context.newPage();
+          const cdp = await context.newCDPSession(page);
+          await cdp.send('Network.enable');
+          await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+          await cdp.send('Network.emulateNetworkConditions', {
+            offline: false,
+            latency: network.latency_ms,
+            downloadThroughput: (network.down_mbps * 1e6) / 8,
+            uploadThroughput: (network.up_mbps * 1e6) / 8,
+          });
+          if (encoding === 'identity') await cdp.send('Network.setExtraHTTPHeaders', { headers: { 'Accept-Encoding': 'identity' } });
+          const responses = new Map();
+          let wireBytes = 0;
+          cdp.on('Network.responseReceived', (event) => {
+            const headers = Object.fromEntries(Object.entries(event.response.headers).map(([k, v]) => [k.toLowerCase(), v]));
+            responses.set(event.requestId, { url: event.response.url, encoding: headers['content-encoding'] || 'identity' });
+          });
+          cdp.on('Network.loadingFinished', (event) => {
+            wireBytes += event.encodedDataLength;
+            const response = responses.get(event.requestId);
+            if (response) response.wire_bytes = event.encodedDataLength;
+          });
+          await page.goto(url, { timeout: 60_000 });
+          await page.waitForFunction(() => window.__bench.interactiveMs !== null, null, { timeout: 60_000 });
+          const interactiveMs = await page.evaluate(() => window.__bench.interactiveMs);
+          const wasm = [...responses.values()].find((response) => response.url.endsWith('.wasm'));
+          loads.push({ interactive_ms: interactiveMs, wire_bytes: wireBytes, wasm_encoding: wasm?.encoding ?? null, wasm_wire_bytes: wasm?.wire_bytes ?? null });
+          await context.close();
+        }
+        const interactive = summary(loads.map((load) => load.interactive_ms));
+        cases.push({
+          network: network.name,
+          page: pageName,
+          encoding,
+          loads,
+          interactive_ms: interactive,
+          wire_bytes_p50: summary(loads.map((load) => load.wire_bytes)).p50,
+          wasm_encodings: [...new Set(loads.map((load) => load.wasm_encoding))],
+          target_ms: network.target_ms,
+          met: pageName === 'widget' && encoding === 'br' ? interactive.p95 <= network.target_ms : null,
+        });
+      }
+    }
+  }
+  return { networks: NETWORKS, loads_per_case: loadsPerCase, cases };
+}
+
+// ---------------------------------------------------------------------------------------
 // 4. Parser cost: ttft-core (wasm) vs eventsource-parser + JSON.parse, same page.
 
 /** Events/s of another ttft-core build and its per-round ratio to the peer (median). */
@@ -622,7 +699,7 @@ async function main() {
   const apiSim = await startSim({ dist: false });
   const browser = await launchBrowser();
   const sections = {
-    size, fidelity, paint, parser, long: longStream, scale, llama,
+    size, start, fidelity, paint, parser, long: longStream, scale, llama,
     engines: (_browser, pageSim, apiSim) => engines(pageSim, apiSim, { runs: RUNS, log }),
   };
   try {
