@@ -8,6 +8,8 @@
 // Usage: node bench/trace.mjs  (after scripts/bench.sh built dist/ and the release ttft-sim)
 //   TRACE_RUNS=8  TRACE_MODEL='sim-fast@prefill_ms=100,early_role=1,itl_ms=2,answer_tokens=150'
 //   TRACE_OUT=bench/out/trace.json (the last run's raw trace, for chrome://tracing)
+// Window C (item 4): what the renderer's threads did in the 10 ms before the worker read the
+// first answer (tasks by kind, busy time per thread), beside the run's ttfa_ms.
 import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +17,7 @@ import { ROOT, launchBrowser, openWidget, rowCount, setForm, startSim, waitForRo
 
 const RUNS = Number(process.env.TRACE_RUNS || 8);
 const MODEL = process.env.TRACE_MODEL || 'sim-fast@prefill_ms=100,early_role=1,itl_ms=2,answer_tokens=150';
+const ARRIVAL_WINDOW_MS = 10;
 const OUT = process.env.TRACE_OUT || path.join(ROOT, 'bench', 'out', 'trace.json');
 const CATEGORIES = [
   'devtools.timeline', 'disabled-by-default-devtools.timeline', 'disabled-by-default-devtools.timeline.frame',
@@ -38,6 +41,19 @@ function threads(events) {
     if (event.ph === 'M' && event.name === 'thread_name') names.set(`${event.pid}:${event.tid}`, event.args.name);
   }
   return names;
+}
+
+/** Busy time of one thread's top-level tasks clipped to [fromMs, toMs], ms. */
+function busyWithin(events, pid, tid, fromMs, toMs, toPage) {
+  let total = 0;
+  for (const event of events) {
+    if (event.pid !== pid || event.tid !== tid || event.ph !== 'X' || event.dur === undefined) continue;
+    if (event.name !== 'RunTask' && event.name !== 'ThreadControllerImpl::RunTask') continue;
+    const start = Math.max(fromMs, toPage(event.ts));
+    const end = Math.min(toMs, toPage(event.ts + event.dur));
+    if (end > start) total += end - start;
+  }
+  return total;
 }
 
 /** Complete events ('X') of one thread, sorted, with self time by kind of their children. */
@@ -111,6 +127,14 @@ async function main() {
     const windowA = tasksOf(events, pid, main, at.clicked ?? at.request_started, headers, toPage);
     const workerA = workerTids.flatMap((tid) => tasksOf(events, pid, tid, at.clicked ?? at.request_started, headers + 5, toPage));
     const windowB = paintedAt === null ? [] : tasksOf(events, pid, main, at.first_answer_visible, paintedAt, toPage);
+    // Window C (item 4): what the renderer's threads did in the 10 ms before the worker read
+    // the first answer: work there competes with the worker (and the network service) for
+    // the machine's cores, and can only make the worker's stamp later.
+    const beforeFrom = at.first_answer - ARRIVAL_WINDOW_MS;
+    const windowC = tasksOf(events, pid, main, beforeFrom, at.first_answer, toPage);
+    const otherTids = [...names.entries()].filter(([key, name]) => key.startsWith(`${pid}:`) && !/DedicatedWorker|CrRendererMain/.test(name));
+    const otherC = otherTids.map(([key, name]) => ({ thread: name, busy_ms: busyWithin(events, pid, Number(key.split(':')[1]), beforeFrom, at.first_answer, toPage) })).filter((entry) => entry.busy_ms > 0);
+    const workerC = workerTids.reduce((sum, tid) => sum + busyWithin(events, pid, tid, beforeFrom, at.first_answer, toPage), 0);
     const network = instantEvents(events, pid, ['ResourceWillSendRequest', 'ResourceSendRequest', 'ResourceReceiveResponse', 'ResourceReceivedData', 'ResourceFinish'], toPage)
       .filter((event) => event.at_ms >= (at.clicked ?? at.request_started) - 5 && event.at_ms <= (at.first_answer_visible ?? headers) + 5);
     const busy = (tasks) => round(tasks.reduce((sum, task) => sum + task.duration_ms, 0));
@@ -124,6 +148,14 @@ async function main() {
       arrival_delay_bound_ms: round(record.arrival_delay_bound_ms),
       click_to_headers: { main_thread_busy_ms: busy(windowA), tasks: windowA, worker_tasks: workerA, network },
       first_answer_frame: { main_thread_busy_ms: busy(windowB), tasks: windowB },
+      before_first_answer: {
+        window_ms: ARRIVAL_WINDOW_MS,
+        main_thread_busy_ms: round(busyWithin(events, pid, main, beforeFrom, at.first_answer, toPage)),
+        tasks: windowC,
+        other_renderer_threads: otherC,
+        worker_busy_ms: round(workerC),
+      },
+      ttfa_ms: round(record.metrics.ttfa_ms),
     });
     console.error(`[trace] run ${i + 1}: setup ${round(record.metrics.setup_ms)} ms, main thread busy ${busy(windowA)} ms click→headers; ui_delay ${round(record.metrics.answer_ui_delay_ms)} ms, busy ${busy(windowB)} ms arrival→paint`);
   }
@@ -143,12 +175,13 @@ async function main() {
     click_to_headers_by_kind_ms: sumKinds((run) => run.click_to_headers.tasks),
     worker_click_to_headers_by_kind_ms: sumKinds((run) => run.click_to_headers.worker_tasks),
     first_answer_frame_by_kind_ms: sumKinds((run) => run.first_answer_frame.tasks),
+    before_first_answer_by_kind_ms: sumKinds((run) => run.before_first_answer.tasks),
     per_run: perRun,
   };
   await mkdir(path.dirname(OUT), { recursive: true });
   await writeFile(OUT, JSON.stringify(lastTrace));
   await writeFile(OUT.replace(/\.json$/, '-summary.json'), JSON.stringify(report, null, 2));
-  console.log(JSON.stringify({ ...report, per_run: perRun.map((run) => ({ run: run.run, setup_ms: run.setup_ms, headers_from: run.instants_ms.headers_from, ui_delay_ms: run.answer_ui_delay_ms, bound_ms: run.arrival_delay_bound_ms, busy_click_to_headers_ms: run.click_to_headers.main_thread_busy_ms, busy_arrival_to_paint_ms: run.first_answer_frame.main_thread_busy_ms })) }, null, 2));
+  console.log(JSON.stringify({ ...report, per_run: perRun.map((run) => ({ run: run.run, setup_ms: run.setup_ms, headers_from: run.instants_ms.headers_from, ui_delay_ms: run.answer_ui_delay_ms, bound_ms: run.arrival_delay_bound_ms, busy_click_to_headers_ms: run.click_to_headers.main_thread_busy_ms, busy_arrival_to_paint_ms: run.first_answer_frame.main_thread_busy_ms, ttfa_ms: run.ttfa_ms, busy_before_first_answer_ms: { main: run.before_first_answer.main_thread_busy_ms, worker: run.before_first_answer.worker_busy_ms, others: run.before_first_answer.other_renderer_threads } })) }, null, 2));
 }
 
 main().catch((error) => {
