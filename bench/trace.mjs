@@ -43,12 +43,26 @@ function threads(events) {
   return names;
 }
 
+/**
+ * A thread's tasks: 'ThreadControllerImpl::RunTask' and 'RunTask' events, each counted once
+ * (Chromium nests one inside the other for the same task).
+ */
+function topTasks(own) {
+  const all = own.filter((event) => event.name === 'RunTask' || event.name === 'ThreadControllerImpl::RunTask').sort((a, b) => a.ts - b.ts || b.dur - a.dur);
+  const out = [];
+  for (const event of all) {
+    const last = out.at(-1);
+    if (last && event.ts >= last.ts && event.ts + event.dur <= last.ts + last.dur) continue;
+    out.push(event);
+  }
+  return out;
+}
+
 /** Busy time of one thread's top-level tasks clipped to [fromMs, toMs], ms. */
 function busyWithin(events, pid, tid, fromMs, toMs, toPage) {
   let total = 0;
-  for (const event of events) {
-    if (event.pid !== pid || event.tid !== tid || event.ph !== 'X' || event.dur === undefined) continue;
-    if (event.name !== 'RunTask' && event.name !== 'ThreadControllerImpl::RunTask') continue;
+  const own = events.filter((event) => event.pid === pid && event.tid === tid && event.ph === 'X' && event.dur !== undefined);
+  for (const event of topTasks(own)) {
     const start = Math.max(fromMs, toPage(event.ts));
     const end = Math.min(toMs, toPage(event.ts + event.dur));
     if (end > start) total += end - start;
@@ -59,7 +73,7 @@ function busyWithin(events, pid, tid, fromMs, toMs, toPage) {
 /** Complete events ('X') of one thread, sorted, with self time by kind of their children. */
 function tasksOf(events, pid, tid, fromMs, toMs, toPage) {
   const own = events.filter((event) => event.pid === pid && event.tid === tid && event.ph === 'X' && event.dur !== undefined);
-  const tasks = own.filter((event) => event.name === 'RunTask' || event.name === 'ThreadControllerImpl::RunTask');
+  const tasks = topTasks(own);
   const out = [];
   for (const task of tasks) {
     const start = toPage(task.ts);
