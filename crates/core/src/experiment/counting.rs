@@ -30,6 +30,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::sizing::{CountSource, TokenCount};
+use crate::diagnosis::{read_context_overflow, Cause};
 use crate::measure::RunPlan;
 use crate::protocol::Protocol;
 use crate::request::{
@@ -295,32 +296,24 @@ impl TokenCounter {
     }
 }
 
-/// The context window named in a server's refusal of a prompt for length (a 4xx answer):
-/// OpenAI's wording, which llama-cpp-python and vLLM use too ("This model's maximum
-/// context length is 8192 tokens"), llama-cpp-python's own ("Requested tokens (9000)
-/// exceed context window of 8192"), or llama.cpp's `n_ctx` field of an
-/// `exceed_context_size_error`. `None` for any other answer.
+/// The context window named in a server's refusal of a prompt for length (a 4xx answer),
+/// read with the diagnosis's own reader ([`read_context_overflow`]), so planning and the
+/// diagnosis know the same wordings: OpenAI's, which llama-cpp-python and vLLM use too
+/// ("This model's maximum context length is 8192 tokens"), llama-cpp-python's own
+/// ("Requested tokens (9000) exceed context window of 8192"), llama.cpp's `n_ctx` field of
+/// an `exceed_context_size_error`, SGLang's and Anthropic's. `None` for any other answer,
+/// or a window out of range.
 pub fn read_overflow_window(status: u16, body: &str) -> Option<u32> {
     if !(400..500).contains(&status) || body.len() > MAX_COUNT_BODY_BYTES {
         return None;
     }
-    let value: Value = serde_json::from_str(body).ok()?;
-    let error = value.get("error").unwrap_or(&value);
-    if let Some(tokens) = window(error.get("n_ctx")) {
-        return Some(tokens);
+    match read_context_overflow(body)? {
+        Cause::ContextOverflow {
+            window_tokens: Some(tokens),
+            ..
+        } if (1..=MAX_WINDOW_TOKENS).contains(&tokens) => Some(tokens),
+        _ => None,
     }
-    let message = error
-        .get("message")
-        .or_else(|| value.get("detail"))
-        .and_then(Value::as_str)?
-        .to_ascii_lowercase();
-    ["maximum context length is ", "exceed context window of "]
-        .iter()
-        .find_map(|phrase| {
-            let (_, after) = message.split_once(phrase)?;
-            let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
-            window(Some(&Value::from(digits.parse::<u64>().ok()?)))
-        })
 }
 
 /// A cache key of a text: its hash (SipHash with fixed keys: the same in every run) and
@@ -408,9 +401,10 @@ fn encode_query_value(value: &str) -> String {
 }
 
 /// A positive window, at most what any model has (a bogus value is ignored).
+/// Larger than any model's context (100 M tokens).
+const MAX_WINDOW_TOKENS: u32 = 100_000_000;
+
 fn window(value: Option<&Value>) -> Option<u32> {
-    /// Larger than any model's context (100 M tokens).
-    const MAX_WINDOW_TOKENS: u32 = 100_000_000;
     whole(value).filter(|tokens| (1..=MAX_WINDOW_TOKENS).contains(tokens))
 }
 
@@ -467,6 +461,12 @@ mod tests {
         assert_eq!(read_overflow_window(400, llama_cpp_python), Some(4096));
         let llama_cpp = r#"{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error","n_prompt_tokens":5000,"n_ctx":4096}}"#;
         assert_eq!(read_overflow_window(400, llama_cpp), Some(4096));
+        let sglang = r#"{"object":"error","message":"The input (9000 tokens) is longer than the model's context length (8192 tokens).","type":"BadRequestError","param":null,"code":400}"#;
+        assert_eq!(read_overflow_window(400, sglang), Some(8192));
+        let anthropic = r#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}"#;
+        assert_eq!(read_overflow_window(400, anthropic), Some(200_000));
+        let no_window = r#"{"error":{"message":"context length exceeded"}}"#;
+        assert_eq!(read_overflow_window(400, no_window), None);
         assert_eq!(read_overflow_window(200, openai), None);
         assert_eq!(
             read_overflow_window(400, r#"{"error":{"message":"bad key"}}"#),
