@@ -3,7 +3,9 @@
 # both steps in order):
 # 1. builds the lab (lab.html, Trunk.lab.toml) with the same profile and puts it in the
 #    staged page's lab/ folder: the widget (index.html) opens it on request;
-# 2. writes the precompressed copies of every file (scripts/precompress.mjs).
+# 2. on release builds, minifies the widget's JS glue and fetch worker
+#    (scripts/minify-js.mjs, terser: Trunk's minifier cannot parse the glue);
+# 3. writes the precompressed copies of every file (scripts/precompress.mjs).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 stage=${TRUNK_STAGING_DIR:?run by trunk as a post_build hook}
@@ -13,4 +15,5 @@ env -u TRUNK_HTML_FILE -u TRUNK_SOURCE_DIR -u TRUNK_STAGING_DIR -u TRUNK_DIST_DI
   trunk --config Trunk.lab.toml build "${release[@]}"
 rm -rf "$stage/lab"
 cp -R target/lab-dist "$stage/lab"
+[ ${#release[@]} -eq 0 ] || node scripts/minify-js.mjs "$stage"
 node scripts/precompress.mjs "$stage"

@@ -63,9 +63,10 @@ if ! grep -qx "wasm_bindgen = \"$wasm_bindgen_version\"" Trunk.toml; then
   sed -i "s/^wasm_bindgen = \".*\"/wasm_bindgen = \"$wasm_bindgen_version\"/" Trunk.toml
 fi
 
-# 5. npm tools from the lockfile: binaryen (wasm-opt) and the three browser drivers
-#    (playwright-core, puppeteer-core, selenium-webdriver; none of them downloads a browser).
-if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ] \
+# 5. npm tools from the lockfile: binaryen (wasm-opt), terser (the widget's JS on release
+#    builds) and the three browser drivers (playwright-core, puppeteer-core,
+#    selenium-webdriver; none of them downloads a browser).
+if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/terser ] || [ ! -d node_modules/playwright-core ] \
   || [ ! -d node_modules/puppeteer-core ] || [ ! -d node_modules/selenium-webdriver ] \
   || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   say "installing npm packages from package-lock.json"
