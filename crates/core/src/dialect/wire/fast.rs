@@ -370,13 +370,15 @@ fn is(key: &str, name: &str) -> bool {
 #[inline(always)]
 fn plain_len(bytes: &[u8]) -> usize {
     let mut length = 0;
-    // Eight bytes at a time while none of them ends the run (most of a chunk's bytes are in
-    // strings, and a byte loop is most of the reader's time).
+    // Eight bytes at a time (most of a chunk's bytes are in strings, and a loop over bytes
+    // was most of this reader's time).
     while let Some(word) = bytes.get(length..length + 8) {
         let mut eight = [0; 8];
         eight.copy_from_slice(word);
-        if ends_run(u64::from_le_bytes(eight)) {
-            break;
+        let ends = run_ends(u64::from_le_bytes(eight));
+        if ends != 0 {
+            // The lowest flag is the first byte that ends the run (see `run_ends`).
+            return length + ends.trailing_zeros() as usize / 8;
         }
         length += 8;
     }
@@ -389,20 +391,20 @@ fn plain_len(bytes: &[u8]) -> usize {
     length
 }
 
-/// Whether one of the eight bytes of `word` is a quote, a backslash or below 0x20, by the
-/// classic word-at-a-time tests ("Bit Twiddling Hacks", `haszero` and `hasless`): a byte
-/// below `n` (n ≤ 128) leaves its high bit set in `(x - n per byte) & !x & 0x80 per byte`,
-/// and only such a byte can start the borrow that sets it; a byte equal to `c` is a zero
-/// byte of `x ^ c per byte`.
+/// The high bit of each byte of `word` (read little-endian) that is a quote, a backslash or
+/// below 0x20, by the classic word-at-a-time tests ("Bit Twiddling Hacks", `haszero` and
+/// `hasless`): a byte below `n` (n ≤ 128) leaves its high bit set in
+/// `(x - n in every byte) & !x & 0x80 in every byte`, and a byte equal to `c` is a zero byte of
+/// `x ^ c in every byte`. A borrow can also flag a byte above a flagged one, never below the
+/// first, so the lowest flag is exact.
 #[inline(always)]
-fn ends_run(word: u64) -> bool {
+fn run_ends(word: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
     let below = |x: u64, n: u8| x.wrapping_sub(ONES * u64::from(n)) & !x & HIGHS;
-    (below(word, 0x20)
+    below(word, 0x20)
         | below(word ^ (ONES * u64::from(b'"')), 1)
-        | below(word ^ (ONES * u64::from(b'\\')), 1))
-        != 0
+        | below(word ^ (ONES * u64::from(b'\\')), 1)
 }
 
 #[cfg(test)]
@@ -509,6 +511,33 @@ mod tests {
             "",
         ] {
             assert!(!same_as_serde(data), "{data}");
+        }
+    }
+
+    /// `plain_len` by the definition, one byte at a time.
+    fn plain_len_bytewise(bytes: &[u8]) -> usize {
+        bytes
+            .iter()
+            .position(|&byte| byte == b'"' || byte == b'\\' || byte < 0x20)
+            .unwrap_or(bytes.len())
+    }
+
+    #[test]
+    fn the_word_at_a_time_scan_stops_where_the_byte_scan_does() {
+        // Every byte value at every offset of two words, after plain bytes of every kind
+        // (ASCII, high bytes that a borrow could disturb) and before every byte value.
+        for filler in [b'a', 0x20, 0x7F, 0x80, 0xC3, 0xFF] {
+            for at in 0..17 {
+                for byte in 0..=255u8 {
+                    for after in [b'"', 0x00, 0x1F, b'a', 0xFF] {
+                        let mut bytes = vec![filler; 20];
+                        bytes[at] = byte;
+                        bytes[at + 1] = after;
+                        assert_eq!(plain_len(&bytes), plain_len_bytewise(&bytes), "{bytes:?}");
+                        assert_eq!(plain_len(&bytes[..at]), at);
+                    }
+                }
+            }
         }
     }
 
@@ -716,6 +745,16 @@ mod tests {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(4000))]
+
+        #[test]
+        fn the_word_at_a_time_scan_matches_on_any_bytes(
+            bytes in proptest::collection::vec(
+                prop_oneof![any::<u8>(), Just(b'"'), Just(b'\\'), 0x20u8..0x7F],
+                0..40,
+            ),
+        ) {
+            prop_assert_eq!(plain_len(&bytes), plain_len_bytewise(&bytes));
+        }
 
         #[test]
         fn generated_chunks_read_the_same(data in chunk()) {
