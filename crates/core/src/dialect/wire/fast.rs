@@ -83,26 +83,19 @@ impl<'a> Cursor<'a> {
     /// The whole top level: one object, then only whitespace.
     fn envelope(&mut self, envelope: &mut Envelope<'a>) -> Option<()> {
         self.object(|cursor, key| {
-            if is(key, "choices") {
-                envelope.has_choices = true;
-                cursor.first_choice(&mut envelope.first_choice)?;
-            } else if is(key, "object") {
-                envelope.object = cursor.text_or_null()?;
-            } else if is(key, "usage") || is(key, "error") {
+            match key {
+                b"choices" => {
+                    envelope.has_choices = true;
+                    cursor.first_choice(&mut envelope.first_choice)?;
+                }
+                b"object" => envelope.object = cursor.text_or_null()?,
                 // Absent unless null, and only `null` is read here (a usage or error object
                 // is kept whole, as a `Value`: serde builds it).
-                cursor.null()?;
-            } else if is(key, "type") {
-                envelope.kind = cursor.text_or_null()?;
-            } else if is(key, "delta")
-                || is(key, "content_block")
-                || is(key, "message")
-                || is(key, "response")
-            {
+                b"usage" | b"error" => cursor.null()?,
+                b"type" => envelope.kind = cursor.text_or_null()?,
                 // Other dialects' objects, read by serde.
-                return None;
-            } else {
-                cursor.scalar()?;
+                b"delta" | b"content_block" | b"message" | b"response" => return None,
+                _ => cursor.scalar()?,
             }
             Some(())
         })?;
@@ -136,21 +129,22 @@ impl<'a> Cursor<'a> {
     /// A choice, into `choice` (default on entry).
     fn choice(&mut self, choice: &mut Choice<'a>) -> Option<()> {
         self.object(|cursor, key| {
-            if is(key, "delta") {
-                choice.delta = ChatDelta::default();
-                match cursor.peek_value()? {
-                    b'n' => cursor.null()?,
-                    _ => cursor.delta(&mut choice.delta)?,
+            match key {
+                b"delta" => {
+                    choice.delta = ChatDelta::default();
+                    match cursor.peek_value()? {
+                        b'n' => cursor.null()?,
+                        _ => cursor.delta(&mut choice.delta)?,
+                    }
                 }
-            } else if is(key, "index") {
-                choice.index = match cursor.peek_value()? {
-                    b'n' => cursor.null().map(|()| None)?,
-                    _ => Some(cursor.integer()?),
-                };
-            } else if is(key, "finish_reason") {
-                choice.finish_reason = cursor.text_or_null()?;
-            } else {
-                cursor.scalar()?;
+                b"index" => {
+                    choice.index = match cursor.peek_value()? {
+                        b'n' => cursor.null().map(|()| None)?,
+                        _ => Some(cursor.integer()?),
+                    }
+                }
+                b"finish_reason" => choice.finish_reason = cursor.text_or_null()?,
+                _ => cursor.scalar()?,
             }
             Some(())
         })
@@ -159,20 +153,18 @@ impl<'a> Cursor<'a> {
     /// A chat delta, into `delta` (default on entry).
     fn delta(&mut self, delta: &mut ChatDelta<'a>) -> Option<()> {
         self.object(|cursor, key| {
-            if is(key, "content") {
-                delta.content = match cursor.text_or_null()? {
-                    Some(text) => Content::Text(text),
-                    None => Content::Absent,
-                };
-            } else if is(key, "reasoning_content") {
-                delta.reasoning_content = cursor.text_or_null()?;
-            } else if is(key, "reasoning") {
-                delta.reasoning = cursor.text_or_null()?;
-            } else if is(key, "reasoning_details") {
+            match key {
+                b"content" => {
+                    delta.content = match cursor.text_or_null()? {
+                        Some(text) => Content::Text(text),
+                        None => Content::Absent,
+                    }
+                }
+                b"reasoning_content" => delta.reasoning_content = cursor.text_or_null()?,
+                b"reasoning" => delta.reasoning = cursor.text_or_null()?,
                 // A list of parts: serde joins it.
-                return None;
-            } else {
-                cursor.scalar()?;
+                b"reasoning_details" => return None,
+                _ => cursor.scalar()?,
             }
             Some(())
         })
@@ -410,14 +402,6 @@ impl<'a> Cursor<'a> {
         self.position += 4;
         Some(code)
     }
-}
-
-/// Whether `key` is `name`. The length and the first byte are compared first: most keys of
-/// a chunk are not the one asked for, and at the shipped opt-level `==` on strings is a call.
-#[inline(always)]
-fn is(key: &[u8], name: &str) -> bool {
-    let name = name.as_bytes();
-    key.len() == name.len() && key.first() == name.first() && key == name
 }
 
 /// The length of the run of bytes that a JSON string holds as they are: up to a quote, a
