@@ -1,25 +1,31 @@
 //! The fast path of [`Envelope::read`]: the Chat Completions chunk that almost every event of
-//! a chat stream is, read by one forward scan of the bytes instead of through serde.
+//! a chat stream is, read by one forward scan of the bytes instead of through serde's visitors.
 //!
 //! A chunk such as
 //! `{"id":"…","object":"chat.completion.chunk","created":1,"model":"…","choices":[{"index":0,
 //! "delta":{"content":"Hi"},"logprobs":null,"finish_reason":null}],"usage":null}` has the same
 //! few shapes in every event. Reading it through serde's visitors costs a call per key, per
-//! value and per skipped field, which at the shipped size-first opt-level is most of the
-//! reader's time once network reads are large. This reader knows only those shapes.
+//! value and per skipped field, which at the shipped size-first opt-level was most of the
+//! reader's time once network reads are large (issue 14 item 5). This reader knows only those
+//! shapes: it matches keys as bytes, scans strings eight bytes at a time and borrows them,
+//! and hands the rare nested value (a usage or error object, `logprobs`, Gemini's
+//! `extra_content`, tool calls) to serde_json on its own.
 //!
-//! **It either reads exactly what serde would, or gives up.** It accepts a strict subset of
-//! JSON (checked as serde_json checks it: whitespace, literals, integers, strings without
-//! control characters, valid escapes, no trailing comma or trailing text), and it fills the
-//! envelope the way the serde visitors do (the last of repeated keys wins, `null` is absent,
-//! choice 0 by `index`, else by position). Anything else gives up — a nested object or array
-//! where the chunk has none (`usage`, `logprobs` content, `tool_calls`, content parts), a
-//! negative or fractional number, a `\u` escape of a surrogate, a value of an unexpected type,
-//! a top level that is not an object — and [`Envelope::read`] then reads the data through
-//! serde, which decides. Giving up costs the scan done so far, never a different answer.
-//! The tests below check the equality on generated and mutated chunks.
+//! **It either reads exactly what serde would, or gives up.** It accepts a subset of JSON,
+//! checked as serde_json checks it (whitespace, literals, integers, strings without control
+//! characters, escapes, no trailing comma or trailing text, nested values through serde_json
+//! itself), and fills the envelope the way the serde visitors do (the last of repeated keys
+//! wins, `null` is absent, choice 0 by `index`, else by position). Anything else gives up — a
+//! key with an escape, a negative or fractional number, a `\u` escape of a surrogate in a
+//! text that is kept, content parts, a non-empty `reasoning_details`, a value of an
+//! unexpected type, another dialect's keys, a top level that is not an object — and
+//! [`Envelope::read`] then reads the data through serde, which decides. Giving up costs the
+//! scan done so far, never a different answer. The tests below check the equality on
+//! generated and edited chunks and on every event of the recorded transcripts.
 
 use std::borrow::Cow;
+
+use serde_json::Value;
 
 use super::{ChatDelta, Choice, Content, Envelope};
 
@@ -89,13 +95,13 @@ impl<'a> Cursor<'a> {
                     cursor.first_choice(&mut envelope.first_choice)?;
                 }
                 b"object" => envelope.object = cursor.text_or_null()?,
-                // Absent unless null, and only `null` is read here (a usage or error object
-                // is kept whole, as a `Value`: serde builds it).
-                b"usage" | b"error" => cursor.null()?,
+                // Absent when null; an object is kept whole, as a `Value`.
+                b"usage" => envelope.usage = cursor.object_or_null()?,
+                b"error" => envelope.error = cursor.object_or_null()?,
                 b"type" => envelope.kind = cursor.text_or_null()?,
                 // Other dialects' objects, read by serde.
                 b"delta" | b"content_block" | b"message" | b"response" => return None,
-                _ => cursor.scalar()?,
+                _ => cursor.ignored_value()?,
             }
             Some(())
         })?;
@@ -144,7 +150,7 @@ impl<'a> Cursor<'a> {
                     }
                 }
                 b"finish_reason" => choice.finish_reason = cursor.text_or_null()?,
-                _ => cursor.scalar()?,
+                _ => cursor.ignored_value()?,
             }
             Some(())
         })
@@ -162,9 +168,16 @@ impl<'a> Cursor<'a> {
                 }
                 b"reasoning_content" => delta.reasoning_content = cursor.text_or_null()?,
                 b"reasoning" => delta.reasoning = cursor.text_or_null()?,
-                // A list of parts: serde joins it.
-                b"reasoning_details" => return None,
-                _ => cursor.scalar()?,
+                // The empty list OpenRouter sends with every chunk joins to "".
+                b"reasoning_details" => {
+                    delta.reasoning_details = match cursor.peek_value()? {
+                        b'n' => cursor.null().map(|()| None)?,
+                        _ => cursor
+                            .empty_array()
+                            .map(|()| Some(Cow::Owned(String::new())))?,
+                    }
+                }
+                _ => cursor.ignored_value()?,
             }
             Some(())
         })
@@ -235,15 +248,69 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// A value that is not an object or an array, skipped (validated all the same).
-    fn scalar(&mut self) -> Option<()> {
+    /// A value of no interest, skipped (checked all the same): scalars here, objects and
+    /// arrays (`logprobs`, `extra_content`) through serde.
+    fn ignored_value(&mut self) -> Option<()> {
         match self.peek_value()? {
             b'"' => self.skip_string(),
             b'n' => self.literal("null"),
             b't' => self.literal("true"),
             b'f' => self.literal("false"),
+            // Read as a `Value`, not skipped as serde's full read skips it: no other copy of
+            // the serde code (wasm size). A `Value` is stricter (no lone surrogate, no number
+            // past f64) and gives up where skipping would not, never the reverse.
+            b'{' | b'[' => self.nested_by_serde().map(drop),
             _ => self.integer().map(drop),
         }
+    }
+
+    /// An object kept whole (usage, error), or `null` (absent); any other type gives up.
+    fn object_or_null(&mut self) -> Option<Option<Value>> {
+        match self.peek_value()? {
+            b'n' => self.null().map(|()| None),
+            b'{' => self.nested_by_serde().map(Some),
+            _ => None,
+        }
+    }
+
+    /// The object or array at the position, read by serde_json on its own text: the value
+    /// serde's full read finds there (an object or array ends where its brackets match, so
+    /// the full read ends it at the same byte). Found by matching brackets outside strings;
+    /// a value with 100 opening brackets or more gives up, as the full read meets
+    /// serde_json's nesting limit (128 levels) a few levels higher up.
+    fn nested_by_serde(&mut self) -> Option<Value> {
+        let start = self.position;
+        let (mut depth, mut opened) = (0usize, 0usize);
+        loop {
+            match self.peek()? {
+                b'"' => self.skip_string()?,
+                b'{' | b'[' => {
+                    depth += 1;
+                    opened += 1;
+                    self.position += 1;
+                }
+                b'}' | b']' => {
+                    depth = depth.checked_sub(1)?;
+                    self.position += 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                _ => self.position += 1,
+            }
+            if opened >= 100 {
+                return None;
+            }
+        }
+        serde_json::from_str(self.text.get(start..self.position)?).ok()
+    }
+
+    /// `[]`, with or without whitespace inside.
+    fn empty_array(&mut self) -> Option<()> {
+        if self.next_token()? != b'[' || self.next_token()? != b']' {
+            return None;
+        }
+        Some(())
     }
 
     fn literal(&mut self, word: &str) -> Option<()> {
@@ -489,6 +556,14 @@ mod tests {
             // Empty choices (the usage chunk's shape, usage null), an empty object.
             r#"{"choices":[],"usage":null}"#,
             "{}",
+            // Nested values: usage and error objects (kept whole), OpenRouter's empty
+            // `reasoning_details`, Gemini's `extra_content`, OpenAI's `logprobs`, tool calls.
+            r#"{"choices":[],"usage":{"prompt_tokens":9,"completion_tokens_details":{"reasoning_tokens":0},"cost":9.84e-5}}"#,
+            r#"{"error":{"code":"server_error","message":"m"},"choices":[{"index":0,"delta":{"content":""},"finish_reason":"error"}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":"Paris","reasoning":null,"reasoning_details":[ ]},"native_finish_reason":null}]}"#,
+            r#"{"choices":[{"delta":{"content":"<thought>","extra_content":{"google":{"thought":true}}},"index":0}],"usage":{"total_tokens":30}}"#,
+            r#"{"choices":[{"index":0,"delta":{"content":"!"},"logprobs":{"content":[{"token":"!","logprob":-0.26638845,"bytes":[33],"top_logprobs":[]}],"refusal":null}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"a\""}}]}}]}"#,
         ] {
             assert!(same_as_serde(data), "{data}");
         }
@@ -516,11 +591,9 @@ mod tests {
     fn anything_else_gives_up_and_serde_decides() {
         for data in [
             // Shapes serde reads and this reader leaves to it.
-            r#"{"choices":[],"usage":{"prompt_tokens":2}}"#,
-            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0}]}}]}"#,
             r#"{"choices":[{"index":0,"delta":{"content":[{"type":"text","text":"x"}]}}]}"#,
-            r#"{"choices":[{"index":0,"delta":{"reasoning_details":[]}}]}"#,
-            r#"{"choices":[{"index":0,"logprobs":{"content":[]}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"reasoning_details":[{"text":"x"}]}}]}"#,
+            r#"{"choices":[],"usage":7}"#,
             r#"{"choices":[{"index":-1,"delta":{"content":"x"}}]}"#,
             r#"{"choices":[{"index":0.0}]}"#,
             r#"{"choices":[{"index":"0"}]}"#,
@@ -532,7 +605,6 @@ mod tests {
             r#"{"choices":[{"delta":{"t\u0079pe":1}}]}"#,
             r#"{"type":"content_block_delta","delta":{"type":"text_delta","text":"x"}}"#,
             r#"{"type":5}"#,
-            r#"{"error":{"message":"m"}}"#,
             r#"[{"choices":[]}]"#,
             r#""text""#,
             "null",
@@ -581,6 +653,55 @@ mod tests {
         }
     }
 
+    /// Every event of every recorded transcript (tests/fixtures/sse and its extra/): the
+    /// fast path reads most chat events, and reads each exactly as serde does.
+    #[test]
+    fn every_fixture_event_reads_the_same() {
+        let root =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/sse");
+        let mut paths = Vec::new();
+        for directory in [root.clone(), root.join("extra")] {
+            for entry in std::fs::read_dir(directory).unwrap() {
+                let path = entry.unwrap().path();
+                if path.extension().is_some_and(|extension| extension == "sse") {
+                    paths.push(path);
+                }
+            }
+        }
+        paths.sort();
+        assert!(paths.len() >= 24, "{paths:?}");
+        let (mut read_count, mut event_count) = (0, 0);
+        for path in &paths {
+            let mut parser = crate::sse::SseParser::new();
+            let events = parser.feed(&std::fs::read(path).unwrap()).unwrap();
+            for event in events {
+                event_count += 1;
+                read_count += usize::from(same_as_serde(&event.data));
+            }
+        }
+        eprintln!("{read_count} of {event_count} fixture events read by the fast path");
+        assert!(
+            read_count * 2 > event_count,
+            "{read_count} of {event_count}"
+        );
+    }
+
+    /// serde_json stops at 128 nested levels; the fast path hands deep values to serde.
+    #[test]
+    fn nesting_past_serdes_limit_is_left_to_serde() {
+        for levels in [1, 50, 99, 100, 125, 126, 127, 128, 200] {
+            let nested = format!("{}{}", "[".repeat(levels), "]".repeat(levels));
+            let data = format!(r#"{{"choices":[{{"index":0,"logprobs":{nested}}}],"usage":null}}"#);
+            assert_eq!(same_as_serde(&data), levels < 100, "{levels} levels");
+            let data = format!(r#"{{"usage":{{"a":{nested}}}}}"#);
+            assert_eq!(
+                same_as_serde(&data),
+                levels < 99,
+                "{levels} levels in usage"
+            );
+        }
+    }
+
     /// JSON strings the fast path reads.
     fn plain_string() -> BoxedStrategy<String> {
         prop_oneof![
@@ -608,7 +729,8 @@ mod tests {
         .boxed()
     }
 
-    /// Values the fast path gives up on, JSON or not (serde decides).
+    /// Values off the usual path: JSON or not, that the fast path gives up on or hands to
+    /// serde (nested values).
     fn odd_value() -> BoxedStrategy<String> {
         prop_oneof![
             Just(r#""\ud83d\ude00""#.to_owned()),
@@ -625,6 +747,8 @@ mod tests {
             Just("[]".to_owned()),
             Just("{}".to_owned()),
             Just(r#"{"a":[1]}"#.to_owned()),
+            Just(r#"{"a":[1,{"b":"\u00e9\ud83d"}],"c":-2.5e3}"#.to_owned()),
+            Just(r#"[{"x":}]"#.to_owned()),
             Just("nul".to_owned()),
         ]
         .boxed()
@@ -707,7 +831,14 @@ mod tests {
             prop_oneof![
                 (key("reasoning"), text_value()),
                 (key("role"), text_value()),
-                (key("reasoning_details"), or_odd(plain_scalar())),
+                (
+                    key("reasoning_details"),
+                    or_odd(prop_oneof![
+                        Just("[]".to_owned()),
+                        Just("[ ]".to_owned()),
+                        plain_scalar()
+                    ]),
+                ),
                 (other_key(), or_odd(plain_scalar())),
             ]
             .boxed(),
@@ -750,7 +881,14 @@ mod tests {
                 (key("object"), text_value()).boxed(),
                 (key("created"), or_odd(plain_scalar())).boxed(),
                 (key("choices"), choices).boxed(),
-                (key("usage"), or_odd(Just("null".to_owned()))).boxed(),
+                (
+                    key("usage"),
+                    or_odd(prop_oneof![
+                        3 => Just("null".to_owned()),
+                        1 => Just(r#"{"prompt_tokens":2,"details":{"reasoning_tokens":1}}"#.to_owned()),
+                    ]),
+                )
+                    .boxed(),
             ],
             prop_oneof![
                 4 => (other_key(), or_odd(plain_scalar())),
