@@ -313,6 +313,7 @@ impl<'a> Cursor<'a> {
         Some(())
     }
 
+    /// `word`: `null`, `true` or `false`.
     fn literal(&mut self, word: &str) -> Option<()> {
         self.skip_whitespace();
         let rest = self.bytes().get(self.position..)?;
