@@ -7,9 +7,9 @@
 //! few shapes in every event. Reading it through serde's visitors costs a call per key, per
 //! value and per skipped field, which at the shipped size-first opt-level was most of the
 //! reader's time once network reads are large (issue 14 item 5). This reader knows only those
-//! shapes: it matches keys as bytes, scans strings eight bytes at a time and borrows them,
-//! and hands the rare nested value (a usage or error object, `logprobs`, Gemini's
-//! `extra_content`, tool calls) to serde_json on its own.
+//! shapes: it matches keys as bytes, scans strings eight bytes at a time
+//! (`scan::json_plain_len`) and borrows them, and hands the rare nested value (a usage or
+//! error object, `logprobs`, Gemini's `extra_content`, tool calls) to serde_json on its own.
 //!
 //! **It either reads exactly what serde would, or gives up.** It accepts a subset of JSON,
 //! checked as serde_json checks it (whitespace, literals, integers, strings without control
@@ -28,6 +28,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::{ChatDelta, Choice, Content, Envelope};
+use crate::scan::json_plain_len;
 
 /// Reads `data` into `envelope` (default on entry) when it is a chunk this reader knows; true
 /// when it did. False leaves the envelope default, for serde to read.
@@ -353,7 +354,7 @@ impl<'a> Cursor<'a> {
             return None;
         }
         let start = self.position;
-        let end = start + plain_len(self.bytes().get(start..)?);
+        let end = start + json_plain_len(self.bytes().get(start..)?);
         if self.peek_at(end)? != b'"' {
             return None;
         }
@@ -368,7 +369,7 @@ impl<'a> Cursor<'a> {
             return None;
         }
         loop {
-            self.position += plain_len(self.bytes().get(self.position..)?);
+            self.position += json_plain_len(self.bytes().get(self.position..)?);
             match self.peek()? {
                 b'"' => {
                     self.position += 1;
@@ -397,7 +398,7 @@ impl<'a> Cursor<'a> {
             return None;
         }
         let start = self.position;
-        let end = start + plain_len(self.bytes().get(start..)?);
+        let end = start + json_plain_len(self.bytes().get(start..)?);
         self.position = end;
         match self.peek()? {
             b'"' => {
@@ -442,7 +443,7 @@ impl<'a> Cursor<'a> {
                 }
                 _ => {
                     let start = self.position;
-                    let end = start + plain_len(self.bytes().get(start..)?);
+                    let end = start + json_plain_len(self.bytes().get(start..)?);
                     if end == start {
                         // A control character.
                         return None;
@@ -470,48 +471,6 @@ impl<'a> Cursor<'a> {
         self.position += 4;
         Some(code)
     }
-}
-
-/// The length of the run of bytes that a JSON string holds as they are: up to a quote, a
-/// backslash or a control character (or the end).
-#[inline(always)]
-fn plain_len(bytes: &[u8]) -> usize {
-    let mut length = 0;
-    // Eight bytes at a time (most of a chunk's bytes are in strings, and a loop over bytes
-    // was most of this reader's time).
-    while let Some(word) = bytes.get(length..length + 8) {
-        let mut eight = [0; 8];
-        eight.copy_from_slice(word);
-        let ends = run_ends(u64::from_le_bytes(eight));
-        if ends != 0 {
-            // The lowest flag is the first byte that ends the run (see `run_ends`).
-            return length + ends.trailing_zeros() as usize / 8;
-        }
-        length += 8;
-    }
-    while let Some(&byte) = bytes.get(length) {
-        if byte == b'"' || byte == b'\\' || byte < 0x20 {
-            break;
-        }
-        length += 1;
-    }
-    length
-}
-
-/// The high bit of each byte of `word` (read little-endian) that is a quote, a backslash or
-/// below 0x20, by the classic word-at-a-time tests ("Bit Twiddling Hacks", `haszero` and
-/// `hasless`): a byte below `n` (n ≤ 128) leaves its high bit set in
-/// `(x - n in every byte) & !x & 0x80 in every byte`, and a byte equal to `c` is a zero byte of
-/// `x ^ c in every byte`. A borrow can also flag a byte above a flagged one, never below the
-/// first, so the lowest flag is exact.
-#[inline(always)]
-fn run_ends(word: u64) -> u64 {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    let below = |x: u64, n: u8| x.wrapping_sub(ONES * u64::from(n)) & !x & HIGHS;
-    below(word, 0x20)
-        | below(word ^ (ONES * u64::from(b'"')), 1)
-        | below(word ^ (ONES * u64::from(b'\\')), 1)
 }
 
 #[cfg(test)]
@@ -624,33 +583,6 @@ mod tests {
             "",
         ] {
             assert!(!same_as_serde(data), "{data}");
-        }
-    }
-
-    /// `plain_len` by the definition, one byte at a time.
-    fn plain_len_bytewise(bytes: &[u8]) -> usize {
-        bytes
-            .iter()
-            .position(|&byte| byte == b'"' || byte == b'\\' || byte < 0x20)
-            .unwrap_or(bytes.len())
-    }
-
-    #[test]
-    fn the_word_at_a_time_scan_stops_where_the_byte_scan_does() {
-        // Every byte value at every offset of two words, after plain bytes of every kind
-        // (ASCII, high bytes that a borrow could disturb) and before every byte value.
-        for filler in [b'a', 0x20, 0x7F, 0x80, 0xC3, 0xFF] {
-            for at in 0..17 {
-                for byte in 0..=255u8 {
-                    for after in [b'"', 0x00, 0x1F, b'a', 0xFF] {
-                        let mut bytes = vec![filler; 20];
-                        bytes[at] = byte;
-                        bytes[at + 1] = after;
-                        assert_eq!(plain_len(&bytes), plain_len_bytewise(&bytes), "{bytes:?}");
-                        assert_eq!(plain_len(&bytes[..at]), at);
-                    }
-                }
-            }
         }
     }
 
@@ -933,16 +865,6 @@ mod tests {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(4000))]
-
-        #[test]
-        fn the_word_at_a_time_scan_matches_on_any_bytes(
-            bytes in proptest::collection::vec(
-                prop_oneof![any::<u8>(), Just(b'"'), Just(b'\\'), 0x20u8..0x7F],
-                0..40,
-            ),
-        ) {
-            prop_assert_eq!(plain_len(&bytes), plain_len_bytewise(&bytes));
-        }
 
         #[test]
         fn generated_chunks_read_the_same(data in chunk()) {
