@@ -12,7 +12,8 @@ export function answer_text(bytes: Uint8Array | number[]): string;
 export function parse(bytes: Uint8Array | number[], chunk: number): number;
 
 /**
- * The SSE layer alone (no JSON, no dialect): where the time goes.
+ * The SSE layer alone (no JSON, no dialect): where the time goes. Events are borrowed, as
+ * `StreamReader` takes them; the data's length is summed so that nothing is optimised away.
  */
 export function parse_sse_only(bytes: Uint8Array | number[], chunk: number): number;
 

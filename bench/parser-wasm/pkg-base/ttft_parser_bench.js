@@ -35,7 +35,8 @@ export function parse(bytes, chunk) {
 }
 
 /**
- * The SSE layer alone (no JSON, no dialect): where the time goes.
+ * The SSE layer alone (no JSON, no dialect): where the time goes. Events are borrowed, as
+ * `StreamReader` takes them; the data's length is summed so that nothing is optimised away.
  * @param {Uint8Array | number[]} bytes
  * @param {number} chunk
  * @returns {number}

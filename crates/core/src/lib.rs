@@ -23,6 +23,7 @@ pub mod probe;
 pub mod protocol;
 pub mod record;
 pub mod request;
+mod scan;
 pub mod scrub;
 pub mod secret;
 pub mod share;

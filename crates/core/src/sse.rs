@@ -7,13 +7,13 @@
 //! the body ends. Any split of the same bytes into reads yields exactly the same events (a
 //! property test and fuzz targets check this).
 //!
-//! **Bytes, not text.** Lines are split on the raw bytes with `memchr`: CR and LF are ASCII, and
-//! no byte of a multibyte UTF-8 sequence is ASCII, so splitting before decoding finds the same
-//! lines as the spec's "decode, then split". Only the values that are used are decoded, with
-//! the spec's "UTF-8 decode": invalid bytes become U+FFFD by the same "maximal subpart" rule as
-//! a browser `TextDecoder` (which is what `String::from_utf8_lossy` implements), and since a
-//! maximal subpart never contains an ASCII byte, decoding a line alone gives the same text as
-//! decoding the whole stream.
+//! **Bytes, not text.** Lines are split on the raw bytes, eight at a time (`scan::line_end`):
+//! CR and LF are ASCII, and no byte of a multibyte UTF-8 sequence is ASCII, so splitting
+//! before decoding finds the same lines as the spec's "decode, then split". Only the values
+//! that are used are decoded, with the spec's "UTF-8 decode": invalid bytes become U+FFFD by
+//! the same "maximal subpart" rule as a browser `TextDecoder` (which is what
+//! `String::from_utf8_lossy` implements), and since a maximal subpart never contains an ASCII
+//! byte, decoding a line alone gives the same text as decoding the whole stream.
 //!
 //! **No copies of the data.** [`SseParser::feed_with`] hands each event to a callback as an
 //! [`SseEventRef`] whose `data` borrows the read itself when its `data:` line lay in that read.
@@ -29,7 +29,9 @@
 use std::borrow::Cow;
 use std::mem;
 
-use memchr::{memchr, memchr2};
+use memchr::memchr;
+
+use crate::scan::line_end;
 
 /// The most bytes the event being read may hold: its data lines so far (each with its LF)
 /// plus the line being read, 1 MiB. An LLM stream sends a few hundred bytes per event; the
@@ -287,7 +289,7 @@ impl SseParser {
                 self.after_cr = false;
             }
             let data_len = self.data_len(*borrowed_data);
-            let Some(end) = memchr2(b'\r', b'\n', rest) else {
+            let Some(end) = line_end(rest) else {
                 // A partial line: keep it for the next read, unless it is already too long.
                 let seen_bytes = data_len + self.line.len() + rest.len();
                 if seen_bytes > self.max_event_bytes {

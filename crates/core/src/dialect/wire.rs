@@ -16,6 +16,8 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use serde::Deserialize;
 use serde_json::Value;
 
+mod fast;
+
 /// One SSE event as the family decoders see it.
 pub(crate) struct EventInput<'a> {
     /// The SSE `event:` name, if the block had one.
@@ -73,7 +75,15 @@ impl<'a> Envelope<'a> {
 
     /// Reads `data` as JSON into this (default) envelope, in place: it is large, and moving it
     /// per event costs more than reading most events. False when `data` is not JSON.
+    ///
+    /// The usual Chat chunk is read by a fast path ([`fast`]), everything else (and anything
+    /// the fast path is unsure of) by serde; both read the same envelope.
     pub(crate) fn read(&mut self, data: &'a str) -> bool {
+        fast::read(self, data) || self.read_with_serde(data)
+    }
+
+    /// [`Envelope::read`] through serde alone.
+    pub(crate) fn read_with_serde(&mut self, data: &'a str) -> bool {
         let mut deserializer = serde_json::Deserializer::from_str(data);
         EnvelopeVisitor(self)
             .deserialize(&mut deserializer)
