@@ -544,6 +544,8 @@ async function longStream(browser, pageSim) {
   });
   const started = Date.now();
   await page.getByTestId('send').click();
+  // Send is disabled once the request is out (the worker's 'sent'), not in the click itself.
+  await page.waitForFunction(() => document.querySelector('[data-testid=send]').disabled, null, { timeout: 10_000, polling: 5 });
   log('long stream: 100,000 tokens at 5000 tokens/s (~20 s)');
   // Sample without forcing GC during the stream (a forced GC would itself be a long task).
   const during = [];

@@ -35,7 +35,7 @@ use crate::i18n::{browser_lang, provide_i18n};
 use crate::key_gate::{KeyConsent, KeyGate};
 use crate::run::{self, RunControl, RunOptions};
 use crate::session::Session;
-use crate::{paint, persist, transport};
+use crate::{clock, paint, persist, transport};
 
 /// Where the lab is, relative to the widget's page.
 pub const LAB_PATH: &str = "lab/";
@@ -149,9 +149,15 @@ async fn run_and_report(series: SeriesPlan, clicked_ms: Option<f64>, context: Wi
                 live.apply(progress)
             })
             .await;
+        // The end of a run is a chain of work: the record built, then shown, stored and
+        // posted, then (after the last run) the history saved and the summary posted. Each
+        // link runs in a task of its own, so that the end of a long run holds the main thread
+        // for no long task (issue 14 #6).
+        clock::sleep_ms(0.0).await;
         live.finish(&record);
         let repeatable = repeating_can_succeed(&record.outcome);
         let kept = session.push(record);
+        clock::sleep_ms(0.0).await;
         embed.post_run(&kept);
         if run_control.stopped() || !repeatable {
             break;
@@ -164,6 +170,7 @@ async fn run_and_report(series: SeriesPlan, clicked_ms: Option<f64>, context: Wi
     running.set_value(false);
     live.streaming.set(false);
     session.save();
+    clock::sleep_ms(0.0).await;
     let (total_runs, summary) = session.runs.with_untracked(|records| {
         let summary = cohort_summary(records, Cohort::All).ok().flatten();
         (records.len(), summary)
