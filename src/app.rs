@@ -32,7 +32,7 @@ use crate::i18n::{browser_lang, provide_i18n, use_i18n};
 use crate::key_gate::{KeyConsent, KeyGate};
 use crate::run::{self, RunControl, RunOptions};
 use crate::session::Session;
-use crate::{paint, persist, transport};
+use crate::{clock, paint, persist, transport};
 
 /// What a series needs from the page. Cheap to clone.
 #[derive(Clone)]
@@ -112,9 +112,12 @@ async fn run_series(
         .await;
         // A failure with trace context on: was it the traceparent header?
         let trace_refused = fleet::trace::check_failed_run(&plan, &mut record).await;
+        // As in the widget: the end of a run in tasks of its own (issue 14 #6).
+        clock::sleep_ms(0.0).await;
         live.finish(&record);
         let repeatable = repeating_can_succeed(&record.outcome) && !trace_refused;
         let kept = session.push(record);
+        clock::sleep_ms(0.0).await;
         embed.post_run(&kept);
         fleet.kept(&kept, ids);
         stopped = run_control.stopped();
