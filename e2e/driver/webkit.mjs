@@ -43,7 +43,11 @@ const ERROR_HOOK = `if (!window.__e2eErrors) {
  */
 async function startDriver(env) {
   const port = await freePort();
-  const driver = spawn(WEBKIT_DRIVER, [`--port=${port}`], { stdio: ['ignore', 'ignore', 'pipe'], env });
+  // Its own process group: MiniBrowser and WebKit's helper processes, which the driver
+  // starts, inherit it, so `stop` ends them all even when the session's quit failed. A
+  // MiniBrowser left behind would keep this process alive (it holds the driver's stderr
+  // pipe) and the test file would never exit: seen once in CI, after every test had passed.
+  const driver = spawn(WEBKIT_DRIVER, [`--port=${port}`], { stdio: ['ignore', 'ignore', 'pipe'], env, detached: true });
   let driverLog = '';
   driver.stderr.on('data', (data) => (driverLog = (driverLog + data).slice(-4000)));
   const url = `http://127.0.0.1:${port}`;
@@ -53,12 +57,23 @@ async function startDriver(env) {
       if (status.ok) break;
     } catch {}
     if (attempt > 100 || driver.exitCode !== null) {
-      driver.kill('SIGTERM');
+      stopGroup(driver);
       throw new Error(`WebKitWebDriver did not start on ${url}: ${driverLog}`);
     }
     await sleep(100);
   }
-  return { url, stop: () => driver.kill('SIGTERM') };
+  return { url, stop: () => stopGroup(driver) };
+}
+
+/** Ends a detached child and everything in its process group, and lets go of its pipes. */
+function stopGroup(child) {
+  try {
+    process.kill(-child.pid, 'SIGTERM');
+  } catch {
+    child.kill('SIGTERM');
+  }
+  child.stderr?.destroy();
+  child.unref();
 }
 
 // Records the page's console calls. WebKitWebDriver has no log command (and this build no
