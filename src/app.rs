@@ -1,16 +1,12 @@
 //! The widget: layout and the series of runs. Components only wire signals to elements;
 //! measuring happens in [`crate::run`], computing in ttft-core.
 
-use std::time::Duration;
-
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use ttft_core::config::Theme;
 use ttft_core::itl::ItlGaps;
 use ttft_core::lang::Lang;
-use ttft_core::measure::SeriesPlan;
 use ttft_core::record::{cohort_summary, Cohort, RunRecord, Transport};
-use ttft_core::timeline::RunOutcome;
 use wasm_bindgen::JsCast;
 use web_sys::MouseEvent;
 
@@ -20,7 +16,7 @@ use crate::components::experiments::ExperimentsPanel;
 use crate::components::live::{LivePanes, LiveRun, Readouts};
 use crate::components::results::{RunDetail, RunsFilter, RunsTable, RunsView, SummaryTable};
 use crate::components::share::HistoryList;
-use crate::embed::{self, Embed, ExperimentRequest};
+use crate::embed::{self, ExperimentRequest};
 use crate::fleet::otlp::OtlpStatusLine;
 use crate::fleet::probe::{ProbeNotice, ProbeState};
 use crate::fleet::settings::FleetSettings;
@@ -28,150 +24,17 @@ use crate::fleet::share::{self, SharedLinkError, SharedView};
 use crate::fleet::slo::SloSummary;
 use crate::fleet::{self, Fleet};
 use crate::form::FormState;
-use crate::i18n::{browser_lang, provide_i18n, use_i18n};
-use crate::key_gate::{KeyConsent, KeyGate};
-use crate::run::{self, RunControl, RunOptions};
+use crate::i18n::use_i18n;
+use crate::key_gate::KeyConsent;
+use crate::page::{post_ready, start_transport, PageStart, PageState};
+use crate::series::{run_and_report, send_handler, wasm_memory_bytes, SeriesContext};
 use crate::session::Session;
-use crate::{clock, paint, persist, transport};
-
-/// What a series needs from the page. Cheap to clone.
-#[derive(Clone)]
-struct SeriesContext {
-    live: LiveRun,
-    session: Session,
-    embed: Embed,
-    control: StoredValue<Option<RunControl>, LocalStorage>,
-    fleet: Fleet,
-    /// Set when a series is asked for, before the view shows it (which waits for the
-    /// request to leave): a second click in between must not start another series.
-    running: StoredValue<bool>,
-}
-
-impl SeriesContext {
-    /// Whether a series is under way (asked for, or showing).
-    fn busy(&self) -> bool {
-        self.running.get_value() || self.live.streaming.get_untracked()
-    }
-}
-
-/// Runs the series one run after the other (a warm-up first when asked); a failed run is
-/// recorded with its diagnosis and the series goes on; Stop ends the series. Each finished
-/// run is kept by the session, posted to the host page and handed to the fleet export.
-/// Returns whether Stop ended it.
-///
-/// The first run's request leaves before the page does anything else: the view starts
-/// showing it (`on_first_started`: Send disabled, panes cleared, the answer pane scrolled
-/// into view, the elapsed counter) once the request is out ([`run::measure_with`]). Later
-/// runs show their start first and send their request after the page has rendered it
-/// ([`run::quiet_point`]).
-async fn run_series(
-    series: SeriesPlan,
-    clicked_ms: Option<f64>,
-    context: &SeriesContext,
-    on_first_started: impl FnOnce() + 'static,
-) -> bool {
-    let SeriesContext {
-        live,
-        session,
-        embed,
-        control,
-        fleet,
-        running: _,
-    } = context.clone();
-    let mut stopped = false;
-    let total = series.total_runs() as usize;
-    let mut on_first_started = Some(on_first_started);
-    for index in 0..total {
-        let run_control = RunControl::default();
-        control.set_value(Some(run_control.clone()));
-        let show_start = move || {
-            live.reset();
-            live.progress.set((index + 1, total));
-            live.sent();
-        };
-        let on_started: Box<dyn FnOnce()> = match on_first_started.take() {
-            Some(first) => Box::new(move || {
-                first();
-                show_start();
-            }),
-            None => {
-                show_start();
-                Box::new(|| {})
-            }
-        };
-        let options = RunOptions {
-            // Only the first run starts with the user's click; later runs are scheduled.
-            clicked_ms: clicked_ms.filter(|_| index == 0),
-            warm_up: series.warm_up && index == 0,
-            painted: true,
-        };
-        let (plan, ids) = fleet.prepare(&series.run);
-        let mut record = run::measure_with(&plan, options, &run_control, on_started, |progress| {
-            live.apply(progress)
-        })
-        .await;
-        // A failure with trace context on: was it the traceparent header?
-        let trace_refused = fleet::trace::check_failed_run(&plan, &mut record).await;
-        // As in the widget: the end of a run in tasks of its own (issue 14 #6).
-        clock::sleep_ms(0.0).await;
-        live.finish(&record);
-        let repeatable = repeating_can_succeed(&record.outcome) && !trace_refused;
-        let kept = session.push(record);
-        clock::sleep_ms(0.0).await;
-        embed.post_run(&kept);
-        fleet.kept(&kept, ids);
-        stopped = run_control.stopped();
-        if stopped || !repeatable {
-            break;
-        }
-    }
-    control.set_value(None);
-    stopped
-}
-
-/// Runs a series with the live view, then saves and posts the summary (with the SLO
-/// result when SLOs are set). Returns whether Stop ended the series.
-async fn run_and_report(
-    series: SeriesPlan,
-    clicked_ms: Option<f64>,
-    context: SeriesContext,
-) -> bool {
-    let live = context.live;
-    context.running.set_value(true);
-    let ticker = std::rc::Rc::new(std::cell::Cell::new(None));
-    // The view's side of the start, once the first request is out (run::measure_with).
-    let ticking = std::rc::Rc::clone(&ticker);
-    let show_series = move || {
-        // The answer must be on screen to be painted (Element Timing reports only what is
-        // painted in the viewport), and the user is looking for it anyway.
-        scroll_into_view("answer-pane");
-        live.streaming.set(true);
-        ticking.set(set_interval_with_handle(move || live.tick(), Duration::from_millis(100)).ok());
-    };
-    let stopped = run_series(series, clicked_ms, &context, show_series).await;
-    if let Some(ticker) = ticker.take() {
-        ticker.clear();
-    }
-    context.running.set_value(false);
-    live.streaming.set(false);
-    context.session.save();
-    // From the session's records, as the run messages are: the same (canonical) numbers in
-    // both, and the same path as the page's summary table.
-    let (total_runs, summary) = context.session.runs.with_untracked(|records| {
-        let summary = cohort_summary(records, Cohort::All).ok().flatten();
-        (records.len(), summary)
-    });
-    context.embed.post(
-        "ttft-meter.summary",
-        embed::summary_message(total_runs, summary.as_ref(), context.fleet.summary_slo()),
-    );
-    stopped
-}
+use crate::{paint, persist};
 
 /// Probe mode (`probe=N`): once the page is ready, N runs without a click, unless a key is
 /// set or it already ran in this tab (the notice says which). Probe runs never carry a key.
-fn start_probe(requested: Option<&str>, form: FormState, context: SeriesContext) {
-    let state = context.fleet.probe;
+fn start_probe(requested: Option<&str>, form: FormState, context: SeriesContext<Fleet>) {
+    let state = context.hooks.probe;
     let runs = match fleet::probe::start(requested, &form.api_key.get_untracked()) {
         None => return,
         Some(Err(error)) => return state.set(ProbeState::Refused(error)),
@@ -191,19 +54,6 @@ fn start_probe(requested: Option<&str>, form: FormState, context: SeriesContext)
         let stopped = run_and_report(series, None, context).await;
         state.set(ProbeState::Done { runs, stopped });
     });
-}
-
-/// Whether the next run of a series can end differently: not after the server refused the
-/// request itself (4xx other than 408 and 429), where every further run would fail the
-/// same way.
-pub(crate) fn repeating_can_succeed(outcome: &RunOutcome) -> bool {
-    match outcome {
-        RunOutcome::NotSent => false,
-        RunOutcome::HttpError { status } => {
-            !(400..500).contains(status) || matches!(status, 408 | 429)
-        }
-        _ => true,
-    }
 }
 
 /// Sets or removes an attribute of `<html>` (theme, language).
@@ -237,27 +87,17 @@ pub(crate) fn save_on_pagehide(session: Session) {
 pub fn App() -> impl IntoView {
     // First, before anything can keep it: a key in the URL is dropped from the address bar.
     let config = embed::read_page_config();
-    let i18n = provide_i18n(
-        config
-            .lang
-            .or_else(persist::saved_lang)
-            .unwrap_or_else(browser_lang),
-    );
-    let gate = KeyGate::restored();
-    provide_context(gate);
-    let form = FormState::new(gate.binding.with_untracked(|binding| binding.key.clone()));
-    form.apply_config(&config);
-    let live = LiveRun::new();
-    let session = Session::restored(gate);
-    let embed = Embed::from_config(&config);
-    provide_context(form);
-    provide_context(live);
-    provide_context(session);
-    provide_context(embed.clone());
+    let PageState {
+        i18n,
+        gate,
+        form,
+        live,
+        session,
+        embed,
+        runs_filter,
+        theme,
+    } = PageState::provide(&config);
     provide_context(ExperimentRequest(config.experiment.clone()));
-    // Which runs the results show; an experiment that starts shows its own.
-    let runs_filter = RwSignal::new(RunsFilter::All);
-    provide_context(runs_filter);
     let fleet = Fleet::new(
         &config,
         session,
@@ -268,47 +108,21 @@ pub fn App() -> impl IntoView {
     let shared_link = share::read_fragment();
     let shared = RwSignal::new(shared_link.clone().and_then(Result::ok));
     let shared_error = shared_link.and_then(Result::err);
-    let theme = RwSignal::new(config.theme.or_else(|| {
-        persist::load_preference(persist::THEME_SLOT).and_then(|code| Theme::parse(&code))
-    }));
-    provide_context(theme);
-    Effect::new(move |_| set_root_attribute("data-theme", theme.get().map(Theme::code)));
-    Effect::new(move |_| set_root_attribute("lang", Some(i18n.lang.get().code())));
-    save_on_pagehide(session);
-    embed.post(
-        "ttft-meter.ready",
-        serde_json::json!({ "page_origin": persist::page_origin() }),
-    );
-    let control = StoredValue::new_local(None::<RunControl>);
-    let context = SeriesContext {
-        live,
-        session,
-        embed: embed.clone(),
-        control,
-        fleet,
-        running: StoredValue::new(false),
-    };
+    post_ready(&embed);
+    let context = SeriesContext::new(live, session, embed.clone(), fleet);
     paint::install_observer();
     crate::availability::install_observer();
-    // `None` while the page starts (the fetch worker, and asking whether ttft-sim serves
-    // this page), then the transport runs will use: the widget is ready.
-    let transport = RwSignal::new(None::<Transport>);
-    provide_context(transport);
-    // Whether the page's own origin is the simulator: only then is it the default endpoint.
-    let simulator = RwSignal::new(None::<bool>);
+    let (
+        PageStart {
+            transport,
+            simulator,
+        },
+        started,
+    ) = start_transport(form, crate::form::LAB_SIMULATOR_PROBE_PATH);
     let probe_request = config.probe.clone();
     let probe_context = context.clone();
     spawn_local(async move {
-        let (api_base, kind) = futures_util::future::join(
-            crate::form::detect_simulator(crate::form::LAB_SIMULATOR_PROBE_PATH),
-            transport::prewarm(),
-        )
-        .await;
-        if let Some(api_base) = &api_base {
-            form.use_simulator(api_base);
-        }
-        simulator.set(Some(api_base.is_some()));
-        transport.set(Some(kind));
+        started.await;
         // Someone opening a share link is looking at results, not measuring.
         if shared.get_untracked().is_none() {
             start_probe(probe_request.as_deref(), form, probe_context);
@@ -321,56 +135,13 @@ pub fn App() -> impl IntoView {
     // The wasm heap after the last series, for tests of the memory bound.
     let wasm_bytes = RwSignal::new(wasm_memory_bytes());
 
-    // Starts a series with the key if the gate allows it for the URL the form names now
-    // (else without one); `clicked_ms` is the click that started it (Send, or the answer to
-    // the key question).
-    let send_context = context.clone();
-    let start_series = move |clicked_ms: f64| {
-        if context.busy() {
-            return;
-        }
-        let series = match form.series_with_key(None).and_then(|keyless| {
-            let api_key = gate.allowed_key(&keyless.run.request().url);
-            form.series_with_key(api_key.as_deref())
-        }) {
-            Ok(series) => series,
-            Err(error) => return live.refuse(error),
-        };
-        // The new run must be in the table.
+    // Send: a new run must be in the table, so an experiment's filter gives way.
+    let send = send_handler(form, gate, context.clone(), wasm_bytes, move || {
         if matches!(runs_filter.get_untracked(), RunsFilter::Experiment(..)) {
             runs_filter.set(RunsFilter::All);
         }
-        context.running.set_value(true);
-        let context = context.clone();
-        spawn_local(async move {
-            run_and_report(series, Some(clicked_ms), context).await;
-            wasm_bytes.set(wasm_memory_bytes());
-            #[allow(clippy::panic)]
-            if crate::crash::debug_panic_requested() {
-                // `debug_panic=1`: the crash banner, on purpose, after the run was saved.
-                panic!("debug_panic=1: a panic on purpose, to show the crash banner");
-            }
-        });
-    };
-    let send = move |event: MouseEvent| {
-        if send_context.busy() {
-            return;
-        }
-        // Where the request would go; the key goes along only if the gate says so.
-        let target_url = match form.series_with_key(None) {
-            Ok(series) => series.run.request().url.clone(),
-            Err(error) => return live.refuse(error),
-        };
-        // The user's start: the click's own timestamp, on the page clock.
-        gate.request(&target_url, event.time_stamp(), start_series.clone());
-    };
-    let stop = move || {
-        control.with_value(|run_control| {
-            if let Some(run_control) = run_control {
-                run_control.stop();
-            }
-        });
-    };
+    });
+    let stop = context.stopper();
 
     let close_shared = Callback::new(move |()| shared.set(None));
 
@@ -383,20 +154,11 @@ pub fn App() -> impl IntoView {
             data-wasm-bytes=move || wasm_bytes.get().to_string()
             data-shared=move || shared.with(Option::is_some).to_string()
         >
-            <header>
-                <h1>"TTFT Meter"</h1>
-                <p class="tagline">
-                    {move || i18n.t(
-                        "Time to first token, measured in your browser, as painted.",
-                        "在你的浏览器中测量首 token 时间——以屏幕上显示为准。",
-                    )}
-                </p>
-                <LanguageSwitch />
-                <ThemeSwitch theme=theme />
+            <PageHeader theme=theme>
                 <a class="page-link" data-testid="open-widget" href=crate::widget::widget_href>
                     {move || i18n.t("← Back to the widget", "← 返回小组件")}
                 </a>
-            </header>
+            </PageHeader>
             {shared_error.map(|error| view! { <SharedLinkError error=error /> })}
             <Show when=move || shared.with(Option::is_some)>
                 {move || shared.get().map(|results| view! { <SharedView results=results on_close=close_shared /> })}
@@ -409,46 +171,15 @@ pub fn App() -> impl IntoView {
                 <KeyConsent />
                 <EndpointForm form=form streaming=live.streaming />
                 <FleetSettings fleet=fleet form=form />
-                <section class="panel" aria-labelledby="run-heading">
-                    <h2 id="run-heading">{move || i18n.t("Run", "运行")}</h2>
-                    <div class="actions">
-                        <button
-                            class="primary"
-                            data-testid="send"
-                            on:click=send.clone()
-                            disabled=move || live.streaming.get()
-                        >
-                            {move || i18n.t("Send", "发送")}
-                        </button>
-                        <button data-testid="stop" on:click=move |_| stop() disabled=move || !live.streaming.get()>
-                            {move || i18n.t("Stop", "停止")}
-                        </button>
-                        <span class="status" data-testid="status" data-state=move || live.status.get().code() role="status">
-                            {move || status_text(live)}
-                        </span>
-                    </div>
-                    <RunProgress live=live />
-                    <Readouts live=live />
-                    <LivePanes live=live />
+                <RunPanel live=live send=send.clone() stop=stop>
                     <OtlpStatusLine export=fleet.otlp />
-                </section>
+                </RunPanel>
                 <Results session=session filter=runs_filter />
                 <ExperimentsPanel form=form />
                 <HistoryList />
             </Show>
         </main>
     }
-}
-
-/// The size of the wasm module's memory (its heap never shrinks: this is its high-water
-/// mark), in bytes.
-pub(crate) fn wasm_memory_bytes() -> f64 {
-    let memory = wasm_bindgen::memory();
-    js_sys::Reflect::get(&memory, &"buffer".into())
-        .and_then(|buffer| js_sys::Reflect::get(&buffer, &"byteLength".into()))
-        .ok()
-        .and_then(|length| length.as_f64())
-        .unwrap_or_default()
 }
 
 /// What the user should know about the stored history (storage full, a history set aside,
@@ -481,19 +212,6 @@ pub(crate) fn HistoryNotices(
                 .collect_view()
         }}
     }
-}
-
-/// Scrolls the element with `id` just enough to be visible.
-pub(crate) fn scroll_into_view(id: &str) {
-    let Some(element) = web_sys::window()
-        .and_then(|window| window.document())
-        .and_then(|document| document.get_element_by_id(id))
-    else {
-        return;
-    };
-    let options = web_sys::ScrollIntoViewOptions::new();
-    options.set_block(web_sys::ScrollLogicalPosition::Nearest);
-    element.scroll_into_view_with_scroll_into_view_options(&options);
 }
 
 pub(crate) fn status_text(live: LiveRun) -> String {
@@ -605,6 +323,73 @@ pub(crate) fn ThemeSwitch(
                 <option value="dark" selected=move || code() == "dark">{move || i18n.t("Dark", "深色")}</option>
             </select>
         </label>
+    }
+}
+
+/// The page's header: the name, the tagline, the language and theme switches, and what the
+/// page adds (the lab: the link back to the widget).
+#[component]
+pub(crate) fn PageHeader(
+    theme: RwSignal<Option<Theme>>,
+    #[prop(optional)] children: Option<Children>,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    view! {
+        <header>
+            <h1>"TTFT Meter"</h1>
+            <p class="tagline">
+                {move || i18n.t(
+                    "Time to first token, measured in your browser, as painted.",
+                    "在你的浏览器中测量首 token 时间——以屏幕上显示为准。",
+                )}
+            </p>
+            <LanguageSwitch />
+            <ThemeSwitch theme=theme />
+            {children.map(|children| children())}
+        </header>
+    }
+}
+
+/// The Run panel: Send and Stop, the status, the series' progress, the readouts and the
+/// live panes, and what the page adds (the lab: the OTLP export's status line).
+#[component]
+pub(crate) fn RunPanel<S, T>(
+    live: LiveRun,
+    /// Send's click handler ([`crate::series::send_handler`]).
+    send: S,
+    /// Stop ([`crate::series::SeriesContext::stopper`]).
+    stop: T,
+    #[prop(optional)] children: Option<Children>,
+) -> impl IntoView
+where
+    S: Fn(MouseEvent) + Clone + 'static,
+    T: Fn() + Copy + 'static,
+{
+    let i18n = use_i18n();
+    view! {
+        <section class="panel" aria-labelledby="run-heading">
+            <h2 id="run-heading">{move || i18n.t("Run", "运行")}</h2>
+            <div class="actions">
+                <button
+                    class="primary"
+                    data-testid="send"
+                    on:click=send
+                    disabled=move || live.streaming.get()
+                >
+                    {move || i18n.t("Send", "发送")}
+                </button>
+                <button data-testid="stop" on:click=move |_| stop() disabled=move || !live.streaming.get()>
+                    {move || i18n.t("Stop", "停止")}
+                </button>
+                <span class="status" data-testid="status" data-state=move || live.status.get().code() role="status">
+                    {move || status_text(live)}
+                </span>
+            </div>
+            <RunProgress live=live />
+            <Readouts live=live />
+            <LivePanes live=live />
+            {children.map(|children| children())}
+        </section>
     }
 }
 

@@ -114,6 +114,29 @@ impl Fleet {
     }
 }
 
+/// The lab's series: trace context on each request (a failure it caused is diagnosed, and
+/// ends the series), each kept run exported, the SLO result in the summary.
+impl crate::series::SeriesHooks for Fleet {
+    type RunIds = RunIds;
+
+    fn prepare(&self, plan: &RunPlan) -> (Option<RunPlan>, RunIds) {
+        let (plan, ids) = Fleet::prepare(self, plan);
+        (Some(plan), ids)
+    }
+
+    async fn check_failed(&self, plan: &RunPlan, record: &mut RunRecord) -> bool {
+        trace::check_failed_run(plan, record).await
+    }
+
+    fn kept(&self, record: &RunRecord, ids: RunIds) {
+        Fleet::kept(self, record, ids);
+    }
+
+    fn summary_slo(&self) -> Option<Value> {
+        Fleet::summary_slo(self)
+    }
+}
+
 /// A run kept outside the widget's series (an experiment's): exported with fresh ids.
 pub fn run_kept(record: &RunRecord) {
     if let Some(fleet) = CURRENT.with(Cell::get) {
