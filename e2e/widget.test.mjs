@@ -49,12 +49,27 @@ forEachEngine((engine) => {
   // The timing tests measure a warm run (after the widget's warm-up run): a fresh browser
   // context's first request also pays a new connection, which on this shared machine varied
   // from 4 to 40 ms before the headers came back, and is not what they are about.
+  // Three warm runs: each is stamped no earlier than the sim sent its token and at most 60 ms
+  // after, and their median within 30 ms. One run alone was once 39 ms late in Firefox on this
+  // 2-core machine under CI (ttfr 239.4 ms; the same file passed in every other run): the
+  // median tells the meter's error apart from one scheduling stall of the machine, and an
+  // early stamp (a wrong start) fails in any run.
   test('reasoning model: first reasoning at 200 ms, first answer at 700 ms, painted soon after', async () => {
     const { page } = await openWidget(browser, sim.url);
-    await runOnce(page, { model: REASONING_MODEL, warmup: true });
-    const metrics = await rowMetrics(page, 2);
-    assert.ok(metrics.ttfr_ms >= 200 && metrics.ttfr_ms <= 230, `ttfr_ms ${metrics.ttfr_ms} in [200, 230]`);
-    assert.ok(metrics.ttfa_ms >= 700 && metrics.ttfa_ms <= 730, `ttfa_ms ${metrics.ttfa_ms} in [700, 730]`);
+    await runOnce(page, { model: REASONING_MODEL, runs: 3, warmup: true });
+    const measured = [await rowMetrics(page, 2), await rowMetrics(page, 3), await rowMetrics(page, 4)];
+    console.log(`${engine}: ttfr ${measured.map((run) => run.ttfr_ms).join(', ')} ms (sim 200); ttfa ${measured.map((run) => run.ttfa_ms).join(', ')} ms (sim 700)`);
+    const median = (values) => [...values].sort((a, b) => a - b)[1];
+    for (const run of measured) {
+      assert.ok(run.ttfr_ms >= 200 && run.ttfr_ms <= 260, `ttfr_ms ${run.ttfr_ms} in [200, 260]`);
+      assert.ok(run.ttfa_ms >= 700 && run.ttfa_ms <= 760, `ttfa_ms ${run.ttfa_ms} in [700, 760]`);
+    }
+    const ttfrMedian = median(measured.map((run) => run.ttfr_ms));
+    const ttfaMedian = median(measured.map((run) => run.ttfa_ms));
+    assert.ok(ttfrMedian >= 200 && ttfrMedian <= 230, `median ttfr_ms ${ttfrMedian} in [200, 230]`);
+    assert.ok(ttfaMedian >= 700 && ttfaMedian <= 730, `median ttfa_ms ${ttfaMedian} in [700, 730]`);
+    // The last run: the readouts show it.
+    const metrics = measured[2];
     assert.ok(metrics.first_chunk_ms < 100, `the role chunk is first (first_chunk_ms ${metrics.first_chunk_ms})`);
     // Perceived is measured from the click, arrival from fetch(): the click comes first, so
     // perceived ttfa >= ttfa, and the paint follows the arrival within 50 ms.
@@ -66,10 +81,10 @@ forEachEngine((engine) => {
     });
     assert.equal(Math.round(instants * 10) / 10, perceived);
     await page.getByTestId('more-columns').check();
-    const details = await rowMetrics(page, 2);
+    const details = await rowMetrics(page, 4);
     const uiDelay = details.answer_ui_delay_ms;
     assert.ok(uiDelay >= 0 && uiDelay <= 50, `answer_ui_delay_ms ${uiDelay} in [0, 50]`);
-    const method = await page.locator('[data-testid=run-row][data-run="2"] [data-testid=paint-method]').textContent();
+    const method = await page.locator('[data-testid=run-row][data-run="4"] [data-testid=paint-method]').textContent();
     // Element Timing exists only in Chromium; elsewhere the app's fallback is named.
     const expected = perEngine(engine, { chromium: 'presentationTime', default: 'rAF+MessageChannel' });
     assert.equal(method, expected, `${engine} reports its paint method`);
