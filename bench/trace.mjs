@@ -58,10 +58,29 @@ function topTasks(own) {
   return out;
 }
 
+/** Complete events ('X') of one thread, grouped by thread in one pass over the trace (once per
+ *  trace: it has hundreds of thousands of events, and each run asks for several
+ *  windows of the same threads). */
+const threadCache = new WeakMap();
+function threadEvents(events, pid, tid) {
+  let byThread = threadCache.get(events);
+  if (!byThread) {
+    byThread = new Map();
+    for (const event of events) {
+      if (event.ph !== 'X' || event.dur === undefined) continue;
+      const key = `${event.pid}:${event.tid}`;
+      if (!byThread.has(key)) byThread.set(key, []);
+      byThread.get(key).push(event);
+    }
+    threadCache.set(events, byThread);
+  }
+  return byThread.get(`${pid}:${tid}`) ?? [];
+}
+
 /** Busy time of one thread's top-level tasks clipped to [fromMs, toMs], ms. */
 function busyWithin(events, pid, tid, fromMs, toMs, toPage) {
   let total = 0;
-  const own = events.filter((event) => event.pid === pid && event.tid === tid && event.ph === 'X' && event.dur !== undefined);
+  const own = threadEvents(events, pid, tid);
   for (const event of topTasks(own)) {
     const start = Math.max(fromMs, toPage(event.ts));
     const end = Math.min(toMs, toPage(event.ts + event.dur));
@@ -72,7 +91,7 @@ function busyWithin(events, pid, tid, fromMs, toMs, toPage) {
 
 /** Complete events ('X') of one thread, sorted, with self time by kind of their children. */
 function tasksOf(events, pid, tid, fromMs, toMs, toPage) {
-  const own = events.filter((event) => event.pid === pid && event.tid === tid && event.ph === 'X' && event.dur !== undefined);
+  const own = threadEvents(events, pid, tid);
   const tasks = topTasks(own);
   const out = [];
   for (const task of tasks) {

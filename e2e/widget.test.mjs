@@ -79,7 +79,10 @@ forEachEngine((engine) => {
       const cell = document.querySelector('[data-testid=perceived-ttfa]');
       return Number(cell.dataset.ms);
     });
-    assert.equal(Math.round(instants * 10) / 10, perceived);
+    // The readout's exact value (data-ms, 3 decimals) and the table's (one decimal, Rust's
+    // rounding of the binary value): the same measurement within the table's half step. (JS's
+    // Math.round of 715.050 gives 715.1 where the table shows 715.0: CI, this session.)
+    assert.ok(Math.abs(instants - perceived) <= 0.0501, `readout ${instants} ms and table ${perceived} ms are one measurement`);
     await page.getByTestId('more-columns').check();
     const details = await rowMetrics(page, 4);
     const uiDelay = details.answer_ui_delay_ms;
