@@ -21,10 +21,11 @@ use crate::app::{ChooseEndpointNotice, HistoryNotices, KeyRefusedNotice, PageHea
 use crate::components::endpoint::EndpointForm;
 use crate::components::results::{RunDetailLean, RunsTable, RunsView};
 use crate::embed;
+use crate::i18n::browser_lang;
 use crate::key_gate::KeyConsent;
 use crate::page::{post_ready, start_transport, PageStart, PageState};
-use crate::paint;
 use crate::series::{send_handler, wasm_memory_bytes, SeriesContext};
+use crate::{paint, persist};
 
 /// Where the lab is, relative to the widget's page.
 pub const LAB_PATH: &str = "lab/";
@@ -83,7 +84,23 @@ pub fn WidgetApp() -> impl IntoView {
         .and_then(|window| window.location().hash().ok())
         .unwrap_or_default();
     // An address made for the lab (an experiment, fleet options, a share link) opens it.
-    let redirecting = needs_lab(&config, &fragment) && replace_with_lab();
+    if needs_lab(&config, &fragment) && replace_with_lab() {
+        // The lab replaces this page: until it does, the widget shows one line and starts
+        // nothing (no form to type into, no `ready` message, no worker), so that nobody (a
+        // user, a test, a host page) acts on a page that is going away.
+        let lang = config
+            .lang
+            .or_else(persist::saved_lang)
+            .unwrap_or_else(browser_lang);
+        return view! {
+            <main class="ttft" data-testid="app" data-page="widget" data-redirect="lab">
+                <p class="meta" role="status">
+                    {lang.pick("Opening the lab…", "正在打开实验室…")}
+                </p>
+            </main>
+        }
+        .into_any();
+    }
     let PageState {
         i18n,
         gate,
@@ -94,9 +111,7 @@ pub fn WidgetApp() -> impl IntoView {
         runs_filter,
         theme,
     } = PageState::provide(&config);
-    if !redirecting {
-        post_ready(&embed);
-    }
+    post_ready(&embed);
     let context = SeriesContext::new(live, session, embed.clone(), ());
     paint::install_observer();
     crate::availability::install_observer();
@@ -107,9 +122,7 @@ pub fn WidgetApp() -> impl IntoView {
         },
         started,
     ) = start_transport(form, SIMULATOR_PROBE_PATH);
-    if !redirecting {
-        spawn_local(started);
-    }
+    spawn_local(started);
     let compact = config.compact;
     let refused_keys = config.refused_keys.clone();
     let wasm_bytes = RwSignal::new(wasm_memory_bytes());
@@ -162,4 +175,5 @@ pub fn WidgetApp() -> impl IntoView {
             </section>
         </main>
     }
+    .into_any()
 }
