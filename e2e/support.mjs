@@ -122,3 +122,15 @@ export async function startRecorder(target) {
     },
   };
 }
+
+/**
+ * Whether `shown`, a table cell's one-decimal text, is `value` to a tenth. The page formats
+ * with Rust (`{:.1}`: the binary value's exact decimal, ties to even); JavaScript's roundings
+ * differ on half steps (`Math.round(715.05 * 10) / 10` is 715.1 and `715.25.toFixed(1)` is
+ * "715.3", where Rust shows 715.0 and 715.2; with timers in 5 µs steps such values come up),
+ * so either side of a half step is accepted, and nothing further.
+ */
+export function isShownTenth(shown, value) {
+  return /^-?\d+\.\d$/.test(shown) && Math.abs(Number(shown) - value) <= 0.05 + 1e-9;
+}
+
