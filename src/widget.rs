@@ -75,32 +75,46 @@ pub fn replace_with_lab() -> bool {
     web_sys::window().is_some_and(|window| window.location().replace(&lab_href()).is_ok())
 }
 
-/// The lean widget.
-#[component]
-pub fn WidgetApp() -> impl IntoView {
-    // First, before anything can keep it: a key in the URL is dropped from the address bar.
+/// The widget page's start. First, before anything can keep it, a key in the URL is dropped
+/// from the address bar (reading the configuration does it). An address made for the lab
+/// (an experiment, fleet options, a share link) opens the lab: until it replaces this page,
+/// the page shows one line and starts nothing (no form to type into, no `ready` message, no
+/// worker, no Leptos), so that nobody (a user, a test, a host page) acts on a page that is
+/// going away. Otherwise the widget is mounted.
+pub fn start() {
     let config = embed::read_page_config();
     let fragment = web_sys::window()
         .and_then(|window| window.location().hash().ok())
         .unwrap_or_default();
-    // An address made for the lab (an experiment, fleet options, a share link) opens it.
     if needs_lab(&config, &fragment) && replace_with_lab() {
-        // The lab replaces this page: until it does, the widget shows one line and starts
-        // nothing (no form to type into, no `ready` message, no worker), so that nobody (a
-        // user, a test, a host page) acts on a page that is going away.
         let lang = config
             .lang
             .or_else(persist::saved_lang)
             .unwrap_or_else(browser_lang);
-        return view! {
-            <main class="ttft" data-testid="app" data-page="widget" data-redirect="lab">
-                <p class="meta" role="status">
-                    {lang.pick("Opening the lab…", "正在打开实验室…")}
-                </p>
-            </main>
-        }
-        .into_any();
+        show_opening_lab(lang.pick("Opening the lab…", "正在打开实验室…"));
+        return;
     }
+    leptos::mount::mount_to_body(move || view! { <WidgetApp config=config /> });
+}
+
+/// One plain line in the page's body while the lab replaces it (text, never HTML).
+fn show_opening_lab(text: &str) {
+    let Some(document) = web_sys::window().and_then(|window| window.document()) else {
+        return;
+    };
+    let (Some(body), Ok(line)) = (document.body(), document.create_element("p")) else {
+        return;
+    };
+    line.set_class_name("meta");
+    let _ = line.set_attribute("role", "status");
+    let _ = line.set_attribute("data-testid", "opening-lab");
+    line.set_text_content(Some(text));
+    let _ = body.append_child(&line);
+}
+
+/// The lean widget, configured by the page's address ([`start`] read it).
+#[component]
+pub fn WidgetApp(config: UrlConfig) -> impl IntoView {
     let PageState {
         i18n,
         gate,
@@ -175,5 +189,4 @@ pub fn WidgetApp() -> impl IntoView {
             </section>
         </main>
     }
-    .into_any()
 }
