@@ -138,6 +138,11 @@ async fn settle_paints(pending: Vec<oneshot::Receiver<()>>) {
 /// sees the run start within a frame or two.
 const UI_START_WAIT_MS: f64 = 30.0;
 
+/// The largest part of a body read copied into the wasm heap at once, bytes. A browser may
+/// hand over megabytes in one read (WebKit 2.5 MB and more when the page was busy); the wasm
+/// heap, which never shrinks, only ever holds this much of it.
+const READ_SLICE_BYTES: u32 = 64 * 1024;
+
 /// Longest wait for a rendered frame before a scheduled run (a hidden tab renders none).
 const QUIET_POINT_MAX_MS: f64 = 100.0;
 
@@ -225,6 +230,9 @@ pub async fn measure_with(
                 open.abort.abort();
             }
             let mut deadline: Option<Timer> = None;
+            // One buffer for every slice of every read of the body.
+            let mut chunk_buffer: Vec<u8> = Vec::with_capacity(READ_SLICE_BYTES as usize);
+            let mut body_read_ended = false;
             while let Some(event) = open.events.next().await {
                 let mut run = measurement.borrow_mut();
                 match event {
@@ -254,10 +262,27 @@ pub async fn measure_with(
                         continue;
                     }
                     TransportEvent::Chunk { at_ms, bytes } => {
-                        match run.on_chunk(at_ms, &bytes, &mut progress) {
-                            StreamControl::Continue => {}
-                            StreamControl::Stop => control.abort(AbortReason::TtftOnly),
-                            StreamControl::Abandon => control.abort(AbortReason::Unreadable),
+                        // A read enters the wasm heap a slice at a time, all stamped with
+                        // the read's arrival; reads queued after the run stopped reading
+                        // the body (TTFT-only mode, an unreadable stream) are not copied.
+                        let length = bytes.length();
+                        let mut start = 0;
+                        while start < length && !body_read_ended {
+                            let end = length.min(start + READ_SLICE_BYTES);
+                            chunk_buffer.resize((end - start) as usize, 0);
+                            bytes.subarray(start, end).copy_to(&mut chunk_buffer);
+                            start = end;
+                            match run.on_chunk(at_ms, &chunk_buffer, &mut progress) {
+                                StreamControl::Continue => {}
+                                StreamControl::Stop => {
+                                    body_read_ended = true;
+                                    control.abort(AbortReason::TtftOnly)
+                                }
+                                StreamControl::Abandon => {
+                                    body_read_ended = true;
+                                    control.abort(AbortReason::Unreadable)
+                                }
+                            }
                         }
                     }
                     TransportEvent::End { at_ms } => run.on_end(at_ms, &mut progress),

@@ -100,6 +100,7 @@ async fn worker_arrivals(block_main_thread_ms: f64) -> (f64, f64, f64) {
         match event {
             TransportEvent::Started { at_ms, .. } => started_ms = Some(at_ms),
             TransportEvent::Chunk { at_ms, bytes } => {
+                let bytes = bytes.to_vec();
                 let text = String::from_utf8_lossy(&bytes);
                 if role_ms.is_none() && text.contains("\"role\"") {
                     role_ms = Some(at_ms);

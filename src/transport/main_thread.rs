@@ -120,11 +120,14 @@ impl OpenResponse {
         let reader = self.into_body_reader()?;
         let mut body = Vec::new();
         while let Some(chunk) = reader.next_chunk().await? {
-            if body.len() + chunk.len() > max_bytes {
+            let length = chunk.length() as usize;
+            if body.len() + length > max_bytes {
                 reader.cancel();
                 return Ok(None);
             }
-            body.extend_from_slice(&chunk);
+            let start = body.len();
+            body.resize(start + length, 0);
+            chunk.copy_to(&mut body[start..]);
         }
         Ok(Some(String::from_utf8_lossy(&body).into_owned()))
     }
@@ -149,8 +152,8 @@ pub struct BodyReader {
 }
 
 impl BodyReader {
-    /// The next chunk of bytes, or `None` at the end of the body.
-    pub async fn next_chunk(&self) -> Result<Option<Vec<u8>>, FetchFailure> {
+    /// The next chunk of bytes (still in JS memory), or `None` at the end of the body.
+    pub async fn next_chunk(&self) -> Result<Option<Uint8Array>, FetchFailure> {
         let result = JsFuture::from(self.reader.read())
             .await
             .map_err(FetchFailure::from_js)?;
@@ -162,7 +165,7 @@ impl BodyReader {
             return Ok(None);
         }
         let value = Reflect::get(&result, &"value".into()).map_err(FetchFailure::from_js)?;
-        Ok(Some(Uint8Array::new(&value).to_vec()))
+        Ok(Some(Uint8Array::new(&value)))
     }
 
     /// Stops reading and releases the connection.

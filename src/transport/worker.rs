@@ -101,7 +101,7 @@ fn decode(message: &JsValue, offset_ms: f64) -> Option<(u32, TransportEvent)> {
                 .ok()?;
             TransportEvent::Chunk {
                 at_ms,
-                bytes: Uint8Array::new(&buffer).to_vec(),
+                bytes: Uint8Array::new(&buffer),
             }
         }
         "end" => TransportEvent::End { at_ms },
