@@ -3,7 +3,7 @@
 // token against the sim's scripted ground truth. In every engine (E2E_ENGINES).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { WEBKIT_MAIN_THREAD, forEachEngine, launchBrowser, openWidget, perEngine, reasonFor, startSim } from './support.mjs';
+import { WEBKIT_MAIN_THREAD, assertTtfaOnTime, forEachEngine, launchBrowser, openWidget, perEngine, reasonFor, startSim } from './support.mjs';
 
 forEachEngine((engine) => {
   let sim;
@@ -35,7 +35,12 @@ forEachEngine((engine) => {
 
     const ttfaMs = await readMs(page, 'ttfa');
     const firstChunkMs = await readMs(page, 'first-chunk');
-    assert.ok(ttfaMs >= 300 && ttfaMs <= 360, `ttfa_ms ${ttfaMs} should be in [300, 360]`);
+    // The window is [300, 360] ms; where arrivals wait for the page's main thread (WebKit),
+    // later by up to the main-thread stall the run recorded (assertTtfaOnTime): on a loaded
+    // machine this first run of a fresh page read 409 ms in WebKit, its page still busy.
+    await page.getByTestId('run-row').first().waitFor({ timeout: 15_000 });
+    const record = await page.evaluate(() => JSON.parse(localStorage.getItem('ttft-meter.runs.v1') ?? 'null')?.runs?.[0] ?? null);
+    assertTtfaOnTime(ttfaMs, record, 300, 60);
     assert.ok(firstChunkMs < 100, `the role chunk arrives at once (first_chunk_ms ${firstChunkMs})`);
 
     // The streamed answer is exactly what the sim generates for this request.
