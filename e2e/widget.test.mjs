@@ -294,11 +294,11 @@ forEachEngine((engine) => {
       // Timing details are visible only because ttft-sim sends Timing-Allow-Origin.
       await page.getByTestId('base-url').fill(`${recording.url.replace('127.0.0.1', 'localhost')}/v1`);
       await fetch(`${recording.url}/__sim/requests`, { method: 'DELETE' });
-      await runOnce(page, { model: 'sim-fast@prefill_ms=300', runs: 3 });
+      await runOnce(page, { model: 'sim-fast@prefill_ms=300', runs: 5 });
       const breakdown = await page.getByTestId('network-breakdown').textContent();
       assert.match(breakdown, /Resource Timing\)$/, `timing is visible: ${breakdown}`);
       await page.getByTestId('more-columns').check();
-      for (const number of [1, 2, 3]) {
+      for (const number of [1, 2, 3, 4, 5]) {
         const metrics = await rowMetrics(page, number);
         // ttft-sim sends its headers before the 300 ms prefill: the first byte comes long
         // before the first token (the bound leaves room for a busy machine).
@@ -334,20 +334,27 @@ forEachEngine((engine) => {
       const preflightMs = Number(await page.getByTestId('preflight').getAttribute('data-ms'));
       assert.ok(preflightMs > 0 && Math.abs(preflightMs - first.queueing_ms) < 0.1,
         `preflight ${preflightMs} ms is run 1's queueing ${first.queueing_ms} ms`);
-      const later = await rowMetrics(page, 3);
       // On a reused connection without a preflight of its own, a run queues for less than
       // the preflight cost (an engine that opens a new connection per request pays the
-      // connection instead, as much as the preflight on loopback: not compared).
-      if (truth[2] === 'warm' && !preflighted[2]) {
-        assert.ok(later.queueing_ms < preflightMs, `run 3 queues ${later.queueing_ms} ms, less than the preflight`);
-      } else {
-        console.log(`${engine}: run 3 was ${truth[2]}${preflighted[2] ? ' with its own preflight' : ''}; it queued ${later.queueing_ms} ms, the preflight ${preflightMs} ms`);
+      // connection instead, as much as the preflight on loopback: not compared). Both are a
+      // few ms on loopback, so the median of the later warm runs is compared: one run of a
+      // CI queued 5.4 ms in Chromium, more than that run's preflight, on a scheduling stall.
+      const warmQueueing = [];
+      for (let index = 1; index < truth.length; index++) {
+        const queueingMs = (await rowMetrics(page, index + 1)).queueing_ms;
+        if (truth[index] === 'warm' && !preflighted[index]) warmQueueing.push(queueingMs);
+        else console.log(`${engine}: run ${index + 1} was ${truth[index]}${preflighted[index] ? ' with its own preflight' : ''}; it queued ${queueingMs} ms, the preflight ${preflightMs} ms`);
+      }
+      if (warmQueueing.length > 0) {
+        const sorted = [...warmQueueing].sort((a, b) => a - b);
+        const middle = sorted[Math.floor((sorted.length - 1) / 2)];
+        assert.ok(middle < preflightMs, `warm runs queue ${warmQueueing.join(', ')} ms (median ${middle}), less than the preflight ${preflightMs} ms`);
       }
       const cohortCount = async (cohort) => {
         const row = page.locator(`[data-testid=summary-table] tr[data-cohort=${cohort}][data-metric=ttfa_ms] td`).last();
         return (await row.count()) ? Number(await row.textContent()) : 0;
       };
-      assert.equal(await cohortCount('all'), 3);
+      assert.equal(await cohortCount('all'), 5);
       assert.equal(await cohortCount('cold'), labels.filter((label) => label.startsWith('cold')).length);
       assert.equal(await cohortCount('warm'), labels.filter((label) => label === 'warm').length);
     } finally {
