@@ -246,7 +246,10 @@ mod tests {
     #[test]
     fn the_heartbeat_is_fine_only_where_arrivals_wait_for_the_main_thread() {
         assert_eq!(heartbeat_interval_ms(true), HEARTBEAT_INTERVAL_MS);
-        assert_eq!(heartbeat_interval_ms(false), INFORMATIONAL_HEARTBEAT_INTERVAL_MS);
+        assert_eq!(
+            heartbeat_interval_ms(false),
+            INFORMATIONAL_HEARTBEAT_INTERVAL_MS
+        );
         // Coarser, but a beat still lands inside the long-task threshold.
         assert!(INFORMATIONAL_HEARTBEAT_INTERVAL_MS <= ARRIVAL_DELAY_THRESHOLD_MS);
     }
