@@ -8,8 +8,7 @@ use std::rc::Rc;
 use futures_channel::oneshot;
 use futures_util::StreamExt;
 use ttft_core::measure::{
-    heartbeat_interval_ms, AbortReason, Channel, FetchError, FinishContext, Measurement, Progress,
-    RunPlan, StreamControl,
+    AbortReason, Channel, FetchError, FinishContext, Measurement, Progress, RunPlan, StreamControl,
 };
 use ttft_core::record::RunRecord;
 use wasm_bindgen_futures::spawn_local;
@@ -147,17 +146,11 @@ const READ_SLICE_BYTES: u32 = 64 * 1024;
 /// Longest wait for a rendered frame before a scheduled run (a hidden tab renders none).
 const QUIET_POINT_MAX_MS: f64 = 100.0;
 
-/// Resolves once the page has rendered two frames and the task after the second has run
-/// (or after [`QUIET_POINT_MAX_MS`]): what the previous run changed (table row, summary,
-/// charts) is then laid out, painted and (the second frame) drawn, and the main thread is
-/// free. With one frame, the request left while the browser still drew the first: in an
-/// A/B in one run (3 × 10 runs per level, Chromium) the second frame took 0.4 to 0.7 ms off
-/// the first-answer error's median at 100, 300 and 1000 ms.
+/// Resolves once the page has rendered the next frame and the task after it has run (or
+/// after [`QUIET_POINT_MAX_MS`]): what the previous run changed (table row, summary,
+/// charts) is then laid out and painted, and the main thread is free.
 pub async fn quiet_point() {
-    let rendered = Box::pin(async {
-        paint::next_frame_painted().await;
-        paint::next_frame_painted().await
-    });
+    let rendered = Box::pin(paint::next_frame_painted());
     let timeout = Box::pin(clock::sleep_ms(QUIET_POINT_MAX_MS));
     futures_util::future::select(rendered, timeout).await;
 }
@@ -218,9 +211,8 @@ pub async fn measure_with(
     let mut transport_kind = ttft_core::record::Transport::Worker;
     let mut pending_paints = Vec::new();
     let mut progress = Vec::new();
-    // The main thread's availability until the first answer token (the arrival-delay bound),
-    // watched once the transport is open (its kind sets the heartbeat's pace).
-    let mut heartbeat = None;
+    // The main thread's availability until the first answer token (the arrival-delay bound).
+    let heartbeat = Heartbeat::start(&measurement);
     match transport::open(&request).await {
         Err(message) => {
             let error = FetchError {
@@ -233,9 +225,6 @@ pub async fn measure_with(
         }
         Ok(mut open) => {
             transport_kind = open.kind;
-            let arrivals_wait = open.kind == ttft_core::record::Transport::MainThread
-                || availability::engine().worker_arrivals_wait_for_main_thread();
-            heartbeat = Heartbeat::start(&measurement, heartbeat_interval_ms(arrivals_wait));
             *control.abort.borrow_mut() = Some(open.abort.clone());
             if control.reason.get().is_some() {
                 open.abort.abort();
