@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use std::rc::{Rc, Weak};
 
 use js_sys::{Array, Reflect};
-use ttft_core::measure::{BrowserEngine, Measurement};
+use ttft_core::measure::{BrowserEngine, Measurement, HEARTBEAT_INTERVAL_MS};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{PerformanceObserver, PerformanceObserverEntryList, PerformanceObserverInit};
@@ -99,19 +99,17 @@ pub fn report_busy(measurement: &mut Measurement, since_ms: f64) {
     });
 }
 
-/// The heartbeat of one run: a timer (every `HEARTBEAT_INTERVAL_MS` where arrivals wait for
-/// the main thread, else every `INFORMATIONAL_HEARTBEAT_INTERVAL_MS`; ttft-core) that tells the
-/// run's measurement the main thread was free, until the measurement no longer wants it (a
-/// beat after its first answer token) or this is dropped.
+/// The heartbeat of one run: a timer every [`HEARTBEAT_INTERVAL_MS`] that tells the run's
+/// measurement the main thread was free, until the measurement no longer wants it (a beat
+/// after its first answer token) or this is dropped.
 pub struct Heartbeat {
     handle: Rc<Cell<Option<i32>>>,
     _tick: Closure<dyn FnMut()>,
 }
 
 impl Heartbeat {
-    /// Starts beating every `interval_ms` for `measurement` (held weakly: a finished run
-    /// stops the beat).
-    pub fn start(measurement: &Rc<RefCell<Measurement>>, interval_ms: f64) -> Option<Heartbeat> {
+    /// Starts beating for `measurement` (held weakly: a finished run stops the beat).
+    pub fn start(measurement: &Rc<RefCell<Measurement>>) -> Option<Heartbeat> {
         let window = web_sys::window()?;
         let measurement: Weak<RefCell<Measurement>> = Rc::downgrade(measurement);
         let handle = Rc::new(Cell::new(None));
@@ -137,7 +135,7 @@ impl Heartbeat {
         let id = window
             .set_interval_with_callback_and_timeout_and_arguments_0(
                 tick.as_ref().unchecked_ref(),
-                interval_ms as i32,
+                HEARTBEAT_INTERVAL_MS as i32,
             )
             .ok()?;
         handle.set(Some(id));

@@ -8,8 +8,7 @@ use std::rc::Rc;
 use futures_channel::oneshot;
 use futures_util::StreamExt;
 use ttft_core::measure::{
-    heartbeat_interval_ms, AbortReason, Channel, FetchError, FinishContext, Measurement, Progress,
-    RunPlan, StreamControl,
+    AbortReason, Channel, FetchError, FinishContext, Measurement, Progress, RunPlan, StreamControl,
 };
 use ttft_core::record::RunRecord;
 use wasm_bindgen_futures::spawn_local;
@@ -212,9 +211,8 @@ pub async fn measure_with(
     let mut transport_kind = ttft_core::record::Transport::Worker;
     let mut pending_paints = Vec::new();
     let mut progress = Vec::new();
-    // The main thread's availability until the first answer token (the arrival-delay bound),
-    // watched once the transport is open (its kind sets the heartbeat's pace).
-    let mut heartbeat = None;
+    // The main thread's availability until the first answer token (the arrival-delay bound).
+    let heartbeat = Heartbeat::start(&measurement);
     match transport::open(&request).await {
         Err(message) => {
             let error = FetchError {
@@ -227,9 +225,6 @@ pub async fn measure_with(
         }
         Ok(mut open) => {
             transport_kind = open.kind;
-            let arrivals_wait = open.kind == ttft_core::record::Transport::MainThread
-                || availability::engine().worker_arrivals_wait_for_main_thread();
-            heartbeat = Heartbeat::start(&measurement, heartbeat_interval_ms(arrivals_wait));
             *control.abort.borrow_mut() = Some(open.abort.clone());
             if control.reason.get().is_some() {
                 open.abort.abort();

@@ -8,7 +8,7 @@
 //   {type: 'abort', id}
 // Protocol (worker -> page), every `t` on this worker's clock (see `ready.timeOrigin`):
 //   {type: 'ready', timeOrigin}
-//   {type: 'started', id, t, crossOrigin, firstPreflight}   t: just before fetch() (posted after it)
+//   {type: 'started', id, t, crossOrigin, firstPreflight}   just before fetch()
 //   {type: 'sent', id, t}                          fetch() called: the request is on its way
 //   {type: 'headers', id, t, status, contentType, retryAfter}
 //   {type: 'chunk', id, t, bytes}                  bytes: ArrayBuffer (transferred)
@@ -117,18 +117,15 @@ function copyTiming(entry) {
 async function run({ id, url, method, headers, body }) {
   const controller = new AbortController();
   controllers.set(id, controller);
-  const routed = route(url, method, headers);
-  let outcome = 'failed';
-  // request_started is taken just before fetch() (docs/DESIGN.md §2); the 'started' message
-  // goes after the call, so posting it is not inside the measured time.
   const since = performance.now();
+  let outcome = 'failed';
   try {
+    postMessage({ type: 'started', id, t: since, ...route(url, method, headers) });
     // Never follow a redirect: the request carries the key, which must not go to another
     // address. 'manual' (not 'error') so the redirect is told apart from a network failure.
     const pending = fetch(url, {
       method, headers, body, signal: controller.signal, redirect: 'manual',
     });
-    postMessage({ type: 'started', id, t: since, ...routed });
     // The page waits for this before any UI work: in WebKit, fetch() from a worker hands the
     // request to the page's main thread, and this message reaches the page after it.
     postMessage({ type: 'sent', id, t: performance.now() });

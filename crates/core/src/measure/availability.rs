@@ -28,28 +28,9 @@
 //! assert_eq!(monitor.bound_ms(), Some(308.0));
 //! ```
 
-/// Every how many ms the glue beats the heartbeat (a timer on the main thread) where a run's
-/// arrivals wait for the main thread. The bound of an idle page is about this, plus a
-/// rendering frame.
+/// Every how many ms the glue beats the heartbeat (a timer on the main thread). The bound of
+/// an idle page is about this, plus a rendering frame.
 pub const HEARTBEAT_INTERVAL_MS: f64 = 8.0;
-
-/// The heartbeat's interval where arrivals do not wait for the main thread (the fetch worker
-/// in Chromium and Firefox), ms. There the bound only informs, and a timer waking the page
-/// every 8 ms competes with the measured request for the CPU: on 2 cores, beating every
-/// 8 ms moved the widget's first-answer error p95 from 9.4 to 14.1 ms and its first paint
-/// delay p95 from 9.7 to 17.7 ms (an A/B in one run, 2026-12-02: bench/REPORT.md). Every
-/// 50 ms (the long-task threshold) the bound still covers any long task, at that resolution.
-pub const INFORMATIONAL_HEARTBEAT_INTERVAL_MS: f64 = 50.0;
-
-/// The heartbeat's interval for a run whose arrivals do (`true`) or do not wait for the
-/// page's main thread.
-pub fn heartbeat_interval_ms(arrivals_wait_for_main_thread: bool) -> f64 {
-    if arrivals_wait_for_main_thread {
-        HEARTBEAT_INTERVAL_MS
-    } else {
-        INFORMATIONAL_HEARTBEAT_INTERVAL_MS
-    }
-}
 
 /// Above this bound a run is flagged where arrivals wait for the main thread: 50 ms is the
 /// W3C Long Tasks API's definition of a long task, and well above what an idle page shows
@@ -241,17 +222,6 @@ mod tests {
         assert!(BrowserEngine::WebKit.worker_arrivals_wait_for_main_thread());
         assert!(!BrowserEngine::Chromium.worker_arrivals_wait_for_main_thread());
         assert!(!BrowserEngine::Gecko.worker_arrivals_wait_for_main_thread());
-    }
-
-    #[test]
-    fn the_heartbeat_is_fine_only_where_arrivals_wait_for_the_main_thread() {
-        assert_eq!(heartbeat_interval_ms(true), HEARTBEAT_INTERVAL_MS);
-        assert_eq!(
-            heartbeat_interval_ms(false),
-            INFORMATIONAL_HEARTBEAT_INTERVAL_MS
-        );
-        // Coarser, but a beat still lands inside the long-task threshold.
-        const { assert!(INFORMATIONAL_HEARTBEAT_INTERVAL_MS <= ARRIVAL_DELAY_THRESHOLD_MS) };
     }
 
     #[test]

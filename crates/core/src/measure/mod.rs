@@ -41,8 +41,7 @@ mod plan;
 mod shown;
 
 pub use availability::{
-    heartbeat_interval_ms, BrowserEngine, MainThreadMonitor, ARRIVAL_DELAY_THRESHOLD_MS,
-    HEARTBEAT_INTERVAL_MS, INFORMATIONAL_HEARTBEAT_INTERVAL_MS,
+    BrowserEngine, MainThreadMonitor, ARRIVAL_DELAY_THRESHOLD_MS, HEARTBEAT_INTERVAL_MS,
 };
 pub use plan::{
     parse_count, CountField, InputError, RunInput, RunPlan, SeriesInput, SeriesPlan,
@@ -375,7 +374,7 @@ impl Measurement {
     }
 
     /// The main thread's heartbeat ran at `now_ms` (see [`MainThreadMonitor`]). The glue
-    /// beats every [`heartbeat_interval_ms`] while [`Self::wants_main_thread_beats`].
+    /// beats every [`HEARTBEAT_INTERVAL_MS`] while [`Self::wants_main_thread_beats`].
     pub fn on_main_thread_beat(&mut self, now_ms: f64) {
         self.main_thread.on_beat(now_ms);
     }
