@@ -6,7 +6,7 @@ import http from 'node:http';
 import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, forEachEngine, launchBrowser, openWidget, perEngine, startSim } from './support.mjs';
+import { ROOT, forEachEngine, launchBrowser, openWidget, perEngine, startSim, closeServer } from './support.mjs';
 
 /**
  * Runs `body` (a function's source, called as `body(arg)`) in a fresh dedicated Worker of
@@ -63,7 +63,7 @@ async function startPlainHost() {
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${server.address().port}`,
-    stop: () => new Promise((resolve) => server.close(resolve)),
+    stop: () => closeServer(server),
   };
 }
 

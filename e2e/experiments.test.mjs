@@ -9,7 +9,7 @@ import { mkdir } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, WEBKIT_MAIN_THREAD, forEachEngine, launchBrowser, openLab, reasonFor, startSim } from './support.mjs';
+import { ROOT, WEBKIT_MAIN_THREAD, forEachEngine, launchBrowser, openLab, reasonFor, startSim, closeServer } from './support.mjs';
 
 /**
  * A tokenizer unlike the sim's (which counts ceil(chars / 4) per word): every run of
@@ -139,7 +139,7 @@ async function startTokenizerServer(sim, { windowTokens, hideWindowRefusingFrom 
     url: `http://127.0.0.1:${server.address().port}`,
     chats,
     tokenizeCalls: () => tokenizeCalls,
-    stop: () => new Promise((resolve) => server.close(resolve)),
+    stop: () => closeServer(server),
   };
 }
 

@@ -13,7 +13,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, forEachEngine, launchBrowser, perEngine, reasonFor, startSim } from './support.mjs';
+import { ROOT, forEachEngine, launchBrowser, perEngine, reasonFor, startSim, closeServer } from './support.mjs';
 
 const OUT = path.join(ROOT, 'e2e', 'out');
 
@@ -245,7 +245,7 @@ forEachEngine((engine) => {
     await browser?.close();
     await simA?.stop();
     await simB?.stop();
-    await new Promise((resolve) => (host ? host.server.close(resolve) : resolve()));
+    if (host) await closeServer(host.server);
   });
 
   /** A page in a fresh context whose every request is observed (page.requests). */

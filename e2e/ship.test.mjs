@@ -8,7 +8,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, WEBKIT_MAIN_THREAD, assertTtfaOnTime, forEachEngine, isShownTenth, launchBrowser, reasonFor, startRecorder, startSim } from './support.mjs';
+import { ROOT, WEBKIT_MAIN_THREAD, assertTtfaOnTime, forEachEngine, isShownTenth, launchBrowser, reasonFor, startRecorder, startSim, closeServer } from './support.mjs';
 
 const OUT = path.join(ROOT, 'e2e', 'out');
 // A key that must never show up in storage, URLs or messages (nor any piece of it).
@@ -31,7 +31,7 @@ forEachEngine((engine) => {
   after(async () => {
     await browser?.close();
     await sim?.stop();
-    await new Promise((resolve) => (host ? host.server.close(resolve) : resolve()));
+    if (host) await closeServer(host.server);
   });
 
   /** A second origin (another loopback port) serving only the example host page. */
@@ -550,7 +550,7 @@ forEachEngine((engine) => {
     assert.deepEqual(await page.pageErrors(), []);
     await page.close();
     await endpoint.stop();
-    await new Promise((resolve) => server.close(resolve));
+    await closeServer(server);
   });
 
   test('on a plain static host the page starts on "choose your endpoint", and a POST to the host is diagnosed as not an LLM API', async () => {
@@ -594,7 +594,7 @@ forEachEngine((engine) => {
     assert.match(await diagnosis.textContent(), /not an LLM API/);
     assert.deepEqual(await page.pageErrors(), []);
     await page.close();
-    await new Promise((resolve) => server.close(resolve));
+    await closeServer(server);
   });
 
   test('the theme switch applies and is remembered; the summary is copied to the clipboard', async () => {
