@@ -196,7 +196,13 @@ pub(crate) async fn run_and_report<H: SeriesHooks>(
         // painted in the viewport), and the user is looking for it anyway.
         scroll_into_view("answer-pane");
         live.streaming.set(true);
-        ticking.set(set_interval_with_handle(move || live.tick(), Duration::from_millis(100)).ok());
+        ticking.set(
+            set_interval_with_handle(
+                move || live.tick(),
+                Duration::from_millis(crate::components::live::ELAPSED_TICK_MS),
+            )
+            .ok(),
+        );
     };
     let stopped = run_series(&series, clicked_ms, &context, show_series).await;
     if let Some(ticker) = ticker.take() {

@@ -248,7 +248,10 @@ pub struct LiveRun {
     first_chunk_ms: RwSignal<Option<f64>>,
     perceived_ttfa_ms: RwSignal<Option<f64>>,
     started_ms: RwSignal<Option<f64>>,
+    /// The finished run's `e2e_ms` (or the time to its failure).
     elapsed_ms: RwSignal<Option<f64>>,
+    /// Whole seconds since the run started, while it runs (from its first second on).
+    running_s: RwSignal<Option<u32>>,
     /// Where the run stands.
     pub status: RwSignal<RunStatus>,
     /// An input problem found before any request.
@@ -278,6 +281,7 @@ impl LiveRun {
             perceived_ttfa_ms: RwSignal::new(None),
             started_ms: RwSignal::new(None),
             elapsed_ms: RwSignal::new(None),
+            running_s: RwSignal::new(None),
             status: RwSignal::new(RunStatus::Ready),
             input_error: RwSignal::new(None),
             failed: RwSignal::new(None),
@@ -313,6 +317,7 @@ impl LiveRun {
         self.first_chunk_ms.set(None);
         self.perceived_ttfa_ms.set(None);
         self.elapsed_ms.set(None);
+        self.running_s.set(None);
         self.started_ms.set(Some(clock::now_ms()));
         self.failed.set(None);
         self.input_error.set(None);
@@ -326,13 +331,18 @@ impl LiveRun {
         self.status.set(RunStatus::InvalidInput);
     }
 
-    /// Advances the elapsed counter (called on a timer while streaming).
+    /// Advances the elapsed counter (called every [`ELAPSED_TICK_MS`] while a series runs):
+    /// whole seconds, changed only when the second changes.
     pub fn tick(&self) {
         if self.first_paint_pending.get_value() {
             return;
         }
-        if let Some(started_ms) = self.started_ms.get_untracked() {
-            self.elapsed_ms.set(Some(clock::now_ms() - started_ms));
+        let Some(started_ms) = self.started_ms.get_untracked() else {
+            return;
+        };
+        let whole_s = ((clock::now_ms() - started_ms) / 1000.0).floor();
+        if whole_s >= 1.0 && self.running_s.get_untracked() != Some(whole_s as u32) {
+            self.running_s.set(Some(whole_s as u32));
         }
     }
 
@@ -391,8 +401,12 @@ impl LiveRun {
         self.ttfr_ms.set(metrics.ttfr_ms);
         self.first_chunk_ms.set(metrics.first_chunk_ms);
         self.perceived_ttfa_ms.set(metrics.perceived_ttfa_ms);
-        self.elapsed_ms
-            .set(metrics.e2e_ms.or(self.elapsed_ms.get_untracked()));
+        let since_start_ms = self
+            .started_ms
+            .get_untracked()
+            .map(|started_ms| clock::now_ms() - started_ms);
+        self.elapsed_ms.set(metrics.e2e_ms.or(since_start_ms));
+        self.running_s.set(None);
         self.started_ms.set(None);
         self.first_paint_pending.set_value(false);
         let waits = record.arrivals_wait_for_main_thread == Some(true);
@@ -418,6 +432,14 @@ impl Default for LiveRun {
     }
 }
 
+/// How often the elapsed counter is looked at while a series runs (ms). Each change of the
+/// counter costs the page a frame, and a first answer token that arrives while such a frame
+/// is in flight waits for the next one: with a 100 ms tick (whole ms shown) the first
+/// answer's paint delay p95 was 22–24 ms against 12–15 ms without a tick (bench/REPORT.md,
+/// 2026-12-02). Whole seconds, looked at four times a second (a timer callback, no frame)
+/// and changed once a second, leave one frame per second.
+pub const ELAPSED_TICK_MS: u64 = 250;
+
 /// Milliseconds for display: whole ms, or "—" when missing.
 pub fn format_ms(value_ms: Option<f64>) -> String {
     value_ms.map_or_else(|| "—".into(), |value_ms| format!("{value_ms:.0} ms"))
@@ -441,12 +463,22 @@ fn Readout(
     note: &'static str,
     /// The value.
     value_ms: RwSignal<Option<f64>>,
+    /// While there is no value yet: whole seconds so far, shown as "3 s…".
+    #[prop(optional)]
+    running_s: Option<RwSignal<Option<u32>>>,
 ) -> impl IntoView {
+    let shown = move || match (
+        value_ms.get(),
+        running_s.and_then(|running_s| running_s.get()),
+    ) {
+        (None, Some(whole_s)) => format!("{whole_s} s…"),
+        (value_ms, _) => format_ms(value_ms),
+    };
     view! {
         <div class="readout">
             <div class="label">{label}</div>
             <div class="value" data-testid=test_id data-ms=move || raw_ms(value_ms.get())>
-                {move || format_ms(value_ms.get())}
+                {shown}
             </div>
             <div class="note">{note}</div>
         </div>
@@ -493,6 +525,7 @@ pub fn Readouts(
                 label=Signal::derive(move || i18n.t("Elapsed", "已用时间"))
                 note="e2e_ms"
                 value_ms=live.elapsed_ms
+                running_s=live.running_s
             />
         </div>
         {move || live.arrival_delay.get().map(|(bound_ms, flagged)| {
