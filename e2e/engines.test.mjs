@@ -6,7 +6,7 @@ import http from 'node:http';
 import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, forEachEngine, launchBrowser, openWidget, perEngine, startSim, closeServer } from './support.mjs';
+import { ROOT, closeServer, forEachEngine, launchBrowser, openWidget, perEngine, startSim } from './support.mjs';
 
 /**
  * Runs `body` (a function's source, called as `body(arg)`) in a fresh dedicated Worker of

@@ -9,7 +9,7 @@ import { mkdir } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, WEBKIT_MAIN_THREAD, forEachEngine, launchBrowser, openLab, reasonFor, startSim, closeServer } from './support.mjs';
+import { ROOT, WEBKIT_MAIN_THREAD, closeServer, forEachEngine, launchBrowser, openLab, reasonFor, startSim } from './support.mjs';
 
 /**
  * A tokenizer unlike the sim's (which counts ceil(chars / 4) per word): every run of

@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, WEBKIT_MAIN_THREAD, assertTtfaOnTime, forEachEngine, isShownTenth, launchBrowser, perEngine, reasonFor, startRecorder, startSim, closeServer } from './support.mjs';
+import { ROOT, WEBKIT_MAIN_THREAD, assertTtfaOnTime, closeServer, forEachEngine, isShownTenth, launchBrowser, perEngine, reasonFor, startRecorder, startSim } from './support.mjs';
 
 const OUT = path.join(ROOT, 'e2e', 'out');
 // A key that must never reach the collector, in any piece.

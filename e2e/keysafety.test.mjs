@@ -13,7 +13,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, forEachEngine, launchBrowser, perEngine, reasonFor, startSim, closeServer } from './support.mjs';
+import { ROOT, closeServer, forEachEngine, launchBrowser, perEngine, reasonFor, startSim } from './support.mjs';
 
 const OUT = path.join(ROOT, 'e2e', 'out');
 

@@ -8,7 +8,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, WEBKIT_MAIN_THREAD, assertTtfaOnTime, forEachEngine, isShownTenth, launchBrowser, reasonFor, startRecorder, startSim, closeServer } from './support.mjs';
+import { ROOT, WEBKIT_MAIN_THREAD, assertTtfaOnTime, closeServer, forEachEngine, isShownTenth, launchBrowser, reasonFor, startRecorder, startSim } from './support.mjs';
 
 const OUT = path.join(ROOT, 'e2e', 'out');
 // A key that must never show up in storage, URLs or messages (nor any piece of it).

@@ -106,7 +106,7 @@ export function closeServer(server) {
  * CI31) saw such pages after earlier tests of the same browser, with no known cause
  * (bench/REPORT.md, 2026-12-02): this is what the next one should tell.
  */
-export async function transportReport(page) {
+async function transportReport(page) {
   const state = await page
     .evaluate(() => {
       const app = document.querySelector('[data-testid=app]');
