@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # README command 2: installs what is missing, then runs every check and test:
-# formatting, clippy (native and wasm32), ttft-core and ttft-sim tests, the OTLP bodies through
+# formatting, clippy (native and wasm32), the native crates' tests, the OTLP bodies through
 # the strict receiver (tests/otlp/), the app's browser
 # tests (wasm-bindgen-test in headless Chromium), the release build, and the end-to-end
 # tests against ttft-sim on 127.0.0.1 in three engines, one after the other: Debian's
@@ -24,12 +24,12 @@ step "rustfmt"
 cargo fmt --all --check
 
 step "clippy: native crates"
-cargo clippy --quiet -p ttft-core -p ttft-sim --all-targets -- -D warnings
+cargo clippy --quiet -p ttft-stream -p ttft-core -p ttft-lab -p ttft-sim -p ttft-tokens --all-targets -- -D warnings
 step "clippy: the app on wasm32"
 cargo clippy --quiet -p ttft-meter --target wasm32-unknown-unknown --all-targets -- -D warnings
 
-step "cargo test: ttft-core and ttft-sim"
-cargo test -p ttft-core -p ttft-sim
+step "cargo test: the native crates (ttft-stream, ttft-core, ttft-lab, ttft-sim, ttft-tokens)"
+cargo test -p ttft-stream -p ttft-core -p ttft-lab -p ttft-sim -p ttft-tokens
 
 step "OTLP bodies through the strict receiver (official protobuf definitions, CORS as the Collector)"
 "$OTLP_PYTHON" tests/otlp/receiver_test.py

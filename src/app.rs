@@ -46,7 +46,7 @@ fn start_probe(requested: Option<&str>, form: FormState, context: SeriesContext<
     };
     series.measured_runs = runs;
     series.warm_up = false;
-    let host = ttft_core::otlp::ServerAddress::from_url(&series.run.endpoint.endpoint_url)
+    let host = ttft_lab::otlp::ServerAddress::from_url(&series.run.endpoint.endpoint_url)
         .map(|server| server.host)
         .unwrap_or_default();
     state.set(ProbeState::Running { runs, host });
@@ -537,7 +537,7 @@ fn Results(
                                     ("send".to_owned(), lang.pick("Runs made with Send", "通过“发送”进行的运行").to_owned()),
                                 ];
                                 let experiments = experiments.get().into_iter().map(|(kind, n)| {
-                                    let label = ttft_core::experiment::find(&kind)
+                                    let label = ttft_lab::experiment::find(&kind)
                                         .map_or_else(|| kind.clone(), |experiment| experiment.label().get(lang).to_owned());
                                     (format!("{kind}#{n}"), format!("{label} #{n}"))
                                 });

@@ -38,7 +38,7 @@ pub fn needs_lab(config: &UrlConfig, fragment: &str) -> bool {
         || config.traceparent
         || config.probe.is_some()
         || config.slo.is_some()
-        || fragment.contains(ttft_core::share::FRAGMENT_PREFIX.trim_end_matches("v1."))
+        || fragment.contains(ttft_lab::share::FRAGMENT_PREFIX.trim_end_matches("v1."))
 }
 
 /// This page's query and fragment (its configuration).

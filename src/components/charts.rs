@@ -1,12 +1,12 @@
-//! SVG charts. Geometry (scales, ticks, paths, bins) comes from `ttft_core::chart`; these
+//! SVG charts. Geometry (scales, ticks, paths, bins) comes from `ttft_lab::chart`; these
 //! components only draw it. Each chart has a title, and its data is also in a table.
 
 use leptos::prelude::*;
-use ttft_core::chart::{
+use ttft_core::itl::ItlGaps;
+use ttft_lab::chart::{
     distribution_chart, itl_chart, runs_chart, waterfall_chart, Axis, Frame, Margins, Phase,
     PhaseSpan, Rect, Reference, ReferenceLine, RunSeries,
 };
-use ttft_core::itl::ItlGaps;
 
 use crate::components::chart_export::ChartTools;
 use crate::i18n::use_i18n;

@@ -505,7 +505,7 @@ pub fn RunDetail(
     /// The run.
     record: RunRecord,
 ) -> impl IntoView {
-    let phases = record.phases();
+    let phases = ttft_lab::chart::run_phases(&record.instants, record.network.as_ref());
     // A run without a first token has only its connection setup: no chart.
     let chart = (phases.len() > 1)
         .then(|| view! { <WaterfallView phases=Signal::derive(move || phases.clone()) /> });

@@ -19,11 +19,11 @@ use std::rc::Rc;
 
 use futures_util::future::join_all;
 use leptos::prelude::{Set, Update, WithValue};
-use ttft_core::experiment::monitor::{Due, MonitorSchedule};
-use ttft_core::experiment::report::Report;
-use ttft_core::experiment::schedule::{Observed, RunSpec, Schedule, TimedRuns};
-use ttft_core::experiment::{ExperimentSession, RunSample};
 use ttft_core::measure::{InputError, RunPlan};
+use ttft_lab::experiment::monitor::{Due, MonitorSchedule};
+use ttft_lab::experiment::report::Report;
+use ttft_lab::experiment::schedule::{Observed, RunSpec, Schedule, TimedRuns};
+use ttft_lab::experiment::{ExperimentSession, RunSample};
 
 use super::{ExperimentControl, ExperimentState, Experiments};
 use crate::clock;

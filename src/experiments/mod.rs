@@ -1,5 +1,5 @@
 //! The latency experiments: any experiment of ttft-core's registry
-//! ([`ttft_core::experiment::REGISTRY`]) run against the form's endpoint.
+//! ([`ttft_lab::experiment::REGISTRY`]) run against the form's endpoint.
 //!
 //! ttft-core decides what to run and what the results mean; this module does the I/O:
 //! - [`server`]: asks the server for its context windows and for token counts (the
@@ -20,11 +20,11 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use leptos::prelude::*;
-use ttft_core::experiment::params::Inputs;
-use ttft_core::experiment::report::Report;
-use ttft_core::experiment::{Experiment, Setup, SetupError};
 use ttft_core::lang::{Bilingual, Lang};
 use ttft_core::measure::RunPlan;
+use ttft_lab::experiment::params::Inputs;
+use ttft_lab::experiment::report::Report;
+use ttft_lab::experiment::{Experiment, Setup, SetupError};
 
 use crate::components::results::RunsFilter;
 use crate::embed::Embed;

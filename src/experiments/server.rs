@@ -1,7 +1,7 @@
 //! Before the first run: what the server says about itself. Its context windows (llama.cpp
 //! `/props`, the `/models` list) and the token counts the plan asks for (its `/tokenize`,
 //! or the usage of a non-streamed request). The requests and the reading of their answers
-//! are ttft-core's ([`ttft_core::experiment::counting`]); here they are only sent, each
+//! are ttft-core's ([`ttft_lab::experiment::counting`]); here they are only sent, each
 //! bounded in time and size and aborted by Stop. Calibration requests are not measured
 //! runs: they are not kept in the session, and the report counts them.
 
@@ -9,15 +9,15 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use futures_util::future::join_all;
-use ttft_core::experiment::counting::{
+use ttft_core::measure::RunPlan;
+use ttft_core::request::MODELS_TIMEOUT_MS;
+use ttft_lab::experiment::counting::{
     count_request, props_url, ContextWindows, CountStep, TokenCounter, MAX_COUNT_BODY_BYTES,
     MAX_INFO_BODY_BYTES,
 };
-use ttft_core::experiment::params::Inputs;
-use ttft_core::experiment::sizing::TokenCount;
-use ttft_core::experiment::{Experiment, ExperimentSession, Setup, SetupError};
-use ttft_core::measure::RunPlan;
-use ttft_core::request::MODELS_TIMEOUT_MS;
+use ttft_lab::experiment::params::Inputs;
+use ttft_lab::experiment::sizing::TokenCount;
+use ttft_lab::experiment::{Experiment, ExperimentSession, Setup, SetupError};
 
 use super::ExperimentControl;
 use crate::clock::Timer;

@@ -1,7 +1,7 @@
 //! Random ids from the browser: `crypto.getRandomValues` for trace and span ids,
 //! `crypto.randomUUID()` for the page session's `service.instance.id`.
 
-use ttft_core::otlp::{RunIds, SpanId, TraceId};
+use ttft_lab::otlp::{RunIds, SpanId, TraceId};
 
 /// `N` random bytes from `crypto.getRandomValues` (available in every context, secure or
 /// not); `Math.random` only if the page has no `crypto` at all.

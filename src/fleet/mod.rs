@@ -25,8 +25,8 @@ use leptos::prelude::*;
 use serde_json::Value;
 use ttft_core::config::UrlConfig;
 use ttft_core::measure::RunPlan;
-use ttft_core::otlp::RunIds;
 use ttft_core::record::RunRecord;
+use ttft_lab::otlp::RunIds;
 
 use crate::session::Session;
 use otlp::{OtlpExport, OtlpSettings};

@@ -17,13 +17,13 @@ use std::rc::Rc;
 
 use leptos::prelude::*;
 use ttft_core::lang::Lang;
-use ttft_core::otlp::{
+use ttft_core::record::RunRecord;
+use ttft_lab::otlp::{
     ConnectionFacts, Delivery, ExportOptions, OtlpConfigError, OtlpEndpoint, OtlpExporter,
     OtlpHeaders, OutgoingRequest, ProblemContext, QueueConfig, QueueStatus, ResourceFacts, RunIds,
     SendOutcome, WallClock,
 };
-use ttft_core::record::RunRecord;
-use ttft_core::slo::SloSet;
+use ttft_lab::slo::SloSet;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 

@@ -1,15 +1,15 @@
 //! Share links: "Copy link" puts the session's results in the URL fragment
-//! (`#share=v1.…`, ttft-core's [`ttft_core::share`], at most 16 KiB), and a page opened on
+//! (`#share=v1.…`, ttft-core's [`ttft_lab::share`], at most 16 KiB), and a page opened on
 //! such a link shows them read-only, clearly marked as someone else's results, without
 //! reading or writing the stored history.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use ttft_core::lang::Lang;
-use ttft_core::share::{
+use ttft_core::stats::Summary;
+use ttft_lab::share::{
     self, encode_fitting, ShareError, ShareFacts, SharedResults, MAX_FRAGMENT_BYTES, SHARED_METRICS,
 };
-use ttft_core::stats::Summary;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::JsFuture;
 

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use leptos::prelude::*;
 use serde_json::Value;
 use ttft_core::lang::Lang;
-use ttft_core::slo::{SloParseError, SloReport, SloSet, Verdict};
+use ttft_lab::slo::{SloParseError, SloReport, SloSet, Verdict};
 
 use crate::i18n::use_i18n;
 use crate::session::Session;

@@ -3,9 +3,9 @@
 //! without the header (ttft-core's [`ttft_core::trace_context`] decides what and why).
 
 use ttft_core::measure::RunPlan;
-use ttft_core::otlp::RunIds;
 use ttft_core::record::RunRecord;
 use ttft_core::trace_context;
+use ttft_lab::otlp::RunIds;
 
 use crate::clock::Timer;
 use crate::transport::{main_thread, HttpRequest};

@@ -39,13 +39,13 @@ pub extern "C" fn run(len: usize) -> usize {
     total += text(len).parse::<f64>().map_or(0, |value| value as usize);
 
     #[cfg(feature = "slo")]
-    match ttft_core::slo::SloSet::parse(&text(len)) {
+    match ttft_lab::slo::SloSet::parse(&text(len)) {
         Ok(slo) => total += slo.evaluate(&runs).good_run_count,
         Err(error) => total += error.message(Lang::Zh).len(),
     }
     #[cfg(feature = "otlp")]
     {
-        use ttft_core::otlp::*;
+        use ttft_lab::otlp::*;
         let resource = ResourceFacts {
             service_name: String::new(),
             service_version: String::new(),
@@ -100,7 +100,7 @@ pub extern "C" fn run(len: usize) -> usize {
     }
     #[cfg(feature = "share")]
     {
-        use ttft_core::share::*;
+        use ttft_lab::share::*;
         let shared = SharedResults {
             tool_version: String::new(),
             created_at: String::new(),

@@ -2,8 +2,8 @@
 //! incremental SSE parser plus the auto-detected dialect, exactly what the app runs on each
 //! network read) in reads of `chunk` bytes, and returns the number of dispatched events.
 
-use ttft_core::dialect::StreamReader;
-use ttft_core::sse::SseParser;
+use ttft_stream::dialect::StreamReader;
+use ttft_stream::sse::SseParser;
 use wasm_bindgen::prelude::wasm_bindgen;
 
 /// Parses `bytes` in reads of `chunk` bytes (0 = one read) and returns the event count.

@@ -69,10 +69,10 @@ pub struct UrlConfig {
     /// `source`: an id the host chose, echoed in every message.
     pub source_id: Option<String>,
     /// `otlp_endpoint`: the OpenTelemetry Collector's OTLP/HTTP base URL (checked by
-    /// [`crate::otlp::OtlpEndpoint::parse`]); export is off without it.
+    /// `ttft_lab::otlp::OtlpEndpoint::parse`); export is off without it.
     pub otlp_endpoint: Option<String>,
     /// `otlp_headers`: extra headers for the collector, `name=value,name2=value2` (checked by
-    /// [`crate::otlp::OtlpHeaders::parse`]; never the model key).
+    /// `ttft_lab::otlp::OtlpHeaders::parse`; never the model key).
     pub otlp_headers: Option<String>,
     /// `otlp_prompt=1`: the embedder opts in to sending the prompt text on spans.
     pub otlp_prompt: bool,
@@ -85,7 +85,7 @@ pub struct UrlConfig {
     /// `probe=N`: run N runs on load (embedders' probe mode; checked by
     /// [`crate::probe::parse_probe_runs`]).
     pub probe: Option<String>,
-    /// `slo`: thresholds in the text form of [`crate::slo::SloSet::parse`].
+    /// `slo`: thresholds in the text form of `ttft_lab::slo::SloSet::parse`.
     pub slo: Option<String>,
     /// Names of refused secret parameters (their values are dropped at once).
     pub refused_keys: Vec<String>,

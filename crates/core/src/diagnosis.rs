@@ -8,11 +8,11 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::dialect::StreamError;
 use crate::lang::Lang;
 use crate::protocol::{AuthStyle, Protocol};
 use crate::request::{host_without_port, is_loopback_host, KeyError, RequestDescription};
 use crate::timeline::RunTimeline;
+use ttft_stream::dialect::StreamError;
 
 /// How `fetch()` or a body read failed. The browser only gives a `TypeError` for network
 /// failures, so CORS, refused connections, DNS and mixed content all look the same.

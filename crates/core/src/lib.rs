@@ -1,15 +1,17 @@
-//! ttft-core: everything TTFT Meter computes, with no web dependency and no clock.
+//! ttft-core: the run engine of TTFT Meter, with no web dependency and no clock.
+//!
+//! Requests and where they go, the measurement of one run ([`measure`]), its timeline and
+//! metrics, statistics, the diagnosis of failures, the run record, the key's scrubbing and
+//! binding to an origin, URL configuration, presets, the stored history and exports. The
+//! stream is read by `ttft-stream`; what only the lab computes is in `ttft-lab`.
 //!
 //! Time is always an argument (`now_ms: f64`, milliseconds on the page's
 //! `performance.now()` clock); nothing here reads a clock. See docs/DESIGN.md.
 #![warn(missing_docs)]
 
 pub mod blocks;
-pub mod chart;
 pub mod config;
 pub mod diagnosis;
-pub mod dialect;
-pub mod experiment;
 pub mod export;
 pub mod history;
 pub mod itl;
@@ -17,18 +19,13 @@ pub mod key_binding;
 pub mod lang;
 pub mod measure;
 pub mod metric;
-pub mod otlp;
 pub mod preset;
 pub mod probe;
 pub mod protocol;
 pub mod record;
 pub mod request;
-mod scan;
 pub mod scrub;
 pub mod secret;
-pub mod share;
-pub mod slo;
-pub mod sse;
 pub mod stats;
 pub mod timeline;
 pub mod trace_context;

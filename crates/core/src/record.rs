@@ -8,14 +8,13 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::chart::{run_phases, PhaseSpan};
 use crate::diagnosis::Diagnosis;
-use crate::dialect::{Dialect, Usage};
 use crate::lang::{Bilingual, Lang};
 use crate::protocol::Protocol;
 use crate::request::RequestDescription;
 use crate::stats::StatsError;
 use crate::timeline::{Instants, NetworkBreakdown, RunMetrics, RunOutcome, RunsSummary};
+use ttft_stream::dialect::{Dialect, Usage};
 
 /// Which code measured the arrival times.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -170,11 +169,6 @@ impl RunRecord {
     /// Whether the run enters statistics: successful and not a warm-up.
     pub fn counts(&self) -> bool {
         !self.warm_up && self.is_ok()
-    }
-
-    /// The waterfall phases of this run.
-    pub fn phases(&self) -> Vec<PhaseSpan> {
-        run_phases(&self.instants, self.network.as_ref())
     }
 
     /// The endpoint URL called, for display.

@@ -28,10 +28,10 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use crate::diagnosis::{Cause, Diagnosis};
-use crate::dialect::{StreamError, Usage};
 use crate::record::{DiagnosisText, ExperimentTag, RunRecord, RunSettings};
 use crate::request::RequestDescription;
 use crate::timeline::RunOutcome;
+use ttft_stream::dialect::{StreamError, Usage};
 
 /// The width of a window of the key: any substring of the key this long or longer is
 /// replaced wherever it appears.

@@ -7,7 +7,7 @@
 //! Typical use by the app:
 //!
 //! ```
-//! use ttft_core::dialect::DecodedEvent;
+//! use ttft_stream::dialect::DecodedEvent;
 //! use ttft_core::timeline::{PaintMethod, PaintTarget, RunTimeline};
 //!
 //! let mut run = RunTimeline::new(Some(995.0), 1000.0); // click, then fetch() at 1000 ms
@@ -26,9 +26,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::diagnosis::{NetworkFailure, StreamFailure};
-use crate::dialect::{DecodedEvent, StreamError, Usage};
 use crate::itl::ItlGaps;
 use crate::stats::{StatsError, Summary};
+use ttft_stream::dialect::{DecodedEvent, StreamError, Usage};
 
 /// How a paint time was obtained (DESIGN.md §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,5 +1,5 @@
 //! W3C Trace Context on the model request, opt-in: a `traceparent` header naming the run's
-//! span ([`crate::otlp::RunIds::traceparent`]), so a server that traces (vLLM with
+//! span (`ttft_lab::otlp::RunIds::traceparent`), so a server that traces (vLLM with
 //! OpenTelemetry, a gateway) makes its work a child of the browser's span, and the same ids
 //! go into the OTLP span.
 //!

@@ -4,13 +4,13 @@ use ttft_core::diagnosis::{
     diagnose, parse_retry_after, Cause, Diagnosis, FailureContext, NetworkFailure, NetworkHint,
     StreamFailure, MAX_QUOTED_CHARS,
 };
-use ttft_core::dialect::DecodedEvent;
-use ttft_core::dialect::StreamError;
 use ttft_core::lang::Lang;
 use ttft_core::protocol::AuthStyle;
 use ttft_core::protocol::Protocol;
 use ttft_core::request::{normalize_base_url, prepare_request, ApiKey, KeyError, PromptSpec};
 use ttft_core::timeline::RunTimeline;
+use ttft_stream::dialect::DecodedEvent;
+use ttft_stream::dialect::StreamError;
 
 const OPENAI: &str = "https://api.openai.com/v1/chat/completions";
 const ANTHROPIC: &str = "https://api.anthropic.com/v1/messages";

@@ -4,13 +4,13 @@
 #[path = "export_fixture/mod.rs"]
 mod fixture;
 
-use ttft_core::dialect::{DecodedEvent, StreamError};
 use ttft_core::export::{csv_columns, runs_csv, CsvHeader};
 use ttft_core::metric::find;
 use ttft_core::metric::METRICS;
 use ttft_core::record::RunRecord;
 use ttft_core::record::Transport;
 use ttft_core::timeline::{RunMetrics, RunTimeline};
+use ttft_stream::dialect::{DecodedEvent, StreamError};
 
 /// A run whose stream carried an error event, with a model name and a message that need
 /// quoting (comma, double quotes, line break).

@@ -315,8 +315,8 @@ fn fixture_numbers_are_what_the_tests_assume() {
 #[test]
 fn outcome_and_cause_codes_are_the_serialized_kinds() {
     use ttft_core::diagnosis::{Cause, NetworkFailure};
-    use ttft_core::dialect::StreamError;
     use ttft_core::protocol::AuthStyle;
+    use ttft_stream::dialect::StreamError;
 
     use ttft_core::timeline::RunOutcome;
     let outcomes = [

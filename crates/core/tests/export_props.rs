@@ -8,7 +8,6 @@ mod fixture;
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use ttft_core::diagnosis::NetworkFailure;
-use ttft_core::dialect::{Dialect, StreamError, Usage};
 use ttft_core::export::{
     csv_columns, runs_csv, summary_text, CsvHeader, Environment, ExperimentResult, ExportDocument,
 };
@@ -24,6 +23,7 @@ use ttft_core::timeline::{
     ConnectionKind, HeadersSource, Instants, NetworkBreakdown, PaintMethod, PaintTime,
     PerceivedAnchor, RunMetrics, RunOutcome, TokenCountSource,
 };
+use ttft_stream::dialect::{Dialect, StreamError, Usage};
 
 /// Times as the page produces them: full-precision fractions, whole numbers, a few negative.
 fn ms() -> impl Strategy<Value = f64> {

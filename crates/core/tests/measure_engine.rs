@@ -8,7 +8,6 @@ mod common;
 
 use common::{feeding_ways, load_fixtures, Fixture, EXTRA_DIR, SHARED_DIR};
 use serde_json::Value;
-use ttft_core::dialect::Dialect;
 use ttft_core::measure::{
     AbortReason, Channel, FetchError, FinishContext, Measurement, Progress, RequestRoute,
     ResponseHead, RunInput, RunPlan, StreamControl, MAX_ERROR_BODY_BYTES,
@@ -19,6 +18,7 @@ use ttft_core::timeline::{
     HeadersSource, PaintMethod, PaintTarget, PerceivedAnchor, ResourceTiming, RunOutcome,
     TokenCountSource,
 };
+use ttft_stream::dialect::Dialect;
 
 /// `fetch()` is called at this page-clock time in every run below.
 const STARTED_MS: f64 = 1000.0;

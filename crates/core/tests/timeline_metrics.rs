@@ -1,11 +1,11 @@
 //! Run timeline metrics against hand-computed values.
 
 use ttft_core::diagnosis::{NetworkFailure, StreamFailure};
-use ttft_core::dialect::{DecodedEvent, StreamError, Usage};
 use ttft_core::timeline::{
     ConnectionKind, NetworkBreakdown, PaintMethod, PaintTarget, PerceivedAnchor, ResourceTiming,
     RunOutcome, RunTimeline, RunsSummary, TokenCountSource,
 };
+use ttft_stream::dialect::{DecodedEvent, StreamError, Usage};
 
 /// What one step of a scripted run does.
 enum Step {

@@ -1,8 +1,8 @@
 //! Property tests for the timeline metrics.
 
 use proptest::prelude::*;
-use ttft_core::dialect::DecodedEvent;
 use ttft_core::timeline::RunTimeline;
+use ttft_stream::dialect::DecodedEvent;
 
 proptest! {
     #[test]

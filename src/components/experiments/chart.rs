@@ -1,13 +1,13 @@
 //! A report's chart: a scatter with fitted curves, or values in order with reference
-//! lines. Geometry comes from `ttft_core::chart`; colours are the report's semantic names
+//! lines. Geometry comes from `ttft_lab::chart`; colours are the report's semantic names
 //! mapped onto the page's palette of six.
 
 use leptos::prelude::*;
-use ttft_core::chart::{
+use ttft_core::lang::Lang;
+use ttft_lab::chart::{
     runs_chart, scatter_chart, FitCurve, Marker, Reference, RunSeries, ScatterSeries,
 };
-use ttft_core::experiment::report::{Axis, Chart, ChartKind, Colour};
-use ttft_core::lang::Lang;
+use ttft_lab::experiment::report::{Axis, Chart, ChartKind, Colour};
 
 use crate::components::charts::{axes, frame, reference_lines, view_box};
 

@@ -1,6 +1,6 @@
 //! The experiments panel: choose an experiment of ttft-core's registry, edit its fields,
 //! run or stop it, and read its report. Every experiment is drawn by the same components:
-//! its fields come from its [`ParamSpec`](ttft_core::experiment::params::ParamSpec)s, its
+//! its fields come from its [`ParamSpec`](ttft_lab::experiment::params::ParamSpec)s, its
 //! report from ttft-core's display-neutral model. Exact values are on `data-*` attributes
 //! for the tests.
 

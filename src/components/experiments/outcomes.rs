@@ -2,7 +2,7 @@
 //! on the row's `data-verdict` / `data-verdicts`).
 
 use leptos::prelude::*;
-use ttft_core::experiment::find;
+use ttft_lab::experiment::find;
 
 use super::table::data_table;
 use crate::experiments::ExperimentOutcome;

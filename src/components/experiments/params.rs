@@ -2,9 +2,9 @@
 //! Parsing is ttft-core's: the typed texts go to it as they are.
 
 use leptos::prelude::*;
-use ttft_core::experiment::params::{Inputs, ParamKind, ParamSpec};
-use ttft_core::experiment::{find, Experiment, REGISTRY};
 use ttft_core::lang::Lang;
+use ttft_lab::experiment::params::{Inputs, ParamKind, ParamSpec};
+use ttft_lab::experiment::{find, Experiment, REGISTRY};
 
 use crate::i18n::use_i18n;
 

@@ -3,8 +3,8 @@
 
 use leptos::html::Div;
 use leptos::prelude::*;
-use ttft_core::experiment::report::{Report, RunTally};
 use ttft_core::lang::Lang;
+use ttft_lab::experiment::report::{Report, RunTally};
 
 use super::chart::chart_view;
 use super::table::data_table;

@@ -11,8 +11,8 @@
 mod common;
 
 use libfuzzer_sys::fuzz_target;
-use ttft_core::dialect::Dialect;
-use ttft_core::sse::{SseEvent, SseParser};
+use ttft_stream::dialect::Dialect;
+use ttft_stream::sse::{SseEvent, SseParser};
 
 /// Events, comments, retry, last event ID, and whether the limit stopped the parser.
 fn parse(limit: usize, reads: &[&[u8]]) -> (Vec<SseEvent>, usize, Option<u64>, Option<String>, bool) {
@@ -38,7 +38,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let whole = [payload];
     let reads = common::reads(payload, steps);
-    for limit in [common::SMALL_LIMIT, ttft_core::sse::MAX_EVENT_BYTES] {
+    for limit in [common::SMALL_LIMIT, ttft_stream::sse::MAX_EVENT_BYTES] {
         assert_eq!(parse(limit, &reads), parse(limit, &whole), "SSE events depend on the split");
     }
     for dialect in [None, Some(Dialect::ChatThink), Some(Dialect::ChatThinkMissingOpen)] {

@@ -7,7 +7,7 @@
 mod common;
 
 use libfuzzer_sys::fuzz_target;
-use ttft_core::dialect::Dialect;
+use ttft_stream::dialect::Dialect;
 
 fuzz_target!(|data: &[u8]| {
     let Some((payload, steps)) = common::split_input(data) else {

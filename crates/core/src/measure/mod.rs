@@ -50,13 +50,13 @@ pub use plan::{
 pub use shown::{cut_note, ShownText, MAX_SHOWN_TEXT_BYTES};
 
 use crate::diagnosis::{diagnose, FailureContext, NetworkFailure};
-use crate::dialect::{DecodedEvent, StreamError, StreamReader, Usage};
 use crate::record::{DiagnosisText, RunRecord, Transport};
 use crate::request::RequestDescription;
 use crate::scrub::{KeyScrubber, StreamScrub};
 use crate::timeline::{
     NetworkBreakdown, PaintMethod, PaintTarget, ResourceTiming, RunOutcome, RunTimeline,
 };
+use ttft_stream::dialect::{DecodedEvent, StreamError, StreamReader, Usage};
 
 /// The most of a non-2xx body kept for the diagnosis; the rest is counted, not stored. A
 /// hostile or broken server can send an endless error page.

@@ -2,7 +2,6 @@
 //! [`RunPlan`] can always be sent, and everything wrong with the input is an
 //! [`InputError`] that names the field and says what to type instead.
 
-use crate::dialect::Dialect;
 use crate::lang::Lang;
 use crate::protocol::ProtocolChoice;
 use crate::record::{ExperimentTag, RunSettings};
@@ -11,6 +10,7 @@ use crate::request::{
     PreparedRequest, PromptSpec, UrlError,
 };
 use crate::trace_context::TRACEPARENT;
+use ttft_stream::dialect::Dialect;
 
 /// Bounds of the run count, so a typo cannot start ten thousand requests.
 pub const MAX_RUNS: u32 = 200;

@@ -62,7 +62,8 @@ pub use key::{ApiKey, KeyError};
 pub use models::{
     parse_model_list, MAX_MODELS, MAX_MODELS_BODY_BYTES, MAX_MODEL_ID_CHARS, MODELS_TIMEOUT_MS,
 };
-pub(crate) use url::{host_without_port, is_loopback_host, is_version_segment};
+pub use url::is_version_segment;
+pub(crate) use url::{host_without_port, is_loopback_host};
 pub use url::{normalize_base_url, Endpoint, UrlError, UrlWarning};
 
 /// A request ready for `fetch()`. Holds the key in its headers: not serializable; use

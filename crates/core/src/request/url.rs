@@ -134,7 +134,7 @@ pub(crate) fn host_without_port(authority: &str) -> &str {
 }
 
 /// Whether a path segment is an API version (`v1`, `v2`, `v1beta`, `v1alpha2`).
-pub(crate) fn is_version_segment(segment: &str) -> bool {
+pub fn is_version_segment(segment: &str) -> bool {
     let Some(rest) = segment.strip_prefix('v') else {
         return false;
     };

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use ttft_core::dialect::{Dialect, StreamReader, StreamSummary};
+use ttft_stream::dialect::{Dialect, StreamReader, StreamSummary};
 
 /// The shared transcripts (copied unchanged from the team's fixture set).
 pub const SHARED_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/sse");

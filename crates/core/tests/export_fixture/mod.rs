@@ -3,7 +3,6 @@
 //! RFC 4180 reader.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, dead_code)]
 
-use ttft_core::dialect::{DecodedEvent, Dialect, Usage};
 use ttft_core::export::{Environment, ExportDocument};
 use ttft_core::protocol::Protocol;
 use ttft_core::record::RunRecord;
@@ -15,6 +14,7 @@ use ttft_core::request::{
 use ttft_core::timeline::{
     NetworkBreakdown, PaintMethod, PaintTarget, ResourceTiming, RunTimeline,
 };
+use ttft_stream::dialect::{DecodedEvent, Dialect, Usage};
 
 /// The key every fixture request is sent with; it must never appear in an export.
 pub const SECRET_KEY: &str = "sk-secret-123456";

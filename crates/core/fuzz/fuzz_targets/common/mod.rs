@@ -4,7 +4,7 @@
 #![allow(dead_code)]
 
 use serde_json::{json, Value};
-use ttft_core::dialect::{Dialect, StreamReader};
+use ttft_stream::dialect::{Dialect, StreamReader};
 
 /// A small limit, so that fuzz inputs reach "line too long" too.
 pub const SMALL_LIMIT: usize = 300;
@@ -56,7 +56,7 @@ pub fn run(dialect: Option<Dialect>, limit: usize, reads: &[&[u8]]) -> String {
 /// the real limit and with a small one.
 pub fn check_chunking(dialect: Option<Dialect>, stream: &[u8], steps: &[u8]) {
     let split = reads(stream, steps);
-    for limit in [SMALL_LIMIT, ttft_core::sse::MAX_EVENT_BYTES] {
+    for limit in [SMALL_LIMIT, ttft_stream::sse::MAX_EVENT_BYTES] {
         assert_eq!(
             run(dialect, limit, &split),
             run(dialect, limit, &[stream]),

@@ -1,0 +1,643 @@
+//! Experiment 8: monitoring. One run every N seconds for a while, and a rolling summary.
+//!
+//! The app drives the clock: it asks the [`MonitorSchedule`] what is due now
+//! ([`MonitorSchedule::due`]) and passes the current time to [`window_status`].
+//! Observations are keyed by the instant the run started (ms after the monitor's start).
+
+use serde::{Deserialize, Serialize};
+
+use super::params::{CountParam, Inputs, ParamSpec};
+use super::report::{same_text, 
+    Axis, Cell, Chart, ChartKind, Colour, Column, ReferenceMark, Report, Series, Table, Unit,
+};
+use super::schedule::{Observed, Schedule, ScheduleKind, TimedRuns};
+use super::session::{Experiment, ExperimentSession, Planning, Setup, SetupError};
+use ttft_core::lang::Bilingual;
+use super::Observation;
+use super::{bilingual, ms, percent, summary_of};
+use ttft_core::lang::Lang;
+use ttft_core::stats::Summary;
+
+/// Most runs a schedule plans, so a typo (an interval of 0.001 s for a week) cannot make
+/// the page allocate millions of entries.
+pub const MAX_SCHEDULED_RUNS: usize = 100_000;
+
+/// Fewest successful runs in the window before the threshold is judged: a percentile of
+/// one or two runs is a single measurement, not a level.
+pub const MIN_WINDOW_RUNS: usize = 3;
+
+/// Failure share in the window from which the monitor reports failures instead of
+/// latency: one run in five failing is an outage for users, whatever the TTFT of the rest.
+pub const FAILING_SHARE: f64 = 0.2;
+
+/// When to run: at 0, N, 2N… seconds after the start, while the offset is below the
+/// duration.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct MonitorSchedule {
+    /// Seconds between run starts.
+    pub interval_s: f64,
+    /// Seconds the monitor lasts.
+    pub duration_s: f64,
+}
+
+impl MonitorSchedule {
+    /// Whether both numbers are finite and positive.
+    fn valid(&self) -> bool {
+        self.interval_s.is_finite()
+            && self.duration_s.is_finite()
+            && self.interval_s > 0.0
+            && self.duration_s > 0.0
+    }
+
+    /// Number of runs planned (at most [`MAX_SCHEDULED_RUNS`]; 0 when invalid).
+    pub fn run_count(&self) -> usize {
+        if !self.valid() {
+            return 0;
+        }
+        let count = (self.duration_s / self.interval_s).ceil();
+        (count.min(MAX_SCHEDULED_RUNS as f64)) as usize
+    }
+
+    /// Start offsets of every run, ms after the monitor's start.
+    pub fn run_offsets_ms(&self) -> Vec<f64> {
+        (0..self.run_count())
+            .map(|index| index as f64 * self.interval_s * 1000.0)
+            .collect()
+    }
+
+    /// Offset of the first run due at or after `elapsed_ms`; `None` once the monitor is over.
+    pub fn next_run_ms(&self, elapsed_ms: f64) -> Option<f64> {
+        if !self.valid() || !elapsed_ms.is_finite() {
+            return None;
+        }
+        let interval_ms = self.interval_s * 1000.0;
+        let index = (elapsed_ms.max(0.0) / interval_ms).ceil() as usize;
+        (index < self.run_count()).then_some(index as f64 * interval_ms)
+    }
+
+    /// What to do at `elapsed_ms` (ms after the start) when every run before `next_index`
+    /// was made or skipped.
+    ///
+    /// A run may start up to one interval late; a run that overran its interval makes the
+    /// instants it covered be skipped, not bunched: the latest instant at or before now
+    /// runs, the ones before it are skipped.
+    pub fn due(&self, elapsed_ms: f64, next_index: usize) -> Due {
+        let count = self.run_count();
+        if next_index >= count || !elapsed_ms.is_finite() {
+            return Due::Over {
+                skipped: count.saturating_sub(next_index),
+            };
+        }
+        let interval_ms = self.interval_s * 1000.0;
+        let next_offset_ms = next_index as f64 * interval_ms;
+        if elapsed_ms < next_offset_ms {
+            return Due::Wait {
+                delay_ms: next_offset_ms - elapsed_ms,
+            };
+        }
+        let latest = ((elapsed_ms / interval_ms).floor() as usize).max(next_index);
+        if latest < count {
+            return Due::Run {
+                index: latest,
+                skipped: latest - next_index,
+            };
+        }
+        let last = count - 1;
+        if elapsed_ms - last as f64 * interval_ms <= interval_ms {
+            Due::Run {
+                index: last,
+                skipped: last - next_index,
+            }
+        } else {
+            Due::Over {
+                skipped: count - next_index,
+            }
+        }
+    }
+}
+
+/// What a timed schedule's executor does now (see [`MonitorSchedule::due`]).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Due {
+    /// Nothing is due yet: sleep (checking Stop meanwhile).
+    Wait {
+        /// Until the next instant, ms.
+        delay_ms: f64,
+    },
+    /// Run instant `index` now, after skipping the `skipped` instants before it.
+    Run {
+        /// The instant (and run index) to run.
+        index: usize,
+        /// Instants skipped because an earlier run overran them.
+        skipped: usize,
+    },
+    /// The monitor is over; `skipped` instants were missed at its end.
+    Over {
+        /// Instants skipped.
+        skipped: usize,
+    },
+}
+
+/// Which runs the rolling summary covers.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum MonitorWindow {
+    /// The last `runs` runs started at or before now.
+    LastRuns {
+        /// How many.
+        runs: usize,
+    },
+    /// The runs started in the last `duration_ms` (now − duration, now].
+    LastMs {
+        /// Window length, ms.
+        duration_ms: f64,
+    },
+}
+
+/// Which percentile the threshold applies to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MonitorPercentile {
+    /// Median.
+    P50,
+    /// 95th percentile.
+    P95,
+    /// 99th percentile.
+    P99,
+}
+
+impl MonitorPercentile {
+    /// The percentile's value in a summary.
+    pub fn of(self, summary: &Summary) -> f64 {
+        match self {
+            MonitorPercentile::P50 => summary.p50,
+            MonitorPercentile::P95 => summary.p95,
+            MonitorPercentile::P99 => summary.p99,
+        }
+    }
+
+    /// Its short name ("p95").
+    pub fn name(self) -> &'static str {
+        match self {
+            MonitorPercentile::P50 => "p50",
+            MonitorPercentile::P95 => "p95",
+            MonitorPercentile::P99 => "p99",
+        }
+    }
+}
+
+/// The alert threshold: a TTFT percentile must stay at or below `limit_ms`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct MonitorThreshold {
+    /// Which percentile.
+    pub percentile: MonitorPercentile,
+    /// Its limit, ms.
+    pub limit_ms: f64,
+}
+
+/// The rolling summary at one instant.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MonitorStatus {
+    /// Runs in the window.
+    pub runs: usize,
+    /// Failed runs in the window (or without a TTFT).
+    pub failures: usize,
+    /// TTFT of the successful runs in the window (p50/p95/p99 inside), ms.
+    pub ttft_ms: Option<Summary>,
+    /// The thresholded percentile's value, ms.
+    pub observed_ms: Option<f64>,
+    /// Whether it exceeds the limit (with at least [`MIN_WINDOW_RUNS`] runs).
+    pub breached: bool,
+    /// The conclusion.
+    pub verdict: MonitorVerdict,
+}
+
+/// The monitor's state.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum MonitorVerdict {
+    /// Fewer than [`MIN_WINDOW_RUNS`] successful runs in the window.
+    NotEnoughData,
+    /// At least [`FAILING_SHARE`] of the window's runs failed.
+    Failing {
+        /// Failed runs.
+        failures: usize,
+        /// Runs in the window.
+        runs: usize,
+    },
+    /// The percentile is within the limit.
+    Healthy {
+        /// Which percentile.
+        percentile: MonitorPercentile,
+        /// Its value, ms.
+        observed_ms: f64,
+        /// The limit, ms.
+        limit_ms: f64,
+    },
+    /// The percentile exceeds the limit.
+    Breach {
+        /// Which percentile.
+        percentile: MonitorPercentile,
+        /// Its value, ms.
+        observed_ms: f64,
+        /// The limit, ms.
+        limit_ms: f64,
+    },
+}
+
+impl MonitorVerdict {
+    /// Stable code (the serde tag).
+    pub fn code(&self) -> &'static str {
+        match self {
+            MonitorVerdict::NotEnoughData => "not_enough_data",
+            MonitorVerdict::Failing { .. } => "failing",
+            MonitorVerdict::Healthy { .. } => "healthy",
+            MonitorVerdict::Breach { .. } => "breach",
+        }
+    }
+
+    /// What it means and what to do, in `lang`.
+    pub fn message(&self, lang: Lang) -> String {
+        match self {
+            MonitorVerdict::NotEnoughData => bilingual(
+                lang,
+                format!(
+                    "Waiting for data: the window needs at least {MIN_WINDOW_RUNS} successful runs."
+                ),
+                format!("等待数据：窗口内至少需要 {MIN_WINDOW_RUNS} 次成功运行。"),
+            ),
+            MonitorVerdict::Failing { failures, runs } => {
+                let share = percent(*failures as f64 / (*runs).max(1) as f64);
+                bilingual(
+                    lang,
+                    format!(
+                        "{failures} of the last {runs} runs failed ({share}): users see errors, \
+                         not just latency. Open the failed runs for the cause."
+                    ),
+                    format!(
+                        "最近 {runs} 次运行中有 {failures} 次失败（{share}）：用户看到的是错误，而不只是慢。\
+                         请打开失败的运行查看原因。"
+                    ),
+                )
+            }
+            MonitorVerdict::Healthy {
+                percentile,
+                observed_ms,
+                limit_ms,
+            } => {
+                let (name, observed, limit) = (percentile.name(), ms(*observed_ms), ms(*limit_ms));
+                bilingual(
+                    lang,
+                    format!("Within the limit: TTFT {name} is {observed} ms (limit {limit} ms)."),
+                    format!(
+                        "在限值之内：首字延迟 {name} 为 {observed} 毫秒（限值 {limit} 毫秒）。"
+                    ),
+                )
+            }
+            MonitorVerdict::Breach {
+                percentile,
+                observed_ms,
+                limit_ms,
+            } => {
+                let (name, observed, limit) = (percentile.name(), ms(*observed_ms), ms(*limit_ms));
+                bilingual(
+                    lang,
+                    format!(
+                        "Limit exceeded: TTFT {name} is {observed} ms, above {limit} ms. Check the \
+                         provider's status page, then compare prompt length, concurrency and \
+                         cache hits with a good period."
+                    ),
+                    format!(
+                        "超出限值：首字延迟 {name} 为 {observed} 毫秒，高于 {limit} 毫秒。请先查看服务商的状态页，\
+                         再把提示长度、并发和缓存命中与正常时段对比。"
+                    ),
+                )
+            }
+        }
+    }
+}
+
+/// The runs in the window at `now_ms`, in start order. Keys are start instants (ms).
+fn in_window(
+    observations: &[Observation<f64>],
+    now_ms: f64,
+    window: MonitorWindow,
+) -> Vec<&Observation<f64>> {
+    let mut started: Vec<&Observation<f64>> = observations
+        .iter()
+        .filter(|o| o.key.is_finite() && o.key <= now_ms)
+        .collect();
+    started.sort_by(|a, b| a.key.total_cmp(&b.key));
+    match window {
+        MonitorWindow::LastRuns { runs } => {
+            let skip = started.len().saturating_sub(runs);
+            started.split_off(skip)
+        }
+        MonitorWindow::LastMs { duration_ms } => started
+            .into_iter()
+            .filter(|o| o.key > now_ms - duration_ms)
+            .collect(),
+    }
+}
+
+/// The rolling summary at `now_ms` over `window`, against `threshold`.
+pub fn window_status(
+    observations: &[Observation<f64>],
+    now_ms: f64,
+    window: MonitorWindow,
+    threshold: MonitorThreshold,
+) -> MonitorStatus {
+    let runs = in_window(observations, now_ms, window);
+    let ttfts: Vec<f64> = runs
+        .iter()
+        .filter_map(|o| o.sample.usable_ttft_ms())
+        .collect();
+    let failures = runs.len() - ttfts.len();
+    let ttft_ms = summary_of(&ttfts);
+    let observed_ms = ttft_ms.as_ref().map(|s| threshold.percentile.of(s));
+    let enough = ttfts.len() >= MIN_WINDOW_RUNS;
+    let breached = enough && observed_ms.is_some_and(|value| value > threshold.limit_ms);
+    let failing = failures > 0 && failures as f64 >= FAILING_SHARE * runs.len() as f64;
+    let verdict = match observed_ms {
+        _ if failing => MonitorVerdict::Failing {
+            failures,
+            runs: runs.len(),
+        },
+        Some(observed_ms) if enough && breached => MonitorVerdict::Breach {
+            percentile: threshold.percentile,
+            observed_ms,
+            limit_ms: threshold.limit_ms,
+        },
+        Some(observed_ms) if enough => MonitorVerdict::Healthy {
+            percentile: threshold.percentile,
+            observed_ms,
+            limit_ms: threshold.limit_ms,
+        },
+        _ => MonitorVerdict::NotEnoughData,
+    };
+    MonitorStatus {
+        runs: runs.len(),
+        failures,
+        ttft_ms,
+        observed_ms,
+        breached,
+        verdict,
+    }
+}
+
+/// One point of the monitor's rolling chart.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RollingPoint {
+    /// When the run started, ms after the monitor's start.
+    pub started_ms: f64,
+    /// The run's own TTFT, ms (None when it failed).
+    pub ttft_ms: Option<f64>,
+    /// Rolling p50 at that instant, ms.
+    pub p50_ms: Option<f64>,
+    /// Rolling p95 at that instant, ms.
+    pub p95_ms: Option<f64>,
+    /// Rolling p99 at that instant, ms.
+    pub p99_ms: Option<f64>,
+}
+
+/// The monitor's settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MonitorConfig {
+    /// When to run.
+    pub schedule: MonitorSchedule,
+    /// Which runs the rolling summary covers.
+    pub window: MonitorWindow,
+    /// The alert threshold.
+    pub threshold: MonitorThreshold,
+    /// Seed of the nonce put before the question (no cache hides prefill).
+    pub seed: u64,
+    /// The question (the form's prompt).
+    pub prompt: String,
+}
+
+/// A week, s: the longest interval or duration accepted.
+pub const MAX_SECONDS: u32 = 7 * 24 * 3600;
+
+/// The interval field.
+pub const INTERVAL: CountParam = CountParam {
+    id: "interval",
+    label: ("Every (s)", "间隔（秒）"),
+    min: 1,
+    max: MAX_SECONDS,
+    default: 10,
+};
+
+/// The duration field.
+pub const DURATION: CountParam = CountParam {
+    id: "duration",
+    label: ("For (s)", "持续（秒）"),
+    min: 1,
+    max: MAX_SECONDS,
+    default: 300,
+};
+
+/// The p95 limit field.
+pub const THRESHOLD: CountParam = CountParam {
+    id: "threshold",
+    label: ("p95 limit (ms)", "p95 限值（毫秒）"),
+    min: 1,
+    max: 10_000_000,
+    default: 2_000,
+};
+
+/// The window field.
+pub const WINDOW: CountParam = CountParam {
+    id: "window",
+    label: ("Window (runs)", "窗口（次）"),
+    min: 1,
+    max: 10_000,
+    default: 20,
+};
+
+/// The monitor in the registry.
+#[derive(Debug, Clone, Copy)]
+pub struct Monitor;
+
+impl Experiment for Monitor {
+    fn code(&self) -> &'static str {
+        "monitor"
+    }
+
+    fn label(&self) -> Bilingual {
+        Bilingual::new("Monitor", "监控")
+    }
+
+    fn description(&self) -> Bilingual {
+        Bilingual::new(
+            "The form's prompt every N seconds for a while, with rolling p50/p95/p99 against a \
+             p95 limit.",
+            "每隔 N 秒发送一次表单中的提示，持续一段时间，并把滚动的 p50/p95/p99 与 p95 限值比较。",
+        )
+    }
+
+    fn schedule_kind(&self) -> ScheduleKind {
+        ScheduleKind::Timed
+    }
+
+    fn params(&self) -> Vec<ParamSpec> {
+        vec![
+            INTERVAL.spec(),
+            DURATION.spec(),
+            THRESHOLD.spec(),
+            WINDOW.spec(),
+        ]
+    }
+
+    fn configure(&self, inputs: &Inputs, setup: &Setup) -> Result<Planning, SetupError> {
+        let config = MonitorConfig {
+            schedule: MonitorSchedule {
+                interval_s: f64::from(INTERVAL.read(inputs)?),
+                duration_s: f64::from(DURATION.read(inputs)?),
+            },
+            window: MonitorWindow::LastRuns {
+                runs: WINDOW.read(inputs)? as usize,
+            },
+            threshold: MonitorThreshold {
+                percentile: MonitorPercentile::P95,
+                limit_ms: f64::from(THRESHOLD.read(inputs)?),
+            },
+            seed: setup.seed,
+            prompt: setup.prompt.clone(),
+        };
+        Ok(Planning::ready(Box::new(MonitorSession {
+            config,
+            observations: Vec::new(),
+            rolling: Vec::new(),
+            status: None,
+        })))
+    }
+}
+
+/// A configured monitor.
+#[derive(Debug, Clone)]
+struct MonitorSession {
+    config: MonitorConfig,
+    observations: Vec<Observation<f64>>,
+    rolling: Vec<RollingPoint>,
+    status: Option<MonitorStatus>,
+}
+
+impl ExperimentSession for MonitorSession {
+    fn code(&self) -> &'static str {
+        Monitor.code()
+    }
+
+    fn schedule(&self) -> Schedule {
+        Schedule::Timed {
+            timing: self.config.schedule,
+            runs: TimedRuns {
+                prompt: self.config.prompt.clone(),
+                seed: self.config.seed,
+                model: None,
+                max_tokens: None,
+            },
+        }
+    }
+
+    fn record(&mut self, observed: Observed) {
+        if observed.run_index >= self.config.schedule.run_count() {
+            return;
+        }
+        let started_ms = observed.started_ms;
+        let ttft_ms = observed.sample.usable_ttft_ms();
+        self.observations
+            .push(Observation::new(started_ms, observed.sample));
+        let status = window_status(
+            &self.observations,
+            started_ms,
+            self.config.window,
+            self.config.threshold,
+        );
+        let percentile = |which: MonitorPercentile| status.ttft_ms.as_ref().map(|s| which.of(s));
+        self.rolling.push(RollingPoint {
+            started_ms,
+            ttft_ms,
+            p50_ms: percentile(MonitorPercentile::P50),
+            p95_ms: percentile(MonitorPercentile::P95),
+            p99_ms: percentile(MonitorPercentile::P99),
+        });
+        self.status = Some(status);
+    }
+
+    fn report(&self) -> Report {
+        let mut report = report(self.status.as_ref(), &self.config.threshold, &self.rolling);
+        report.tally = super::report::RunTally {
+            measured: self.observations.len(),
+            failed: self
+                .observations
+                .iter()
+                .filter(|o| o.sample.usable_ttft_ms().is_none())
+                .count(),
+            priming: 0,
+            calibration_requests: 0,
+            planned: self.config.schedule.run_count(),
+        };
+        report
+    }
+}
+
+/// The display-neutral report of a monitor: the rolling status after the last run.
+pub fn report(
+    status: Option<&MonitorStatus>,
+    threshold: &MonitorThreshold,
+    rolling: &[RollingPoint],
+) -> Report {
+    let mut report = Report::new(Monitor.code());
+    let verdict = status.map_or(MonitorVerdict::NotEnoughData, |s| s.verdict.clone());
+    report.verdict(verdict.code(), Bilingual::from_fn(|lang| verdict.message(lang)));
+    report.count("runs", Some(rolling.len()));
+    report.flag("breached", status.is_some_and(|s| s.breached));
+    let pick = |value: fn(&RollingPoint) -> Option<f64>| rolling.iter().map(value).collect::<Vec<_>>();
+    let name = threshold.percentile.name();
+    report.chart = Some(Chart {
+        title: Bilingual::new(
+            "Rolling TTFT percentiles (ms) per run",
+            "每次运行后的滚动首字延迟分位数（毫秒）",
+        ),
+        kind: ChartKind::Sequence,
+        x: Axis::new(Bilingual::new("run", "运行"), Unit::Count),
+        y: Axis::new(Bilingual::new("TTFT", "首字延迟"), Unit::Ms),
+        series: vec![
+            Series::values(same_text("ttft_ms"), Colour::Measured, pick(|p| p.ttft_ms)),
+            Series::values(same_text("p50"), Colour::Median, pick(|p| p.p50_ms)),
+            Series::values(same_text("p95"), Colour::Tail, pick(|p| p.p95_ms)),
+            Series::values(same_text("p99"), Colour::FarTail, pick(|p| p.p99_ms)),
+        ],
+        references: vec![ReferenceMark {
+            name: Bilingual::new(format!("{name} limit"), format!("{name} 限值")),
+            value: threshold.limit_ms,
+            colour: Colour::Limit,
+        }],
+        fits: Vec::new(),
+    });
+    let columns = vec![
+        Column::new(same_text("#"), Unit::Count),
+        Column::new(Bilingual::new("started", "开始"), Unit::S),
+        Column::new(same_text("ttft_ms"), Unit::None),
+        Column::new(same_text("p50"), Unit::Ms),
+        Column::new(same_text("p95"), Unit::Ms),
+        Column::new(same_text("p99"), Unit::Ms),
+    ];
+    let rows = rolling
+        .iter()
+        .enumerate()
+        .map(|(index, point)| {
+            vec![
+                Cell::count(index + 1),
+                Cell::number(Some(point.started_ms / 1000.0), 1),
+                Cell::ms(point.ttft_ms),
+                Cell::ms(point.p50_ms),
+                Cell::ms(point.p95_ms),
+                Cell::ms(point.p99_ms),
+            ]
+        })
+        .collect();
+    report.table = Table { columns, rows };
+    report
+}

@@ -1,0 +1,540 @@
+//! Experiment 6: tails. Many runs of mixed prompt lengths, percentiles per length.
+//!
+//! A long prompt's prefill holds the GPU while shorter requests wait behind it
+//! (head-of-line blocking), so a short prompt's TTFT becomes bimodal: fast when it arrives
+//! alone, slow when it lands behind a long prefill; p95 and p99 reach 5 to 10 times p50
+//! (DESIGN.md §1). Runs of one prompt length have the same prefill, so a heavy tail or two
+//! modes *within* a length bucket point at something other than the prompt: queueing
+//! behind others. Chunked prefill (splitting long prefills into pieces interleaved with
+//! other requests' decode) lowers that tail.
+
+use serde::{Deserialize, Serialize};
+
+use super::filler::estimated_tokens;
+use super::params::{CountListParam, CountParam, Inputs, ParamSpec};
+use super::report::{same_text, Axis, Cell, Chart, ChartKind, Colour, Column, Report, Series, Table, Unit};
+use super::schedule::{Observed, RunRole, Schedule, ScheduleKind};
+use super::session::{
+    run_spec, tokens_level, Experiment, ExperimentSession, Planning, RunBook, Setup,
+    SetupError,
+};
+use super::sizing::{counts_note, fit_sizes, prompt_tokens_of, ContextBudget, PromptSizer, PromptSizing};
+use ttft_core::lang::Bilingual;
+use super::{bilingual, interleaved_order, run_nonce, summary_of};
+use super::{Observation, PlannedRun, MAX_PROMPT_TOKENS, MAX_REPETITIONS, MAX_STREAMS};
+use ttft_core::lang::Lang;
+use ttft_core::stats::{
+    BimodalityCheck, Summary, TailCheck, BIMODALITY_MIN_SAMPLES, DEFAULT_TAIL_RATIO_THRESHOLD,
+};
+
+/// Default prompt sizes, tokens: short chat turns mixed with long documents, the mix that
+/// shows head-of-line blocking.
+pub const DEFAULT_SIZES_TOKENS: [u32; 3] = [100, 1_000, 8_000];
+
+/// Default runs per size: p99 needs many runs to mean anything; 30 is a floor that still
+/// finishes in minutes.
+pub const DEFAULT_RUNS_PER_SIZE: usize = 30;
+
+/// Default number of runs the app keeps in flight, so that the mix competes for the server.
+pub const DEFAULT_IN_FLIGHT: usize = 4;
+
+/// Output limit of every run.
+pub const DEFAULT_MAX_TOKENS: u32 = 16;
+
+/// Two modes count only when the slow end is at least this many times the fast end
+/// (p99 / min). Sarle's coefficient judges shape, not size: 900 ± 5 ms of uniform noise
+/// scores about 5/9 too and crosses the threshold by chance, yet no user notices 1%. Being
+/// stuck behind another prompt's prefill costs at least that prefill, so a real second mode
+/// sits well beyond 1.5× the fast one.
+pub const BIMODAL_MIN_SPREAD: f64 = 1.5;
+
+/// What to run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TailsConfig {
+    /// Prompt sizes (the buckets), tokens.
+    pub sizes_tokens: Vec<u32>,
+    /// Runs per size.
+    pub runs_per_size: usize,
+    /// Runs the app keeps in flight at once (it starts the next planned run when one ends).
+    pub in_flight: usize,
+    /// Language of the filler.
+    pub lang: Lang,
+    /// Seed of the nonces and of the interleaving.
+    pub seed: u64,
+    /// How prompts are sized to the provider's token count.
+    pub sizing: PromptSizing,
+    /// Output limit.
+    pub max_tokens: Option<u32>,
+}
+
+impl Default for TailsConfig {
+    fn default() -> Self {
+        TailsConfig {
+            sizes_tokens: DEFAULT_SIZES_TOKENS.to_vec(),
+            runs_per_size: DEFAULT_RUNS_PER_SIZE,
+            in_flight: DEFAULT_IN_FLIGHT,
+            lang: Lang::En,
+            seed: 0,
+            sizing: PromptSizing::estimate(),
+            max_tokens: Some(DEFAULT_MAX_TOKENS),
+        }
+    }
+}
+
+/// The plan: every size `runs_per_size` times, interleaved, each with its own nonce. The
+/// key is the planned size (the bucket).
+pub fn plan(config: &TailsConfig) -> Vec<PlannedRun<u32>> {
+    interleaved_order(config.sizes_tokens.len(), config.runs_per_size, config.seed)
+        .into_iter()
+        .enumerate()
+        .filter_map(|(run_index, (level, repetition))| {
+            let size_tokens = *config.sizes_tokens.get(level)?;
+            let nonce = run_nonce(config.seed, run_index);
+            let prompt = config
+                .sizing
+                .prompt(size_tokens, config.lang, Some(&nonce));
+            Some(PlannedRun {
+                run_index,
+                key: size_tokens,
+                repetition,
+                sim_prompt_tokens: estimated_tokens(&prompt),
+                nonce: Some(nonce),
+                prompt,
+                model: None,
+                max_tokens: config.max_tokens,
+            })
+        })
+        .collect()
+}
+
+/// One prompt-length bucket.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TailBucket {
+    /// Planned prompt size, tokens.
+    pub planned_tokens: u32,
+    /// Failed runs (or without a TTFT).
+    pub failures: usize,
+    /// TTFT, ms (p50/p95/p99 inside).
+    pub ttft_ms: Option<Summary>,
+    /// p99 / p50.
+    pub p99_over_p50: Option<f64>,
+    /// p99 / min: how far apart the fast and the slow ends are.
+    pub p99_over_min: Option<f64>,
+    /// p95 / p50 against [`DEFAULT_TAIL_RATIO_THRESHOLD`].
+    pub tail: Option<TailCheck>,
+    /// Sarle's coefficient on log TTFT; `None` below [`BIMODALITY_MIN_SAMPLES`] runs.
+    pub bimodality: Option<BimodalityCheck>,
+}
+
+impl TailBucket {
+    /// Whether the bucket has two modes at least [`BIMODAL_MIN_SPREAD`] apart.
+    pub fn bimodal(&self) -> bool {
+        self.bimodality.as_ref().is_some_and(|b| b.bimodal)
+            && self
+                .p99_over_min
+                .is_some_and(|spread| spread >= BIMODAL_MIN_SPREAD)
+    }
+
+    /// Whether the bucket has a heavy tail or two modes far enough apart.
+    pub fn flagged(&self) -> bool {
+        self.tail.as_ref().is_some_and(|t| t.heavy_tail) || self.bimodal()
+    }
+}
+
+/// What the runs say.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TailsResult {
+    /// Per size, ascending.
+    pub buckets: Vec<TailBucket>,
+    /// All successful runs together (mixes sizes: not judged, shown for reference).
+    pub overall_ttft_ms: Option<Summary>,
+    /// The conclusion.
+    pub verdict: TailsVerdict,
+}
+
+/// The conclusion of the tails experiment.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TailsVerdict {
+    /// No bucket has [`BIMODALITY_MIN_SAMPLES`] successful runs.
+    NotEnoughData,
+    /// Within every bucket p95 stays within the threshold of p50 and there is one mode.
+    TightTails {
+        /// The largest p95/p50 over the buckets.
+        worst_p95_over_p50: f64,
+    },
+    /// A bucket is heavy-tailed or bimodal (see [`TailBucket::flagged`]): head-of-line
+    /// blocking suspected.
+    HeadOfLineSuspected {
+        /// The worst flagged bucket, tokens.
+        planned_tokens: u32,
+        /// Its p95 / p50.
+        p95_over_p50: f64,
+        /// Its p99 / p50.
+        p99_over_p50: f64,
+        /// Whether it has two modes far enough apart.
+        bimodal: bool,
+    },
+}
+
+impl TailsVerdict {
+    /// Stable code (the serde tag).
+    pub fn code(&self) -> &'static str {
+        match self {
+            TailsVerdict::NotEnoughData => "not_enough_data",
+            TailsVerdict::TightTails { .. } => "tight_tails",
+            TailsVerdict::HeadOfLineSuspected { .. } => "head_of_line_suspected",
+        }
+    }
+
+    /// What it means and what to do, in `lang`.
+    pub fn message(&self, lang: Lang) -> String {
+        match self {
+            TailsVerdict::NotEnoughData => bilingual(
+                lang,
+                format!(
+                    "Not enough runs to judge the tail: a prompt size needs at least \
+                     {BIMODALITY_MIN_SAMPLES} successful runs. Run more."
+                ),
+                format!(
+                    "运行次数不够，无法判断长尾：每种提示长度至少需要 {BIMODALITY_MIN_SAMPLES} 次成功运行。请多运行几次。"
+                ),
+            ),
+            TailsVerdict::TightTails { worst_p95_over_p50 } => {
+                let ratio = format!("{worst_p95_over_p50:.1}");
+                bilingual(
+                    lang,
+                    format!(
+                        "Tails are tight: for every prompt size p95 is at most {ratio}× the \
+                         median, with a single mode. No sign of head-of-line blocking."
+                    ),
+                    format!(
+                        "长尾很短：每种提示长度的 p95 最多是中位数的 {ratio} 倍，且只有一个峰。\
+                         没有队头阻塞的迹象。"
+                    ),
+                )
+            }
+            TailsVerdict::HeadOfLineSuspected {
+                planned_tokens,
+                p95_over_p50,
+                p99_over_p50,
+                bimodal,
+            } => {
+                let (p95, p99) = (format!("{p95_over_p50:.1}"), format!("{p99_over_p50:.1}"));
+                let (modes_en, modes_zh) = if *bimodal {
+                    (" and two modes (fast alone, slow behind another prompt)", "，并且呈双峰（单独时快，排在别的提示后面时慢）")
+                } else {
+                    ("", "")
+                };
+                bilingual(
+                    lang,
+                    format!(
+                        "Head-of-line blocking suspected: prompts of {planned_tokens} tokens \
+                         have p95 {p95}× and p99 {p99}× their median{modes_en}. A long prefill \
+                         delays others; chunked prefill lowers the tail (enable it on your \
+                         server, e.g. vLLM's enable_chunked_prefill), as does keeping long \
+                         prompts on separate capacity."
+                    ),
+                    format!(
+                        "疑似队头阻塞：{planned_tokens} 个 token 的提示 p95 是中位数的 {p95} 倍，\
+                         p99 是 {p99} 倍{modes_zh}。一个长预填充会拖慢其他请求；分块预填充可以降低长尾\
+                         （在服务器上开启，例如 vLLM 的 enable_chunked_prefill），也可以把长提示放到单独的算力上。"
+                    ),
+                )
+            }
+        }
+    }
+}
+
+/// Analyses the runs: per-bucket percentiles, tail ratio and bimodality.
+pub fn analyze(observations: &[Observation<u32>]) -> TailsResult {
+    let mut sizes: Vec<u32> = observations.iter().map(|o| o.key).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    let buckets: Vec<TailBucket> = sizes
+        .into_iter()
+        .map(|size| bucket(observations, size))
+        .collect();
+    let all: Vec<f64> = observations
+        .iter()
+        .filter_map(|o| o.sample.usable_ttft_ms())
+        .collect();
+    let verdict = verdict(&buckets);
+    TailsResult {
+        buckets,
+        overall_ttft_ms: summary_of(&all),
+        verdict,
+    }
+}
+
+/// One bucket's numbers.
+fn bucket(observations: &[Observation<u32>], planned_tokens: u32) -> TailBucket {
+    let runs: Vec<&Observation<u32>> = observations
+        .iter()
+        .filter(|o| o.key == planned_tokens)
+        .collect();
+    let ttfts: Vec<f64> = runs
+        .iter()
+        .filter_map(|o| o.sample.usable_ttft_ms())
+        .collect();
+    let summary = summary_of(&ttfts);
+    TailBucket {
+        planned_tokens,
+        failures: runs.len() - ttfts.len(),
+        p99_over_p50: summary
+            .as_ref()
+            .filter(|s| s.p50 > 0.0)
+            .map(|s| s.p99 / s.p50),
+        p99_over_min: summary
+            .as_ref()
+            .filter(|s| s.min > 0.0)
+            .map(|s| s.p99 / s.min),
+        tail: summary
+            .as_ref()
+            .filter(|s| s.count >= BIMODALITY_MIN_SAMPLES)
+            .and_then(|s| TailCheck::from_summary(s, DEFAULT_TAIL_RATIO_THRESHOLD)),
+        bimodality: BimodalityCheck::from_samples(&ttfts).ok().flatten(),
+        ttft_ms: summary,
+    }
+}
+
+/// The rule: head-of-line blocking is suspected when a bucket with at least
+/// [`BIMODALITY_MIN_SAMPLES`] runs has p95/p50 above [`DEFAULT_TAIL_RATIO_THRESHOLD`], or a
+/// bimodality coefficient above 5/9 with p99/min at least [`BIMODAL_MIN_SPREAD`]; the worst
+/// such bucket (highest p95/p50) is named.
+fn verdict(buckets: &[TailBucket]) -> TailsVerdict {
+    let judged: Vec<(&TailBucket, &TailCheck)> = buckets
+        .iter()
+        .filter_map(|b| Some((b, b.tail.as_ref()?)))
+        .collect();
+    let flagged: Vec<(&TailBucket, &TailCheck)> = judged
+        .iter()
+        .copied()
+        .filter(|(b, _)| b.flagged())
+        .collect();
+    if let Some((bucket, tail)) = worst(&flagged) {
+        return TailsVerdict::HeadOfLineSuspected {
+            planned_tokens: bucket.planned_tokens,
+            p95_over_p50: tail.p95_over_p50,
+            p99_over_p50: bucket.p99_over_p50.unwrap_or(tail.p95_over_p50),
+            bimodal: bucket.bimodal(),
+        };
+    }
+    match worst(&judged) {
+        Some((_, tail)) => TailsVerdict::TightTails {
+            worst_p95_over_p50: tail.p95_over_p50,
+        },
+        None => TailsVerdict::NotEnoughData,
+    }
+}
+
+/// The bucket with the highest p95/p50.
+fn worst<'a>(
+    candidates: &[(&'a TailBucket, &'a TailCheck)],
+) -> Option<(&'a TailBucket, &'a TailCheck)> {
+    candidates
+        .iter()
+        .copied()
+        .max_by(|a, b| a.1.p95_over_p50.total_cmp(&b.1.p95_over_p50))
+}
+
+/// The prompt sizes field.
+pub const SIZES: CountListParam = CountListParam {
+    id: "sizes",
+    label: ("Prompt sizes (tokens)", "提示长度（token）"),
+    min: 1,
+    max: MAX_PROMPT_TOKENS,
+    default: &DEFAULT_SIZES_TOKENS,
+};
+
+/// The runs per size field.
+pub const RUNS_PER_SIZE: CountParam = CountParam {
+    id: "repetitions",
+    label: ("Runs per size", "每种长度的运行次数"),
+    min: 1,
+    max: MAX_REPETITIONS,
+    default: DEFAULT_RUNS_PER_SIZE as u32,
+};
+
+/// The runs in flight field.
+pub const IN_FLIGHT: CountParam = CountParam {
+    id: "in-flight",
+    label: ("Runs in flight", "同时进行的运行"),
+    min: 1,
+    max: MAX_STREAMS,
+    default: DEFAULT_IN_FLIGHT as u32,
+};
+
+/// The tails experiment in the registry.
+#[derive(Debug, Clone, Copy)]
+pub struct Tails;
+
+impl Experiment for Tails {
+    fn code(&self) -> &'static str {
+        "tails"
+    }
+
+    fn label(&self) -> Bilingual {
+        Bilingual::new("Tails", "长尾")
+    }
+
+    fn description(&self) -> Bilingual {
+        Bilingual::new(
+            "Many runs of mixed prompt lengths kept in flight together: p95 and p99 per length, \
+             and whether long prefills hold short prompts back (head-of-line blocking).",
+            "多种提示长度的大量运行同时进行：每种长度的 p95 和 p99，以及长预填充是否拖住短提示（队头阻塞）。",
+        )
+    }
+
+    fn schedule_kind(&self) -> ScheduleKind {
+        ScheduleKind::Lanes
+    }
+
+    fn params(&self) -> Vec<ParamSpec> {
+        vec![SIZES.spec(), RUNS_PER_SIZE.spec(), IN_FLIGHT.spec()]
+    }
+
+    fn configure(&self, inputs: &Inputs, setup: &Setup) -> Result<Planning, SetupError> {
+        let requested = SIZES.read(inputs)?;
+        let runs_per_size = RUNS_PER_SIZE.read(inputs)? as usize;
+        let in_flight = IN_FLIGHT.read(inputs)? as usize;
+        let budget = setup
+            .context_window_tokens
+            .map(|window_tokens| ContextBudget {
+                window_tokens,
+                output_tokens: DEFAULT_MAX_TOKENS,
+            });
+        let (sizes_tokens, clips) = fit_sizes(&requested, budget)?;
+        let sizer =
+            PromptSizer::new(&sizes_tokens, setup.lang, setup.seed, budget).with_clips(clips);
+        let (lang, seed) = (setup.lang, setup.seed);
+        Ok(Planning::sized(sizer, move |sizing| {
+            let config = TailsConfig {
+                sizes_tokens,
+                runs_per_size,
+                in_flight,
+                lang,
+                seed,
+                sizing,
+                max_tokens: Some(DEFAULT_MAX_TOKENS),
+            };
+            let book = RunBook::new(plan(&config));
+            Ok(Box::new(TailsSession { config, book }) as Box<dyn ExperimentSession>)
+        }))
+    }
+}
+
+/// A configured tails experiment.
+#[derive(Debug, Clone)]
+struct TailsSession {
+    config: TailsConfig,
+    book: RunBook<u32>,
+}
+
+impl ExperimentSession for TailsSession {
+    fn code(&self) -> &'static str {
+        Tails.code()
+    }
+
+    fn schedule(&self) -> Schedule {
+        let sizing = &self.config.sizing;
+        Schedule::Lanes {
+            in_flight: self.config.in_flight.max(1),
+            runs: self
+                .book
+                .planned
+                .iter()
+                .map(|run| {
+                    run_spec(run, RunRole::Measured, tokens_level(run.key), Some((sizing, run.key)))
+                })
+                .collect(),
+        }
+    }
+
+    fn record(&mut self, observed: Observed) {
+        self.book.record(observed);
+    }
+
+    fn report(&self) -> Report {
+        let result = analyze(&self.book.observations);
+        let mut report = report(&result, &self.book.observations, &self.config.sizing);
+        report.tally = self.book.tally(Some(&self.config.sizing), |_| false);
+        report
+    }
+}
+
+/// The display-neutral report of a tails analysis.
+pub fn report(
+    result: &TailsResult,
+    observations: &[Observation<u32>],
+    sizing: &PromptSizing,
+) -> Report {
+    let mut report = Report::new(Tails.code());
+    report.verdict(result.verdict.code(), Bilingual::from_fn(|lang| result.verdict.message(lang)));
+    report.notes.extend(sizing.notes());
+    report.flag("bimodal", result.buckets.iter().any(TailBucket::bimodal));
+    let mut x_source = None;
+    let points: Vec<(f64, f64)> = observations
+        .iter()
+        .filter_map(|o| {
+            let ttft_ms = o.sample.usable_ttft_ms()?;
+            let count = prompt_tokens_of(&o.sample, o.key, sizing);
+            x_source = x_source.max(Some(count.source));
+            Some((f64::from(count.tokens), ttft_ms))
+        })
+        .collect();
+    let x_source = x_source.unwrap_or(sizing.source);
+    report.word("token-source", x_source.code());
+    report.notes.push(counts_note(x_source));
+    report.chart = Some(Chart {
+        title: Bilingual::new(
+            "TTFT (ms) of every run against its prompt tokens",
+            "每次运行的首字延迟（毫秒）与提示 token 数",
+        ),
+        kind: ChartKind::Scatter,
+        x: Axis::tokens(Bilingual::new("prompt tokens", "提示 token"), x_source),
+        y: Axis::new(Bilingual::new("TTFT", "首字延迟"), Unit::Ms),
+        series: vec![Series::points(same_text("ttft_ms"), Colour::Measured, points)],
+        references: Vec::new(),
+        fits: Vec::new(),
+    });
+    let counted_label = sizing.source.label();
+    let columns = vec![
+        Column::new(Bilingual::new("prompt tokens", "提示 token"), Unit::Tokens),
+        Column::new(Bilingual::new("runs", "次数"), Unit::Count),
+        Column::new(Bilingual::new("failed", "失败"), Unit::Count),
+        Column::new(same_text("p50"), Unit::Ms),
+        Column::new(same_text("p95"), Unit::Ms),
+        Column::new(same_text("p99"), Unit::Ms),
+        Column::new(same_text("p99/p50"), Unit::Ratio),
+        Column::new(Bilingual::new("two modes", "双峰"), Unit::None),
+        Column::new(
+            Bilingual::new(
+                format!("prompt tokens ({})", counted_label.en),
+                format!("提示 token（{}）", counted_label.zh),
+            ),
+            Unit::Tokens,
+        ),
+    ];
+    let rows = result
+        .buckets
+        .iter()
+        .map(|b| {
+            vec![
+                Cell::Count(u64::from(b.planned_tokens)),
+                Cell::count(b.ttft_ms.as_ref().map_or(0, |s| s.count)),
+                Cell::count(b.failures),
+                Cell::ms(b.ttft_ms.as_ref().map(|s| s.p50)),
+                Cell::ms(b.ttft_ms.as_ref().map(|s| s.p95)),
+                Cell::ms(b.ttft_ms.as_ref().map(|s| s.p99)),
+                Cell::number(b.p99_over_p50, 1),
+                Cell::Flag(b.bimodal()),
+                sizing
+                    .counted_for(b.planned_tokens)
+                    .map_or(Cell::Empty, |count| Cell::Count(u64::from(count.tokens))),
+            ]
+        })
+        .collect();
+    report.table = Table { columns, rows };
+    report
+}

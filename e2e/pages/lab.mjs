@@ -1,0 +1,99 @@
+// The lab's page object (lab/: the widget's form and runs, with the history, the summary,
+// the charts, import and export, share links and the experiments). Everything the widget's
+// page object does works here too; this adds what only the lab has.
+import assert from 'node:assert/strict';
+import { WidgetPage } from './widget.mjs';
+
+export class LabPage extends WidgetPage {
+  static PATH = 'lab/';
+
+  // The history and the summary.
+
+  /** The history list's items (newest first). */
+  get historyItems() {
+    return this.byTestId('history-item');
+  }
+
+  /** The summary table's run count for `cohort` (all, cold, warm): 0 when it has no row. */
+  async summaryCount(cohort) {
+    const cell = this.locator(`[data-testid=summary-table] tr[data-cohort=${cohort}][data-metric=ttfa_ms] td`).last();
+    return (await cell.count()) ? Number(await cell.textContent()) : 0;
+  }
+
+  // Import and export.
+
+  /** Clicks the export button `testId` (export-json, export-csv, chart-…-svg, …); resolves to the downloaded file's path. */
+  async download(testId) {
+    return this.page.download(() => this.byTestId(testId).click());
+  }
+
+  /** Imports `file` (a path, or `{ name, buffer }`) into the history. */
+  async importFile(file) {
+    await this.byTestId('import-json').setInputFiles(file);
+  }
+
+  /** Copy link: resolves to the share link once the page has made it. */
+  async copyShareLink() {
+    await this.byTestId('copy-link').click();
+    await this.root.waitForFunction(() => document.querySelector('[data-testid=share-link]')?.value.length > 0);
+    return this.byTestId('share-link').inputValue();
+  }
+
+  // Experiments.
+
+  /**
+   * Points the form at `model`, chooses the experiment `kind`, fills its parameter fields
+   * (test id → value) and starts it.
+   */
+  async startExperiment({ model, kind, fields = {} }) {
+    await this.fill({ model });
+    await this.byTestId('exp-kind').selectOption(kind);
+    for (const [testId, value] of Object.entries(fields)) {
+      await this.byTestId(testId).fill(value);
+    }
+    await this.byTestId('exp-run').click();
+  }
+
+  /** Waits until the experiment has ended as `state` (done / stopped / refused). */
+  async waitForExperimentEnd(state = 'done', timeout = 60_000) {
+    // A refused experiment made no run: its progress bar is attached but not shown.
+    await this.locator(`[data-testid="exp-progress"][data-state="${state}"]`).waitFor({ state: 'attached', timeout });
+  }
+
+  /** A data-* attribute of the experiment's report, as a number; it must be set. */
+  async reportNumber(name) {
+    const value = await this.byTestId('exp-report').getAttribute(`data-${name}`);
+    assert.ok(value !== null && value !== '', `data-${name} is set`);
+    return Number(value);
+  }
+
+  /** A data-* attribute of the experiment's report, as text. */
+  async reportAttribute(name) {
+    return this.byTestId('exp-report').getAttribute(`data-${name}`);
+  }
+
+  /** The code of the experiment's verdict. */
+  async verdict() {
+    return this.byTestId('exp-verdict').getAttribute('data-verdict');
+  }
+
+  /** The codes of every verdict of the experiment. */
+  async verdicts() {
+    return (await this.byTestId('exp-verdict').getAttribute('data-verdicts')).split(' ');
+  }
+
+  /** The experiment table's rows. */
+  get experimentRows() {
+    return this.byTestId('exp-table').locator('tbody tr');
+  }
+
+  /** The experiment table's cells, row by row, as shown. */
+  async experimentCells() {
+    return this.experimentRows.evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent)));
+  }
+
+  /** The experiment's notes, as one text. */
+  async experimentNotes() {
+    return (await this.byTestId('exp-notes').allTextContents()).join(' ');
+  }
+}
