@@ -5,11 +5,12 @@
 // engine of E2E_ENGINES.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { mkdir } from 'node:fs/promises';
 import http from 'node:http';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, WEBKIT_MAIN_THREAD, closeServer, forEachEngine, launchBrowser, openLab, reasonFor, startSim } from './support.mjs';
+import { LabPage } from './pages/lab.mjs';
+import { closeServer } from './servers.mjs';
+import { forEachEngine, launchBrowser, outPath, reasonFor, startSim } from './support.mjs';
+import { FIT, WEBKIT_MAIN_THREAD, within } from './timing.mjs';
 
 /**
  * A tokenizer unlike the sim's (which counts ceil(chars / 4) per word): every run of
@@ -159,140 +160,113 @@ forEachEngine((engine) => {
     await sim?.stop();
   });
 
-  /**
-   * Opens the lab, points the form at `model`, chooses the experiment `kind`, fills the
-   * parameter fields (test id → value) and starts it. Returns the page.
-   */
+  /** Opens the lab of `server` (the sim unless given) and starts experiment `kind` on `model` with `fields` (LabPage#startExperiment). */
   async function startExperiment({ model, kind, fields, server = sim }) {
-    const { page } = await openLab(browser, server.url);
-    await page.getByTestId('model').fill(model);
-    await page.getByTestId('exp-kind').selectOption(kind);
-    for (const [testId, value] of Object.entries(fields)) {
-      await page.getByTestId(testId).fill(value);
-    }
-    await page.getByTestId('exp-run').click();
-    return { page };
+    const lab = await LabPage.open(browser, server.url);
+    await lab.startExperiment({ model, kind, fields });
+    return lab;
   }
-
-  /** Waits until the experiment has ended as `state` (done / stopped / refused). */
-  async function waitForEnd(page, state = 'done', timeout = 60_000) {
-    // A refused experiment made no run: its progress bar is attached but not shown.
-    await page.locator(`[data-testid="exp-progress"][data-state="${state}"]`).waitFor({ state: 'attached', timeout });
-  }
-
-  /** A data-* attribute of the report, as a number. */
-  async function reportNumber(page, name) {
-    const value = await page.getByTestId('exp-report').getAttribute(`data-${name}`);
-    assert.ok(value !== null && value !== '', `data-${name} is set`);
-    return Number(value);
-  }
-
-  async function verdictCode(page) {
-    return page.getByTestId('exp-verdict').getAttribute('data-verdict');
-  }
-
-  const within = (actual, expected, share) => Math.abs(actual - expected) <= share * Math.abs(expected);
 
   test('prompt length on a linear prefill: fitted cost per token within 10% of the sim, near-linear verdict', { todo: reasonFor(engine, { webkit: WEBKIT_MAIN_THREAD }) }, async () => {
     // sim-linear-prefill: 200 ms + 0.5 ms per prompt token, no quadratic term.
-    const { page } = await startExperiment({
+    const lab = await startExperiment({
       model: 'sim-linear-prefill',
       kind: 'prompt_length',
       fields: { 'exp-sizes': '100, 1000, 2000, 4000', 'exp-repetitions': '2' },
     });
-    await waitForEnd(page);
-    const slope = await reportNumber(page, 'slope-ms-per-token');
-    const intercept = await reportNumber(page, 'intercept-ms');
+    await lab.waitForExperimentEnd();
+    const slope = await lab.reportNumber('slope-ms-per-token');
+    const intercept = await lab.reportNumber('intercept-ms');
     console.log(`linear: slope ${slope} ms/token (sim 0.5), intercept ${intercept} ms (sim 200)`);
-    assert.ok(within(slope, 0.5, 0.1), `slope ${slope} ms/token within 10% of 0.5`);
-    assert.ok(intercept >= 190 && intercept <= 260, `intercept ${intercept} ms near the sim's 200 ms`);
-    assert.equal(await verdictCode(page), 'near_linear');
+    assert.ok(within(slope, 0.5, FIT.share), `slope ${slope} ms/token within ${FIT.share * 100}% of 0.5`);
+    assert.ok(intercept >= 200 - FIT.intercept.earlyMs && intercept <= 200 + FIT.intercept.lateMs, `intercept ${intercept} ms near the sim's 200 ms`);
+    assert.equal(await lab.verdict(), 'near_linear');
     // The table holds the chart's data: one row per size, two runs each.
-    const rows = page.getByTestId('exp-table').locator('tbody tr');
+    const rows = lab.experimentRows;
     assert.equal(await rows.count(), 4);
     // Before the runs, the plan counted its prompts on the server: one probe and one prompt
     // per size (calibration requests, not runs); the chart's token axis is the runs' usage.
-    const tally = page.getByTestId('exp-tally');
+    const tally = lab.byTestId('exp-tally');
     assert.equal(await tally.getAttribute('data-calibration-requests'), '5');
     assert.equal(await tally.getAttribute('data-measured'), '8');
-    assert.equal(await page.getByTestId('exp-report').getAttribute('data-token-source'), 'server_usage');
+    assert.equal(await lab.reportAttribute('token-source'), 'server_usage');
     // The results show this experiment's eight runs, chosen in the filter when it started.
-    const filter = page.getByTestId('runs-filter');
+    const filter = lab.byTestId('runs-filter');
     assert.equal(await filter.getAttribute('data-value'), 'prompt_length#1');
     assert.equal(await filter.inputValue(), 'prompt_length#1');
-    assert.equal(await page.getByTestId('run-row').count(), 8);
-    const tags = await page.getByTestId('run-experiment').allTextContents();
+    assert.equal(await lab.runRows.count(), 8);
+    const tags = await lab.byTestId('run-experiment').allTextContents();
     assert.ok(tags.every((tag) => tag.startsWith('prompt_length #1: ')), `tags ${tags}`);
     await filter.selectOption('send');
-    assert.equal(await page.getByTestId('run-row').count(), 0);
+    assert.equal(await lab.runRows.count(), 0);
     await filter.selectOption('all');
-    assert.equal(await page.getByTestId('run-row').count(), 8);
-    assert.deepEqual(await page.pageErrors(), []);
-    await screenshot(page, 'experiments-prompt-length.png');
+    assert.equal(await lab.runRows.count(), 8);
+    assert.deepEqual(await lab.pageErrors(), []);
+    await screenshot(lab, 'experiments-prompt-length.png');
   });
 
   test('prompt length on a quadratic prefill: superlinear verdict and the quadratic term within 10%', async () => {
     // sim-slow-prefill with a = 0.1: 300 ms + 0.1·n + 0.0002·n² (3000 tokens: 2400 ms).
-    const { page } = await startExperiment({
+    const lab = await startExperiment({
       model: 'sim-slow-prefill@a_ms_per_token=0.1',
       kind: 'prompt_length',
       fields: { 'exp-sizes': '100, 1000, 2000, 3000', 'exp-repetitions': '2' },
     });
-    await waitForEnd(page);
-    const quadratic = await reportNumber(page, 'quadratic-ms-per-token2');
+    await lab.waitForExperimentEnd();
+    const quadratic = await lab.reportNumber('quadratic-ms-per-token2');
     console.log(`quadratic: ${quadratic} ms/token² (sim 0.0002)`);
-    assert.equal(await verdictCode(page), 'superlinear');
-    assert.ok(within(quadratic, 0.0002, 0.1), `quadratic ${quadratic} within 10% of 0.0002`);
+    assert.equal(await lab.verdict(), 'superlinear');
+    assert.ok(within(quadratic, 0.0002, FIT.share), `quadratic ${quadratic} within ${FIT.share * 100}% of 0.0002`);
   });
 
   test('max_tokens 200 against 4000 reports no dependence', async () => {
-    const { page } = await startExperiment({
+    const lab = await startExperiment({
       model: 'sim-fast',
       kind: 'max_tokens',
       fields: { 'exp-max-tokens': '200, 4000', 'exp-prompt-tokens': '1000', 'exp-repetitions': '4' },
     });
-    await waitForEnd(page);
-    const difference = await reportNumber(page, 'difference-ms');
+    await lab.waitForExperimentEnd();
+    const difference = await lab.reportNumber('difference-ms');
     console.log(`max_tokens: median difference ${difference} ms`);
-    assert.equal(await verdictCode(page), 'independent');
-    assert.ok(Math.abs(difference) < 50, `difference ${difference} ms is noise`);
+    assert.equal(await lab.verdict(), 'independent');
+    assert.ok(Math.abs(difference) < FIT.noiseMs, `difference ${difference} ms is noise (under ${FIT.noiseMs} ms)`);
   });
 
   test('prefix cache: the warm prompt reports the sim\'s cached tokens and a lower TTFT', async () => {
     // 1000 tokens: 15 whole 64-token blocks = 960 cached; warm prefill 200 + 0.5·40 = 220 ms
     // against 700 ms cold.
-    const { page } = await startExperiment({
+    const lab = await startExperiment({
       model: 'sim-linear-prefill',
       kind: 'prefix_cache',
       fields: { 'exp-prompt-tokens': '1000', 'exp-repetitions': '3' },
     });
-    await waitForEnd(page);
-    const warmCached = await reportNumber(page, 'warm-cached-tokens');
-    const coldCached = await reportNumber(page, 'cold-cached-tokens');
-    const coldMs = await reportNumber(page, 'cold-p50-ms');
-    const warmMs = await reportNumber(page, 'warm-p50-ms');
+    await lab.waitForExperimentEnd();
+    const warmCached = await lab.reportNumber('warm-cached-tokens');
+    const coldCached = await lab.reportNumber('cold-cached-tokens');
+    const coldMs = await lab.reportNumber('cold-p50-ms');
+    const warmMs = await lab.reportNumber('warm-p50-ms');
     console.log(`cache: warm cached ${warmCached}, cold cached ${coldCached}, cold p50 ${coldMs} ms, warm p50 ${warmMs} ms`);
     assert.equal(warmCached, 960);
     assert.equal(coldCached, 0);
-    assert.ok(coldMs >= 700 && coldMs < 780, `cold p50 ${coldMs} ms near the sim's 700 ms`);
-    assert.ok(warmMs >= 220 && warmMs < 300, `warm p50 ${warmMs} ms near the sim's 220 ms`);
-    const codes = (await page.getByTestId('exp-verdict').getAttribute('data-verdicts')).split(' ');
+    assert.ok(coldMs >= 700 && coldMs < 700 + FIT.p50LateMs, `cold p50 ${coldMs} ms near the sim's 700 ms`);
+    assert.ok(warmMs >= 220 && warmMs < 220 + FIT.p50LateMs, `warm p50 ${warmMs} ms near the sim's 220 ms`);
+    const codes = await lab.verdicts();
     assert.deepEqual(codes, ['cache_works', 'first_token_changed_misses']);
   });
 
   test('concurrency with 4 slots: the 5th stream waits for the server; 8 streams over HTTP/1.1 wait in the browser', async () => {
     // A fixed 400 ms prefill: a stream that waits for a slot waits a whole request.
-    const { page } = await startExperiment({
+    const lab = await startExperiment({
       model: 'sim-fast@prefill_ms=400',
       kind: 'concurrency',
       fields: { 'exp-levels': '1, 4, 6, 8', 'exp-prompt-tokens': '100', 'exp-repetitions': '2' },
     });
-    await waitForEnd(page);
-    const serverParallel = await reportNumber(page, 'server-parallel');
-    const firstWaiting = await reportNumber(page, 'server-first-waiting');
-    const serverFrom = await reportNumber(page, 'server-from-level');
-    const browserParallel = await reportNumber(page, 'browser-parallel');
-    const browserFrom = await reportNumber(page, 'browser-from-level');
+    await lab.waitForExperimentEnd();
+    const serverParallel = await lab.reportNumber('server-parallel');
+    const firstWaiting = await lab.reportNumber('server-first-waiting');
+    const serverFrom = await lab.reportNumber('server-from-level');
+    const browserParallel = await lab.reportNumber('browser-parallel');
+    const browserFrom = await lab.reportNumber('browser-from-level');
     console.log(
       `concurrency: server runs ${serverParallel} (first waiting ${firstWaiting}, from level ${serverFrom}); ` +
         `browser sends ${browserParallel} (from level ${browserFrom})`,
@@ -302,62 +276,59 @@ forEachEngine((engine) => {
     assert.equal(serverFrom, 6);
     assert.equal(browserParallel, 6);
     assert.equal(browserFrom, 8);
-    const codes = (await page.getByTestId('exp-verdict').getAttribute('data-verdicts')).split(' ');
+    const codes = await lab.verdicts();
     assert.ok(codes.includes('server_queueing'), `verdicts ${codes}`);
     assert.ok(codes.includes('browser_queueing'), `verdicts ${codes}`);
-    await screenshot(page, 'experiments-concurrency.png');
+    await screenshot(lab, 'experiments-concurrency.png');
   });
 
   test('models: the faster model ranks first and each model gets its own prompt-length line', async () => {
     // sim-fast: 60 + 0.05·n + 1e-6·n²; sim-linear-prefill: 200 + 0.5·n.
-    const { page } = await startExperiment({
+    const lab = await startExperiment({
       model: 'sim-fast',
       kind: 'models',
       fields: { 'exp-models': 'sim-linear-prefill, sim-fast', 'exp-sizes': '100, 1000, 2000', 'exp-repetitions': '1' },
     });
-    await waitForEnd(page);
-    const ranking = await page.getByTestId('exp-report').getAttribute('data-ranking');
+    await lab.waitForExperimentEnd();
+    const ranking = await lab.reportAttribute('ranking');
     assert.equal(ranking, 'sim-fast sim-linear-prefill');
-    assert.equal(await verdictCode(page), 'fastest');
-    const rows = page.getByTestId('exp-table').locator('tbody tr');
+    assert.equal(await lab.verdict(), 'fastest');
+    const rows = lab.experimentRows;
     const slowest = await rows.nth(1).locator('td').allTextContents();
     const prefillPer1k = Number(slowest[6]);
     console.log(`models: ranking "${ranking}", sim-linear-prefill ${prefillPer1k} ms per 1k tokens (sim 500)`);
     assert.equal(slowest[0], 'sim-linear-prefill');
-    assert.ok(within(prefillPer1k, 500, 0.1), `${prefillPer1k} ms per 1k tokens within 10% of 500`);
+    assert.ok(within(prefillPer1k, 500, FIT.share), `${prefillPer1k} ms per 1k tokens within ${FIT.share * 100}% of 500`);
     // One dashed fit line per model.
-    assert.equal(await page.locator('[data-testid="exp-report"] path.exp-fit').count(), 2);
+    assert.equal(await lab.locator('[data-testid="exp-report"] path.exp-fit').count(), 2);
   });
 
   test('reasoning: thinking is 80% of the wait for the first answer', { todo: reasonFor(engine, { webkit: WEBKIT_MAIN_THREAD }) }, async () => {
     // First reasoning at 100 ms, first answer 20 tokens × 20 ms later, at 500 ms.
-    const { page } = await startExperiment({
+    const lab = await startExperiment({
       model: 'sim-reasoning@prefill_ms=100,reasoning_tokens=20,itl_ms=20',
       kind: 'reasoning',
       fields: { 'exp-repetitions': '3' },
     });
-    await waitForEnd(page);
-    const share = await reportNumber(page, 'thinking-share');
+    await lab.waitForExperimentEnd();
+    const share = await lab.reportNumber('thinking-share');
     console.log(`reasoning: thinking share ${share} (sim 0.8)`);
-    assert.ok(Math.abs(share - 0.8) < 0.05, `share ${share} near 0.8`);
-    assert.equal(await verdictCode(page), 'mostly_thinking');
+    assert.ok(Math.abs(share - 0.8) < FIT.shareOfWait, `share ${share} near 0.8`);
+    assert.equal(await lab.verdict(), 'mostly_thinking');
   });
 
   test('tails: tight within each size when every run gets a slot; head-of-line blocking when a long prefill holds the only slot', async () => {
     // 100 tokens: 250 ms; 4000 tokens: 2200 ms. Ten runs per size (the bimodality minimum).
     const fields = (sizes, repetitions, inFlight) => ({ 'exp-sizes': sizes, 'exp-repetitions': repetitions, 'exp-in-flight': inFlight });
-    const bucketCells = (page) =>
-      page.getByTestId('exp-table').locator('tbody tr').evaluateAll((rows) =>
-        rows.map((row) => [...row.querySelectorAll('td')].map((cell) => Number(cell.textContent))),
-      );
+    const bucketCells = async (lab) => (await lab.experimentCells()).map((row) => row.map(Number));
     const tight = await startExperiment({ model: 'sim-linear-prefill', kind: 'tails', fields: fields('100, 4000', '10', '4') });
-    await waitForEnd(tight.page);
-    const [tightShort, tightLong] = await bucketCells(tight.page);
+    await tight.waitForExperimentEnd();
+    const [tightShort, tightLong] = await bucketCells(tight);
     console.log(`tails: 4 in flight: p50 ${tightShort[3]} / ${tightLong[3]} ms, p95 ${tightShort[4]} / ${tightLong[4]} ms`);
-    assert.equal(await verdictCode(tight.page), 'tight_tails');
-    assert.ok(within(tightShort[3], 250, 0.15), `100-token p50 ${tightShort[3]} ms near the sim's 250 ms`);
-    assert.ok(within(tightLong[3], 2200, 0.15), `4000-token p50 ${tightLong[3]} ms near the sim's 2200 ms`);
-    await tight.page.close();
+    assert.equal(await tight.verdict(), 'tight_tails');
+    assert.ok(within(tightShort[3], 250, FIT.tailsShare), `100-token p50 ${tightShort[3]} ms near the sim's 250 ms`);
+    assert.ok(within(tightLong[3], 2200, FIT.tailsShare), `4000-token p50 ${tightLong[3]} ms near the sim's 2200 ms`);
+    await tight.close();
 
     // One slot, two runs in flight: each run waits for the whole service of the run ahead of
     // it. The plan alternates S L L S S L …, so half the short runs wait behind a short one
@@ -369,54 +340,54 @@ forEachEngine((engine) => {
       const blocked = await startExperiment({
         model: 'sim-linear-prefill', kind: 'tails', fields: fields('100, 2000', '20', '2'), server: oneSlot,
       });
-      await waitForEnd(blocked.page, 'done', 90_000);
-      const shortRow = await blocked.page.getByTestId('exp-table').locator('tbody tr').first().locator('td').allTextContents();
+      await blocked.waitForExperimentEnd('done', 90_000);
+      const shortRow = await blocked.experimentRows.first().locator('td').allTextContents();
       console.log(`tails: 100-token bucket behind one slot: runs ${shortRow[1]}, p50 ${shortRow[3]} ms, p95 ${shortRow[4]} ms, p99 ${shortRow[5]} ms`);
-      assert.equal(await verdictCode(blocked.page), 'head_of_line_suspected');
+      assert.equal(await blocked.verdict(), 'head_of_line_suspected');
       // A 250 ms prompt stuck behind a 1.2 s prefill: its slowest runs take 1.45 s.
       assert.ok(Number(shortRow[5]) > 1300, `100-token p99 ${shortRow[5]} ms shows waits behind long prefills`);
-      await blocked.page.close();
+      await blocked.close();
     } finally {
       await oneSlot.stop();
     }
   });
 
   test('monitor: Stop ends it cleanly and keeps its results', async () => {
-    const { page } = await startExperiment({
+    const lab = await startExperiment({
       model: 'sim-fast@prefill_ms=100',
       kind: 'monitor',
       fields: { 'exp-interval': '1', 'exp-duration': '60', 'exp-threshold': '2000', 'exp-window': '10' },
     });
-    await page.locator('[data-testid="exp-report"][data-runs="3"]').waitFor({ timeout: 10_000 });
-    await page.getByTestId('exp-stop').click();
-    await waitForEnd(page, 'stopped', 5_000);
-    const runs = await reportNumber(page, 'runs');
+    await lab.locator('[data-testid="exp-report"][data-runs="3"]').waitFor({ timeout: 10_000 });
+    await lab.byTestId('exp-stop').click();
+    await lab.waitForExperimentEnd('stopped', 5_000);
+    const runs = await lab.reportNumber('runs');
     // Stopped means stopped: no run starts afterwards.
-    await page.waitForTimeout(1_500);
-    assert.equal(await reportNumber(page, 'runs'), runs);
+    await lab.page.waitForTimeout(1_500);
+    assert.equal(await lab.reportNumber('runs'), runs);
     assert.ok(runs >= 3 && runs <= 4, `${runs} runs kept`);
-    assert.equal(await verdictCode(page), 'healthy');
-    assert.equal(await page.getByTestId('exp-table').locator('tbody tr').count(), runs);
-    assert.equal(await page.getByTestId('experiments').getAttribute('data-outcomes'), '1');
-    const kept = await page.getByTestId('exp-outcomes').locator('tbody td').allTextContents();
+    assert.equal(await lab.verdict(), 'healthy');
+    assert.equal(await lab.experimentRows.count(), runs);
+    assert.equal(await lab.byTestId('experiments').getAttribute('data-outcomes'), '1');
+    const kept = await lab.byTestId('exp-outcomes').locator('tbody td').allTextContents();
     assert.deepEqual(kept.slice(1, 5), ['Monitor', 'sim-fast@prefill_ms=100', `${runs}/60`, 'stopped']);
     // The verdict is a sentence; its code is on the row.
-    const keptRow = page.getByTestId('exp-outcomes').locator('tbody tr');
+    const keptRow = lab.byTestId('exp-outcomes').locator('tbody tr');
     assert.equal(await keptRow.getAttribute('data-verdict'), 'healthy');
     assert.match(kept[5], /^Within the limit: TTFT p95 is \d+ ms \(limit 2000 ms\)\.$/);
-    await screenshot(page, 'experiments-monitor.png');
+    await screenshot(lab, 'experiments-monitor.png');
   });
 
   test('calibration on a server whose tokenizer counts 2.5x the sim\'s rule: every prompt is its planned size in the server\'s tokens', async () => {
     const server = await startTokenizerServer(sim);
     try {
-      const { page } = await startExperiment({
+      const lab = await startExperiment({
         model: 'sim-linear-prefill',
         kind: 'prompt_length',
         fields: { 'exp-sizes': '125, 1k, 2k, 4k', 'exp-repetitions': '1' },
         server,
       });
-      await waitForEnd(page);
+      await lab.waitForExperimentEnd();
       const measured = server.chats.filter((chat) => chat.stream).map((chat) => chat.tokens);
       measured.sort((a, b) => a - b);
       console.log(`calibration: measured prompts of ${measured.join(', ')} server tokens (planned 125, 1000, 2000, 4000); ${server.tokenizeCalls()} tokenize calls`);
@@ -426,20 +397,18 @@ forEachEngine((engine) => {
       );
       // Counted with the server's tokenizer: no counting request went to the chat route.
       assert.equal(server.chats.filter((chat) => !chat.stream).length, 0);
-      const tally = page.getByTestId('exp-tally');
+      const tally = lab.byTestId('exp-tally');
       assert.equal(Number(await tally.getAttribute('data-calibration-requests')), server.tokenizeCalls());
       assert.ok(server.tokenizeCalls() >= 5, `${server.tokenizeCalls()} tokenize calls: a probe and every size`);
-      const notes = (await page.getByTestId('exp-notes').allTextContents()).join(' ');
+      const notes = await lab.experimentNotes();
       assert.match(notes, /sized to the server's own token count \(server tokenizer\)/);
       // The table's usage column is the server's count of each size's prompt.
-      const cells = await page.getByTestId('exp-table').locator('tbody tr').evaluateAll((rows) =>
-        rows.map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent)),
-      );
+      const cells = await lab.experimentCells();
       for (const row of cells) {
         assert.ok(onTarget(Number(row[2]), Number(row[0])), `usage ${row[2]} for a planned ${row[0]}`);
       }
-      assert.equal(await page.getByTestId('exp-report').getAttribute('data-token-source'), 'server_usage');
-      assert.deepEqual(await page.pageErrors(), []);
+      assert.equal(await lab.reportAttribute('token-source'), 'server_usage');
+      assert.deepEqual(await lab.pageErrors(), []);
     } finally {
       await server.stop();
     }
@@ -449,22 +418,22 @@ forEachEngine((engine) => {
     // 3000 tokens: room for 3000 − 16 (max_tokens) − 64 (chat template) = 2920 prompt tokens.
     const server = await startTokenizerServer(sim, { windowTokens: 3000 });
     try {
-      const { page } = await startExperiment({
+      const lab = await startExperiment({
         model: 'sim-linear-prefill',
         kind: 'prompt_length',
         fields: { 'exp-sizes': '500, 1000, 8000', 'exp-repetitions': '1' },
         server,
       });
-      await waitForEnd(page);
+      await lab.waitForExperimentEnd();
       const measured = server.chats.filter((chat) => chat.stream).map((chat) => chat.tokens);
       measured.sort((a, b) => a - b);
       console.log(`context window: measured prompts of ${measured.join(', ')} server tokens in a 3000-token window`);
       assert.equal(measured.length, 3);
       assert.ok(onTarget(measured[2], 2920), `the clipped size is ${measured[2]} server tokens, not 2920`);
       assert.ok(measured.every((tokens) => tokens + 16 <= 3000), `${measured} fit the window`);
-      const notes = (await page.getByTestId('exp-notes').allTextContents()).join(' ');
+      const notes = await lab.experimentNotes();
       assert.match(notes, /A prompt of 8000 tokens was clipped to 2920: the server's context window is 3000 tokens/);
-      assert.equal(await page.getByTestId('exp-table').locator('tbody tr').count(), 3);
+      assert.equal(await lab.experimentRows.count(), 3);
     } finally {
       await server.stop();
     }
@@ -473,13 +442,13 @@ forEachEngine((engine) => {
   test('a server that publishes no window (as llama-cpp-python) but names it when it refuses a counting request: the largest size is clipped to it, no run overflows', async () => {
     const server = await startTokenizerServer(sim, { hideWindowRefusingFrom: 3000 });
     try {
-      const { page } = await startExperiment({
+      const lab = await startExperiment({
         model: 'sim-linear-prefill',
         kind: 'prompt_length',
         fields: { 'exp-sizes': '500, 1000, 4000', 'exp-repetitions': '1' },
         server,
       });
-      await waitForEnd(page, 'done', 90_000);
+      await lab.waitForExperimentEnd('done', 90_000);
       const measured = server.chats.filter((chat) => chat.stream).map((chat) => chat.tokens);
       measured.sort((a, b) => a - b);
       console.log(`window from a refusal: measured prompts of ${measured.join(', ')} server tokens; ${server.chats.filter((chat) => chat.refused).length} counting request(s) refused`);
@@ -487,9 +456,9 @@ forEachEngine((engine) => {
       assert.ok(onTarget(measured[2], 2920), `the clipped size is ${measured[2]} server tokens, not 2920`);
       assert.ok(measured.every((tokens) => tokens + 16 <= 3000), `${measured} fit the window`);
       assert.equal(server.chats.filter((chat) => chat.refused && chat.stream).length, 0);
-      const notes = (await page.getByTestId('exp-notes').allTextContents()).join(' ');
+      const notes = await lab.experimentNotes();
       assert.match(notes, /A prompt of 4000 tokens was clipped to 2920: the server's context window is 3000 tokens/);
-      assert.equal(await page.getByTestId('exp-report').getAttribute('data-token-source'), 'server_usage');
+      assert.equal(await lab.reportAttribute('token-source'), 'server_usage');
     } finally {
       await server.stop();
     }
@@ -498,17 +467,17 @@ forEachEngine((engine) => {
   test('a context window too small for any prompt refuses the experiment with a message, and no run is made', async () => {
     const server = await startTokenizerServer(sim, { windowTokens: 60 });
     try {
-      const { page } = await startExperiment({
+      const lab = await startExperiment({
         model: 'sim-linear-prefill',
         kind: 'prompt_length',
         fields: { 'exp-sizes': '100, 1000', 'exp-repetitions': '1' },
         server,
       });
-      await waitForEnd(page, 'refused', 20_000);
-      const message = await page.getByTestId('exp-input-error').textContent();
+      await lab.waitForExperimentEnd('refused', 20_000);
+      const message = await lab.byTestId('exp-input-error').textContent();
       assert.match(message, /^No prompt fits: the server's context window is 60 tokens and 16 are asked for the output\./);
       assert.equal(server.chats.length, 0);
-      assert.equal(await page.getByTestId('run-row').count(), 0);
+      assert.equal(await lab.runRows.count(), 0);
     } finally {
       await server.stop();
     }
@@ -517,20 +486,18 @@ forEachEngine((engine) => {
   test('ttft-sim\'s own /tokenize and /props: sizes counted by its tokenizer, the window clips the largest size, no run overflows', async () => {
     const small = await startSim(['--set', 'itl_ms=1', '--set', 'answer_tokens=2', '--set', 'context_tokens=4096']);
     try {
-      const { page } = await startExperiment({
+      const lab = await startExperiment({
         model: 'sim-linear-prefill',
         kind: 'prompt_length',
         fields: { 'exp-sizes': '1000, 2000, 8000', 'exp-repetitions': '1' },
         server: small,
       });
-      await waitForEnd(page);
-      const notes = (await page.getByTestId('exp-notes').allTextContents()).join(' ');
+      await lab.waitForExperimentEnd();
+      const notes = await lab.experimentNotes();
       assert.match(notes, /\(server tokenizer\)/);
       // 4096 − 16 − 64 = 4016.
       assert.match(notes, /A prompt of 8000 tokens was clipped to 4016/);
-      const rows = await page.getByTestId('exp-table').locator('tbody tr').evaluateAll((all) =>
-        all.map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent)),
-      );
+      const rows = await lab.experimentCells();
       assert.deepEqual(rows.map((row) => row[0]), ['1000', '2000', '4016']);
       assert.ok(rows.every((row) => row[4] === '0'), `no failed run: ${rows.map((row) => row[4])}`);
     } finally {
@@ -539,15 +506,15 @@ forEachEngine((engine) => {
   });
 
   test('stream_usage=0: the token axis comes from the server\'s tokenizer, and the fitted cost is still the sim\'s', async () => {
-    const { page } = await startExperiment({
+    const lab = await startExperiment({
       model: 'sim-linear-prefill@stream_usage=0',
       kind: 'prompt_length',
       fields: { 'exp-sizes': '100, 1000, 2000, 4000', 'exp-repetitions': '2' },
     });
-    await waitForEnd(page);
-    assert.equal(await page.getByTestId('exp-report').getAttribute('data-token-source'), 'server_tokenizer');
-    const slope = await reportNumber(page, 'slope-ms-per-token');
-    assert.ok(within(slope, 0.5, 0.1), `slope ${slope} ms/token within 10% of 0.5`);
+    await lab.waitForExperimentEnd();
+    assert.equal(await lab.reportAttribute('token-source'), 'server_tokenizer');
+    const slope = await lab.reportNumber('slope-ms-per-token');
+    assert.ok(within(slope, 0.5, FIT.share), `slope ${slope} ms/token within ${FIT.share * 100}% of 0.5`);
   });
 
   test('a last-prompt cache (llama.cpp slots): each warm run right after its priming run hits; without usage the hit is judged from timing', async () => {
@@ -561,12 +528,12 @@ forEachEngine((engine) => {
         fields: { 'exp-prompt-tokens': '1000', 'exp-repetitions': '3' },
         server: lastPrompt,
       });
-      await waitForEnd(withUsage.page);
-      assert.equal(await reportNumber(withUsage.page, 'warm-cached-tokens'), 999);
-      assert.equal(await withUsage.page.getByTestId('exp-report').getAttribute('data-hit-evidence'), 'usage');
-      const codes = (await withUsage.page.getByTestId('exp-verdict').getAttribute('data-verdicts')).split(' ');
+      await withUsage.waitForExperimentEnd();
+      assert.equal(await withUsage.reportNumber('warm-cached-tokens'), 999);
+      assert.equal(await withUsage.reportAttribute('hit-evidence'), 'usage');
+      const codes = await withUsage.verdicts();
       assert.equal(codes[0], 'cache_works');
-      await withUsage.page.close();
+      await withUsage.close();
 
       const fromTiming = await startExperiment({
         model: 'sim-linear-prefill@stream_usage=0',
@@ -574,21 +541,19 @@ forEachEngine((engine) => {
         fields: { 'exp-prompt-tokens': '1000', 'exp-repetitions': '3' },
         server: lastPrompt,
       });
-      await waitForEnd(fromTiming.page);
-      assert.equal(await fromTiming.page.getByTestId('exp-report').getAttribute('data-hit-evidence'), 'timing');
-      const warmMs = await reportNumber(fromTiming.page, 'warm-p50-ms');
-      const coldMs = await reportNumber(fromTiming.page, 'cold-p50-ms');
+      await fromTiming.waitForExperimentEnd();
+      assert.equal(await fromTiming.reportAttribute('hit-evidence'), 'timing');
+      const warmMs = await fromTiming.reportNumber('warm-p50-ms');
+      const coldMs = await fromTiming.reportNumber('cold-p50-ms');
       assert.ok(warmMs < 0.5 * coldMs, `warm p50 ${warmMs} ms against cold ${coldMs} ms`);
-      const timingCodes = (await fromTiming.page.getByTestId('exp-verdict').getAttribute('data-verdicts')).split(' ');
+      const timingCodes = await fromTiming.verdicts();
       assert.equal(timingCodes[0], 'timing_shows_hit');
     } finally {
       await lastPrompt.stop();
     }
   });
 
-  async function screenshot(page, name) {
-    const directory = path.join(ROOT, 'e2e', 'out');
-    await mkdir(directory, { recursive: true });
-    await page.getByTestId('experiments').screenshot({ path: path.join(directory, name.replace(/\.png$/, `-${engine}.png`)) });
+  async function screenshot(lab, name) {
+    await lab.byTestId('experiments').screenshot({ path: outPath(name.replace(/\.png$/, `-${engine}.png`)) });
   }
 });

@@ -7,19 +7,19 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import http from 'node:http';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, WEBKIT_MAIN_THREAD, assertTtfaOnTime, closeServer, forEachEngine, isShownTenth, launchBrowser, perEngine, reasonFor, startRecorder, startSim } from './support.mjs';
+import { HostPage } from './pages/host.mjs';
+import { LabPage } from './pages/lab.mjs';
+import { WidgetPage } from './pages/widget.mjs';
+import { startHost, startRecorder } from './servers.mjs';
+import { ROOT, eventually, forEachEngine, launchBrowser, outPath, perEngine, reasonFor, startSim } from './support.mjs';
+import { FLOAT_EPSILON, LATE_MS, WEBKIT_MAIN_THREAD, assertOnTime, assertShownTenth } from './timing.mjs';
 
-const OUT = path.join(ROOT, 'e2e', 'out');
 // A key that must never reach the collector, in any piece.
 const TYPED_KEY = 'sk-fleet-QWERTYZXCVB-7f3k';
 const KEY_PIECES = ['QWERTY', 'ZXCVB', 'sk-fleet', '7f3k'];
-// ttfa_ms is at least the sim's scripted prefill; above it, a fresh context pays the worker's
-// start, the CORS preflight and a new connection, and this machine is shared with builds.
-const SLACK_MS = 300;
 
 /** The OTLP receiver's Python (scripts/setup.sh installs it and exports OTLP_PYTHON). */
 const OTLP_PYTHON = process.env.OTLP_PYTHON || path.join(ROOT, '.venv-otlp', 'bin', 'python');
@@ -67,17 +67,6 @@ async function startReceiver(origins) {
       }
     },
   };
-}
-
-/** Polls `probe` until it returns a value that is not undefined (or throws after `ms`). */
-async function eventually(probe, what, ms = 30_000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
 }
 
 /** An OTLP attribute list as a plain object (`intValue` strings kept as strings). */
@@ -152,77 +141,21 @@ function assertHistogram(metric, name, valuesMs) {
 forEachEngine((engine) => {
   let sim;
   let browser;
-  let host;
+  let hostServer;
   before(async () => {
-    mkdirSync(OUT, { recursive: true });
     sim = await startSim();
     browser = await launchBrowser(engine);
-    host = await startHost();
+    hostServer = await startHost();
   });
   after(async () => {
     await browser?.close();
     await sim?.stop();
-    if (host) await closeServer(host.server);
+    await hostServer?.stop();
   });
 
-  /**
-   * Another origin serving the example host page twice: plain (no COOP/COEP), and
-   * cross-origin isolated (COOP same-origin + COEP require-corp), as docs pages using
-   * SharedArrayBuffer are.
-   */
-  async function startHost() {
-    const page = readFileSync(path.join(ROOT, 'www', 'embed-example.html'));
-    const server = http.createServer((request, response) => {
-      const pathname = new URL(request.url, 'http://host').pathname;
-      if (pathname === '/embed-example.html' || pathname === '/plain.html') {
-        response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-        response.end(page);
-      } else if (pathname === '/isolated.html') {
-        response.writeHead(200, {
-          'content-type': 'text/html; charset=utf-8',
-          'cross-origin-opener-policy': 'same-origin',
-          'cross-origin-embedder-policy': 'require-corp',
-        });
-        response.end(page);
-      } else {
-        response.writeHead(404).end();
-      }
-    });
-    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return { server, url: `http://127.0.0.1:${server.address().port}` };
-  }
-
-  /** The host page `file` framing the widget of `widgetOrigin` with `config` (query text). */
-  async function hostedWidget(file, config, widgetOrigin = sim.url, options = {}) {
-    const page = await browser.newPage(options);
-    await page.goto(`${host.url}/${file}?widget=${encodeURIComponent(`${widgetOrigin}/`)}&config=${encodeURIComponent(config)}`);
-    const widget = page.frameLocator('#widget');
-    await widget.getByTestId('send').waitFor({ timeout: 20_000 });
-    return { page, widget };
-  }
-
-  async function freshWidget(query = '', options = {}) {
-    const page = await browser.newPage(options);
-    await page.goto(`${sim.url}/${query}`);
-    await page.getByTestId('send').waitFor({ state: 'visible', timeout: 20_000 });
-    await page.locator('[data-testid=app][data-transport=worker]').waitFor({ timeout: 10_000 });
-    return { page };
-  }
-
-  async function waitForRuns(page, count) {
-    await page.getByTestId('history-item').nth(count - 1).waitFor({ timeout: 60_000 });
-    await page.waitForFunction(() => !document.querySelector('[data-testid=stop]:not([disabled])'), null, { timeout: 30_000 });
-  }
-
-  async function storedRuns(page) {
-    return page.evaluate(() => JSON.parse(localStorage.getItem('ttft-meter.runs.v1') ?? 'null')?.runs ?? []);
-  }
-
-  const hostMessages = (page) => page.evaluate(() => window.ttftMessages.map((message) => message.data));
-
-  /** The run records stored by the widget in the frame `widget` (a frame locator). */
-  async function frameRecords(widget) {
-    return widget.getByTestId('app').evaluate(() => JSON.parse(localStorage.getItem('ttft-meter.runs.v1') ?? 'null')?.runs ?? []);
+  /** The host page `file` (plain.html, isolated.html, embed-example.html) framing the widget of the sim with `config` (query text). */
+  function hostedWidget(file, config, options = {}) {
+    return HostPage.open(browser, hostServer.url, file, { widgetUrl: `${sim.url}/`, config, options });
   }
 
   test('OTLP export: a series lands in the strict receiver as valid OTLP with the documented names, units, attributes and the record\'s values; trace context joins the model request; no body holds the key', { todo: reasonFor(engine, { webkit: WEBKIT_MAIN_THREAD }) }, async () => {
@@ -239,11 +172,11 @@ forEachEngine((engine) => {
         otlp_endpoint: receiver.url,
         traceparent: '1',
       });
-      const { page } = await freshWidget(`?${query}`);
-      await page.getByTestId('api-key').fill(TYPED_KEY);
-      await page.getByTestId('send').click();
-      await waitForRuns(page, 2);
-      const records = await storedRuns(page);
+      const widget = await WidgetPage.open(browser, sim.url, `?${query}`);
+      await widget.fill({ apiKey: TYPED_KEY });
+      await widget.send();
+      await widget.waitForRuns(2);
+      const records = await widget.storedRuns();
       assert.deepEqual(records.map((record) => record.outcome.kind), ['completed', 'completed']);
       // Sent between runs only: after the series, a quiet moment, then metrics and traces.
       const requests = await eventually(async () => {
@@ -251,8 +184,8 @@ forEachEngine((engine) => {
         return countedRuns(got) === 2 && spans(got).length === 2 ? got : undefined;
       }, 'both runs in the receiver');
       assert.deepEqual(await receiver.rejected(), [], 'every body parsed strictly');
-      const status = page.getByTestId('otlp-status');
-      await page.locator('[data-testid=otlp-status][data-state=ok][data-sent-runs="2"]').waitFor();
+      const status = widget.byTestId('otlp-status');
+      await widget.locator('[data-testid=otlp-status][data-state=ok][data-sent-runs="2"]').waitFor();
       assert.match(await status.textContent(), /2 runs sent/);
 
       const metrics = metricsByName(requests);
@@ -343,7 +276,7 @@ forEachEngine((engine) => {
         }
         const answerAtMs = (Number(BigInt(events['ttft_meter.first_answer_token'].timeUnixNano) - BigInt(span.startTimeUnixNano)) / 1e6);
         assert.ok(Math.abs(answerAtMs - record.metrics.ttfa_ms) < 0.01, `first answer event at ${answerAtMs} ms, record ${record.metrics.ttfa_ms}`);
-        assertTtfaOnTime(record.metrics.ttfa_ms, record, 200, SLACK_MS);
+        assertOnTime(record.metrics.ttfa_ms, 200, LATE_MS.freshContext, { record });
         // The record shows the header it sent (not a secret).
         assert.ok(record.settings.request.headers.some(([name, value]) => name === 'traceparent' && value === header));
       }
@@ -358,8 +291,8 @@ forEachEngine((engine) => {
         assert.equal(request.headers.authorization, undefined);
         assert.equal(request.headers['content-type'], 'application/json');
       }
-      assert.deepEqual(await page.pageErrors(), []);
-      await page.close();
+      assert.deepEqual(await widget.pageErrors(), []);
+      await widget.close();
     } finally {
       await receiver.stop();
       await api.stop();
@@ -371,78 +304,78 @@ forEachEngine((engine) => {
     try {
       await receiver.control({ refuse_status: 500 });
       const query = new URLSearchParams({ model: 'sim-fast@prefill_ms=50', lang: 'en', otlp_endpoint: receiver.url });
-      const { page } = await freshWidget(`?${query}`);
-      await page.getByTestId('send').click();
-      await waitForRuns(page, 1);
-      const status = page.locator('[data-testid=otlp-status][data-state=refused]');
+      const widget = await WidgetPage.open(browser, sim.url, `?${query}`);
+      await widget.send();
+      await widget.waitForRuns(1);
+      const status = widget.locator('[data-testid=otlp-status][data-state=refused]');
       await status.waitFor({ timeout: 20_000 });
       assert.match(await status.textContent(), /refused the export \(HTTP 500\).*The measurements are kept\./);
-      await page.getByTestId('lang-zh').click();
+      await widget.byTestId('lang-zh').click();
       assert.match(await status.textContent(), /拒绝了导出（HTTP 500）/);
-      await page.getByTestId('lang-en').click();
+      await widget.byTestId('lang-en').click();
 
       // Now the collector does not allow this origin: the browser only says "failed to fetch".
       await receiver.control({ refuse_status: 0, cors: false });
-      await page.getByTestId('send').click();
-      await waitForRuns(page, 2);
-      const unreachable = page.locator('[data-testid=otlp-status][data-state=unreachable]');
+      await widget.send();
+      await widget.waitForRuns(2);
+      const unreachable = widget.locator('[data-testid=otlp-status][data-state=unreachable]');
       await unreachable.waitFor({ timeout: 20_000 });
       const text = await unreachable.textContent();
       assert.ok(text.includes(`list ${sim.url} in protocols.http.cors.allowed_origins`), text);
       assert.match(text, /The measurements are kept/);
-      assert.equal(await page.locator('[data-testid=run-row][data-outcome=ok]').count(), 2, 'both runs succeeded');
-      assert.deepEqual((await storedRuns(page)).map((record) => record.outcome.kind), ['completed', 'completed']);
-      await page.getByTestId('lang-zh').click();
+      assert.equal(await widget.locator('[data-testid=run-row][data-outcome=ok]').count(), 2, 'both runs succeeded');
+      assert.deepEqual((await widget.storedRuns()).map((record) => record.outcome.kind), ['completed', 'completed']);
+      await widget.byTestId('lang-zh').click();
       assert.match(await unreachable.textContent(), /cors\.allowed_origins/);
-      assert.deepEqual(await page.pageErrors(), []);
-      await page.close();
+      assert.deepEqual(await widget.pageErrors(), []);
+      await widget.close();
     } finally {
       await receiver.stop();
     }
   });
 
   test('the model key is refused as a collector header, with the reason shown', async () => {
-    const { page } = await freshWidget('lab/?lang=en');
-    await page.getByTestId('api-key').fill(TYPED_KEY);
-    await page.locator('[data-testid=fleet-settings] summary').click();
-    await page.getByTestId('otlp-endpoint').fill('http://127.0.0.1:4318');
-    await page.getByTestId('otlp-headers').fill(`authorization=Bearer ${TYPED_KEY}`);
-    await page.getByTestId('otlp-apply').click();
-    const status = page.locator('[data-testid=otlp-status][data-state=refused_settings]');
+    const lab = await LabPage.open(browser, sim.url, '?lang=en');
+    await lab.fill({ apiKey: TYPED_KEY });
+    await lab.locator('[data-testid=fleet-settings] summary').click();
+    await lab.byTestId('otlp-endpoint').fill('http://127.0.0.1:4318');
+    await lab.byTestId('otlp-headers').fill(`authorization=Bearer ${TYPED_KEY}`);
+    await lab.byTestId('otlp-apply').click();
+    const status = lab.locator('[data-testid=otlp-status][data-state=refused_settings]');
     await status.waitFor();
     assert.match(await status.textContent(), /contains the model's API key/);
     assert.ok(!(await status.textContent()).includes('QWERTY'), 'the refusal does not repeat the key');
-    await page.close();
+    await lab.close();
   });
 
   test('trace context against a server whose CORS refuses traceparent: diagnosed as such, and the series stops; without the header it works', async () => {
     const strict = await startSim(['--no-trace-headers'], { dist: false });
     try {
       const query = new URLSearchParams({ base_url: `${strict.url}/v1`, model: 'sim-fast@prefill_ms=50', runs: '3', lang: 'en', traceparent: '1' });
-      const { page } = await freshWidget(`?${query}`);
-      assert.equal(await page.getByTestId('traceparent').isChecked(), true);
-      await page.getByTestId('send').click();
-      await waitForRuns(page, 1);
-      const diagnosis = page.getByTestId('run-detail').getByTestId('diagnosis');
-      await page.locator('[data-testid=run-detail] [data-testid=diagnosis][data-cause=trace_context_refused]').waitFor();
+      const widget = await WidgetPage.open(browser, sim.url, `?${query}`);
+      assert.equal(await widget.byTestId('traceparent').isChecked(), true);
+      await widget.send();
+      await widget.waitForRuns(1);
+      const { diagnosis } = widget;
+      await widget.locator('[data-testid=run-detail] [data-testid=diagnosis][data-cause=trace_context_refused]').waitFor();
       const text = await diagnosis.textContent();
       assert.match(text, /refuses the traceparent header in CORS/);
       assert.match(text, /turn off trace context|Turn off trace context/);
-      const records = await storedRuns(page);
+      const records = await widget.storedRuns();
       assert.equal(records.length, 1, 'repeating cannot succeed: the series stopped after the first run');
       assert.equal(records[0].diagnosis_cause, 'trace_context_refused');
-      await page.getByTestId('lang-zh').click();
+      await widget.byTestId('lang-zh').click();
       assert.match(await diagnosis.textContent(), /traceparent/);
-      await page.getByTestId('lang-en').click();
+      await widget.byTestId('lang-en').click();
       // Trace context off: the same server answers.
-      await page.getByTestId('traceparent').setChecked(false);
-      await page.getByTestId('run-count').fill('1');
-      await page.getByTestId('send').click();
-      await waitForRuns(page, 2);
-      const [, second] = await storedRuns(page);
+      await widget.byTestId('traceparent').setChecked(false);
+      await widget.fill({ runs: 1 });
+      await widget.send();
+      await widget.waitForRuns(2);
+      const [, second] = await widget.storedRuns();
       assert.equal(second.outcome.kind, 'completed');
       assert.ok(!second.settings.request.headers.some(([name]) => name === 'traceparent'));
-      await page.close();
+      await widget.close();
     } finally {
       await strict.stop();
     }
@@ -452,55 +385,56 @@ forEachEngine((engine) => {
     const receiver = await startReceiver([sim.url]);
     try {
       const config = new URLSearchParams({ probe: '3', model: 'sim-fast@prefill_ms=100', lang: 'en', otlp_endpoint: receiver.url });
-      const { page, widget } = await hostedWidget('embed-example.html', config.toString());
-      await page.waitForFunction(() => window.ttftMessages.some((message) => message.data.type === 'ttft-meter.summary'), null, { timeout: 60_000 });
-      const messages = await hostMessages(page);
+      const host = await hostedWidget('embed-example.html', config);
+      const { widget } = host;
+      await host.waitForMessages('ttft-meter.summary', 1, { timeout: 60_000 });
+      const messages = await host.messageData();
       assert.deepEqual(messages.map((message) => message.type), ['ttft-meter.ready', 'ttft-meter.run', 'ttft-meter.run', 'ttft-meter.run', 'ttft-meter.summary']);
-      const probeRecords = await frameRecords(widget);
+      const probeRecords = await widget.storedRuns();
       for (const { run } of messages.filter((message) => message.type === 'ttft-meter.run')) {
         assert.equal(run.outcome, 'completed');
         // No click started them: perceived times are measured from the request.
         assert.equal(run.metrics.perceived_from, 'request_started');
-        assertTtfaOnTime(run.metrics.ttfa_ms, probeRecords.find((record) => record.run_index === run.run_index), 100, SLACK_MS);
+        assertOnTime(run.metrics.ttfa_ms, 100, LATE_MS.freshContext, { record: probeRecords.find((record) => record.run_index === run.run_index) });
       }
-      await widget.getByTestId('probe-notice').waitFor();
-      await page.frameLocator('#widget').locator('[data-testid=probe-notice][data-state=done]').waitFor();
-      assert.match(await widget.getByTestId('probe-notice').textContent(), /finished its 3 runs/);
-      assert.equal(await widget.getByTestId('app').evaluate(() => sessionStorage.getItem('ttft-meter.probe.ran')), '1');
+      await widget.byTestId('probe-notice').waitFor();
+      await widget.locator('[data-testid=probe-notice][data-state=done]').waitFor();
+      assert.match(await widget.byTestId('probe-notice').textContent(), /finished its 3 runs/);
+      assert.equal(await widget.evaluate(() => sessionStorage.getItem('ttft-meter.probe.ran')), '1');
       // And to the collector.
       await eventually(async () => (countedRuns(await receiver.received()) === 3 ? true : undefined), '3 probe runs in the receiver');
 
       // A reload of the host page (same tab): probe mode does not run again.
-      await page.reload();
-      const again = page.frameLocator('#widget');
-      await again.getByTestId('send').waitFor({ timeout: 20_000 });
-      await page.frameLocator('#widget').locator('[data-testid=probe-notice][data-state=refused]').waitFor();
-      assert.match(await again.getByTestId('probe-notice').textContent(), /already ran in this tab/);
-      await page.waitForTimeout(1_000);
-      assert.deepEqual((await hostMessages(page)).map((message) => message.type), ['ttft-meter.ready']);
-      await page.close();
+      await host.page.reload();
+      await widget.waitUntilReady();
+      await widget.locator('[data-testid=probe-notice][data-state=refused]').waitFor();
+      assert.match(await widget.byTestId('probe-notice').textContent(), /already ran in this tab/);
+      await host.page.waitForTimeout(1_000);
+      assert.deepEqual((await host.messageData()).map((message) => message.type), ['ttft-meter.ready']);
+      await host.close();
     } finally {
       await receiver.stop();
     }
   });
 
   test('probe mode is refused with a key set in the tab, and Stop ends it early', async () => {
-    const { page } = await freshWidget('?lang=en');
-    await page.getByTestId('api-key').fill(TYPED_KEY);
-    await page.goto(`${sim.url}/?probe=2&lang=en&model=sim-fast%40prefill_ms%3D50`);
-    await page.locator('[data-testid=probe-notice][data-state=refused]').waitFor({ timeout: 20_000 });
-    assert.match(await page.getByTestId('probe-notice').textContent(), /an API key is set in this tab/);
-    await page.waitForTimeout(1_000);
-    assert.equal(await page.getByTestId('run-row').count(), 0, 'nothing was sent');
-    await page.close();
+    const widget = await WidgetPage.open(browser, sim.url, '?lang=en');
+    await widget.fill({ apiKey: TYPED_KEY });
+    // The same tab opens a probe link: it starts on load, before any wait for the page.
+    await widget.page.goto(`${sim.url}/?probe=2&lang=en&model=sim-fast%40prefill_ms%3D50`);
+    await widget.locator('[data-testid=probe-notice][data-state=refused]').waitFor({ timeout: 20_000 });
+    assert.match(await widget.byTestId('probe-notice').textContent(), /an API key is set in this tab/);
+    await widget.page.waitForTimeout(1_000);
+    assert.equal(await widget.runRows.count(), 0, 'nothing was sent');
+    await widget.close();
 
-    const stopping = await browser.newPage();
-    await stopping.goto(`${sim.url}/?probe=5&lang=en&model=sim-fast%40prefill_ms%3D700`);
+    const stopping = new WidgetPage(await browser.newPage());
+    await stopping.page.goto(`${sim.url}/?probe=5&lang=en&model=sim-fast%40prefill_ms%3D700`);
     await stopping.locator('[data-testid=probe-notice][data-state=running]').waitFor({ timeout: 20_000 });
-    assert.match(await stopping.getByTestId('probe-notice').textContent(), /5 short requests/);
-    await stopping.getByTestId('probe-stop').click();
+    assert.match(await stopping.byTestId('probe-notice').textContent(), /5 short requests/);
+    await stopping.byTestId('probe-stop').click();
     await stopping.locator('[data-testid=probe-notice][data-state=stopped]').waitFor({ timeout: 20_000 });
-    const stored = await storedRuns(stopping);
+    const stored = await stopping.storedRuns();
     assert.ok(stored.length <= 1, `Stop ended probe mode (${stored.length} runs kept)`);
     await stopping.close();
   });
@@ -509,23 +443,26 @@ forEachEngine((engine) => {
     // ttft-sim's scripted prefill: 100 ms for the first run, 2,000 ms for the second; the
     // threshold at 1,000 ms lies between them with room for any engine's error.
     const config = new URLSearchParams({ slo: 'ttfa_ms<=1000', model: 'sim-fast@prefill_ms=100', lang: 'en' });
-    const { page, widget } = await hostedWidget('embed-example.html', config.toString());
-    await widget.getByTestId('send').click();
-    await page.waitForFunction(() => window.ttftMessages.some((message) => message.data.type === 'ttft-meter.summary'), null, { timeout: 30_000 });
-    let summary = (await hostMessages(page)).at(-1).summary;
+    const host = await hostedWidget('embed-example.html', config);
+    const { widget } = host;
+    await widget.send();
+    await host.waitForMessages('ttft-meter.summary');
+    let summary = (await host.messageData()).at(-1).summary;
     assert.equal(summary.slo.spec, 'ttfa_ms<=1000');
     assert.equal(summary.slo.verdict, 'pass');
     assert.equal(summary.slo.good_run_count, 1);
     assert.equal(summary.slo.good_run_fraction, 1);
-    const badge = widget.getByTestId('slo-badge');
+    const badge = widget.byTestId('slo-badge');
     assert.equal(await badge.getAttribute('data-verdict'), 'pass');
-    assert.match(await widget.getByTestId('app').getAttribute('class'), /\bcompact\b/);
+    assert.match(await widget.byTestId('app').getAttribute('class'), /\bcompact\b/);
     assert.equal(await badge.evaluate((element) => element.checkVisibility()), true, 'the badge shows in the compact layout');
 
-    await widget.getByTestId('model').fill('sim-fast@prefill_ms=2000');
-    await widget.getByTestId('send').click();
-    await page.waitForFunction(() => window.ttftMessages.filter((message) => message.data.type === 'ttft-meter.summary').length === 2, null, { timeout: 30_000 });
-    summary = (await hostMessages(page)).at(-1).summary;
+    await widget.fill({ model: 'sim-fast@prefill_ms=2000' });
+    await widget.send();
+    await host.waitForMessages('ttft-meter.summary', 2);
+    const messages = await host.messageData();
+    assert.equal(messages.filter((message) => message.type === 'ttft-meter.summary').length, 2, 'one summary per series');
+    summary = messages.at(-1).summary;
     assert.equal(summary.slo.verdict, 'fail');
     assert.equal(summary.slo.counted_runs, 2);
     assert.equal(summary.slo.good_run_count, 1);
@@ -534,44 +471,43 @@ forEachEngine((engine) => {
     assert.deepEqual(summary.slo.thresholds.map((result) => [result.threshold.metric, result.met_runs, result.met]), [['ttfa_ms', 1, false]]);
     assert.equal(summary.slo.runs, undefined, 'no per-run list in the message');
     assert.equal(await badge.getAttribute('data-verdict'), 'fail');
-    const marks = await widget.getByTestId('run-slo').evaluateAll((elements) => elements.map((element) => element.dataset.met));
+    const marks = await widget.byTestId('run-slo').evaluateAll((elements) => elements.map((element) => element.dataset.met));
     assert.deepEqual(marks, ['true', 'false']);
-    const goodput = widget.getByTestId('slo-goodput');
+    const goodput = widget.byTestId('slo-goodput');
     assert.equal(await goodput.getAttribute('data-good-runs'), '1');
     assert.equal(await goodput.getAttribute('data-fraction'), '0.5');
     assert.match(await goodput.textContent(), /good runs 1 of 2 · goodput 50 %/);
     // The stored records agree with the marks: the first under, the second over 1,000 ms.
-    const records = await widget.getByTestId('app').evaluate(() => JSON.parse(localStorage.getItem('ttft-meter.runs.v1')).runs);
+    const records = await widget.storedRuns();
     assert.ok(records[0].metrics.ttfa_ms <= 1000 && records[1].metrics.ttfa_ms > 1000, records.map((record) => record.metrics.ttfa_ms).join(', '));
 
     // A goodput target of 50 % passes; a bad text is refused with the reason.
-    await widget.getByTestId('slo-input').fill('ttfa_ms<=1000, goodput>=50%');
-    await widget.getByTestId('slo-apply').click();
-    await page.frameLocator('#widget').locator('[data-testid=slo-badge][data-verdict=pass]').waitFor();
-    await widget.getByTestId('slo-input').fill('tffa_ms<=1000');
-    await widget.getByTestId('slo-apply').click();
-    assert.match(await widget.getByTestId('slo-error').textContent(), /`tffa_ms` is not a metric/);
+    await widget.byTestId('slo-input').fill('ttfa_ms<=1000, goodput>=50%');
+    await widget.byTestId('slo-apply').click();
+    await widget.locator('[data-testid=slo-badge][data-verdict=pass]').waitFor();
+    await widget.byTestId('slo-input').fill('tffa_ms<=1000');
+    await widget.byTestId('slo-apply').click();
+    assert.match(await widget.byTestId('slo-error').textContent(), /`tffa_ms` is not a metric/);
     assert.equal(await badge.getAttribute('data-verdict'), 'pass', 'a refused text leaves the SLOs as they were');
-    await page.close();
+    await host.close();
   });
 
   test('share link: Copy link, open it in a fresh page, the same values read-only, the stored history untouched', async () => {
-    const { page } = await freshWidget('lab/?lang=en&model=sim-fast%40prefill_ms%3D80', { clipboard: true });
-    await page.getByTestId('api-key').fill(TYPED_KEY);
-    await page.getByTestId('run-count').fill('3');
-    await page.getByTestId('send').click();
-    await waitForRuns(page, 3);
-    await page.getByTestId('copy-link').click();
-    await page.getByTestId('share-link-message').filter({ hasText: 'holds all 3 runs' }).waitFor();
-    const link = await page.getByTestId('share-link').inputValue();
+    const lab = await LabPage.open(browser, sim.url, '?lang=en&model=sim-fast%40prefill_ms%3D80', { clipboard: true });
+    await lab.fill({ apiKey: TYPED_KEY, runs: 3 });
+    await lab.send();
+    await lab.waitForRuns(3);
+    await lab.byTestId('copy-link').click();
+    await lab.byTestId('share-link-message').filter({ hasText: 'holds all 3 runs' }).waitFor();
+    const link = await lab.byTestId('share-link').inputValue();
     // Made in the lab, the link opens the lab (a root link is sent there too, below).
     assert.ok(link.startsWith(`${sim.url}/lab/#share=v1.`), link);
     assert.ok(link.length - link.indexOf('#') - 1 <= 16 * 1024, 'at most 16 KiB of fragment');
     for (const piece of [...KEY_PIECES, 'Why%20is', 'sky']) {
       assert.ok(!link.includes(piece), `the link must not contain ${piece}`);
     }
-    const records = await storedRuns(page);
-    const storedBefore = await page.evaluate(() => localStorage.getItem('ttft-meter.runs.v1'));
+    const records = await lab.storedRuns();
+    const storedBefore = await lab.storedHistoryText();
 
     // A fresh browser profile opens the link: the shared view, no Send needed, no history.
     const other = await browser.newPage();
@@ -582,7 +518,7 @@ forEachEngine((engine) => {
     assert.equal(await other.getByTestId('send').count(), 0, 'read-only: no Send');
     const assertTenths = (shown, values, what) => {
       assert.equal(shown.length, values.length, what);
-      shown.forEach((text, index) => assert.ok(isShownTenth(text, values[index]), `${what}: ${text} shows ${values[index]}`));
+      shown.forEach((text, index) => assertShownTenth(text, values[index], what));
     };
     const shownTtfa = await other.locator('[data-testid=shared-run] td[data-metric=ttfa_ms]').allTextContents();
     assertTenths(shownTtfa, records.map((record) => record.metrics.ttfa_ms), 'ttfa_ms');
@@ -594,24 +530,22 @@ forEachEngine((engine) => {
     assertTenths([row[3], row[4]], [Math.min(...ttfas), Math.max(...ttfas)], 'summary min and max');
     assert.equal(row[6], '3');
     await other.locator('[data-testid=chart-distribution]').waitFor();
-    assert.equal(await other.evaluate(() => localStorage.getItem('ttft-meter.runs.v1')), null, 'the shared runs are not stored');
+    assert.equal(await new WidgetPage(other).storedHistoryText(), null, 'the shared runs are not stored');
     assert.ok(!(await other.evaluate(() => document.body.innerText)).includes('Why is the sky'), 'no prompt unless chosen');
     await other.close();
 
     // The same tab opening the link: its own stored history is left exactly as it was.
-    await page.goto(link);
-    await page.getByTestId('shared-view').waitFor({ timeout: 20_000 });
-    assert.equal(await page.evaluate(() => localStorage.getItem('ttft-meter.runs.v1')), storedBefore);
-    await page.getByTestId('shared-close').click();
-    await page.getByTestId('send').waitFor();
-    assert.equal(await page.getByTestId('run-row').count(), 3, 'back to the meter with its own history');
-    assert.equal(await page.evaluate(() => location.hash), '');
+    await lab.page.goto(link);
+    await lab.byTestId('shared-view').waitFor({ timeout: 20_000 });
+    assert.equal(await lab.storedHistoryText(), storedBefore);
+    await lab.byTestId('shared-close').click();
+    await lab.waitUntilReady();
+    assert.equal(await lab.runRows.count(), 3, 'back to the meter with its own history');
+    assert.equal(await lab.evaluate(() => location.hash), '');
 
     // With the prompt chosen, the link carries it.
-    await page.getByTestId('share-prompt').check();
-    await page.getByTestId('copy-link').click();
-    await page.waitForFunction(() => document.querySelector('[data-testid=share-link]')?.value.length > 0);
-    const withPrompt = await page.getByTestId('share-link').inputValue();
+    await lab.byTestId('share-prompt').check();
+    const withPrompt = await lab.copyShareLink();
     const third = await browser.newPage();
     await third.goto(withPrompt);
     assert.match(await third.getByTestId('shared-prompt').textContent(), /Why is the sky blue/);
@@ -622,16 +556,17 @@ forEachEngine((engine) => {
     await third.getByTestId('send').waitFor();
     assert.deepEqual(await third.pageErrors(), []);
     await third.close();
-    await page.close();
+    await lab.close();
   });
 
   for (const kind of ['plain', 'isolated']) {
     test(`embedded in a ${kind} host page on another origin: the widget loads, runs, and every message is checked${kind === 'isolated' ? '; the frame is cross-origin isolated' : ''}`, async () => {
-      const { page, widget } = await hostedWidget(`${kind}.html`, new URLSearchParams({ model: 'sim-fast@prefill_ms=150', lang: 'en' }).toString());
-      assert.equal(await page.evaluate(() => window.crossOriginIsolated), kind === 'isolated', 'the host page itself');
-      await widget.getByTestId('send').click();
-      await page.waitForFunction(() => window.ttftMessages.some((message) => message.data.type === 'ttft-meter.summary'), null, { timeout: 30_000 });
-      const messages = await page.evaluate(() => window.ttftMessages);
+      const host = await hostedWidget(`${kind}.html`, new URLSearchParams({ model: 'sim-fast@prefill_ms=150', lang: 'en' }));
+      const { widget } = host;
+      assert.equal(await host.page.evaluate(() => window.crossOriginIsolated), kind === 'isolated', 'the host page itself');
+      await widget.send();
+      await host.waitForMessages('ttft-meter.summary');
+      const messages = await host.messages();
       assert.deepEqual(messages.map((message) => message.data.type), ['ttft-meter.ready', 'ttft-meter.run', 'ttft-meter.summary']);
       for (const message of messages) {
         assert.equal(message.origin, sim.url);
@@ -639,10 +574,10 @@ forEachEngine((engine) => {
       }
       const { run } = messages[1].data;
       assert.equal(run.outcome, 'completed');
-      assertTtfaOnTime(run.metrics.ttfa_ms, (await frameRecords(widget)).find((record) => record.run_index === run.run_index), 150, SLACK_MS);
-      const frameIsolated = await widget.getByTestId('app').evaluate(() => window.crossOriginIsolated);
-      const stepMs = Number(await widget.getByTestId('timer-resolution').getAttribute('data-step-ms'));
-      const paint = await widget.getByTestId('app').evaluate(() => JSON.parse(localStorage.getItem('ttft-meter.runs.v1')).runs[0].instants.answer_painted?.method ?? null);
+      assertOnTime(run.metrics.ttfa_ms, 150, LATE_MS.freshContext, { record: await widget.storedRun(run.run_index) });
+      const frameIsolated = await widget.evaluate(() => window.crossOriginIsolated);
+      const stepMs = Number(await widget.byTestId('timer-resolution').getAttribute('data-step-ms'));
+      const paint = (await widget.storedRuns())[0].instants.answer_painted?.method ?? null;
       if (kind === 'isolated') {
         // allow="cross-origin-isolated" passes isolation on to the frame where the engine
         // implements that permission (Chromium); its timer then has 5 µs steps.
@@ -652,14 +587,14 @@ forEachEngine((engine) => {
           webkit: { isolated: true, stepMs: 0.02, paint: 'raf_message_channel' },
         });
         assert.equal(frameIsolated, expected.isolated, 'the frame is cross-origin isolated');
-        assert.ok(stepMs <= expected.stepMs + 1e-9, `timer step ${stepMs} ms`);
+        assert.ok(stepMs <= expected.stepMs + FLOAT_EPSILON, `timer step ${stepMs} ms`);
         assert.equal(paint, expected.paint, 'paint method');
       } else {
         assert.equal(frameIsolated, false, 'a frame of a plain host is not isolated');
         assert.equal(paint, perEngine(engine, { chromium: 'presentation_time', default: 'raf_message_channel' }), 'paint method');
       }
-      assert.deepEqual(await page.pageErrors(), []);
-      await page.close();
+      assert.deepEqual(await host.page.pageErrors(), []);
+      await host.close();
     });
   }
 
@@ -668,21 +603,20 @@ forEachEngine((engine) => {
     try {
       for (const viewport of [{ width: 360, height: 900 }, { width: 1280, height: 900 }]) {
         const query = new URLSearchParams({ probe: '2', model: 'sim-fast@prefill_ms=60', slo: 'ttfa_ms<=800,perceived_ttfa_ms:p95<=1.5s', otlp_endpoint: receiver.url, lang: 'en' });
-        const page = await browser.newPage({ viewport });
-        await page.goto(`${sim.url}/?${query}`);
-        await page.locator('[data-testid=probe-notice][data-state=done]').waitFor({ timeout: 60_000 });
-        await page.locator('[data-testid=otlp-status][data-state=ok]').waitFor({ timeout: 30_000 });
-        await page.getByTestId('slo-badge').waitFor();
+        // Probe mode starts on load: the page is opened without waiting for it.
+        const widget = new WidgetPage(await browser.newPage({ viewport }));
+        await widget.page.goto(`${sim.url}/?${query}`);
+        await widget.locator('[data-testid=probe-notice][data-state=done]').waitFor({ timeout: 60_000 });
+        await widget.locator('[data-testid=otlp-status][data-state=ok]').waitFor({ timeout: 30_000 });
+        await widget.byTestId('slo-badge').waitFor();
         for (const lang of ['en', 'zh']) {
-          await page.getByTestId(`lang-${lang}`).click();
-          const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+          await widget.byTestId(`lang-${lang}`).click();
+          const scrollWidth = await widget.evaluate(() => document.documentElement.scrollWidth);
           assert.ok(scrollWidth <= viewport.width, `${lang} ${viewport.width}: scrollWidth ${scrollWidth}`);
-          await page.screenshot({ path: path.join(OUT, `fleet-${viewport.width}-${lang}-${engine}.png`), fullPage: true });
+          await widget.page.screenshot({ path: outPath(`fleet-${viewport.width}-${lang}-${engine}.png`), fullPage: true });
         }
-        await page.getByTestId('lang-en').click();
-        await page.getByTestId('copy-link').click();
-        await page.waitForFunction(() => document.querySelector('[data-testid=share-link]')?.value.length > 0);
-        const link = await page.getByTestId('share-link').inputValue();
+        await widget.byTestId('lang-en').click();
+        const link = await widget.copyShareLink();
         const shared = await browser.newPage({ viewport });
         await shared.goto(link);
         await shared.getByTestId('shared-view').waitFor({ timeout: 20_000 });
@@ -690,10 +624,10 @@ forEachEngine((engine) => {
           await shared.getByTestId(`lang-${lang}`).click();
           const scrollWidth = await shared.evaluate(() => document.documentElement.scrollWidth);
           assert.ok(scrollWidth <= viewport.width, `shared ${lang} ${viewport.width}: scrollWidth ${scrollWidth}`);
-          await shared.screenshot({ path: path.join(OUT, `fleet-shared-${viewport.width}-${lang}-${engine}.png`), fullPage: true });
+          await shared.screenshot({ path: outPath(`fleet-shared-${viewport.width}-${lang}-${engine}.png`), fullPage: true });
         }
         await shared.close();
-        await page.close();
+        await widget.close();
       }
     } finally {
       await receiver.stop();

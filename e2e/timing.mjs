@@ -89,11 +89,11 @@ export function assertMeasured(measuredMs, scriptedMs, what = 'ttfa_ms') {
 }
 
 /**
- * How far the middle of a series may be from the script, in ms: a median of three or five
- * runs (and a single error beyond a recorded bound) is taken on time up to the scheduling of
- * one quiet moment of the machine.
+ * The scheduling of one quiet moment of the machine, in ms: how late the median of a series
+ * of three or five runs may be, and how far one run's error may exceed the main-thread bound
+ * it recorded.
  */
-export const MEDIAN_LATE_MS = 30;
+export const SCHEDULING_MS = 30;
 
 /** The middle value of `values` (the lower middle for an even count). */
 export function median(values) {
@@ -101,12 +101,12 @@ export function median(values) {
   return sorted[Math.floor((sorted.length - 1) / 2)];
 }
 
-/** Asserts that the median of `values` is in [scriptedMs, scriptedMs + MEDIAN_LATE_MS]. */
+/** Asserts that the median of `values` is in [scriptedMs, scriptedMs + SCHEDULING_MS]. */
 export function assertMedianOnTime(values, scriptedMs, what) {
   const middle = median(values);
   assert.ok(
-    middle >= scriptedMs && middle <= scriptedMs + MEDIAN_LATE_MS,
-    `median ${what} ${middle} (of ${values.join(', ')}) in [${scriptedMs}, ${scriptedMs + MEDIAN_LATE_MS}]`,
+    middle >= scriptedMs && middle <= scriptedMs + SCHEDULING_MS,
+    `median ${what} ${middle} (of ${values.join(', ')}) in [${scriptedMs}, ${scriptedMs + SCHEDULING_MS}]`,
   );
 }
 
@@ -114,12 +114,12 @@ export function assertMedianOnTime(values, scriptedMs, what) {
  * A series of warm runs (after the widget's warm-up run, so no run pays a new connection):
  * no run is early (a wrong start fails in any run); every run is within `everyRunLateMs` (a
  * prefill more: no run misses the script by a whole request); the median is within
- * {@link MEDIAN_LATE_MS}; the second worst within `secondWorstLateMs`. The order statistics
+ * {@link SCHEDULING_MS}; the second worst within `secondWorstLateMs`. The order statistics
  * tell the meter's error, which moves every run, from one scheduling stall of the machine,
  * which moves one: one run alone reads about 40 ms late in Firefox on this machine when
  * builds share it.
  */
-export const WARM_SERIES = { everyRunLateMs: 250, medianLateMs: MEDIAN_LATE_MS, secondWorstLateMs: 60 };
+export const WARM_SERIES = { everyRunLateMs: 250, medianLateMs: SCHEDULING_MS, secondWorstLateMs: 60 };
 
 /** Asserts {@link WARM_SERIES} for `values` (five or more runs) against `scriptedMs`. */
 export function assertWarmSeries(values, scriptedMs, what) {
@@ -141,7 +141,7 @@ export function assertWarmSeries(values, scriptedMs, what) {
  * A run whose page is blocked by a busy loop while its first token arrives: a stamp taken on
  * the main thread would read the loop's end; the worker's reads the script. Every run must
  * be short of the loop's end by this margin (ms), so that no main-thread stamp passes, and
- * the median on time ({@link MEDIAN_LATE_MS}).
+ * the median on time ({@link SCHEDULING_MS}).
  */
 export const BLOCK_END_MARGIN_MS = 50;
 

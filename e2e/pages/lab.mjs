@@ -32,13 +32,6 @@ export class LabPage extends WidgetPage {
     await this.byTestId('import-json').setInputFiles(file);
   }
 
-  /** Copy link: resolves to the share link once the page has made it. */
-  async copyShareLink() {
-    await this.byTestId('copy-link').click();
-    await this.root.waitForFunction(() => document.querySelector('[data-testid=share-link]')?.value.length > 0);
-    return this.byTestId('share-link').inputValue();
-  }
-
   // Experiments.
 
   /**

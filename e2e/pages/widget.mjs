@@ -29,13 +29,14 @@ export class WidgetPage {
   }
 
   /**
-   * Opens the widget at `origin` (+ `query`: '?…' of URL configuration) in a fresh browser
-   * context (its own storage: history saved by another test cannot leak in) and waits until
-   * it is ready ({@link WidgetPage#waitUntilReady}). `options` go to `browser.newPage`
-   * (viewport, clipboard, observeRequests).
+   * Opens the app under `base` (an origin, or an origin and the sub-path a host serves the
+   * build under, without the last slash), with `query` ('?…': URL configuration), in a fresh
+   * browser context (its own storage: history saved by another test cannot leak in), and
+   * waits until it is ready ({@link WidgetPage#waitUntilReady}). `options` go to
+   * `browser.newPage` (viewport, clipboard, observeRequests).
    */
-  static async open(browser, origin, query = '', options = {}) {
-    return this.openAt(await browser.newPage(options), `${origin}/${this.PATH}${query}`);
+  static async open(browser, base, query = '', options = {}) {
+    return this.openAt(await browser.newPage(options), `${base}/${this.PATH}${query}`);
   }
 
   /** Navigates `page` (an open page, whose storage is kept) to `url` and waits until the app is ready. */
@@ -204,11 +205,23 @@ export class WidgetPage {
     return this.diagnosis.getAttribute('data-cause');
   }
 
+  /** Copy link: resolves to the share link (the runs in its fragment) once the page has made it. */
+  async copyShareLink() {
+    await this.byTestId('copy-link').click();
+    await this.root.waitForFunction(() => document.querySelector('[data-testid=share-link]')?.value.length > 0);
+    return this.byTestId('share-link').inputValue();
+  }
+
   // What the page keeps.
 
   /** The stored history document (localStorage), parsed, or null when there is none. */
   async storedHistory() {
     return this.evaluate((slot) => JSON.parse(localStorage.getItem(slot) ?? 'null'), RUNS_SLOT);
+  }
+
+  /** The stored history as the page wrote it (text), or null when there is none. */
+  async storedHistoryText() {
+    return this.evaluate((slot) => localStorage.getItem(slot), RUNS_SLOT);
   }
 
   /** The stored run records, oldest first ([] when none are stored). */

@@ -2,7 +2,7 @@
 //! details (waterfall, network breakdown, diagnosis).
 
 use leptos::prelude::*;
-use ttft_core::diagnosis::NetworkFailure;
+use ttft_core::failure::NetworkFailure;
 use ttft_core::metric::{Column, METRICS};
 use ttft_core::record::{cohort_summary, Cohort, RunRecord};
 use ttft_core::stats::Summary;

@@ -8,7 +8,7 @@
 
 use crate::lang::Lang;
 use crate::protocol::ProtocolChoice;
-use crate::secret::is_secret_param;
+use crate::request::secret::is_secret_param;
 
 /// The longest value kept from a URL parameter, in characters (a prompt in a link).
 pub const MAX_PARAM_CHARS: usize = 8_192;

@@ -9,10 +9,12 @@
 //! `performance.now()` clock); nothing here reads a clock. See docs/DESIGN.md.
 #![warn(missing_docs)]
 
+pub mod availability;
 pub mod blocks;
 pub mod config;
 pub mod diagnosis;
 pub mod export;
+pub mod failure;
 pub mod history;
 pub mod itl;
 pub mod key_binding;
@@ -25,7 +27,6 @@ pub mod protocol;
 pub mod record;
 pub mod request;
 pub mod scrub;
-pub mod secret;
 pub mod stats;
 pub mod timeline;
 pub mod trace_context;

@@ -27,11 +27,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use crate::diagnosis::{Cause, Diagnosis};
-use crate::record::{DiagnosisText, ExperimentTag, RunRecord, RunSettings};
-use crate::request::RequestDescription;
-use crate::timeline::RunOutcome;
-use ttft_stream::dialect::{StreamError, Usage};
+use ttft_stream::dialect::StreamError;
 
 /// The width of a window of the key: any substring of the key this long or longer is
 /// replaced wherever it appears.
@@ -354,136 +350,6 @@ impl KeyScrubber {
         self.scrub_in_place(message);
         self.scrub_json(raw);
     }
-
-    /// Scrubs every string of a run record. The destructuring is exhaustive on purpose: a
-    /// new field does not compile until it is scrubbed here (or said to hold no text).
-    pub fn scrub_record(&self, record: &mut RunRecord) {
-        let RunRecord {
-            run_index: _,
-            started_at,
-            settings,
-            transport: _,
-            cold: _,
-            warm_up: _,
-            metrics: _,
-            instants: _,
-            usage,
-            network: _,
-            outcome,
-            diagnosis_cause,
-            diagnosis,
-            experiment,
-            arrival_delay_bound_ms: _,
-            arrivals_wait_for_main_thread: _,
-        } = record;
-        self.scrub_in_place(started_at);
-        self.scrub_settings(settings);
-        if let Some(Usage { raw, .. }) = usage {
-            self.scrub_json(raw);
-        }
-        self.scrub_outcome(outcome);
-        if let Some(cause) = diagnosis_cause {
-            self.scrub_in_place(cause);
-        }
-        if let Some(diagnosis) = diagnosis {
-            self.scrub_diagnosis_text(diagnosis);
-        }
-        if let Some(ExperimentTag {
-            kind,
-            session: _,
-            arm,
-        }) = experiment
-        {
-            self.scrub_in_place(kind);
-            self.scrub_in_place(arm);
-        }
-    }
-
-    fn scrub_settings(&self, settings: &mut RunSettings) {
-        let RunSettings {
-            protocol: _,
-            endpoint_url,
-            model,
-            dialect: _,
-            max_tokens: _,
-            ttft_only: _,
-            reasoning: _,
-            request,
-        } = settings;
-        self.scrub_in_place(endpoint_url);
-        self.scrub_in_place(model);
-        if let Some(RequestDescription {
-            protocol: _,
-            method,
-            url,
-            headers,
-            body,
-            auth_style: _,
-            key_sent: _,
-        }) = request
-        {
-            self.scrub_in_place(method);
-            self.scrub_in_place(url);
-            for (name, value) in headers.iter_mut() {
-                self.scrub_in_place(name);
-                self.scrub_in_place(value);
-            }
-            self.scrub_json(body);
-        }
-    }
-
-    fn scrub_outcome(&self, outcome: &mut RunOutcome) {
-        match outcome {
-            RunOutcome::StreamError { error } => self.scrub_stream_error(error),
-            RunOutcome::MalformedChunk { detail, at_ms: _ } => self.scrub_in_place(detail),
-            RunOutcome::Streaming
-            | RunOutcome::Completed
-            | RunOutcome::StoppedAfterFirstAnswer
-            | RunOutcome::HttpError { .. }
-            | RunOutcome::NetworkFailure { .. }
-            | RunOutcome::EmptyStream
-            | RunOutcome::NotSent
-            | RunOutcome::EndedWithoutTerminal => {}
-        }
-    }
-
-    /// Scrubs a diagnosis: the provider's quoted words and the texts inside its cause.
-    /// A recorded diagnosis: its texts in both languages (they may quote a content type
-    /// or a parser detail) and the provider's message.
-    pub fn scrub_diagnosis_text(&self, diagnosis: &mut DiagnosisText) {
-        let DiagnosisText {
-            message,
-            fix,
-            http_status: _,
-            provider_message,
-        } = diagnosis;
-        for text in [&mut message.en, &mut message.zh, &mut fix.en, &mut fix.zh] {
-            self.scrub_in_place(text);
-        }
-        if let Some(message) = provider_message {
-            self.scrub_in_place(message);
-        }
-    }
-
-    /// A diagnosis before it becomes text.
-    pub fn scrub_diagnosis(&self, diagnosis: &mut Diagnosis) {
-        let Diagnosis {
-            cause,
-            http_status: _,
-            provider_message,
-        } = diagnosis;
-        if let Some(message) = provider_message {
-            self.scrub_in_place(message);
-        }
-        match cause {
-            Cause::MidStreamError {
-                error_kind: Some(kind),
-            } => self.scrub_in_place(kind),
-            Cause::NotAnEventStream { content_type } => self.scrub_in_place(content_type),
-            Cause::MalformedChunk { detail } => self.scrub_in_place(detail),
-            _ => {}
-        }
-    }
 }
 
 /// `text` with each range replaced by `replacement`. Ranges start and end next to ASCII
@@ -498,6 +364,41 @@ fn replace_ranges(text: &str, ranges: &[(usize, usize)], replacement: &str) -> S
     }
     out.push_str(text.get(at..).unwrap_or_default());
     out
+}
+
+/// Whether a word looks like a credential (`sk-…`, or 32+ key characters mixing letters
+/// and digits).
+fn looks_like_key(word: &str) -> bool {
+    let core = word.trim_matches(|c: char| !c.is_ascii_alphanumeric() && c != '*');
+    let lower = core.to_ascii_lowercase();
+    lower.starts_with("sk-")
+        || lower.starts_with("sk_")
+        || (core.len() >= 32
+            && core.chars().any(|c| c.is_ascii_digit())
+            && core.chars().any(|c| c.is_ascii_alphabetic())
+            && core
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '*')))
+}
+
+/// The word, or `[redacted]` in place of a key-like core (surrounding punctuation kept).
+///
+/// Shape, not value: for a provider's words quoted in a diagnosis before the run's
+/// [`KeyScrubber`] sees them (it removes the key itself, by value, from the diagnosis too),
+/// so that another credential the provider quotes (`sk-…`, a long mixed token) is not shown
+/// either.
+pub fn redact_key_shaped_word(word: &str) -> String {
+    if !looks_like_key(word) {
+        return word.to_owned();
+    }
+    let is_edge = |c: char| !c.is_ascii_alphanumeric() && c != '*';
+    let core_start = word.len() - word.trim_start_matches(is_edge).len();
+    let core_end = word.trim_end_matches(is_edge).len();
+    format!(
+        "{}[redacted]{}",
+        &word[..core_start],
+        &word[core_end.max(core_start)..]
+    )
 }
 
 #[cfg(test)]

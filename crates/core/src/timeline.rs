@@ -25,7 +25,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::diagnosis::{NetworkFailure, StreamFailure};
+use crate::failure::{NetworkFailure, StreamFailure};
 use crate::itl::ItlGaps;
 use crate::stats::{StatsError, Summary};
 use ttft_stream::dialect::{DecodedEvent, StreamError, Usage};

@@ -19,20 +19,10 @@ use serde_json::json;
 
 use crate::diagnosis::{Cause, Diagnosis};
 use crate::record::{DiagnosisText, RunRecord};
-use crate::request::PreparedRequest;
-
-/// The header's name (lowercase, as sent).
-pub const TRACEPARENT: &str = "traceparent";
+use crate::request::{has_traceparent, PreparedRequest, TRACEPARENT};
 
 /// The `diagnosis_cause` of a run that failed before any answer.
 const CONNECTION_FAILED: &str = "connection_failed";
-
-/// Whether a request carries `traceparent`.
-pub fn has_traceparent(headers: &[(String, String)]) -> bool {
-    headers
-        .iter()
-        .any(|(name, _)| name.eq_ignore_ascii_case(TRACEPARENT))
-}
 
 /// Whether a finished run should be checked: it sent `traceparent` and failed before any
 /// HTTP answer could be read.

@@ -1,9 +1,9 @@
 //! One case per cause, checked in English and Chinese.
 
 use ttft_core::diagnosis::{
-    diagnose, parse_retry_after, Cause, Diagnosis, FailureContext, NetworkFailure, NetworkHint,
-    StreamFailure, MAX_QUOTED_CHARS,
+    diagnose, parse_retry_after, Cause, Diagnosis, FailureContext, NetworkHint, MAX_QUOTED_CHARS,
 };
+use ttft_core::failure::{NetworkFailure, StreamFailure};
 use ttft_core::lang::Lang;
 use ttft_core::protocol::AuthStyle;
 use ttft_core::protocol::Protocol;

@@ -314,7 +314,8 @@ fn fixture_numbers_are_what_the_tests_assume() {
 
 #[test]
 fn outcome_and_cause_codes_are_the_serialized_kinds() {
-    use ttft_core::diagnosis::{Cause, NetworkFailure};
+    use ttft_core::diagnosis::Cause;
+    use ttft_core::failure::NetworkFailure;
     use ttft_core::protocol::AuthStyle;
     use ttft_stream::dialect::StreamError;
 

@@ -7,10 +7,10 @@ mod fixture;
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
-use ttft_core::diagnosis::NetworkFailure;
 use ttft_core::export::{
     csv_columns, runs_csv, summary_text, CsvHeader, Environment, ExperimentResult, ExportDocument,
 };
+use ttft_core::failure::NetworkFailure;
 use ttft_core::itl::ItlGaps;
 use ttft_core::lang::Lang;
 use ttft_core::protocol::AuthStyle;

@@ -4,8 +4,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use proptest::prelude::*;
-use ttft_core::diagnosis::{Cause, NetworkFailure};
+use ttft_core::diagnosis::Cause;
 use ttft_core::export::{Environment, ExportDocument, ImportError};
+use ttft_core::failure::NetworkFailure;
 use ttft_core::history::{self, HistoryNotice};
 use ttft_core::lang::Lang;
 use ttft_core::measure::{

@@ -1,6 +1,6 @@
 //! Run timeline metrics against hand-computed values.
 
-use ttft_core::diagnosis::{NetworkFailure, StreamFailure};
+use ttft_core::failure::{NetworkFailure, StreamFailure};
 use ttft_core::timeline::{
     ConnectionKind, NetworkBreakdown, PaintMethod, PaintTarget, PerceivedAnchor, ResourceTiming,
     RunOutcome, RunTimeline, RunsSummary, TokenCountSource,

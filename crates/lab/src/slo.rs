@@ -45,7 +45,7 @@ use std::fmt;
 
 use serde::{Serialize, Serializer};
 
-use ttft_core::diagnosis::NetworkFailure;
+use ttft_core::failure::NetworkFailure;
 use ttft_core::lang::Lang;
 use ttft_core::metric::{self, Metric, Unit};
 use ttft_core::record::RunRecord;

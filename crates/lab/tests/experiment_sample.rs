@@ -2,7 +2,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use ttft_core::diagnosis::NetworkFailure;
+use ttft_core::failure::NetworkFailure;
 use ttft_core::timeline::{NetworkBreakdown, ResourceTiming, RunTimeline};
 use ttft_lab::experiment::RunSample;
 use ttft_stream::dialect::{DecodedEvent, Usage};

@@ -2,7 +2,7 @@
 //! good request fraction) and the verdict, checked against hand computations.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use ttft_core::diagnosis::NetworkFailure;
+use ttft_core::failure::NetworkFailure;
 use ttft_core::protocol::Protocol;
 use ttft_core::record::{RunRecord, RunSettings, Transport};
 use ttft_core::timeline::{PaintMethod, PaintTarget, RunTimeline};

@@ -3,7 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use ttft_core::diagnosis::{diagnose, FailureContext, NetworkFailure, MAX_QUOTED_CHARS};
+use ttft_core::diagnosis::{diagnose, FailureContext, MAX_QUOTED_CHARS};
+use ttft_core::failure::NetworkFailure;
 use ttft_core::lang::Lang;
 use ttft_core::protocol::Protocol;
 

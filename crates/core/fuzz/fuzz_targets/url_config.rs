@@ -4,7 +4,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use ttft_core::config::{UrlConfig, MAX_PARAM_CHARS};
-use ttft_core::secret::is_secret_param;
+use ttft_core::request::secret::is_secret_param;
 
 fuzz_target!(|data: &[u8]| {
     let query = String::from_utf8_lossy(data);

@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::record::{RunRecord, Transport};
-use crate::secret::{is_secret_header, mask_secret_value, redact_url};
+use crate::request::secret::{is_secret_header, mask_secret_value, redact_url};
 
 mod csv;
 mod import;

@@ -36,11 +36,10 @@
 //! assert!(record.is_ok());
 //! ```
 
-mod availability;
 mod plan;
 mod shown;
 
-pub use availability::{
+pub use crate::availability::{
     BrowserEngine, MainThreadMonitor, ARRIVAL_DELAY_THRESHOLD_MS, HEARTBEAT_INTERVAL_MS,
 };
 pub use plan::{
@@ -49,7 +48,8 @@ pub use plan::{
 };
 pub use shown::{cut_note, ShownText, MAX_SHOWN_TEXT_BYTES};
 
-use crate::diagnosis::{diagnose, FailureContext, NetworkFailure};
+use crate::diagnosis::{diagnose, FailureContext};
+use crate::failure::NetworkFailure;
 use crate::record::{DiagnosisText, RunRecord, Transport};
 use crate::request::RequestDescription;
 use crate::scrub::{KeyScrubber, StreamScrub};

@@ -5,11 +5,11 @@
 use crate::lang::Lang;
 use crate::protocol::ProtocolChoice;
 use crate::record::{ExperimentTag, RunSettings};
+use crate::request::TRACEPARENT;
 use crate::request::{
     normalize_base_url, prepare_request, ApiKey, BodyError, Endpoint, Header, KeyError,
     PreparedRequest, PromptSpec, UrlError,
 };
-use crate::trace_context::TRACEPARENT;
 use ttft_stream::dialect::Dialect;
 
 /// Bounds of the run count, so a typo cannot start ten thousand requests.

@@ -3,8 +3,8 @@
 //! header is shown.
 
 use super::key::ApiKey;
+use super::secret::{is_secret_header, mask_secret_value};
 use crate::protocol::{AuthStyle, Protocol, ANTHROPIC_VERSION};
-use crate::secret::{is_secret_header, mask_secret_value};
 
 /// One HTTP header.
 #[derive(Clone, PartialEq, Eq)]
@@ -62,4 +62,14 @@ pub fn build_headers(
         ));
     }
     headers
+}
+
+/// W3C Trace Context's header name (lowercase, as sent); see `crate::trace_context`.
+pub const TRACEPARENT: &str = "traceparent";
+
+/// Whether a request carries `traceparent`.
+pub fn has_traceparent(headers: &[(String, String)]) -> bool {
+    headers
+        .iter()
+        .any(|(name, _)| name.eq_ignore_ascii_case(TRACEPARENT))
 }

@@ -49,6 +49,7 @@ mod body;
 mod headers;
 mod key;
 mod models;
+pub mod secret;
 mod url;
 
 pub use body::{
@@ -57,7 +58,7 @@ pub use body::{
     ANTHROPIC_MIN_THINKING_BUDGET_TOKENS,
 };
 pub(crate) use headers::masked_header_value;
-pub use headers::{build_headers, Header};
+pub use headers::{build_headers, has_traceparent, Header, TRACEPARENT};
 pub use key::{ApiKey, KeyError};
 pub use models::{
     parse_model_list, MAX_MODELS, MAX_MODELS_BODY_BYTES, MAX_MODEL_ID_CHARS, MODELS_TIMEOUT_MS,

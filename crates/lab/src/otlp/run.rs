@@ -2,7 +2,7 @@
 //! ended, and the values of every metric. Both the metrics and the traces builders read a
 //! run only through here.
 
-use ttft_core::diagnosis::NetworkFailure;
+use ttft_core::failure::NetworkFailure;
 use ttft_core::protocol::Protocol;
 use ttft_core::record::RunRecord;
 use ttft_core::timeline::{PerceivedAnchor, RunOutcome};

@@ -67,7 +67,7 @@ pub fn mask_secret_value(value: &str) -> String {
         Some(secret) => ("Bearer ", secret),
         None => ("", value),
     };
-    match crate::request::ApiKey::parse(secret) {
+    match super::key::ApiKey::parse(secret) {
         Ok(Some(key)) => format!("{prefix}{}", key.masked()),
         _ => format!("{prefix}…"),
     }

@@ -6,6 +6,8 @@
 //! Its serialized form is the `runs[]` entry of the export document
 //! (docs/export-schema.md); [`crate::export`] writes and reads it.
 
+mod scrub;
+
 use serde::{Deserialize, Serialize};
 
 use crate::diagnosis::Diagnosis;
@@ -177,14 +179,14 @@ impl RunRecord {
     }
 
     /// Whether this run's arrival times may be late by more than
-    /// [`ARRIVAL_DELAY_THRESHOLD_MS`](crate::measure::ARRIVAL_DELAY_THRESHOLD_MS): its
+    /// [`ARRIVAL_DELAY_THRESHOLD_MS`](crate::availability::ARRIVAL_DELAY_THRESHOLD_MS): its
     /// arrivals waited for the main thread and the main thread was unavailable longer than
     /// that while the run waited for its first answer token.
     pub fn arrival_delayed(&self) -> bool {
         self.arrivals_wait_for_main_thread == Some(true)
             && self
                 .arrival_delay_bound_ms
-                .is_some_and(|bound_ms| bound_ms > crate::measure::ARRIVAL_DELAY_THRESHOLD_MS)
+                .is_some_and(|bound_ms| bound_ms > crate::availability::ARRIVAL_DELAY_THRESHOLD_MS)
     }
 }
 

@@ -1,0 +1,262 @@
+//! The cause rules: which [`Cause`] a failure context means, in order (user abort, timeout,
+//! network failure, a non-2xx status, then what went wrong inside the stream).
+
+use super::cause::{Cause, Diagnosis, NetworkHint};
+use super::context::FailureContext;
+use super::provider_text::{
+    parse_error_body, read_context_overflow, sanitize_quote, ProviderError,
+};
+use super::retry_after::parse_retry_after;
+use crate::failure::{NetworkFailure, StreamFailure};
+use crate::protocol::AuthStyle;
+use crate::request::{host_without_port, is_loopback_host};
+
+/// Host (lower case, without port) and scheme (lower case) of a URL.
+fn host_and_scheme(url: &str) -> (String, String) {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    (
+        host_without_port(authority).to_ascii_lowercase(),
+        scheme.to_ascii_lowercase(),
+    )
+}
+
+/// Likely reasons for a network failure to this URL, most likely first.
+fn network_hints(context: &FailureContext) -> Vec<NetworkHint> {
+    let (host, scheme) = host_and_scheme(&context.endpoint_url);
+    let mut hints = Vec::new();
+    if context.trace_context_sent {
+        hints.push(NetworkHint::TraceContextNotAllowed);
+    }
+    let local = is_loopback_host(&host);
+    if context.page_is_https && scheme == "http" && !local {
+        hints.push(NetworkHint::MixedContent);
+    }
+    if local {
+        hints.push(NetworkHint::LocalServerNotRunning);
+        hints.push(NetworkHint::LocalServerOrigins);
+    } else {
+        match host.as_str() {
+            "api.anthropic.com" => hints.push(NetworkHint::AnthropicBrowserAccessDisabled),
+            "api.deepseek.com" => hints.push(NetworkHint::ProviderBlocksBrowserCalls),
+            "api.openai.com" => hints.push(NetworkHint::ErrorWithoutCorsHeaders),
+            _ => hints.push(NetworkHint::CorsNotAllowed),
+        }
+        hints.push(NetworkHint::ServerUnreachable);
+    }
+    hints.push(NetworkHint::ProxyOrVpn);
+    hints
+}
+
+/// Whether the error says the model is unknown.
+fn mentions_unknown_model(error: &ProviderError) -> bool {
+    let code = error.code.as_deref().unwrap_or("");
+    let kind = error.kind.as_deref().unwrap_or("");
+    let message = error.message.as_deref().unwrap_or("").to_ascii_lowercase();
+    code == "model_not_found"
+        || kind == "model_not_found"
+        || (kind == "not_found_error" && message.contains("model"))
+        || (message.contains("model")
+            && (message.contains("does not exist")
+                || message.contains("not found")
+                || message.contains("not exist")
+                || message.contains("no such model")
+                || message.contains("unknown model")
+                || message.contains("not a valid model")
+                || message.contains("invalid model")))
+}
+
+/// Diagnoses a 401 from who sent what and what the server said.
+fn diagnose_401(context: &FailureContext, error: &ProviderError, body: &str) -> Cause {
+    if !context.key_sent {
+        return Cause::KeyMissing;
+    }
+    let text = format!("{} {body}", error.message.as_deref().unwrap_or("")).to_ascii_lowercase();
+    match context.auth_style {
+        AuthStyle::Bearer if text.contains("x-api-key") => Cause::WrongAuthHeader {
+            sent: AuthStyle::Bearer,
+            expected: AuthStyle::XApiKey,
+        },
+        AuthStyle::XApiKey
+            if text.contains("bearer")
+                || text.contains("authorization header")
+                || text.contains("didn't provide an api key")
+                || text.contains("missing api key")
+                || text.contains("no api key") =>
+        {
+            Cause::WrongAuthHeader {
+                sent: AuthStyle::XApiKey,
+                expected: AuthStyle::Bearer,
+            }
+        }
+        _ => Cause::KeyRefused,
+    }
+}
+
+/// Diagnoses a non-2xx answer.
+fn diagnose_status(context: &FailureContext, status: u16) -> (Cause, ProviderError) {
+    let body = context.response_body.as_deref().unwrap_or("");
+    let error = parse_error_body(body, context.content_type.as_deref());
+    let overloaded = error.kind.as_deref() == Some("overloaded_error");
+    let refuses_browsers = format!("{} {body}", error.message.as_deref().unwrap_or(""))
+        .to_ascii_lowercase()
+        .contains("cors requests are not allowed");
+    // Read once: the refusal's words are scanned only for the statuses that can mean it.
+    let mut overflow = matches!(status, 400 | 413 | 422)
+        .then(|| context_overflow(&error, body))
+        .flatten();
+    let cause = match status {
+        401 | 403 if refuses_browsers => Cause::BrowserAccessRefused,
+        401 => diagnose_401(context, &error, body),
+        // Some Anthropic front ends answer a missing x-api-key with 400 invalid_request_error.
+        400 if context.key_sent
+            && context.auth_style == AuthStyle::Bearer
+            && body
+                .to_ascii_lowercase()
+                .contains("x-api-key header is required") =>
+        {
+            Cause::WrongAuthHeader {
+                sent: AuthStyle::Bearer,
+                expected: AuthStyle::XApiKey,
+            }
+        }
+        400 | 413 | 422 if overflow.is_some() => overflow.take().unwrap_or(Cause::BadRequest),
+        403 => Cause::Forbidden,
+        404 if mentions_unknown_model(&error) => Cause::ModelNotFound,
+        404 => Cause::WrongPath,
+        400 if mentions_unknown_model(&error) => Cause::ModelNotFound,
+        400 => Cause::BadRequest,
+        408 => Cause::RequestTimeout,
+        413 => Cause::PayloadTooLarge,
+        422 => Cause::Unprocessable,
+        // python -m http.server answers a POST with 501, nginx and most static hosts with
+        // 405: the URL is a web server, whatever the page it serves.
+        405 | 501 => Cause::NotAnApi { status },
+        429 => {
+            let words = format!(
+                "{} {} {}",
+                error.code.as_deref().unwrap_or(""),
+                error.kind.as_deref().unwrap_or(""),
+                error.message.as_deref().unwrap_or("")
+            )
+            .to_ascii_lowercase();
+            Cause::RateLimited {
+                retry_after_s: context
+                    .retry_after
+                    .as_deref()
+                    .and_then(|v| parse_retry_after(v, context.now_unix_s)),
+                quota_exhausted: words.contains("quota")
+                    || words.contains("billing")
+                    || words.contains("credit")
+                    || words.contains("balance"),
+            }
+        }
+        529 => Cause::Overloaded { status },
+        500..=599 if overloaded => Cause::Overloaded { status },
+        500..=599 => Cause::ServerError { status },
+        _ => Cause::OtherHttpStatus { status },
+    };
+    (cause, error)
+}
+
+/// A context overflow in a refusal: the provider's message, kind and code, and the raw body
+/// (llama.cpp puts the numbers in fields of their own).
+fn context_overflow(error: &ProviderError, body: &str) -> Option<Cause> {
+    let text = format!(
+        "{} {} {} {}",
+        error.code.as_deref().unwrap_or(""),
+        error.kind.as_deref().unwrap_or(""),
+        error.message.as_deref().unwrap_or(""),
+        body.get(..body.len().min(16 * 1024)).unwrap_or("")
+    );
+    read_context_overflow(&text)
+}
+
+/// Whether a content type is an event stream.
+fn is_event_stream(content_type: Option<&str>) -> bool {
+    content_type.is_some_and(|ct| ct.to_ascii_lowercase().contains("text/event-stream"))
+}
+
+/// Diagnoses a failure inside a 2xx answer.
+fn diagnose_stream(context: &FailureContext, failure: &StreamFailure) -> (Cause, Option<String>) {
+    let content_type = context.content_type.as_deref();
+    let not_a_stream = content_type.is_some() && !is_event_stream(content_type);
+    let body_quote = || {
+        let body = context.response_body.as_deref().unwrap_or("");
+        parse_error_body(body, content_type).message
+    };
+    match failure {
+        StreamFailure::MidStreamError { error } => {
+            let kind = error.kind.clone();
+            let overflow = read_context_overflow(&format!(
+                "{} {}",
+                kind.as_deref().unwrap_or(""),
+                error.message
+            ));
+            let cause = if kind.as_deref().is_some_and(|k| k.contains("overloaded")) {
+                Cause::Overloaded { status: 200 }
+            } else if let Some(overflow) = overflow {
+                overflow
+            } else {
+                Cause::MidStreamError { error_kind: kind }
+            };
+            (cause, Some(error.message.clone()))
+        }
+        StreamFailure::MalformedChunk { .. } | StreamFailure::EmptyStream if not_a_stream => (
+            Cause::NotAnEventStream {
+                content_type: content_type.unwrap_or("").to_owned(),
+            },
+            body_quote(),
+        ),
+        StreamFailure::MalformedChunk { detail } => (
+            Cause::MalformedChunk {
+                detail: detail.clone(),
+            },
+            None,
+        ),
+        StreamFailure::EmptyStream => (Cause::EmptyStream, None),
+        StreamFailure::EndedWithoutTerminal => (Cause::EndedWithoutTerminal, None),
+    }
+}
+
+/// Diagnoses what the app saw; `None` when nothing failed.
+///
+/// Order: user abort, timeout, network failure (a network error after a 2xx status is a
+/// dropped stream), then a non-2xx status, then stream-level failures.
+pub fn diagnose(context: &FailureContext) -> Option<Diagnosis> {
+    let status = context.http_status;
+    let ok_status = status.is_some_and(|s| (200..300).contains(&s));
+    let (cause, quote) = match (context.network_failure, status) {
+        (Some(NetworkFailure::Aborted), _) => (Cause::Aborted, None),
+        (Some(NetworkFailure::Redirected), _) => (Cause::Redirected, None),
+        (Some(NetworkFailure::Timeout), _) => (
+            Cause::Timeout {
+                after_ms: context.elapsed_ms,
+                headers_received: status.is_some(),
+            },
+            None,
+        ),
+        (Some(NetworkFailure::NetworkError), None) => (
+            Cause::ConnectionFailed {
+                hints: network_hints(context),
+            },
+            None,
+        ),
+        (Some(NetworkFailure::NetworkError), Some(_)) if ok_status => {
+            (Cause::EndedWithoutTerminal, None)
+        }
+        (_, Some(status)) if !ok_status => {
+            let (cause, error) = diagnose_status(context, status);
+            (cause, error.message)
+        }
+        _ => match &context.stream_failure {
+            Some(failure) => diagnose_stream(context, failure),
+            None => return None,
+        },
+    };
+    Some(Diagnosis {
+        cause,
+        http_status: status,
+        provider_message: quote.as_deref().and_then(sanitize_quote),
+    })
+}
