@@ -25,8 +25,8 @@ cargo fmt --all --check
 
 step "clippy: native crates"
 cargo clippy --quiet -p ttft-stream -p ttft-core -p ttft-lab -p ttft-sim -p ttft-tokens --all-targets -- -D warnings
-step "clippy: the app on wasm32"
-cargo clippy --quiet -p ttft-meter --target wasm32-unknown-unknown --all-targets -- -D warnings
+step "clippy: the pages on wasm32 (ttft-web, ttft-widget, ttft-lab-page)"
+cargo clippy --quiet -p ttft-web -p ttft-widget -p ttft-lab-page --target wasm32-unknown-unknown --all-targets -- -D warnings
 
 step "cargo test: the native crates (ttft-stream, ttft-core, ttft-lab, ttft-sim, ttft-tokens)"
 cargo test -p ttft-stream -p ttft-core -p ttft-lab -p ttft-sim -p ttft-tokens
@@ -34,7 +34,7 @@ cargo test -p ttft-stream -p ttft-core -p ttft-lab -p ttft-sim -p ttft-tokens
 step "OTLP bodies through the strict receiver (official protobuf definitions, CORS as the Collector)"
 "$OTLP_PYTHON" tests/otlp/receiver_test.py
 
-step "wasm-bindgen-test: the app in headless Chromium, against a live ttft-sim"
+step "wasm-bindgen-test: ttft-web in headless Chromium, against a live ttft-sim"
 cargo build --quiet -p ttft-sim
 sim_log=$(mktemp)
 target/debug/ttft-sim --port 0 >"$sim_log" &
@@ -43,14 +43,14 @@ for _ in $(seq 1 100); do grep -q 'listening on' "$sim_log" && break; sleep 0.1;
 TTFT_SIM_URL=$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$sim_log" | head -n1)
 [ -n "$TTFT_SIM_URL" ] || { echo "ttft-sim did not start" >&2; cat "$sim_log" >&2; exit 1; }
 export TTFT_SIM_URL
-cargo test -p ttft-meter --target wasm32-unknown-unknown
+cargo test -p ttft-web --target wasm32-unknown-unknown
 kill "$sim_pid"; sim_pid=""
 
 step "trunk build --release"
 trunk build --release --quiet
 # The widget (the first load) and the lab (dist/lab/, loaded when opened).
 for file in dist/widget-*_bg.wasm dist/widget-*.js dist/fetch-worker.js dist/style-*.css dist/index.html \
-  dist/lab/ttft-meter-*_bg.wasm dist/lab/ttft-meter-*.js; do
+  dist/lab/lab-*_bg.wasm dist/lab/lab-*.js; do
   printf 'shipped: %-45s %8s B raw %8s B gzip\n' "$file" "$(wc -c <"$file")" "$(gzip -9c "$file" | wc -c)"
 done
 

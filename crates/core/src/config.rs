@@ -41,6 +41,10 @@ impl Theme {
     }
 }
 
+/// The fragment (after `#`) of a share link, up to its version: `share=v1.…` (the lab's
+/// share-link codec writes and reads the rest).
+pub const SHARE_FRAGMENT_PREFIX: &str = "share=v1.";
+
 /// What the URL asked for. Every field is optional: an absent one leaves the default.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct UrlConfig {
@@ -92,6 +96,18 @@ pub struct UrlConfig {
 }
 
 impl UrlConfig {
+    /// Whether the address asks for something only the lab does: an experiment, the fleet
+    /// options (OTLP export, trace context, SLOs, probe mode), or a share link in its
+    /// `fragment` (any version of one).
+    pub fn needs_lab(&self, fragment: &str) -> bool {
+        self.experiment.is_some()
+            || self.otlp_endpoint.is_some()
+            || self.traceparent
+            || self.probe.is_some()
+            || self.slo.is_some()
+            || fragment.contains(SHARE_FRAGMENT_PREFIX.trim_end_matches("v1."))
+    }
+
     /// Reads `(name, value)` pairs. A secret parameter's value is never kept.
     pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> UrlConfig {
         let mut config = UrlConfig::default();
@@ -183,6 +199,26 @@ pub fn exact_origin(value: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lab_features_in_the_address_need_the_lab() {
+        let config = |query: &str| {
+            UrlConfig::from_pairs(query.split('&').filter_map(|pair| pair.split_once('=')))
+        };
+        assert!(!config("base_url=http://127.0.0.1:8000/v1&model=m&runs=3").needs_lab(""));
+        for query in [
+            "experiment=prompt_length",
+            "otlp_endpoint=http://127.0.0.1:4318",
+            "traceparent=1",
+            "probe=3",
+            "slo=ttfa_ms:p95<800",
+        ] {
+            assert!(config(query).needs_lab(""), "{query}");
+        }
+        assert!(UrlConfig::default().needs_lab("#share=v1.abc"));
+        assert!(UrlConfig::default().needs_lab("#share=v2.abc"));
+        assert!(!UrlConfig::default().needs_lab("#section"));
+    }
     use crate::protocol::Protocol;
 
     #[test]

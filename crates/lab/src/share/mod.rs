@@ -44,7 +44,7 @@ use ttft_core::record::RunRecord;
 use ttft_core::stats::Summary;
 
 /// The fragment's prefix (after `#`).
-pub const FRAGMENT_PREFIX: &str = "share=v1.";
+pub const FRAGMENT_PREFIX: &str = ttft_core::config::SHARE_FRAGMENT_PREFIX;
 /// Longest fragment made or read, in bytes (prefix included).
 pub const MAX_FRAGMENT_BYTES: usize = 16 * 1024;
 /// Most runs in one link.

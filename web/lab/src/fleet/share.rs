@@ -1,0 +1,328 @@
+//! Share links: "Copy link" puts the session's results in the URL fragment
+//! (`#share=v1.…`, ttft-core's [`ttft_lab::share`], at most 16 KiB), and a page opened on
+//! such a link shows them read-only, clearly marked as someone else's results, without
+//! reading or writing the stored history.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use ttft_core::lang::Lang;
+use ttft_core::stats::Summary;
+use ttft_lab::share::{
+    self, encode_fitting, ShareError, ShareFacts, SharedResults, MAX_FRAGMENT_BYTES, SHARED_METRICS,
+};
+use wasm_bindgen::JsValue;
+use wasm_bindgen_futures::JsFuture;
+
+use crate::views::charts::{DistributionView, RunsChartView};
+use ttft_web::form::FormState;
+use ttft_web::i18n::use_i18n;
+use ttft_web::session::Session;
+
+/// The shared results in this page's address, if it holds any: `None` when the fragment
+/// has no `share=` part, else what it decoded to.
+pub fn read_fragment() -> Option<Result<SharedResults, ShareError>> {
+    let hash = web_sys::window()?.location().hash().ok()?;
+    hash.contains(share::FRAGMENT_PREFIX.trim_end_matches("v1."))
+        .then(|| share::decode(&hash))
+}
+
+/// The page's address without query and fragment: a link opened by someone else must not
+/// start an embedder's probe or export from their browser.
+fn page_base_url() -> String {
+    web_sys::window()
+        .and_then(|window| {
+            let location = window.location();
+            Some(format!(
+                "{}{}",
+                location.origin().ok()?,
+                location.pathname().ok()?
+            ))
+        })
+        .unwrap_or_default()
+}
+
+/// Removes the fragment from the address (no new history entry).
+fn clear_fragment() {
+    if let Some(window) = web_sys::window() {
+        let location = window.location();
+        let url = format!(
+            "{}{}",
+            location.pathname().unwrap_or_default(),
+            location.search().unwrap_or_default()
+        );
+        if let Ok(history) = window.history() {
+            let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
+        }
+    }
+}
+
+/// "Copy link": the newest runs that fit in a link, the prompt only when chosen.
+#[component]
+pub fn CopyLink() -> impl IntoView {
+    let i18n = use_i18n();
+    let session = use_context::<Session>().unwrap_or_default();
+    let form = use_context::<FormState>();
+    let slo = use_context::<super::slo::SloState>();
+    let include_prompt = RwSignal::new(false);
+    let message = RwSignal::new(None::<(String, String)>);
+    let link = RwSignal::new(None::<String>);
+    let copy = move |_| {
+        let facts = ShareFacts {
+            tool_version: env!("CARGO_PKG_VERSION").to_owned(),
+            created_at: ttft_web::clock::iso_time(ttft_web::clock::now_ms()),
+            user_agent: web_sys::window()
+                .and_then(|window| window.navigator().user_agent().ok())
+                .unwrap_or_default(),
+            effective_type: super::otlp::effective_type(),
+            slo: slo.and_then(|slo| slo.set.get_untracked().map(|set| set.to_string())),
+            prompt: include_prompt
+                .get_untracked()
+                .then(|| form.map(|form| form.prompt.get_untracked()))
+                .flatten(),
+        };
+        let results = session
+            .runs
+            .with_untracked(|runs| SharedResults::from_records(runs, facts));
+        let total = results.runs.len();
+        let (fragment, kept) = match encode_fitting(&results, MAX_FRAGMENT_BYTES) {
+            Ok(fitted) => fitted,
+            Err(error) => {
+                link.set(None);
+                return message.set(Some((error.message(Lang::En), error.message(Lang::Zh))));
+            }
+        };
+        let url = format!("{}#{fragment}", page_base_url());
+        let bytes = fragment.len();
+        let (mut en, mut zh) = if kept < total {
+            (
+                format!("The link holds the newest {kept} of {total} runs ({bytes} bytes; a link holds at most {MAX_FRAGMENT_BYTES})."),
+                format!("链接包含最新的 {kept}/{total} 次运行（{bytes} 字节；链接最多 {MAX_FRAGMENT_BYTES} 字节）。"),
+            )
+        } else {
+            (
+                format!("The link holds all {kept} runs ({bytes} bytes)."),
+                format!("链接包含全部 {kept} 次运行（{bytes} 字节）。"),
+            )
+        };
+        link.set(Some(url.clone()));
+        spawn_local(async move {
+            let copied = match web_sys::window().map(|window| window.navigator().clipboard()) {
+                Some(clipboard) => JsFuture::from(clipboard.write_text(&url)).await.is_ok(),
+                None => false,
+            };
+            if copied {
+                en = format!("Link copied. {en}");
+                zh = format!("链接已复制。{zh}");
+            } else {
+                en = format!("The clipboard is not available here: copy the link below. {en}");
+                zh = format!("此处无法使用剪贴板：请复制下方的链接。{zh}");
+            }
+            message.set(Some((en, zh)));
+        });
+    };
+    let empty = move || session.runs.with(Vec::is_empty);
+    view! {
+        <div class="copy-link" role="group" aria-label=move || i18n.t("Share link", "分享链接")>
+            <button type="button" data-testid="copy-link" on:click=copy disabled=empty>
+                {move || i18n.t("Copy link", "复制链接")}
+            </button>
+            <label class="check">
+                <input type="checkbox" data-testid="share-prompt" prop:checked=move || include_prompt.get()
+                    on:change=move |event| include_prompt.set(event_target_checked(&event)) />
+                {move || i18n.t("Include the prompt", "附带提示词")}
+            </label>
+            <p class="meta" role="status" data-testid="share-link-message">
+                {move || message.get().map(|(en, zh)| i18n.pick(en, zh))}
+            </p>
+            {move || link.get().map(|url| view! {
+                <input class="share-link" readonly data-testid="share-link" prop:value=url
+                    aria-label=move || i18n.t("Share link", "分享链接") />
+            })}
+        </div>
+    }
+}
+
+/// A run's outcome code and cohort as the runs table words them (en, zh).
+fn run_labels(outcome: &str, cohort: Option<&str>) -> ((String, String), (String, String)) {
+    let outcome = match outcome {
+        "completed" => ("ok".to_owned(), "成功".to_owned()),
+        "stopped_after_first_answer" => {
+            ("ok (TTFT only)".to_owned(), "成功（只测首字）".to_owned())
+        }
+        other => (format!("failed: {other}"), format!("失败：{other}")),
+    };
+    let cohort = match cohort {
+        Some("cold") => ("cold".to_owned(), "冷".to_owned()),
+        Some("warm") => ("warm".to_owned(), "热".to_owned()),
+        Some(other) => (other.to_owned(), other.to_owned()),
+        None => ("—".to_owned(), "—".to_owned()),
+    };
+    (outcome, cohort)
+}
+
+fn cell(value: Option<f64>) -> String {
+    value.map_or_else(|| "—".to_owned(), |value| format!("{value:.1}"))
+}
+
+/// Someone's shared results, read-only: who measured what where, the charts, the summary
+/// and the runs. Nothing here touches the stored history.
+#[component]
+pub fn SharedView(
+    /// The decoded link.
+    results: SharedResults,
+    /// Leaves the shared view for the meter itself.
+    on_close: Callback<()>,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    let runs = results.runs.clone();
+    let series: [Vec<Option<f64>>; 3] = [
+        runs.iter().map(|run| run.ttft_ms).collect(),
+        runs.iter().map(|run| run.ttfa_ms).collect(),
+        runs.iter().map(|run| run.perceived_ttfa_ms).collect(),
+    ];
+    let ttfa = results.summary(|run| run.ttfa_ms);
+    let references = ttfa
+        .as_ref()
+        .map(|summary| vec![("p50", summary.p50), ("p95", summary.p95)])
+        .unwrap_or_default();
+    let markers = ttfa
+        .as_ref()
+        .map(|summary| {
+            vec![
+                ("p50", summary.p50),
+                ("p95", summary.p95),
+                ("p99", summary.p99),
+            ]
+        })
+        .unwrap_or_default();
+    let ttfa_values: Vec<f64> = results
+        .counted_runs()
+        .filter_map(|run| run.ttfa_ms)
+        .collect();
+    let summary_rows = SHARED_METRICS
+        .iter()
+        .filter_map(|(name, read)| Some((*name, results.summary(*read)?)))
+        .map(|(name, summary): (&str, Summary)| {
+            let cells = [
+                summary.p50,
+                summary.p95,
+                summary.p99,
+                summary.min,
+                summary.max,
+                summary.mean,
+            ];
+            view! {
+                <tr data-metric=name>
+                    <th scope="row">{name}</th>
+                    {cells.iter().map(|value| view! { <td>{format!("{value:.1}")}</td> }).collect_view()}
+                    <td>{summary.count}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    let run_rows = runs
+        .iter()
+        .map(|run| {
+            let ((outcome_en, outcome_zh), (cohort_en, cohort_zh)) =
+                run_labels(&run.outcome, run.cohort.as_deref());
+            view! {
+                <tr data-testid="shared-run" data-run=run.run_index data-outcome=run.outcome.clone()>
+                    <td>{run.run_index}</td>
+                    <td>{move || i18n.pick(cohort_en.clone(), cohort_zh.clone())}</td>
+                    <td>{move || i18n.pick(outcome_en.clone(), outcome_zh.clone())}</td>
+                    <td data-metric="ttft_ms">{cell(run.ttft_ms)}</td>
+                    <td data-metric="ttfa_ms">{cell(run.ttfa_ms)}</td>
+                    <td data-metric="perceived_ttfa_ms">{cell(run.perceived_ttfa_ms)}</td>
+                    <td data-metric="e2e_ms">{cell(run.e2e_ms)}</td>
+                    <td data-metric="itl_ms">{cell(run.itl_ms)}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    let facts = [
+        (("measured with", "测量工具"), Some(format!("TTFT Meter {}", results.tool_version))),
+        (("link made", "链接生成于"), Some(results.created_at.replace('T', " ").chars().take(19).collect::<String>() + " UTC")),
+        (("endpoint host", "接口主机"), results.host.clone()),
+        (("model", "模型"), results.model.clone()),
+        (("protocol", "协议"), results.protocol.clone()),
+        (("environment", "环境"), results.environment.clone()),
+        (("SLO", "SLO"), results.slo.clone()),
+    ]
+    .into_iter()
+    .filter_map(|((en, zh), value)| {
+        value.map(|value| view! { <li><span class="meta">{move || i18n.t(en, zh)}": "</span>{value}</li> })
+    })
+    .collect_view();
+    let prompt = results.prompt.clone().map(|prompt| {
+        view! {
+            <p class="meta">{move || i18n.t("Prompt:", "提示词：")}</p>
+            <pre class="pane" data-testid="shared-prompt">{prompt}</pre>
+        }
+    });
+    let count = runs.len();
+    view! {
+        <section class="panel shared" aria-labelledby="shared-heading" data-testid="shared-view" data-runs=count>
+            <h2 id="shared-heading">{move || i18n.t("Shared result (read-only)", "分享的结果（只读）")}</h2>
+            <p class="notice info shared-notice" data-testid="shared-notice">
+                {move || i18n.pick(
+                    format!("You are looking at results someone measured and shared by link ({count} runs). They are shown, not run again, and they are not added to your history."),
+                    format!("这是他人测量并通过链接分享的结果（{count} 次运行）。这里只展示、不重新运行，也不会加入你的历史记录。"),
+                )}
+            </p>
+            <ul class="shared-facts">{facts}</ul>
+            {prompt}
+            <div class="charts">
+                <RunsChartView series=Signal::derive(move || series.clone()) references=Signal::derive(move || references.clone()) />
+                <DistributionView values_ms=Signal::derive(move || ttfa_values.clone()) markers=Signal::derive(move || markers.clone()) metric="ttfa_ms" />
+            </div>
+            <h3>{move || i18n.t("Summary", "汇总")}</h3>
+            <p class="meta">{move || i18n.t("Successful runs only, recomputed from the runs in the link (times kept to 0.1 ms).", "仅统计成功的运行，由链接中的运行重新计算（时间保留到 0.1 毫秒）。")}</p>
+            <div class="table-scroll" tabindex="0">
+                <table class="summary" data-testid="shared-summary">
+                    <thead><tr>
+                        <th scope="col">{move || i18n.t("metric", "指标")}</th>
+                        <th scope="col">"p50"</th><th scope="col">"p95"</th><th scope="col">"p99"</th>
+                        <th scope="col">"min"</th><th scope="col">"max"</th><th scope="col">"mean"</th><th scope="col">"n"</th>
+                    </tr></thead>
+                    <tbody>{summary_rows}</tbody>
+                </table>
+            </div>
+            <h3>{move || i18n.t("Runs", "运行记录")}</h3>
+            <div class="table-scroll" tabindex="0">
+                <table class="runs" data-testid="shared-runs">
+                    <thead><tr>
+                        <th scope="col">"#"</th>
+                        <th scope="col">{move || i18n.t("connection", "连接")}</th>
+                        <th scope="col">{move || i18n.t("outcome", "结果")}</th>
+                        <th scope="col">"ttft_ms"</th><th scope="col">"ttfa_ms"</th><th scope="col">"perceived_ttfa_ms"</th>
+                        <th scope="col">"e2e_ms"</th><th scope="col">"itl_ms"</th>
+                    </tr></thead>
+                    <tbody>{run_rows}</tbody>
+                </table>
+            </div>
+            <div class="actions">
+                <button type="button" class="primary" data-testid="shared-close" on:click=move |_| {
+                    clear_fragment();
+                    on_close.run(());
+                }>
+                    {move || i18n.t("Measure it yourself", "自己测量")}
+                </button>
+            </div>
+        </section>
+    }
+}
+
+/// A link that could not be read: why, in the user's language.
+#[component]
+pub fn SharedLinkError(
+    /// What was wrong.
+    error: ShareError,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    let (en, zh) = (error.message(Lang::En), error.message(Lang::Zh));
+    view! {
+        <p class="notice" role="alert" data-testid="shared-error">
+            {move || i18n.pick(en.clone(), zh.clone())}
+        </p>
+    }
+}

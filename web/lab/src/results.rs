@@ -1,0 +1,164 @@
+//! The lab's Results section: the runs table with its experiment filter, the summary, the
+//! SLO summary, the charts and the selected run's details.
+
+use leptos::prelude::*;
+use ttft_core::itl::ItlGaps;
+use ttft_core::record::{cohort_summary, Cohort, RunRecord};
+use ttft_web::i18n::use_i18n;
+use ttft_web::session::Session;
+use ttft_web::views::runs_table::{RunsFilter, RunsTable, RunsView};
+
+use crate::fleet::slo::SloSummary;
+use crate::views::charts::{DistributionView, ItlView, RunsChartView};
+use crate::views::run_detail::RunDetail;
+use crate::views::summary_table::SummaryTable;
+
+/// Tables, charts and the selected run's details.
+#[component]
+pub fn Results(
+    /// The session.
+    session: Session,
+    /// Which runs are shown.
+    filter: RwSignal<RunsFilter>,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    // The experiments present, for the filter.
+    let experiments = Memo::new(move |_| {
+        session.runs.with(|runs| {
+            let mut seen: Vec<(String, u32)> = Vec::new();
+            for tag in runs.iter().filter_map(|record| record.experiment.as_ref()) {
+                if !seen
+                    .iter()
+                    .any(|(kind, n)| kind == &tag.kind && *n == tag.session)
+                {
+                    seen.push((tag.kind.clone(), tag.session));
+                }
+            }
+            seen
+        })
+    });
+    let runs = RunsView {
+        runs: session.runs,
+        filter,
+    };
+    // Memos: computed once per change of the runs, and unchanged values re-render nothing.
+    let series = Memo::new(move |_| {
+        runs.with(|runs| {
+            let pick = |metric: fn(&RunRecord) -> Option<f64>| {
+                runs.iter()
+                    .filter(|record| !record.warm_up)
+                    .map(|record| metric(record))
+                    .collect::<Vec<_>>()
+            };
+            [
+                pick(|record| record.metrics.ttft_ms),
+                pick(|record| record.metrics.ttfa_ms),
+                pick(|record| record.metrics.perceived_ttfa_ms),
+            ]
+        })
+    });
+    let ttfa_summary = Memo::new(move |_| {
+        runs.with(|runs| {
+            cohort_summary(runs.iter().copied(), Cohort::All)
+                .ok()
+                .flatten()
+        })
+        .and_then(|summary| summary.ttfa_ms)
+    });
+    let references = Signal::derive(move || {
+        ttfa_summary
+            .get()
+            .map(|summary| vec![("p50", summary.p50), ("p95", summary.p95)])
+            .unwrap_or_default()
+    });
+    let markers = Signal::derive(move || {
+        ttfa_summary
+            .get()
+            .map(|summary| {
+                vec![
+                    ("p50", summary.p50),
+                    ("p95", summary.p95),
+                    ("p99", summary.p99),
+                ]
+            })
+            .unwrap_or_default()
+    });
+    let ttfa_values = Memo::new(move |_| {
+        runs.with(|runs| {
+            runs.iter()
+                .filter(|record| Cohort::All.contains(record))
+                .filter_map(|record| record.metrics.ttfa_ms)
+                .collect::<Vec<f64>>()
+        })
+    });
+    let selected_record = move || session.selected_record();
+    let itl_gaps = Signal::derive(move || {
+        selected_record()
+            .map(|record| record.metrics.itl_gaps)
+            .unwrap_or_default()
+    });
+    let on_clear = Callback::new(move |()| session.clear());
+    let choose_filter = move |event: web_sys::Event| {
+        let value = event_target_value(&event);
+        let chosen = match value.as_str() {
+            "all" => RunsFilter::All,
+            "send" => RunsFilter::Send,
+            other => experiments
+                .get_untracked()
+                .into_iter()
+                .find(|(kind, n)| format!("{kind}#{n}") == other)
+                .map_or(RunsFilter::All, |(kind, n)| RunsFilter::Experiment(kind, n)),
+        };
+        filter.set(chosen);
+    };
+    view! {
+        <section class="panel" aria-labelledby="results-heading" data-testid="results">
+            <h2 id="results-heading">{move || i18n.t("Results", "结果")}</h2>
+            <Show
+                when=move || !session.runs.with(Vec::is_empty)
+                fallback=move || view! { <p class="meta">{move || i18n.t("No runs yet: press Send.", "还没有运行记录：请点击“发送”。")}</p> }
+            >
+                <Show when=move || !experiments.with(Vec::is_empty)>
+                    <label class="filter">
+                        <span>{move || i18n.t("Show", "显示")}</span>
+                        // Each option says whether it is chosen: an experiment's option
+                        // appears with its first run, after the filter chose it.
+                        <select data-testid="runs-filter" data-value=move || filter.get().code() on:change=choose_filter>
+                            {move || {
+                                let lang = i18n.lang.get();
+                                let fixed = [
+                                    ("all".to_owned(), lang.pick("All runs", "全部运行").to_owned()),
+                                    ("send".to_owned(), lang.pick("Runs made with Send", "通过“发送”进行的运行").to_owned()),
+                                ];
+                                let experiments = experiments.get().into_iter().map(|(kind, n)| {
+                                    let label = ttft_lab::experiment::find(&kind)
+                                        .map_or_else(|| kind.clone(), |experiment| experiment.label().get(lang).to_owned());
+                                    (format!("{kind}#{n}"), format!("{label} #{n}"))
+                                });
+                                fixed.into_iter().chain(experiments).map(|(value, label)| {
+                                    let chosen = value.clone();
+                                    view! {
+                                        <option value=value prop:selected=move || filter.get().code() == chosen>{label}</option>
+                                    }
+                                }).collect_view()
+                            }}
+                        </select>
+                    </label>
+                </Show>
+                <RunsTable runs=runs selected=session.selected on_clear=on_clear />
+                <SummaryTable runs=runs />
+                <SloSummary />
+                <Show when=move || !ttfa_values.with(Vec::is_empty)>
+                    <div class="charts">
+                        <RunsChartView series=series.into() references=references />
+                        <DistributionView values_ms=ttfa_values.into() markers=markers metric="ttfa_ms" />
+                        <Show when=move || !itl_gaps.with(ItlGaps::is_empty)>
+                            <ItlView gaps=itl_gaps />
+                        </Show>
+                    </div>
+                </Show>
+                {move || selected_record().map(|record| view! { <RunDetail record=record /> })}
+            </Show>
+        </section>
+    }
+}

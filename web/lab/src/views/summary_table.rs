@@ -1,0 +1,114 @@
+//! The summary table: p50/p95/p99/min/max/mean/n of the main metrics by cohort.
+
+use leptos::prelude::*;
+use ttft_core::record::{cohort_summary, Cohort};
+use ttft_core::stats::Summary;
+use ttft_core::timeline::RunsSummary;
+use ttft_web::i18n::use_i18n;
+use ttft_web::views::runs_table::{cell_number, RunsView};
+
+/// p50, p95, p99, min, max, mean and n of the main metrics, for all, cold and warm runs.
+#[component]
+pub fn SummaryTable(
+    /// The runs summarized.
+    runs: RunsView,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    type Pick = fn(&RunsSummary) -> Option<&ttft_core::stats::Summary>;
+    const ROWS: [(&str, Pick); 6] = [
+        ("ttft_ms", |summary| summary.ttft_ms.as_ref()),
+        ("ttfa_ms", |summary| summary.ttfa_ms.as_ref()),
+        ("perceived_ttfa_ms", |summary| {
+            summary.perceived_ttfa_ms.as_ref()
+        }),
+        ("itl_ms", |summary| summary.itl_ms.as_ref()),
+        ("e2e_ms", |summary| summary.e2e_ms.as_ref()),
+        ("output_tps", |summary| summary.output_tps.as_ref()),
+    ];
+    let cohort_label = |cohort: Cohort| match cohort {
+        Cohort::All => ("all measured runs", "全部计入的运行"),
+        Cohort::Cold => ("cold (new connection)", "冷（新连接）"),
+        Cohort::Warm => ("warm (reused connection)", "热（复用连接）"),
+    };
+    let body = move || {
+        let summaries: Vec<Option<RunsSummary>> = runs.with(|runs| {
+            Cohort::ALL
+                .iter()
+                .map(|cohort| cohort_summary(runs.iter().copied(), *cohort).ok().flatten())
+                .collect()
+        });
+        Cohort::ALL
+            .into_iter()
+            .zip(summaries)
+            .filter_map(|(cohort, summary)| {
+                let (en, zh) = cohort_label(cohort);
+                let id = cohort.code();
+                let summary = summary?;
+                let rows = ROWS
+                    .iter()
+                    .map(|(metric, pick)| {
+                        let cells = summary_cells(pick(&summary));
+                        view! {
+                            <tr data-cohort=id data-metric=*metric>
+                                <th scope="row">{*metric}</th>
+                                {cells[..6]
+                                    .iter()
+                                    .map(|value| view! { <td>{cell_number(*value, 1)}</td> })
+                                    .collect_view()}
+                                <td>{cell_number(cells[6], 0)}</td>
+                            </tr>
+                        }
+                    })
+                    .collect_view();
+                Some(view! {
+                    <tbody>
+                        <tr class="cohort"><th colspan="8" scope="rowgroup">{move || i18n.t(en, zh)}</th></tr>
+                        {rows}
+                    </tbody>
+                })
+            })
+            .collect_view()
+    };
+    view! {
+        <h3>{move || i18n.t("Summary", "汇总")}</h3>
+        <p class="meta">
+            {move || i18n.t(
+                "Successful measured runs only (warm-ups and failures left out). Percentiles: linear interpolation between closest ranks (numpy's default), as AIPerf reports them.",
+                "仅统计成功且计入的运行（不含预热和失败）。百分位数：最近秩之间线性插值（numpy 默认方法），与 AIPerf 一致。",
+            )}
+        </p>
+        <div class="table-scroll" tabindex="0">
+            <table class="summary" data-testid="summary-table">
+                <thead>
+                    <tr>
+                        <th scope="col">{move || i18n.t("metric", "指标")}</th>
+                        <th scope="col">"p50"</th>
+                        <th scope="col">"p95"</th>
+                        <th scope="col">"p99"</th>
+                        <th scope="col">"min"</th>
+                        <th scope="col">"max"</th>
+                        <th scope="col">"mean"</th>
+                        <th scope="col">"n"</th>
+                    </tr>
+                </thead>
+                {body}
+            </table>
+        </div>
+    }
+}
+
+/// A summary's row for one metric: p50, p95, p99, min, max, mean, n.
+fn summary_cells(summary: Option<&Summary>) -> [Option<f64>; 7] {
+    match summary {
+        Some(summary) => [
+            Some(summary.p50),
+            Some(summary.p95),
+            Some(summary.p99),
+            Some(summary.min),
+            Some(summary.max),
+            Some(summary.mean),
+            Some(summary.count as f64),
+        ],
+        None => [None; 7],
+    }
+}

@@ -1,0 +1,31 @@
+//! ttft-web: what both of TTFT Meter's pages show and do in the browser. The widget
+//! (`web/widget`, the first load) and the lab (`web/lab`) are each a thin page over it.
+//! Measurement logic lives in `ttft-core` (and the stream's in `ttft-stream`); this crate
+//! reads clocks, talks to the network, storage and the DOM, and shows what they computed.
+//!
+//! - set-up and pages: [`page`] (what both pages set up first), [`navigation`] (the two
+//!   pages' addresses), [`embed`] (URL configuration and `postMessage`), [`crash`];
+//! - runs: [`series`] (a series of runs, and the one way to keep a run), [`run`] (one run's
+//!   I/O), [`transport`] (the fetch worker and its main-thread fallback), [`paint`] and
+//!   [`availability`] (paint times, the main thread's stalls), [`clock`];
+//! - state: [`form`], [`key_gate`], [`session`] (the runs every view reads), [`persist`]
+//!   and [`storage`] (localStorage, the key's sessionStorage), [`i18n`];
+//! - [`views`]: the components both pages show.
+
+pub mod availability;
+pub mod clock;
+pub mod crash;
+pub mod embed;
+pub mod form;
+pub mod i18n;
+pub mod key_gate;
+pub mod navigation;
+pub mod page;
+pub mod paint;
+pub mod persist;
+pub mod run;
+pub mod series;
+pub mod session;
+pub mod storage;
+pub mod transport;
+pub mod views;

@@ -1,0 +1,306 @@
+//! A series of runs, as both pages run it: Send (through the key gate), the runs one after
+//! the other with the live view, each finished run kept, stored and posted to the host page,
+//! then the summary. The widget runs it as it is; the lab adds its fleet's hooks (trace
+//! context, OTLP export, the SLO summary) through [`SeriesHooks`], so that none of the
+//! fleet's code is in the widget's wasm (the widget's hooks are `()`).
+
+use std::time::Duration;
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use ttft_core::measure::{RunPlan, SeriesPlan};
+use ttft_core::record::{cohort_summary, Cohort, RunRecord};
+use ttft_core::timeline::RunOutcome;
+use web_sys::MouseEvent;
+
+use crate::clock;
+use crate::embed::{self, Embed};
+use crate::form::FormState;
+use crate::key_gate::KeyGate;
+use crate::run::{self, RunControl, RunOptions};
+use crate::session::Session;
+use crate::views::live::LiveRun;
+
+/// What a page adds to each run of a series. The widget adds nothing (`()`).
+// Single-threaded wasm: the futures are never sent between threads, so no `Send` bound.
+#[allow(async_fn_in_trait)]
+pub trait SeriesHooks: Clone + 'static {
+    /// What [`SeriesHooks::prepare`] hands to [`SeriesHooks::kept`] for the same run.
+    type RunIds;
+
+    /// The plan of one run as it is sent (`None`: the series' own plan).
+    fn prepare(&self, plan: &RunPlan) -> (Option<RunPlan>, Self::RunIds);
+
+    /// After a run ends: completes a failed run's diagnosis. Returns `true` when the failure
+    /// is one that every further run would repeat.
+    async fn check_failed(&self, _plan: &RunPlan, _record: &mut RunRecord) -> bool {
+        false
+    }
+
+    /// A run the session kept (numbered and canonical).
+    fn kept(&self, _record: &RunRecord, _ids: Self::RunIds) {}
+
+    /// The `slo` object of the summary message.
+    fn summary_slo(&self) -> Option<serde_json::Value> {
+        None
+    }
+}
+
+impl SeriesHooks for () {
+    type RunIds = ();
+
+    fn prepare(&self, _plan: &RunPlan) -> (Option<RunPlan>, ()) {
+        (None, ())
+    }
+}
+
+/// What a series needs from the page. Cheap to clone.
+#[derive(Clone)]
+pub struct SeriesContext<H> {
+    pub live: LiveRun,
+    pub session: Session,
+    pub embed: Embed,
+    /// The running run's Stop.
+    pub control: StoredValue<Option<RunControl>, LocalStorage>,
+    /// Set when a series is asked for, before the view shows it (which waits for the
+    /// request to leave): a second click in between must not start another series.
+    pub running: StoredValue<bool>,
+    pub hooks: H,
+}
+
+impl<H: SeriesHooks> SeriesContext<H> {
+    pub fn new(live: LiveRun, session: Session, embed: Embed, hooks: H) -> Self {
+        SeriesContext {
+            live,
+            session,
+            embed,
+            control: StoredValue::new_local(None),
+            running: StoredValue::new(false),
+            hooks,
+        }
+    }
+
+    /// Whether a series is under way (asked for, or showing).
+    pub fn busy(&self) -> bool {
+        self.running.get_value() || self.live.streaming.get_untracked()
+    }
+
+    /// Stop: ends the running run, and the series with it. Cheap to copy.
+    pub fn stopper(&self) -> impl Fn() + Copy + 'static {
+        let control = self.control;
+        move || {
+            control.with_value(|run_control| {
+                if let Some(run_control) = run_control {
+                    run_control.stop();
+                }
+            });
+        }
+    }
+}
+
+/// Whether the next run of a series can end differently: not after the server refused the
+/// request itself (4xx other than 408 and 429), where every further run would fail the
+/// same way.
+pub fn repeating_can_succeed(outcome: &RunOutcome) -> bool {
+    match outcome {
+        RunOutcome::NotSent => false,
+        RunOutcome::HttpError { status } => {
+            !(400..500).contains(status) || matches!(status, 408 | 429)
+        }
+        _ => true,
+    }
+}
+
+/// Runs the series one run after the other (a warm-up first when asked); a failed run is
+/// recorded with its diagnosis and the series goes on unless every further run would fail
+/// the same way; Stop ends the series. Each finished run is kept by the session, posted to
+/// the host page and handed to the hooks. Returns whether Stop ended it.
+///
+/// The first run's request leaves before the page does anything else: the view starts
+/// showing it (`on_first_started`: Send disabled, panes cleared, the answer pane scrolled
+/// into view, the elapsed counter) once the request is out ([`run::measure_with`]). Later
+/// runs show their start first and send their request after the page has rendered it.
+async fn run_series<H: SeriesHooks>(
+    series: &SeriesPlan,
+    clicked_ms: Option<f64>,
+    context: &SeriesContext<H>,
+    on_first_started: impl FnOnce() + 'static,
+) -> bool {
+    let live = context.live;
+    let mut stopped = false;
+    let total = series.total_runs() as usize;
+    let mut on_first_started = Some(on_first_started);
+    for index in 0..total {
+        let run_control = RunControl::default();
+        context.control.set_value(Some(run_control.clone()));
+        let show_start = move || {
+            live.reset();
+            live.progress.set((index + 1, total));
+            live.sent();
+        };
+        let on_started: Box<dyn FnOnce()> = match on_first_started.take() {
+            Some(first) => Box::new(move || {
+                first();
+                show_start();
+            }),
+            None => {
+                show_start();
+                Box::new(|| {})
+            }
+        };
+        let options = RunOptions {
+            // Only the first run starts with the user's click; later runs are scheduled.
+            clicked_ms: clicked_ms.filter(|_| index == 0),
+            warm_up: series.warm_up && index == 0,
+            painted: true,
+        };
+        let (prepared, ids) = context.hooks.prepare(&series.run);
+        let plan = prepared.as_ref().unwrap_or(&series.run);
+        let mut record = run::measure_with(plan, options, &run_control, on_started, |progress| {
+            live.apply(progress)
+        })
+        .await;
+        let hopeless = context.hooks.check_failed(plan, &mut record).await;
+        // The end of a run is a chain of work: the record built, then shown, stored and
+        // posted, then (after the last run) the history saved and the summary posted. Each
+        // link runs in a task of its own, so that the end of a long run holds the main thread
+        // for no long task (issue 14 #6).
+        clock::sleep_ms(0.0).await;
+        live.finish(&record);
+        let repeatable = repeating_can_succeed(&record.outcome) && !hopeless;
+        let kept = context.session.push(record);
+        clock::sleep_ms(0.0).await;
+        context.embed.post_run(&kept);
+        context.hooks.kept(&kept, ids);
+        stopped = run_control.stopped();
+        if stopped || !repeatable {
+            break;
+        }
+    }
+    context.control.set_value(None);
+    stopped
+}
+
+/// Runs a series with the live view, then saves the history and posts the summary (with
+/// the hooks' SLO result). Returns whether Stop ended the series.
+pub async fn run_and_report<H: SeriesHooks>(
+    series: SeriesPlan,
+    clicked_ms: Option<f64>,
+    context: SeriesContext<H>,
+) -> bool {
+    let live = context.live;
+    context.running.set_value(true);
+    let ticker = std::rc::Rc::new(std::cell::Cell::new(None));
+    // The view's side of the start, once the first request is out (run::measure_with).
+    let ticking = std::rc::Rc::clone(&ticker);
+    let show_series = move || {
+        // The answer must be on screen to be painted (Element Timing reports only what is
+        // painted in the viewport), and the user is looking for it anyway.
+        scroll_into_view("answer-pane");
+        live.streaming.set(true);
+        ticking.set(
+            set_interval_with_handle(
+                move || live.tick(),
+                Duration::from_millis(crate::views::live::ELAPSED_TICK_MS),
+            )
+            .ok(),
+        );
+    };
+    let stopped = run_series(&series, clicked_ms, &context, show_series).await;
+    if let Some(ticker) = ticker.take() {
+        ticker.clear();
+    }
+    context.running.set_value(false);
+    live.streaming.set(false);
+    context.session.save();
+    clock::sleep_ms(0.0).await;
+    // From the session's records, as the run messages are: the same (canonical) numbers in
+    // both, and the same path as the page's summary table.
+    let (total_runs, summary) = context.session.runs.with_untracked(|records| {
+        let summary = cohort_summary(records, Cohort::All).ok().flatten();
+        (records.len(), summary)
+    });
+    context.embed.post(
+        "ttft-meter.summary",
+        embed::summary_message(total_runs, summary.as_ref(), context.hooks.summary_slo()),
+    );
+    stopped
+}
+
+/// Send's click handler: asks the key gate whether the key may go where the form points
+/// (the consent question when it must ask), then starts a series from the form with the key
+/// if allowed, else without one. `before_start` runs just before (the lab shows all runs
+/// again, so that the new one is in the table); `wasm_bytes` gets the wasm heap's size
+/// after the series, for the tests of the memory bound.
+pub fn send_handler<H: SeriesHooks>(
+    form: FormState,
+    gate: KeyGate,
+    context: SeriesContext<H>,
+    wasm_bytes: RwSignal<f64>,
+    before_start: impl Fn() + Clone + 'static,
+) -> impl Fn(MouseEvent) + Clone + 'static {
+    // Starts a series with the key if the gate allows it for the URL the form names now;
+    // `clicked_ms` is the click that started it (Send, or the answer to the key question).
+    let start_series = {
+        let context = context.clone();
+        move |clicked_ms: f64| {
+            if context.busy() {
+                return;
+            }
+            let series = match form.series_with_key(None).and_then(|keyless| {
+                let api_key = gate.allowed_key(&keyless.run.request().url);
+                form.series_with_key(api_key.as_deref())
+            }) {
+                Ok(series) => series,
+                Err(error) => return context.live.refuse(error),
+            };
+            before_start();
+            context.running.set_value(true);
+            let context = context.clone();
+            spawn_local(async move {
+                run_and_report(series, Some(clicked_ms), context).await;
+                wasm_bytes.set(wasm_memory_bytes());
+                #[allow(clippy::panic)]
+                if crate::crash::debug_panic_requested() {
+                    // `debug_panic=1`: the crash banner, on purpose, after the run was saved.
+                    panic!("debug_panic=1: a panic on purpose, to show the crash banner");
+                }
+            });
+        }
+    };
+    move |event: MouseEvent| {
+        if context.busy() {
+            return;
+        }
+        // Where the request would go; the key goes along only if the gate says so.
+        let target_url = match form.series_with_key(None) {
+            Ok(series) => series.run.request().url.clone(),
+            Err(error) => return context.live.refuse(error),
+        };
+        // The user's start: the click's own timestamp, on the page clock.
+        gate.request(&target_url, event.time_stamp(), start_series.clone());
+    }
+}
+
+/// The size of the wasm heap, in bytes.
+pub fn wasm_memory_bytes() -> f64 {
+    let memory = wasm_bindgen::memory();
+    js_sys::Reflect::get(&memory, &"buffer".into())
+        .and_then(|buffer| js_sys::Reflect::get(&buffer, &"byteLength".into()))
+        .ok()
+        .and_then(|length| length.as_f64())
+        .unwrap_or_default()
+}
+
+/// Scrolls the element `id` into view (as little as needed).
+pub fn scroll_into_view(id: &str) {
+    let Some(element) = web_sys::window()
+        .and_then(|window| window.document())
+        .and_then(|document| document.get_element_by_id(id))
+    else {
+        return;
+    };
+    let options = web_sys::ScrollIntoViewOptions::new();
+    options.set_block(web_sys::ScrollLogicalPosition::Nearest);
+    element.scroll_into_view_with_scroll_into_view_options(&options);
+}

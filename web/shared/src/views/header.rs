@@ -1,0 +1,89 @@
+//! The page's header, on both pages: the name, the tagline, the language and theme switches.
+
+use leptos::prelude::*;
+use ttft_core::config::Theme;
+use ttft_core::lang::Lang;
+
+use crate::i18n::{use_i18n, I18n};
+use crate::persist;
+
+/// Switches the language and remembers the choice for the next visit.
+fn choose_lang(i18n: I18n, lang: Lang) {
+    i18n.lang.set(lang);
+    persist::save_preference(persist::LANG_SLOT, Some(lang.code()));
+}
+
+/// Light / dark / the system's choice; remembered for the next visit.
+#[component]
+pub fn ThemeSwitch(
+    /// The chosen theme (`None`: follow the system).
+    theme: RwSignal<Option<Theme>>,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    let choose = move |event: web_sys::Event| {
+        let chosen = Theme::parse(&event_target_value(&event));
+        theme.set(chosen);
+        persist::save_preference(persist::THEME_SLOT, chosen.map(Theme::code));
+    };
+    let code = move || theme.get().map_or("auto", Theme::code);
+    view! {
+        <label class="theme-switch">
+            <span>{move || i18n.t("Theme", "主题")}</span>
+            <select data-testid="theme" on:change=choose prop:value=code>
+                <option value="auto" selected=move || code() == "auto">{move || i18n.t("System", "跟随系统")}</option>
+                <option value="light" selected=move || code() == "light">{move || i18n.t("Light", "浅色")}</option>
+                <option value="dark" selected=move || code() == "dark">{move || i18n.t("Dark", "深色")}</option>
+            </select>
+        </label>
+    }
+}
+
+/// The page's header: the name, the tagline, the language and theme switches, and what the
+/// page adds (the lab: the link back to the widget).
+#[component]
+pub fn PageHeader(
+    theme: RwSignal<Option<Theme>>,
+    #[prop(optional)] children: Option<Children>,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    view! {
+        <header>
+            <h1>"TTFT Meter"</h1>
+            <p class="tagline">
+                {move || i18n.t(
+                    "Time to first token, measured in your browser, as painted.",
+                    "在你的浏览器中测量首 token 时间——以屏幕上显示为准。",
+                )}
+            </p>
+            <LanguageSwitch />
+            <ThemeSwitch theme=theme />
+            {children.map(|children| children())}
+        </header>
+    }
+}
+
+/// English / 中文.
+#[component]
+pub fn LanguageSwitch() -> impl IntoView {
+    let i18n = use_i18n();
+    view! {
+        <div class="lang-switch" role="group" aria-label="Language / 语言">
+            <button
+                type="button"
+                data-testid="lang-en"
+                aria-pressed=move || (i18n.lang.get() == Lang::En).to_string()
+                on:click=move |_| choose_lang(i18n, Lang::En)
+            >
+                "English"
+            </button>
+            <button
+                type="button"
+                data-testid="lang-zh"
+                aria-pressed=move || (i18n.lang.get() == Lang::Zh).to_string()
+                on:click=move |_| choose_lang(i18n, Lang::Zh)
+            >
+                "中文"
+            </button>
+        </div>
+    }
+}

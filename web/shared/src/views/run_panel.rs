@@ -1,0 +1,88 @@
+//! The Run panel, on both pages: Send and Stop, the status, the series' progress, the
+//! readouts and the live panes.
+
+use leptos::prelude::*;
+use web_sys::MouseEvent;
+
+use crate::i18n::use_i18n;
+use crate::views::live::{LivePanes, LiveRun, Readouts};
+
+pub fn status_text(live: LiveRun) -> String {
+    let i18n = use_i18n();
+    let (run, total) = live.progress.get();
+    let of = if total > 1 {
+        i18n.pick(
+            format!(" (run {run} of {total})"),
+            format!("（第 {run}/{total} 次）"),
+        )
+    } else {
+        String::new()
+    };
+    let (en, zh) = live.status.get().text();
+    let state = i18n.t(en, zh);
+    format!("{state}{of}")
+}
+
+/// A progress bar while a series of several runs is going.
+#[component]
+pub fn RunProgress(
+    /// The live run (progress and streaming flag).
+    live: LiveRun,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    let series_running = move || live.streaming.get() && live.progress.get().1 > 1;
+    view! {
+        <Show when=series_running>
+            <progress
+                class="run-progress"
+                data-testid="run-progress"
+                max=move || live.progress.get().1
+                value=move || live.progress.get().0.saturating_sub(1)
+                aria-label=move || i18n.t("Runs done", "已完成的运行")
+            ></progress>
+        </Show>
+    }
+}
+
+/// The Run panel: Send and Stop, the status, the series' progress, the readouts and the
+/// live panes, and what the page adds (the lab: the OTLP export's status line).
+#[component]
+pub fn RunPanel<S, T>(
+    live: LiveRun,
+    /// Send's click handler ([`crate::series::send_handler`]).
+    send: S,
+    /// Stop ([`crate::series::SeriesContext::stopper`]).
+    stop: T,
+    #[prop(optional)] children: Option<Children>,
+) -> impl IntoView
+where
+    S: Fn(MouseEvent) + Clone + 'static,
+    T: Fn() + Copy + 'static,
+{
+    let i18n = use_i18n();
+    view! {
+        <section class="panel" aria-labelledby="run-heading">
+            <h2 id="run-heading">{move || i18n.t("Run", "运行")}</h2>
+            <div class="actions">
+                <button
+                    class="primary"
+                    data-testid="send"
+                    on:click=send
+                    disabled=move || live.streaming.get()
+                >
+                    {move || i18n.t("Send", "发送")}
+                </button>
+                <button data-testid="stop" on:click=move |_| stop() disabled=move || !live.streaming.get()>
+                    {move || i18n.t("Stop", "停止")}
+                </button>
+                <span class="status" data-testid="status" data-state=move || live.status.get().code() role="status">
+                    {move || status_text(live)}
+                </span>
+            </div>
+            <RunProgress live=live />
+            <Readouts live=live />
+            <LivePanes live=live />
+            {children.map(|children| children())}
+        </section>
+    }
+}
