@@ -63,6 +63,14 @@ if ! grep -qx "wasm_bindgen = \"$wasm_bindgen_version\"" Trunk.toml; then
   sed -i "s/^wasm_bindgen = \".*\"/wasm_bindgen = \"$wasm_bindgen_version\"/" Trunk.toml
 fi
 
+# 4b. cargo-modules, pinned: the module graphs the import-circle check reads
+#     (scripts/check-cycles.mjs). 0.27.0 builds with rustc 1.95 (its rust-version).
+CARGO_MODULES_VERSION=0.27.0
+if [ "$(cargo-modules --version 2>/dev/null || true)" != "cargo-modules $CARGO_MODULES_VERSION" ]; then
+  say "installing cargo-modules $CARGO_MODULES_VERSION from crates.io (about 10 minutes, once)"
+  cargo install --locked cargo-modules --version "$CARGO_MODULES_VERSION"
+fi
+
 # 5. npm tools from the lockfile: binaryen (wasm-opt), terser (the widget's JS on release
 #    builds) and the three browser drivers (playwright-core, puppeteer-core,
 #    selenium-webdriver; none of them downloads a browser).

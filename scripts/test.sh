@@ -28,6 +28,9 @@ cargo clippy --quiet -p ttft-stream -p ttft-core -p ttft-lab -p ttft-sim -p ttft
 step "clippy: the pages on wasm32 (ttft-web, ttft-widget, ttft-lab-page)"
 cargo clippy --quiet -p ttft-web -p ttft-widget -p ttft-lab-page --target wasm32-unknown-unknown --all-targets -- -D warnings
 
+step "no import circles in any package (cargo-modules' module graphs, scripts/check-cycles.mjs)"
+node scripts/check-cycles.mjs
+
 step "cargo test: the native crates (ttft-stream, ttft-core, ttft-lab, ttft-sim, ttft-tokens)"
 cargo test -p ttft-stream -p ttft-core -p ttft-lab -p ttft-sim -p ttft-tokens
 

@@ -166,7 +166,7 @@ pub fn prepare_runs(
 ) -> (Vec<RunRecord>, Option<HistoryNotice>) {
     if let Some(scrubber) = scrubber {
         for record in &mut runs {
-            scrubber.scrub_record(record);
+            record.scrub_key(scrubber);
         }
     }
     let renumbered = renumber(&mut runs);

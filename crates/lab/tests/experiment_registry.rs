@@ -17,11 +17,11 @@ use std::collections::HashSet;
 
 use sim_model::{has_cjk, sim_count, SimCache, SIM_LINEAR_PREFILL};
 use ttft_core::lang::Lang;
-use ttft_lab::experiment::monitor::{Due, MonitorSchedule};
 use ttft_lab::experiment::params::{Inputs, ParamKind};
 use ttft_lab::experiment::report::{ChartKind, FigureValue, Report};
 use ttft_lab::experiment::schedule::{Observed, RunRole, RunSpec, Schedule, ScheduleKind};
 use ttft_lab::experiment::sizing::{CountSource, TokenCount};
+use ttft_lab::experiment::timed::{Due, MonitorSchedule};
 use ttft_lab::experiment::{
     find, ExperimentSession, Planning, RunSample, Setup, SetupError, REGISTRY,
 };

@@ -9,11 +9,11 @@ mod sim_model;
 use sim_model::{sim_count, Noise, SimProfile, SIM_DEFAULT, SIM_REASONING};
 use ttft_core::lang::Lang;
 use ttft_lab::experiment::monitor::{
-    window_status, MonitorPercentile, MonitorSchedule, MonitorThreshold, MonitorVerdict,
-    MonitorWindow, MAX_SCHEDULED_RUNS,
+    window_status, MonitorPercentile, MonitorThreshold, MonitorVerdict, MonitorWindow,
 };
 use ttft_lab::experiment::reasoning::{self, ReasoningConfig, ReasoningVerdict};
 use ttft_lab::experiment::tails::{self, TailsConfig, TailsVerdict};
+use ttft_lab::experiment::timed::{MonitorSchedule, MAX_SCHEDULED_RUNS};
 use ttft_lab::experiment::{Observation, RunSample};
 
 const NETWORK_MS: f64 = 40.0;

@@ -2,6 +2,7 @@
 //! Messages) with a deterministic timing model, so end-to-end tests know the ground truth
 //! of every first token. See `HELP` (printed by `ttft-sim --help`) for the whole contract.
 
+mod app;
 pub mod auth;
 pub mod cache;
 mod clock;

@@ -7,12 +7,12 @@ use axum::http::{HeaderMap, Method};
 use axum::response::Response;
 use bytes::Bytes;
 
+use crate::app::{header_fault, status_refusal, App};
 use crate::dialect::errors::ApiError;
 use crate::fault::{self, Fault};
 use crate::http::{api_error, json_response, response, set};
 use crate::profile::{Profile, ProfileError};
 use crate::request::Dialect;
-use crate::server::{header_fault, status_refusal, App};
 use crate::{auth, extras, static_files};
 
 /// The value of `name` in a query string, percent-decoded (`+` is a space, as in forms).

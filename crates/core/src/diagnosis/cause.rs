@@ -5,7 +5,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::protocol::AuthStyle;
 use crate::request::KeyError;
-use crate::scrub::KeyScrubber;
 
 /// A likely reason for a network-level failure, most likely first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -210,29 +209,6 @@ impl Diagnosis {
             cause,
             http_status: None,
             provider_message: None,
-        }
-    }
-}
-
-impl KeyScrubber {
-    /// Scrubs a diagnosis before it becomes text: the provider's quoted words and the texts
-    /// inside its cause.
-    pub fn scrub_diagnosis(&self, diagnosis: &mut Diagnosis) {
-        let Diagnosis {
-            cause,
-            http_status: _,
-            provider_message,
-        } = diagnosis;
-        if let Some(message) = provider_message {
-            self.scrub_in_place(message);
-        }
-        match cause {
-            Cause::MidStreamError {
-                error_kind: Some(kind),
-            } => self.scrub_in_place(kind),
-            Cause::NotAnEventStream { content_type } => self.scrub_in_place(content_type),
-            Cause::MalformedChunk { detail } => self.scrub_in_place(detail),
-            _ => {}
         }
     }
 }

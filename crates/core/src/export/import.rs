@@ -3,7 +3,6 @@
 
 use serde_json::Value;
 
-use super::{ExportDocument, SCHEMA_NAME, SCHEMA_VERSION};
 use crate::lang::Lang;
 
 /// Why a file could not be imported. The messages say what to do.
@@ -100,10 +99,10 @@ fn describe_found(value: Option<&Value>) -> String {
     format!("{head}…")
 }
 
-/// The `schema` field must name our format.
-fn check_schema(document: &Value) -> Result<(), ImportError> {
+/// The `schema` field must name our format, `schema_name`.
+fn check_schema(document: &Value, schema_name: &str) -> Result<(), ImportError> {
     let schema = document.get("schema");
-    if schema.and_then(Value::as_str) == Some(SCHEMA_NAME) {
+    if schema.and_then(Value::as_str) == Some(schema_name) {
         return Ok(());
     }
     Err(ImportError::NotAnExport {
@@ -111,8 +110,8 @@ fn check_schema(document: &Value) -> Result<(), ImportError> {
     })
 }
 
-/// The `schema_version` field: a positive integer no newer than this build's.
-fn check_version(document: &Value) -> Result<u64, ImportError> {
+/// The `schema_version` field: a positive integer no newer than this build's, `supported`.
+fn check_version(document: &Value, supported: u32) -> Result<u64, ImportError> {
     let found = document.get("schema_version");
     let version = found
         .and_then(Value::as_u64)
@@ -120,28 +119,34 @@ fn check_version(document: &Value) -> Result<u64, ImportError> {
         .ok_or_else(|| ImportError::InvalidVersion {
             found: describe_found(found),
         })?;
-    if version > u64::from(SCHEMA_VERSION) {
+    if version > u64::from(supported) {
         return Err(ImportError::NewerVersion {
             found: version,
-            supported: SCHEMA_VERSION,
+            supported,
         });
     }
     Ok(version)
 }
 
-/// Reads an export: JSON, then schema, then version, then every field. A leading byte
-/// order mark is skipped.
+/// Reads an export document of type `T` (the export's [`super::ExportDocument`]): JSON, then
+/// the schema (`schema_name`), then the version (at most `supported_version`), then every
+/// field. A leading byte order mark is skipped. The format's names come in as arguments, so
+/// this module depends on nothing of the document's.
 ///
 /// Version 1 is the only one so far, so there is nothing to migrate; a version-2 build
 /// would turn a version-1 `Value` into the version-2 shape here before the typed read.
-pub(super) fn from_json(text: &str) -> Result<ExportDocument, ImportError> {
+pub(super) fn from_json<T: serde::de::DeserializeOwned>(
+    text: &str,
+    schema_name: &str,
+    supported_version: u32,
+) -> Result<T, ImportError> {
     // Windows editors save UTF-8 with a byte order mark, which JSON parsers refuse.
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let document: Value = serde_json::from_str(text).map_err(|error| ImportError::NotJson {
         detail: error.to_string(),
     })?;
-    check_schema(&document)?;
-    check_version(&document)?;
+    check_schema(&document, schema_name)?;
+    check_version(&document, supported_version)?;
     // Read from the text, not the Value, so a type error comes with its position, which
     // gives the field's path.
     serde_json::from_str(text).map_err(|error| field_error(text, &error))

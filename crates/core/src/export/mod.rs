@@ -229,6 +229,6 @@ impl ExportDocument {
 
     /// Reads an export back; see [`ImportError`] for what can go wrong.
     pub fn from_json(text: &str) -> Result<ExportDocument, ImportError> {
-        import::from_json(text)
+        import::from_json(text, SCHEMA_NAME, SCHEMA_VERSION)
     }
 }

@@ -658,7 +658,7 @@ impl Measurement {
             arrivals_wait_for_main_thread,
         };
         if let Some(scrubber) = scrubber {
-            scrubber.scrub_record(&mut record);
+            record.scrub_key(&scrubber);
         }
         record
     }

@@ -2,11 +2,14 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{
-    ecdf_step_path, is_drawable, nice_domain, nice_step, tick_target, vertical_lines, Axis, Domain,
-    Frame, LinearScale, NiceStep, Rect, Reference, ReferenceLine, TickFormat, EMPTY_MS_DOMAIN,
-    X_TICK_SPACING_PX, Y_TICK_SPACING_PX,
+use super::frame::{is_drawable, Frame, Rect};
+use super::layout::{
+    tick_target, vertical_lines, Reference, ReferenceLine, EMPTY_MS_DOMAIN, X_TICK_SPACING_PX,
+    Y_TICK_SPACING_PX,
 };
+use super::path::ecdf_step_path;
+use super::scale::{Domain, LinearScale};
+use super::ticks::{nice_domain, nice_step, Axis, NiceStep, TickFormat};
 
 /// Below this many values the histogram uses Sturges' rule: Freedman–Diaconis rests on the
 /// quartiles, which a handful of runs pins down poorly.

@@ -6,7 +6,8 @@
 
 use std::fmt::Write;
 
-use super::{is_drawable, LinearScale};
+use super::frame::is_drawable;
+use super::scale::LinearScale;
 
 /// Writes an SVG path string, rounding coordinates to 0.1 px and skipping `H`/`V` commands
 /// that would not move the pen.

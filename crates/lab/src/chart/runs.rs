@@ -2,11 +2,14 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{
-    horizontal_lines, is_drawable, nice_domain, polyline_path, tick_target, zero_based_domain,
-    Axis, Domain, Frame, LinearScale, Marker, Rect, Reference, ReferenceLine, SeriesGeometry,
-    TickFormat, EMPTY_MS_DOMAIN, X_TICK_SPACING_PX, Y_TICK_SPACING_PX,
+use super::frame::{is_drawable, Frame, Rect};
+use super::layout::{
+    horizontal_lines, tick_target, zero_based_domain, Marker, Reference, ReferenceLine,
+    SeriesGeometry, EMPTY_MS_DOMAIN, X_TICK_SPACING_PX, Y_TICK_SPACING_PX,
 };
+use super::path::polyline_path;
+use super::scale::{Domain, LinearScale};
+use super::ticks::{nice_domain, Axis, TickFormat};
 
 /// One metric over runs: `values_ms[i]` belongs to run `i + 1`; `None` where the run has no
 /// value (failed, aborted, no reasoning...).

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{is_drawable, Rect};
+use super::frame::{is_drawable, Rect};
 
 /// A closed interval of values, `min < max`, that a scale maps onto px.
 ///

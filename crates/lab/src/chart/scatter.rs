@@ -2,10 +2,13 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{
-    is_drawable, nice_domain, polyline_path, tick_target, zero_based_domain, Axis, Domain, Frame,
-    LinearScale, Marker, Rect, TickFormat, EMPTY_MS_DOMAIN, X_TICK_SPACING_PX, Y_TICK_SPACING_PX,
+use super::frame::{is_drawable, Frame, Rect};
+use super::layout::{
+    tick_target, zero_based_domain, Marker, EMPTY_MS_DOMAIN, X_TICK_SPACING_PX, Y_TICK_SPACING_PX,
 };
+use super::path::polyline_path;
+use super::scale::{Domain, LinearScale};
+use super::ticks::{nice_domain, Axis, TickFormat};
 
 /// What an empty token axis shows.
 const EMPTY_TOKENS_DOMAIN: Domain = Domain {

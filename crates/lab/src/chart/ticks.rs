@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Domain, LinearScale};
+use super::scale::{Domain, LinearScale};
 
 /// Most ticks one axis may carry, whatever the domain (a guard against hand-built domains).
 const MAX_TICKS: i64 = 1000;

@@ -2,10 +2,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{
-    is_drawable, nice_domain, tick_target, zero_based_domain, Axis, Frame, LinearScale, Rect,
-    TickFormat, EMPTY_MS_DOMAIN, X_TICK_SPACING_PX,
-};
+use super::frame::{is_drawable, Frame, Rect};
+use super::layout::{tick_target, zero_based_domain, EMPTY_MS_DOMAIN, X_TICK_SPACING_PX};
+use super::scale::LinearScale;
+use super::ticks::{nice_domain, Axis, TickFormat};
 
 /// Share of a row's height taken by its bar (the rest is space between bars).
 const BAR_HEIGHT_SHARE: f64 = 0.6;

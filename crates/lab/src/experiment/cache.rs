@@ -27,8 +27,10 @@ use super::session::{
 };
 use super::sizing::{fit_sizes, ContextBudget, PromptSizer, PromptSizing};
 use ttft_core::lang::Bilingual;
-use super::{bilingual, interleaved_order, ms, percent, run_nonce, split_mix64, summary_of};
-use super::{Observation, PlannedRun, MAX_PROMPT_TOKENS, MAX_REPETITIONS};
+use super::figures::{bilingual, ms, percent, summary_of};
+use super::order::{interleaved_order, run_nonce, split_mix64};
+use super::limits::{MAX_PROMPT_TOKENS, MAX_REPETITIONS};
+use super::sample::{Observation, PlannedRun};
 use ttft_core::lang::Lang;
 use ttft_core::stats::Summary;
 
@@ -604,7 +606,7 @@ pub fn median_cached_tokens(observations: &[Observation<CacheKey>], arm: CacheAr
         .filter(|o| o.key.arm == arm && !o.key.priming && o.sample.succeeded)
         .filter_map(|o| o.sample.cached_prompt_tokens.map(|c| c as f64))
         .collect();
-    super::median_of(&cached)
+    super::figures::median_of(&cached)
 }
 
 /// The arm's name.

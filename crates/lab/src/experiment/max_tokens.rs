@@ -16,8 +16,10 @@ use super::session::{
 };
 use super::sizing::{fit_outputs, fit_sizes, ContextBudget, PromptSizer, PromptSizing};
 use ttft_core::lang::Bilingual;
-use super::{bilingual, interleaved_order, median_of, ms, run_nonce, summary_of};
-use super::{Observation, PlannedRun, MAX_PROMPT_TOKENS, MAX_REPETITIONS};
+use super::figures::{bilingual, median_of, ms, summary_of};
+use super::order::{interleaved_order, run_nonce};
+use super::limits::{MAX_PROMPT_TOKENS, MAX_REPETITIONS};
+use super::sample::{Observation, PlannedRun};
 use ttft_core::lang::Lang;
 use ttft_core::stats::Summary;
 

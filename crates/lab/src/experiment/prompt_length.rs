@@ -19,9 +19,10 @@ use super::sizing::{counts_note,
     TokenCount,
 };
 use ttft_core::lang::Bilingual;
-use super::{bilingual, interleaved_order, ms, percent, run_nonce, summary_of};
-use super::{MAX_PROMPT_TOKENS, MAX_REPETITIONS};
-use super::{Observation, PlannedRun};
+use super::figures::{bilingual, ms, percent, summary_of};
+use super::order::{interleaved_order, run_nonce};
+use super::limits::{MAX_PROMPT_TOKENS, MAX_REPETITIONS};
+use super::sample::{Observation, PlannedRun};
 use ttft_core::lang::Lang;
 use ttft_core::stats::{linear_fit, quadratic_fit, Fit, Summary};
 

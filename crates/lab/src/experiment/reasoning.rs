@@ -14,8 +14,10 @@ use super::session::{
     run_spec, Experiment, ExperimentSession, Planning, RunBook, Setup, SetupError,
 };
 use ttft_core::lang::Bilingual;
-use super::{bilingual, ms, percent, run_nonce, summary_of};
-use super::{Observation, PlannedRun, MAX_REPETITIONS};
+use super::figures::{bilingual, ms, percent, summary_of};
+use super::order::run_nonce;
+use super::limits::MAX_REPETITIONS;
+use super::sample::{Observation, PlannedRun};
 use ttft_core::lang::Lang;
 use ttft_core::request::with_nonce;
 use ttft_core::stats::Summary;

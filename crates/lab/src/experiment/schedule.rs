@@ -16,9 +16,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::monitor::MonitorSchedule;
+use super::order::run_nonce;
+use super::sample::RunSample;
 use super::sizing::TokenCount;
-use super::{run_nonce, RunSample};
+use super::timed::MonitorSchedule;
 use ttft_core::lang::Bilingual;
 use ttft_core::record::ExperimentTag;
 use ttft_core::request::with_nonce;

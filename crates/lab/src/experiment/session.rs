@@ -24,9 +24,9 @@ use thiserror::Error;
 
 use super::params::{Inputs, ParamError, ParamSpec};
 use super::report::{Report, RunTally};
+use super::sample::{Observation, PlannedRun};
 use super::schedule::{Observed, PromptTokens, RunRole, RunSpec, Schedule, ScheduleKind};
 use super::sizing::{CountQuery, PromptSizer, PromptSizing, SizingError, TokenCount};
-use super::{Observation, PlannedRun};
 use ttft_core::lang::Bilingual;
 use ttft_core::lang::Lang;
 

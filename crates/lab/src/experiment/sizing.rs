@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use super::filler::{estimated_tokens, sized_prompt, TokenCalibration};
-use super::run_nonce;
+use super::order::run_nonce;
 use ttft_core::lang::Bilingual;
 use ttft_core::lang::Lang;
 

@@ -20,8 +20,10 @@ use super::session::{
 };
 use super::sizing::{counts_note, fit_sizes, prompt_tokens_of, ContextBudget, PromptSizer, PromptSizing};
 use ttft_core::lang::Bilingual;
-use super::{bilingual, interleaved_order, run_nonce, summary_of};
-use super::{Observation, PlannedRun, MAX_PROMPT_TOKENS, MAX_REPETITIONS, MAX_STREAMS};
+use super::figures::{bilingual, summary_of};
+use super::order::{interleaved_order, run_nonce};
+use super::limits::{MAX_PROMPT_TOKENS, MAX_REPETITIONS, MAX_STREAMS};
+use super::sample::{Observation, PlannedRun};
 use ttft_core::lang::Lang;
 use ttft_core::stats::{
     BimodalityCheck, Summary, TailCheck, BIMODALITY_MIN_SAMPLES, DEFAULT_TAIL_RATIO_THRESHOLD,

@@ -7,8 +7,9 @@ use ttft_core::record::RunRecord;
 
 use super::json::{object, u64_string, Attributes, AGGREGATION_TEMPORALITY_DELTA};
 use super::names::{attr, InstrumentKind, MetricSpec, METRICS, RUNS, SCHEMA_URL, SCOPE_NAME};
+use super::options::{ExportOptions, OtlpError};
+use super::resource::ResourceFacts;
 use super::run::{base_attributes, error_type, is_exportable, observations, Observation};
-use super::{ExportOptions, OtlpError, ResourceFacts};
 
 /// The time a delta covers, unix nanoseconds. Deltas of one series must follow each other:
 /// each window starts where the previous one ended (a collector drops a point whose window

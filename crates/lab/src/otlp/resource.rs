@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use super::json::Attributes;
 use super::names::{attr, DEFAULT_SERVICE_NAME};
-use super::OtlpError;
+use super::options::OtlpError;
 
 /// Longest user agent kept (longer ones are cut; real ones are under 300 bytes).
 const MAX_USER_AGENT_BYTES: usize = 512;

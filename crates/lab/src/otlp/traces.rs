@@ -10,11 +10,12 @@ use ttft_core::timeline::{PaintMethod, PaintTime};
 
 use super::json::{object, u64_string, AttrValue, Attributes, SPAN_KIND_CLIENT, STATUS_CODE_ERROR};
 use super::names::{attr, event, OPERATION_CHAT, SCHEMA_URL, SCOPE_NAME};
+use super::options::{ExportOptions, OtlpError};
 use super::resource::cut;
+use super::resource::{ResourceFacts, RunIds, WallClock};
 use super::run::{
     base_attributes, error_type, is_exportable, operation_end_ms, perceived_from_code,
 };
-use super::{ExportOptions, OtlpError, ResourceFacts, RunIds, WallClock};
 
 /// Most prompt text sent when the embedder opted in (bytes; longer prompts are cut and the
 /// span says so with `ttft_meter.prompt.truncated`).

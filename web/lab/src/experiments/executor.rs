@@ -20,9 +20,9 @@ use std::rc::Rc;
 use futures_util::future::join_all;
 use leptos::prelude::{Set, Update, WithValue};
 use ttft_core::measure::{InputError, RunPlan};
-use ttft_lab::experiment::monitor::{Due, MonitorSchedule};
 use ttft_lab::experiment::report::Report;
 use ttft_lab::experiment::schedule::{Observed, RunSpec, Schedule, TimedRuns};
+use ttft_lab::experiment::timed::{Due, MonitorSchedule};
 use ttft_lab::experiment::{ExperimentSession, RunSample};
 
 use super::{ExperimentControl, ExperimentState, Experiments};

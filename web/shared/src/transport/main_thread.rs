@@ -10,7 +10,7 @@ use web_sys::{
     Response, ResponseType,
 };
 
-use super::{HttpRequest, TransportEvent};
+use super::event::{HttpRequest, TransportEvent};
 
 /// Status and the headers the app reads, known when the fetch promise resolves.
 #[derive(Debug, Clone, PartialEq)]

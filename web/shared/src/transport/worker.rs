@@ -18,7 +18,7 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{MessageEvent, Worker};
 
-use super::{HttpRequest, TransportEvent};
+use super::event::{HttpRequest, TransportEvent};
 
 /// Where the worker script is, relative to the page (works under any sub-path).
 pub const WORKER_SCRIPT_URL: &str = "./fetch-worker.js";
