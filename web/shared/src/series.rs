@@ -3,6 +3,12 @@
 //! then the summary. The widget runs it as it is; the lab adds its fleet's hooks (trace
 //! context, OTLP export, the SLO summary) through [`SeriesHooks`], so that none of the
 //! fleet's code is in the widget's wasm (the widget's hooks are `()`).
+//!
+//! [`RunKeeper`] is the one way a run is measured and kept, for the runs of a series and
+//! the lab's experiments alike: the hooks prepare the plan (trace context), the run is
+//! measured, a failed run's diagnosis is completed by the hooks (the trace-context check),
+//! the session keeps it (numbered and canonical), the host page gets it, and the hooks get
+//! it (OTLP export with the ids the request carried).
 
 use std::time::Duration;
 
@@ -54,6 +60,64 @@ impl SeriesHooks for () {
     }
 }
 
+/// A run measured by [`RunKeeper::measure`], not kept yet.
+pub struct Measured<I> {
+    /// Its record.
+    pub record: RunRecord,
+    /// What the hooks prepared for it (the ids its request carried).
+    ids: I,
+    /// Whether the hooks found a failure that every further run would repeat.
+    pub hopeless: bool,
+}
+
+/// Where finished runs go, and what the page adds to each: the one way to measure and keep
+/// a run, for a series and an experiment alike. Cheap to clone.
+#[derive(Clone)]
+pub struct RunKeeper<H> {
+    /// The page's runs (table, charts, storage).
+    pub session: Session,
+    /// The host page's channel.
+    pub embed: Embed,
+    /// What the page adds to each run (the lab: its fleet; the widget: `()`).
+    pub hooks: H,
+}
+
+impl<H: SeriesHooks> RunKeeper<H> {
+    /// Measures one run of `plan` as the hooks prepare it (trace context), then completes
+    /// a failed run's diagnosis with the hooks' check. `on_started` and `on_progress` as in
+    /// [`run::measure_with`].
+    pub async fn measure(
+        &self,
+        plan: &RunPlan,
+        options: RunOptions,
+        control: &RunControl,
+        on_started: impl FnOnce() + 'static,
+        on_progress: impl FnMut(&ttft_core::measure::Progress),
+    ) -> Measured<H::RunIds> {
+        let (prepared, ids) = self.hooks.prepare(plan);
+        let plan = prepared.as_ref().unwrap_or(plan);
+        let mut record = run::measure_with(plan, options, control, on_started, on_progress).await;
+        let hopeless = self.hooks.check_failed(plan, &mut record).await;
+        Measured {
+            record,
+            ids,
+            hopeless,
+        }
+    }
+
+    /// Keeps a measured run: the session numbers and stores it, then (in a task of its own,
+    /// so that the end of a long run holds the main thread for no long task) the host page
+    /// and the hooks get the kept record. Returns it.
+    pub async fn keep(&self, measured: Measured<H::RunIds>) -> RunRecord {
+        let Measured { record, ids, .. } = measured;
+        let kept = self.session.push(record);
+        clock::sleep_ms(0.0).await;
+        self.embed.post_run(&kept);
+        self.hooks.kept(&kept, ids);
+        kept
+    }
+}
+
 /// What a series needs from the page. Cheap to clone.
 #[derive(Clone)]
 pub struct SeriesContext<H> {
@@ -77,6 +141,15 @@ impl<H: SeriesHooks> SeriesContext<H> {
             control: StoredValue::new_local(None),
             running: StoredValue::new(false),
             hooks,
+        }
+    }
+
+    /// Where this series' runs go: the one way to measure and keep a run.
+    pub fn keeper(&self) -> RunKeeper<H> {
+        RunKeeper {
+            session: self.session,
+            embed: self.embed.clone(),
+            hooks: self.hooks.clone(),
         }
     }
 
@@ -154,24 +227,20 @@ async fn run_series<H: SeriesHooks>(
             warm_up: series.warm_up && index == 0,
             painted: true,
         };
-        let (prepared, ids) = context.hooks.prepare(&series.run);
-        let plan = prepared.as_ref().unwrap_or(&series.run);
-        let mut record = run::measure_with(plan, options, &run_control, on_started, |progress| {
-            live.apply(progress)
-        })
-        .await;
-        let hopeless = context.hooks.check_failed(plan, &mut record).await;
+        let keeper = context.keeper();
+        let measured = keeper
+            .measure(&series.run, options, &run_control, on_started, |progress| {
+                live.apply(progress)
+            })
+            .await;
         // The end of a run is a chain of work: the record built, then shown, stored and
         // posted, then (after the last run) the history saved and the summary posted. Each
         // link runs in a task of its own, so that the end of a long run holds the main thread
-        // for no long task (issue 14 #6).
+        // for no long task.
         clock::sleep_ms(0.0).await;
-        live.finish(&record);
-        let repeatable = repeating_can_succeed(&record.outcome) && !hopeless;
-        let kept = context.session.push(record);
-        clock::sleep_ms(0.0).await;
-        context.embed.post_run(&kept);
-        context.hooks.kept(&kept, ids);
+        live.finish(&measured.record);
+        let repeatable = repeating_can_succeed(&measured.record.outcome) && !measured.hopeless;
+        keeper.keep(measured).await;
         stopped = run_control.stopped();
         if stopped || !repeatable {
             break;

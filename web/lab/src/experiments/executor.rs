@@ -18,16 +18,19 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 
 use futures_util::future::join_all;
-use leptos::prelude::{Set, Update, WithValue};
+use leptos::prelude::{Set, Update};
 use ttft_core::measure::{InputError, RunPlan};
 use ttft_lab::experiment::report::Report;
 use ttft_lab::experiment::schedule::{Observed, RunSpec, Schedule, TimedRuns};
 use ttft_lab::experiment::timed::{Due, MonitorSchedule};
 use ttft_lab::experiment::{ExperimentSession, RunSample};
 
-use super::{ExperimentControl, ExperimentState, Experiments};
 use ttft_web::clock;
-use ttft_web::run::{self, RunControl, RunOptions};
+use ttft_web::run::{RunControl, RunOptions};
+use ttft_web::series::RunKeeper;
+
+use super::{ExperimentControl, ExperimentState, Experiments};
+use crate::fleet::Fleet;
 
 /// Longest sleep of the timed schedule between checks of Stop, ms.
 const STOP_CHECK_MS: f64 = 200.0;
@@ -67,6 +70,7 @@ pub(super) struct Runner {
     session_number: u32,
     control: ExperimentControl,
     experiments: Experiments,
+    keeper: RunKeeper<Fleet>,
     trial: RefCell<Box<dyn ExperimentSession>>,
     start_ms: Cell<f64>,
 }
@@ -79,6 +83,7 @@ impl Runner {
         session_number: u32,
         control: ExperimentControl,
         experiments: Experiments,
+        keeper: RunKeeper<Fleet>,
         trial: Box<dyn ExperimentSession>,
     ) -> Runner {
         Runner {
@@ -87,6 +92,7 @@ impl Runner {
             session_number,
             control,
             experiments,
+            keeper,
             trial: RefCell::new(trial),
             start_ms: Cell::new(clock::now_ms()),
         }
@@ -125,7 +131,7 @@ impl Runner {
     }
 
     /// Measures `spec`; `None` when Stop interrupted it or it cannot be sent. The run is
-    /// kept in the page's session (and posted to the host page).
+    /// measured and kept as every run of the page ([`RunKeeper`]).
     async fn measure(&self, spec: &RunSpec) -> Option<Observed> {
         if self.control.stopped() {
             return None;
@@ -140,21 +146,16 @@ impl Runner {
             warm_up: spec.warm_up(),
             painted: false,
         };
-        let record = run::measure(&plan, options, &run_control, |_| {}).await;
+        let measured = self
+            .keeper
+            .measure(&plan, options, &run_control, || {}, |_| {})
+            .await;
         self.control.end(id);
         if run_control.stopped() {
             return None;
         }
-        let sample = RunSample::from_record(&record);
-        if let Some(session) = self.experiments.session {
-            let kept = session.push(record);
-            crate::fleet::run_kept(&kept);
-            self.experiments.embed.with_value(|embed| {
-                if let Some(embed) = embed {
-                    embed.post_run(&kept);
-                }
-            });
-        }
+        let sample = RunSample::from_record(&measured.record);
+        self.keeper.keep(measured).await;
         Some(Observed {
             run_index: spec.run_index,
             started_ms,

@@ -5,13 +5,15 @@
 //! - [`server`]: asks the server for its context windows and for token counts (the
 //!   calibration requests of the plan), through the app's transport;
 //! - [`executor`]: runs a configured experiment's schedule (sequence, waves, lanes or timed)
-//!   through [`ttft_web::run::measure`], hands every finished run back to the experiment, and
+//!   through [`ttft_web::series::RunKeeper`], hands every finished run back to the experiment, and
 //!   publishes its report after each run, so a stopped experiment keeps what it measured;
 //! - [`Experiments`] (provided as context): the state the panel draws, and the
 //!   [`ExperimentOutcome`]s of the page's experiments.
 //!
-//! Every measured run is kept by the page's [`Session`] (runs table, charts, storage) with
-//! its experiment tag, and posted to the host page when embedded.
+//! Every measured run is measured and kept as every run of the page is
+//! ([`ttft_web::series::RunKeeper`]): with the fleet's trace context and failed-run check,
+//! kept by the page's [`Session`] (runs table, charts, storage) with its experiment tag,
+//! posted to the host page when embedded, and exported by OTLP when the export is on.
 
 mod executor;
 mod server;
@@ -27,8 +29,11 @@ use ttft_lab::experiment::report::Report;
 use ttft_lab::experiment::{Experiment, Setup, SetupError};
 
 use ttft_web::embed::Embed;
+use ttft_web::series::RunKeeper;
 use ttft_web::session::Session;
 use ttft_web::views::runs_table::RunsFilter;
+
+use crate::fleet::Fleet;
 
 /// Where the current (or last) experiment is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -150,9 +155,9 @@ pub struct Experiments {
     control: StoredValue<ExperimentControl, LocalStorage>,
     /// Experiments started in this page, per code, for their tags.
     sessions: StoredValue<Vec<(&'static str, u32)>>,
-    /// Where finished runs go: the page's session (and the host page, when embedded).
-    session: Option<Session>,
-    embed: StoredValue<Option<Embed>>,
+    /// Where finished runs go, as every run of the page goes: the page's session, the host
+    /// page when embedded, and the fleet (trace context, the failed-run check, OTLP).
+    keeper: StoredValue<Option<RunKeeper<Fleet>>, LocalStorage>,
     /// The results' filter: set to the experiment just started.
     filter: Option<RwSignal<RunsFilter>>,
 }
@@ -169,8 +174,7 @@ impl Experiments {
             progress: RwSignal::new((0, 0)),
             control: StoredValue::new_local(ExperimentControl::default()),
             sessions: StoredValue::new(Vec::new()),
-            session: use_context::<Session>(),
-            embed: StoredValue::new(use_context::<Embed>()),
+            keeper: StoredValue::new_local(keeper_from_context()),
             filter: use_context::<RwSignal<RunsFilter>>(),
         };
         provide_context(experiments);
@@ -215,6 +219,14 @@ impl Experiments {
         if self.state.get_untracked().busy() {
             return Ok(());
         }
+        let Some(keeper) = self.keeper.get_value() else {
+            self.error.set(Some(Bilingual::new(
+                "This page keeps no runs (no session, host channel or fleet settings), so an experiment cannot start here.",
+                "此页面没有保存运行的位置（没有会话、宿主通道或监控设置），无法在此开始实验。",
+            )));
+            self.state.set(ExperimentState::Refused);
+            return Ok(());
+        };
         let setup = Setup::new(lang, fresh_seed(), &base.spec.model, &base.spec.prompt);
         // The fields' errors now, before any request.
         experiment.configure(&inputs, &setup)?;
@@ -248,8 +260,15 @@ impl Experiments {
                     return;
                 }
             };
-            let runner =
-                executor::Runner::new(base, code, session_number, control, experiments, trial);
+            let runner = executor::Runner::new(
+                base,
+                code,
+                session_number,
+                control,
+                experiments,
+                keeper,
+                trial,
+            );
             let report = runner.execute().await;
             let complete = !runner.stopped();
             let tally = report.tally;
@@ -274,6 +293,16 @@ impl Experiments {
         });
         Ok(())
     }
+}
+
+/// The page's run keeper from context (its session, host-page channel and fleet), when the
+/// page provides all three (the lab does; a unit test may not).
+fn keeper_from_context() -> Option<RunKeeper<Fleet>> {
+    Some(RunKeeper {
+        session: use_context::<Session>()?,
+        embed: use_context::<Embed>()?,
+        hooks: use_context::<Fleet>()?,
+    })
 }
 
 /// A seed for a new experiment: the wall clock, so that no earlier experiment's prompts

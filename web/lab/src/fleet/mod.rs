@@ -19,8 +19,6 @@ pub mod share;
 pub mod slo;
 pub mod trace;
 
-use std::cell::Cell;
-
 use leptos::prelude::*;
 use serde_json::Value;
 use ttft_core::config::UrlConfig;
@@ -44,12 +42,6 @@ pub struct Fleet {
     pub slo: SloState,
     /// Probe mode.
     pub probe: RwSignal<ProbeState>,
-}
-
-thread_local! {
-    /// The page's fleet state, for runs finished outside the widget's own series (the
-    /// experiments panel).
-    static CURRENT: Cell<Option<Fleet>> = const { Cell::new(None) };
 }
 
 impl Fleet {
@@ -85,7 +77,6 @@ impl Fleet {
             slo,
             probe: RwSignal::new(ProbeState::Off),
         };
-        CURRENT.with(|current| current.set(Some(fleet)));
         provide_context(fleet);
         provide_context(slo);
         provide_context(ttft_web::views::runs_table::RunMarks(slo.marks.into()));
@@ -115,7 +106,7 @@ impl Fleet {
     }
 }
 
-/// The lab's series: trace context on each request (a failure it caused is diagnosed, and
+/// The lab's runs (its series and its experiments alike): trace context on each request (a failure it caused is diagnosed, and
 /// ends the series), each kept run exported, the SLO result in the summary.
 impl ttft_web::series::SeriesHooks for Fleet {
     type RunIds = RunIds;
@@ -135,12 +126,5 @@ impl ttft_web::series::SeriesHooks for Fleet {
 
     fn summary_slo(&self) -> Option<Value> {
         Fleet::summary_slo(self)
-    }
-}
-
-/// A run kept outside the widget's series (an experiment's): exported with fresh ids.
-pub fn run_kept(record: &RunRecord) {
-    if let Some(fleet) = CURRENT.with(Cell::get) {
-        fleet.kept(record, ids::run_ids());
     }
 }
