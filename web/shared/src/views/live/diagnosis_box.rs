@@ -1,0 +1,39 @@
+//! A failed run's diagnosis: what happened and what to do, in the page's language.
+
+use crate::i18n::use_i18n;
+use leptos::prelude::*;
+use leptos::tachys::html::attribute::custom::CustomAttribute;
+use ttft_core::record::RunRecord;
+
+/// The failure of a run, with its cause and the fix, in the page's language. A run read
+/// from a schema-1 history has only its cause code, which is shown as it is.
+#[component]
+pub fn DiagnosisBox(
+    /// The failed run.
+    record: RunRecord,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    let cause_code = record.diagnosis_cause.clone().unwrap_or_default();
+    let diagnosis = record.diagnosis.clone();
+    let code = cause_code.clone();
+    let title = {
+        let diagnosis = diagnosis.clone();
+        move || {
+            diagnosis
+                .as_ref()
+                .map_or_else(|| code.clone(), |d| d.message(i18n.lang.get()).to_owned())
+        }
+    };
+    let fix = move || {
+        diagnosis
+            .as_ref()
+            .map(|d| d.fix(i18n.lang.get()).to_owned())
+            .unwrap_or_default()
+    };
+    view! {
+        <div class="diagnosis" data-testid="diagnosis" data-cause=cause_code role="alert">
+            <strong>{title}</strong>
+            <p>{fix}</p>
+        </div>
+    }
+}

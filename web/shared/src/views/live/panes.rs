@@ -1,0 +1,67 @@
+//! The streamed reasoning and answer panes (plain text, never HTML).
+
+use super::diagnosis_box::DiagnosisBox;
+use super::state::LiveRun;
+use super::text_writer::StreamedText;
+use crate::i18n::use_i18n;
+use leptos::prelude::*;
+use leptos::tachys::html::attribute::custom::CustomAttribute;
+use ttft_core::measure::cut_note;
+
+/// Streamed text as plain text (never HTML), its first piece in a fresh element whose
+/// paint is timed.
+#[component]
+fn StreamedPane(
+    /// The text.
+    text: StreamedText,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    view! {
+        {move || text.lead.get()}
+        {move || {
+            text.first
+                .get()
+                .map(|(paint_id, first_text)| {
+                    // `elementtiming` has no typed setter in the view macro.
+                    leptos::html::span()
+                        .class("painted-first")
+                        .attr("elementtiming", paint_id)
+                        .child(first_text)
+                })
+        }}
+        <span class="rest" node_ref=text.rest_node></span>
+        <Show when=move || text.cut.get()>
+            <span class="cut-note" data-testid="text-cut">{move || cut_note(i18n.lang.get())}</span>
+        </Show>
+    }
+}
+
+/// The live run: diagnosis of its failure, reasoning and answer as they stream in.
+#[component]
+pub fn LivePanes(
+    /// The run being shown.
+    live: LiveRun,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    view! {
+        {move || live.input_error.get().map(|error| {
+            let field = error.field_code();
+            view! {
+                <div class="diagnosis" data-testid="input-error" data-field=field role="alert">
+                    <strong>{move || error.message(i18n.lang.get())}</strong>
+                </div>
+            }
+        })}
+        {move || live.failed.get().map(|record| view! { <DiagnosisBox record=record /> })}
+        <Show when=move || !live.reasoning.is_empty()>
+            <h3 class="pane-title">{move || i18n.t("Reasoning", "推理")}</h3>
+            <pre class="pane reasoning" data-testid="reasoning">
+                <StreamedPane text=live.reasoning />
+            </pre>
+        </Show>
+        <h3 class="pane-title">{move || i18n.t("Answer", "回答")}</h3>
+        <pre class="pane" id="answer-pane" data-testid="answer" aria-live="polite">
+            <StreamedPane text=live.answer />
+        </pre>
+    }
+}

@@ -1,0 +1,257 @@
+//! The live run's state ([`LiveRun`]): status, progress, the readouts' values and the
+//! streamed texts, fed by the run's progress.
+
+use super::text_writer::{StreamedText, REASONING_FLUSH_MS};
+use crate::clock;
+use leptos::prelude::*;
+use ttft_core::measure::{Channel, InputError, Progress};
+use ttft_core::record::RunRecord;
+
+/// Where the run shown stands, as `data-state` says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunStatus {
+    /// Nothing running.
+    Ready,
+    /// Sent; no answer token yet.
+    Waiting,
+    /// The answer is streaming.
+    Streaming,
+    /// The run ended as planned.
+    Done,
+    /// The run failed (its diagnosis is shown).
+    Failed,
+    /// The form was refused before anything was sent.
+    InvalidInput,
+}
+
+impl RunStatus {
+    /// The code for `data-state` and tests.
+    pub fn code(self) -> &'static str {
+        match self {
+            RunStatus::Ready => "ready",
+            RunStatus::Waiting => "waiting",
+            RunStatus::Streaming => "streaming",
+            RunStatus::Done => "done",
+            RunStatus::Failed => "failed",
+            RunStatus::InvalidInput => "invalid input",
+        }
+    }
+
+    /// The one-line state shown beside Send (en, zh).
+    pub fn text(self) -> (&'static str, &'static str) {
+        match self {
+            RunStatus::Ready => ("Ready.", "就绪。"),
+            RunStatus::Waiting => ("Waiting for the first token…", "正在等待首个 token…"),
+            RunStatus::Streaming => ("Streaming…", "正在接收…"),
+            RunStatus::Done => ("Done.", "完成。"),
+            RunStatus::Failed => ("The run failed; see why below.", "运行失败，原因见下方。"),
+            RunStatus::InvalidInput => ("Check the input.", "请检查输入。"),
+        }
+    }
+}
+
+/// The live state of the current (or last) run.
+#[derive(Clone, Copy)]
+pub struct LiveRun {
+    /// A series of runs is in progress.
+    pub streaming: RwSignal<bool>,
+    /// Run `n` of `total` of the current series (warm-up included).
+    pub progress: RwSignal<(usize, usize)>,
+    pub(super) reasoning: StreamedText,
+    pub(super) answer: StreamedText,
+    pub(super) ttfa_ms: RwSignal<Option<f64>>,
+    pub(super) ttfr_ms: RwSignal<Option<f64>>,
+    pub(super) first_chunk_ms: RwSignal<Option<f64>>,
+    pub(super) perceived_ttfa_ms: RwSignal<Option<f64>>,
+    pub(super) started_ms: RwSignal<Option<f64>>,
+    /// The finished run's `e2e_ms` (or the time to its failure).
+    pub(super) elapsed_ms: RwSignal<Option<f64>>,
+    /// Whole seconds since the run started, while it runs (from its first second on).
+    pub(super) running_s: RwSignal<Option<u32>>,
+    /// Where the run stands.
+    pub status: RwSignal<RunStatus>,
+    /// An input problem found before any request.
+    pub input_error: RwSignal<Option<InputError>>,
+    /// The last finished run, when it failed (its diagnosis is shown).
+    pub(super) failed: RwSignal<Option<RunRecord>>,
+    /// The last finished run's arrival-delay bound, when its arrivals waited for the main
+    /// thread (WebKit, the main-thread transport), and whether it is over the threshold.
+    pub(super) arrival_delay: RwSignal<Option<(f64, bool)>>,
+    /// Counts runs shown: an update deferred past a frame applies only to its own run.
+    pub(super) shown_run: StoredValue<u32, LocalStorage>,
+    /// The first answer text is on its way to the screen: the elapsed counter waits.
+    pub(super) first_paint_pending: StoredValue<bool, LocalStorage>,
+}
+
+impl LiveRun {
+    /// A run view with nothing in it.
+    pub fn new() -> Self {
+        Self {
+            streaming: RwSignal::new(false),
+            progress: RwSignal::new((0, 0)),
+            reasoning: StreamedText::new(REASONING_FLUSH_MS),
+            answer: StreamedText::new(0.0),
+            ttfa_ms: RwSignal::new(None),
+            ttfr_ms: RwSignal::new(None),
+            first_chunk_ms: RwSignal::new(None),
+            perceived_ttfa_ms: RwSignal::new(None),
+            started_ms: RwSignal::new(None),
+            elapsed_ms: RwSignal::new(None),
+            running_s: RwSignal::new(None),
+            status: RwSignal::new(RunStatus::Ready),
+            input_error: RwSignal::new(None),
+            failed: RwSignal::new(None),
+            arrival_delay: RwSignal::new(None),
+            shown_run: StoredValue::new_local(0),
+            first_paint_pending: StoredValue::new_local(false),
+        }
+    }
+
+    /// Runs `update` after the next frame has been rendered, if the same run is still
+    /// shown: the frame that paints a first text is left to that text alone (readouts and
+    /// status change in the frame after).
+    fn after_next_frame(&self, update: impl FnOnce(LiveRun) + 'static) {
+        let this = *self;
+        let run = self.shown_run.get_value();
+        crate::paint::after_next_frame(move || {
+            if this.shown_run.get_value() == run {
+                update(this);
+            }
+        });
+    }
+
+    /// Clears the view for the next run.
+    pub fn reset(&self) {
+        self.shown_run
+            .update_value(|run| *run = run.wrapping_add(1));
+        self.first_paint_pending.set_value(false);
+        self.arrival_delay.set(None);
+        self.reasoning.clear();
+        self.answer.clear();
+        self.ttfa_ms.set(None);
+        self.ttfr_ms.set(None);
+        self.first_chunk_ms.set(None);
+        self.perceived_ttfa_ms.set(None);
+        self.elapsed_ms.set(None);
+        self.running_s.set(None);
+        self.started_ms.set(Some(clock::now_ms()));
+        self.failed.set(None);
+        self.input_error.set(None);
+    }
+
+    /// The form was refused: nothing is sent, and the view says why.
+    pub fn refuse(&self, error: InputError) {
+        self.reset();
+        self.started_ms.set(None);
+        self.input_error.set(Some(error));
+        self.status.set(RunStatus::InvalidInput);
+    }
+
+    /// Advances the elapsed counter (called every [`ELAPSED_TICK_MS`] while a series runs):
+    /// whole seconds, changed only when the second changes.
+    pub fn tick(&self) {
+        if self.first_paint_pending.get_value() {
+            return;
+        }
+        let Some(started_ms) = self.started_ms.get_untracked() else {
+            return;
+        };
+        let whole_s = ((clock::now_ms() - started_ms) / 1000.0).floor();
+        if whole_s >= 1.0 && self.running_s.get_untracked() != Some(whole_s as u32) {
+            self.running_s.set(Some(whole_s as u32));
+        }
+    }
+
+    /// The request was sent.
+    pub fn sent(&self) {
+        self.status.set(RunStatus::Waiting);
+    }
+
+    /// Shows one step of the run. Only the streamed text changes at once; the readouts and
+    /// the status follow a frame later, so the frame that paints a first text does nothing
+    /// else (its paint time is what is measured).
+    pub fn apply(&self, progress: &Progress) {
+        match progress {
+            Progress::FirstChunk { first_chunk_ms } => {
+                let first_chunk_ms = *first_chunk_ms;
+                self.after_next_frame(move |live| live.first_chunk_ms.set(Some(first_chunk_ms)));
+            }
+            Progress::Text {
+                channel,
+                text,
+                first_token_ms,
+                paint_id,
+            } => match channel {
+                Channel::Reasoning => {
+                    self.reasoning.push(text, paint_id.clone());
+                    if let Some(ttfr_ms) = *first_token_ms {
+                        self.after_next_frame(move |live| live.ttfr_ms.set(Some(ttfr_ms)));
+                    }
+                }
+                Channel::Answer => {
+                    if paint_id.is_some() {
+                        self.first_paint_pending.set_value(true);
+                    }
+                    self.answer.push(text, paint_id.clone());
+                    if let Some(ttfa_ms) = *first_token_ms {
+                        self.after_next_frame(move |live| {
+                            live.first_paint_pending.set_value(false);
+                            live.ttfa_ms.set(Some(ttfa_ms));
+                            if live.status.get_untracked() == RunStatus::Waiting {
+                                live.status.set(RunStatus::Streaming);
+                            }
+                        });
+                    }
+                }
+            },
+        }
+    }
+
+    /// Shows the run's end: its final numbers and, when it failed, its diagnosis.
+    pub fn finish(&self, record: &RunRecord) {
+        // Whatever arrived since the last frame is shown now, with the result.
+        self.reasoning.flush();
+        self.answer.flush();
+        let metrics = &record.metrics;
+        self.ttfa_ms.set(metrics.ttfa_ms);
+        self.ttfr_ms.set(metrics.ttfr_ms);
+        self.first_chunk_ms.set(metrics.first_chunk_ms);
+        self.perceived_ttfa_ms.set(metrics.perceived_ttfa_ms);
+        let since_start_ms = self
+            .started_ms
+            .get_untracked()
+            .map(|started_ms| clock::now_ms() - started_ms);
+        self.elapsed_ms.set(metrics.e2e_ms.or(since_start_ms));
+        self.running_s.set(None);
+        self.started_ms.set(None);
+        self.first_paint_pending.set_value(false);
+        let waits = record.arrivals_wait_for_main_thread == Some(true);
+        self.arrival_delay.set(
+            record
+                .arrival_delay_bound_ms
+                .filter(|_| waits)
+                .map(|bound_ms| (bound_ms, record.arrival_delayed())),
+        );
+        let failed = !record.is_ok();
+        self.failed.set(failed.then(|| record.clone()));
+        self.status.set(if failed {
+            RunStatus::Failed
+        } else {
+            RunStatus::Done
+        });
+    }
+}
+
+impl Default for LiveRun {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// How often the elapsed counter is looked at while a series runs (ms). Each change of the
+/// counter costs the page a frame, and a first answer token that arrives while such a frame
+/// is in flight waits for the next one: with a 100 ms tick (whole ms shown) the first
+/// answer's paint delay p95 was 22–24 ms against 12–15 ms without a tick (bench/REPORT.md,
+/// 2026-12-02). Whole seconds, looked at four times a second (a timer callback, no frame)
+/// and changed once a second, leave one frame per second.
+pub const ELAPSED_TICK_MS: u64 = 250;

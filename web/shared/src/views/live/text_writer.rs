@@ -1,0 +1,188 @@
+//! Streamed text in the DOM: the first painted piece in its own timed element, the rest
+//! appended once per animation frame in blocks, never re-rendered.
+
+use leptos::prelude::*;
+use ttft_core::blocks::plan_blocks;
+use ttft_core::measure::ShownText;
+
+/// Streamed text split around its first painted piece: the first (visible) text goes into
+/// a fresh element with a unique `elementtiming` name so its paint can be timed.
+///
+/// The rest of a long answer is appended, never re-rendered: text that arrives between two
+/// frames is batched and added as one text node at the next animation frame, so a
+/// 100,000-token answer costs the page work in proportion to each piece, not to the whole.
+#[derive(Clone, Copy)]
+pub struct StreamedText {
+    pub(super) lead: RwSignal<String>,
+    pub(super) first: RwSignal<Option<(String, String)>>,
+    /// Bytes of text appended after the first piece (drawn or pending).
+    rest_len: RwSignal<usize>,
+    pub(super) rest_node: NodeRef<leptos::html::Span>,
+    pending: StoredValue<String, LocalStorage>,
+    flush_scheduled: StoredValue<bool, LocalStorage>,
+    /// The block the next text goes into (`None`: the inline `rest` span itself).
+    chunk: StoredValue<Option<web_sys::Element>, LocalStorage>,
+    /// Bytes in that block.
+    chunk_len: StoredValue<usize, LocalStorage>,
+    /// 0: append at every animation frame; else at most every this many ms (reasoning text,
+    /// which streams while the run still waits for its first answer token).
+    throttle_ms: f64,
+    /// The first piece was just set: the rest waits one more frame, so the first text is
+    /// laid out and painted alone.
+    hold_one_frame: StoredValue<bool, LocalStorage>,
+    /// How much was shown: the first `MAX_SHOWN_TEXT_BYTES`, then the text is cut.
+    shown: StoredValue<ShownText, LocalStorage>,
+    /// Whether the text was cut (a note says so).
+    pub(super) cut: RwSignal<bool>,
+}
+
+/// Reasoning text is appended at most this often (ms): it streams while the run waits for
+/// its first answer token, when the page should leave the main thread alone (in WebKit the
+/// answer's arrival waits for it), and nobody reads thinking at 60 frames per second.
+pub(super) const REASONING_FLUSH_MS: f64 = 200.0;
+
+impl StreamedText {
+    pub(super) fn new(throttle_ms: f64) -> Self {
+        Self {
+            lead: RwSignal::new(String::new()),
+            first: RwSignal::new(None),
+            rest_len: RwSignal::new(0),
+            rest_node: NodeRef::new(),
+            pending: StoredValue::new_local(String::new()),
+            flush_scheduled: StoredValue::new_local(false),
+            chunk: StoredValue::new_local(None),
+            chunk_len: StoredValue::new_local(0),
+            throttle_ms,
+            hold_one_frame: StoredValue::new_local(false),
+            shown: StoredValue::new_local(ShownText::default()),
+            cut: RwSignal::new(false),
+        }
+    }
+
+    pub(super) fn clear(&self) {
+        self.hold_one_frame.set_value(false);
+        self.lead.set(String::new());
+        self.first.set(None);
+        self.rest_len.set(0);
+        self.pending.update_value(String::clear);
+        self.chunk.set_value(None);
+        self.chunk_len.set_value(0);
+        self.shown.set_value(ShownText::default());
+        self.cut.set(false);
+        if let Some(node) = self.rest_node.get_untracked() {
+            node.set_text_content(None);
+        }
+    }
+
+    pub(super) fn push(&self, text: &str, paint_id: Option<String>) {
+        // Only the first MAX_SHOWN_TEXT_BYTES are shown; the measurement goes on.
+        let text = self
+            .shown
+            .try_update_value(|shown| shown.admit(text).to_owned())
+            .unwrap_or_default();
+        if !self.cut.get_untracked() && self.shown.with_value(ShownText::is_cut) {
+            self.cut.set(true);
+        }
+        if text.is_empty() {
+            return;
+        }
+        if let Some(paint_id) = paint_id {
+            self.first.set(Some((paint_id, text)));
+            self.hold_one_frame.set_value(true);
+        } else if self.first.with_untracked(Option::is_none) {
+            self.lead.update(|lead| lead.push_str(&text));
+        } else {
+            // Only "is there any" is shown reactively: no effect runs per token.
+            if self.rest_len.get_untracked() == 0 {
+                self.rest_len.set(text.len());
+            } else {
+                self.rest_len
+                    .update_untracked(|rest_len| *rest_len += text.len());
+            }
+            self.pending.update_value(|pending| pending.push_str(&text));
+            self.schedule_flush();
+        }
+    }
+
+    fn schedule_flush(&self) {
+        if self.flush_scheduled.get_value() {
+            return;
+        }
+        let this = *self;
+        let callback = wasm_bindgen::closure::Closure::once_into_js(move || {
+            this.flush_scheduled.set_value(false);
+            if this.hold_one_frame.get_value() {
+                // The frame that paints the first text: the rest goes into the next one.
+                this.hold_one_frame.set_value(false);
+                return this.schedule_flush();
+            }
+            this.flush();
+        });
+        let scheduled = web_sys::window().is_some_and(|window| {
+            let callback = wasm_bindgen::JsCast::unchecked_ref(&callback);
+            if self.throttle_ms > 0.0 {
+                window
+                    .set_timeout_with_callback_and_timeout_and_arguments_0(
+                        callback,
+                        self.throttle_ms as i32,
+                    )
+                    .is_ok()
+            } else {
+                window.request_animation_frame(callback).is_ok()
+            }
+        });
+        self.flush_scheduled.set_value(scheduled);
+    }
+
+    /// Appends the pending text (plain text, never HTML) to the current block, starting a
+    /// new block after each line break that completes 4 KB ([`plan_blocks`]).
+    pub(super) fn flush(&self) {
+        let Some(node) = self.rest_node.get_untracked() else {
+            // Not mounted yet (the pane appears with its first text): try next frame.
+            if !self.pending.with_value(String::is_empty) {
+                self.schedule_flush();
+            }
+            return;
+        };
+        let pending = self
+            .pending
+            .try_update_value(std::mem::take)
+            .unwrap_or_default();
+        if pending.is_empty() {
+            return;
+        }
+        let rest: web_sys::Element = node.into();
+        let mut current = self.chunk.get_value().unwrap_or_else(|| rest.clone());
+        // ttft-core decides the cuts: every line break that completes 4 KB starts a block,
+        // however much text this frame brings.
+        let plan = plan_blocks(self.chunk_len.get_value(), &pending);
+        for piece in &plan.pieces {
+            if piece.new_block {
+                if let Some(block) = new_block(&rest) {
+                    current = block;
+                }
+            }
+            if !piece.text.is_empty() {
+                let _ = current.append_with_str_1(piece.text);
+            }
+        }
+        if !current.is_same_node(Some(&rest)) {
+            self.chunk.set_value(Some(current));
+        }
+        self.chunk_len.set_value(plan.filled);
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.lead.with(String::is_empty)
+            && self.first.with(Option::is_none)
+            && self.rest_len.get() == 0
+    }
+}
+
+/// A new block (`<span class="chunk">`, a block box) at the end of `rest`.
+fn new_block(rest: &web_sys::Element) -> Option<web_sys::Element> {
+    let block = rest.owner_document()?.create_element("span").ok()?;
+    block.set_class_name("chunk");
+    rest.append_child(&block).ok()?;
+    Some(block)
+}
