@@ -2,9 +2,10 @@
 //! languages, how to read it from a [`RunRecord`], where the runs table shows it, and what
 //! AIPerf and GuideLLM call the same (or the nearest) quantity.
 //!
-//! The runs table, the CSV (its metric columns and its peer-name header rows) and
+//! The runs table, the CSV (its metric columns and its peer-name header rows), the lab's
+//! summary table, the runs chart's series, the share links' summary rows and
 //! docs/export-schema.md (checked by a test) all come from [`METRICS`]: a new metric is one
-//! entry here.
+//! entry here (its [`Shown`] says where else than the runs table and the CSV it appears).
 //!
 //! A peer name is given only when the peer measures the same interval; `note` says where
 //! the definitions still differ (window ends, token counts, units). AIPerf names are its
@@ -98,6 +99,29 @@ pub struct PeerNames {
     pub note: &'static str,
 }
 
+/// Where a metric appears besides the runs table ([`Column`]) and the CSV (every metric
+/// that is not a series).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shown {
+    /// A row of the lab's summary table (p50 … n by cohort, from [`RunsSummary::get`]).
+    ///
+    /// [`RunsSummary::get`]: crate::timeline::RunsSummary::get
+    pub summary: bool,
+    /// A series of the runs chart, drawn with this CSS class.
+    pub runs_chart: Option<&'static str>,
+    /// A summary row of a share link's view (a link carries this metric of every run).
+    pub shared: bool,
+}
+
+impl Shown {
+    /// Only the runs table and the CSV.
+    const TABLE: Shown = Shown {
+        summary: false,
+        runs_chart: None,
+        shared: false,
+    };
+}
+
 /// One metric of the catalogue.
 #[derive(Debug, Clone, Copy)]
 pub struct Metric {
@@ -113,6 +137,8 @@ pub struct Metric {
     pub peers: PeerNames,
     /// A distribution ([`Reading::Series`]) rather than one value: no CSV cell, no table cell.
     pub series: bool,
+    /// Where else it appears.
+    pub shown: Shown,
     read: fn(&RunRecord) -> Reading,
 }
 
@@ -126,6 +152,51 @@ impl Metric {
     pub fn label(&self, lang: Lang) -> &'static str {
         lang.pick(self.label.0, self.label.1)
     }
+
+    /// The runs chart's legend for this metric: its short name and label
+    /// (`ttfa (first answer token)`).
+    pub fn legend(&self, lang: Lang) -> String {
+        let short = self.name.trim_end_matches("_ms").replace('_', " ");
+        match lang {
+            Lang::En => format!("{short} ({})", self.label.0),
+            Lang::Zh => format!("{short}（{}）", self.label.1),
+        }
+    }
+
+    /// Also a row of the lab's summary table.
+    const fn in_summary(mut self) -> Metric {
+        self.shown.summary = true;
+        self
+    }
+
+    /// Also a series of the runs chart, drawn with `class`.
+    const fn on_runs_chart(mut self, class: &'static str) -> Metric {
+        self.shown.runs_chart = Some(class);
+        self
+    }
+
+    /// Also carried by share links, with a summary row in their view.
+    const fn shared(mut self) -> Metric {
+        self.shown.shared = true;
+        self
+    }
+}
+
+/// The rows of the lab's summary table, in catalogue order.
+pub fn summary_metrics() -> impl Iterator<Item = &'static Metric> {
+    METRICS.iter().filter(|metric| metric.shown.summary)
+}
+
+/// The runs chart's series, in catalogue order, with their CSS class.
+pub fn runs_chart_metrics() -> impl Iterator<Item = (&'static Metric, &'static str)> {
+    METRICS
+        .iter()
+        .filter_map(|metric| Some((metric, metric.shown.runs_chart?)))
+}
+
+/// The metrics a share link carries, in catalogue order.
+pub fn shared_metrics() -> impl Iterator<Item = &'static Metric> {
+    METRICS.iter().filter(|metric| metric.shown.shared)
 }
 
 /// A metric by name.
@@ -171,6 +242,7 @@ macro_rules! metric {
             column: Column::$column,
             peers: $peers,
             series: false,
+            shown: Shown::TABLE,
             read: $read,
         }
     };
@@ -184,21 +256,21 @@ pub const METRICS: &[Metric] = &[
     metric!("ttft_ms", Ms, "first token", "首个 token", Main,
         peers(Some("time_to_first_token"), Some("time_to_first_token_ms"),
             "Same interval: request sent to the first non-empty reasoning or answer token."),
-        |r| ms(r.metrics.ttft_ms)),
+        |r| ms(r.metrics.ttft_ms)).in_summary().on_runs_chart("series-ttft").shared(),
     metric!("ttfa_ms", Ms, "first answer token", "首个回答 token", Main,
         peers(Some("time_to_first_output_token"), Some("time_to_first_output_token_ms"),
             "Same interval: request sent to the first answer (non-reasoning) token."),
-        |r| ms(r.metrics.ttfa_ms)),
+        |r| ms(r.metrics.ttfa_ms)).in_summary().on_runs_chart("series-ttfa").shared(),
     metric!("ttfa_visible_ms", Ms, "first visible answer", "首个可见回答", More,
         peers(None, None, "First answer text that is not only whitespace; no peer separates it."),
         |r| ms(r.metrics.ttfa_visible_ms)),
     metric!("ttfr_ms", Ms, "first reasoning token", "首个推理 token", Main,
         peers(None, None, "First reasoning token."),
-        |r| ms(r.metrics.ttfr_ms)),
+        |r| ms(r.metrics.ttfr_ms)).shared(),
     metric!("first_chunk_ms", Ms, "first chunk of any kind", "首个数据块", Main,
         peers(None, None,
             "First SSE event of any kind; what vLLM's bench and naive scripts call TTFT."),
-        |r| ms(r.metrics.first_chunk_ms)),
+        |r| ms(r.metrics.first_chunk_ms)).shared(),
     metric!("setup_ms", Ms, "response headers", "响应头", More,
         peers(Some("stream_setup_latency"), None, "Request sent to response headers."),
         |r| ms(r.metrics.setup_ms)),
@@ -207,7 +279,7 @@ pub const METRICS: &[Metric] = &[
         |r| ms(r.metrics.perceived_ttft_ms)),
     metric!("perceived_ttfa_ms", Ms, "first answer on screen", "回答首次显示", Main,
         peers(None, None, "Ours: click to first answer painted on screen."),
-        |r| ms(r.metrics.perceived_ttfa_ms)),
+        |r| ms(r.metrics.perceived_ttfa_ms)).in_summary().on_runs_chart("series-perceived").shared(),
     metric!("perceived_from", Label, "perceived from", "感知起点", Hidden,
         peers(None, None, "Not a measurement: which instant the perceived metrics start from."),
         |r| code(Some(&r.metrics.perceived_from))),
@@ -227,7 +299,7 @@ pub const METRICS: &[Metric] = &[
     metric!("e2e_ms", Ms, "whole request", "整个请求", Main,
         peers(Some("request_latency"), Some("request_latency"),
             "Request sent to stream end. GuideLLM reports request_latency in seconds, not ms."),
-        |r| ms(r.metrics.e2e_ms)),
+        |r| ms(r.metrics.e2e_ms)).in_summary().shared(),
     Metric {
         name: "itl_gaps",
         unit: Unit::Ms,
@@ -236,12 +308,13 @@ pub const METRICS: &[Metric] = &[
         peers: peers(Some("inter_chunk_latency"), None,
             "Every gap between text-carrying chunks (a distribution, not a mean): a histogram at 1 µs and a sample in stream order."),
         series: true,
+        shown: Shown::TABLE,
         read: |r| Reading::Series(r.metrics.itl_gaps.sample_ms().to_vec()),
     },
     metric!("itl_ms", Ms, "inter-token latency", "token 间隔", Main,
         peers(Some("inter_token_latency"), Some("inter_token_latency_ms"),
             "(last − first token) / (n − 1). AIPerf's window ends at the last response, not the last token."),
-        |r| ms(r.metrics.itl_ms)),
+        |r| ms(r.metrics.itl_ms)).in_summary().shared(),
     metric!("output_tokens_counted", Tokens, "tokens counted", "计数的 token", Hidden,
         peers(None, None, "Not a measurement: the n used for itl_ms and output_tps."),
         |r| Reading::Integer(r.metrics.output_tokens_counted)),
@@ -251,7 +324,7 @@ pub const METRICS: &[Metric] = &[
     metric!("output_tps", TokensPerSecond, "output tokens/s", "输出 token/秒", Main,
         peers(Some("output_token_throughput_per_user"), None,
             "Ours is n / decode time; AIPerf's is 1 / ITL = (n − 1) / decode time. GuideLLM's output_tokens_per_second divides by the whole request latency: a different quantity."),
-        |r| ms(r.metrics.output_tps)),
+        |r| ms(r.metrics.output_tps)).in_summary(),
     metric!("prompt_tokens", Tokens, "prompt tokens", "输入 token", Hidden,
         peers(Some("input_sequence_length"), Some("prompt_tokens"),
             "Ours from the provider's usage; AIPerf counts with its own tokenizer."),
@@ -330,5 +403,69 @@ mod tests {
         assert_eq!(Reading::Number(None).csv_cell().as_deref(), Some(""));
         assert_eq!(Reading::Integer(Some(42)).number(), Some(42.0));
         assert_eq!(Reading::Series(vec![1.0]).csv_cell(), None);
+    }
+
+    #[test]
+    fn every_view_derives_from_the_catalogue() {
+        use crate::stats::Summary;
+        use crate::timeline::RunsSummary;
+        let one = Summary::from_samples(&[1.0]).ok().flatten();
+        // A summary where every field holds a value: each summary row must find its own.
+        let summary = RunsSummary {
+            runs: 1,
+            ttft_ms: one.clone(),
+            ttfa_ms: one.clone(),
+            ttfa_visible_ms: one.clone(),
+            ttfr_ms: one.clone(),
+            first_chunk_ms: one.clone(),
+            setup_ms: one.clone(),
+            perceived_ttft_ms: one.clone(),
+            perceived_ttfa_ms: one.clone(),
+            reasoning_ms: one.clone(),
+            decode_ms: one.clone(),
+            e2e_ms: one.clone(),
+            itl_ms: one.clone(),
+            itl_gaps_pooled_ms: one.clone(),
+            output_tps: one.clone(),
+        };
+        let rows: Vec<&str> = summary_metrics().map(|metric| metric.name).collect();
+        assert_eq!(
+            rows,
+            [
+                "ttft_ms",
+                "ttfa_ms",
+                "perceived_ttfa_ms",
+                "e2e_ms",
+                "itl_ms",
+                "output_tps"
+            ]
+        );
+        for name in rows {
+            assert!(summary.get(name).is_some(), "{name} has no summary");
+        }
+        let chart: Vec<(&str, &str)> = runs_chart_metrics()
+            .map(|(metric, class)| (metric.name, class))
+            .collect();
+        assert_eq!(
+            chart,
+            [
+                ("ttft_ms", "series-ttft"),
+                ("ttfa_ms", "series-ttfa"),
+                ("perceived_ttfa_ms", "series-perceived")
+            ]
+        );
+        // The share view draws the runs chart from what a link carries.
+        for (metric, _) in runs_chart_metrics() {
+            assert!(
+                metric.shown.shared,
+                "{} is charted but not shared",
+                metric.name
+            );
+        }
+        assert_eq!(shared_metrics().count(), 7);
+        assert_eq!(
+            find("ttfa_ms").map(|metric| metric.legend(Lang::Zh)),
+            Some("ttfa（首个回答 token）".to_owned())
+        );
     }
 }

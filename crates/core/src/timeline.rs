@@ -840,6 +840,27 @@ pub struct RunsSummary {
 }
 
 impl RunsSummary {
+    /// The summary of the metric named `name` (a [`crate::metric::METRICS`] name); `None`
+    /// when no run measured it or it is not summarized.
+    pub fn get(&self, name: &str) -> Option<&Summary> {
+        match name {
+            "ttft_ms" => self.ttft_ms.as_ref(),
+            "ttfa_ms" => self.ttfa_ms.as_ref(),
+            "ttfa_visible_ms" => self.ttfa_visible_ms.as_ref(),
+            "ttfr_ms" => self.ttfr_ms.as_ref(),
+            "first_chunk_ms" => self.first_chunk_ms.as_ref(),
+            "setup_ms" => self.setup_ms.as_ref(),
+            "perceived_ttft_ms" => self.perceived_ttft_ms.as_ref(),
+            "perceived_ttfa_ms" => self.perceived_ttfa_ms.as_ref(),
+            "reasoning_ms" => self.reasoning_ms.as_ref(),
+            "decode_ms" => self.decode_ms.as_ref(),
+            "e2e_ms" => self.e2e_ms.as_ref(),
+            "itl_ms" => self.itl_ms.as_ref(),
+            "output_tps" => self.output_tps.as_ref(),
+            _ => None,
+        }
+    }
+
     /// Summarizes metrics of several runs; an error if any value is NaN or infinite.
     pub fn from_runs(runs: &[RunMetrics]) -> Result<RunsSummary, StatsError> {
         Self::from_run_refs(&runs.iter().collect::<Vec<_>>())

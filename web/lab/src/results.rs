@@ -3,7 +3,8 @@
 
 use leptos::prelude::*;
 use ttft_core::itl::ItlGaps;
-use ttft_core::record::{cohort_summary, Cohort, RunRecord};
+use ttft_core::metric::runs_chart_metrics;
+use ttft_core::record::{cohort_summary, Cohort};
 use ttft_web::i18n::use_i18n;
 use ttft_web::session::Session;
 use ttft_web::views::runs_table::{RunsFilter, RunsTable, RunsView};
@@ -44,17 +45,14 @@ pub fn Results(
     // Memos: computed once per change of the runs, and unchanged values re-render nothing.
     let series = Memo::new(move |_| {
         runs.with(|runs| {
-            let pick = |metric: fn(&RunRecord) -> Option<f64>| {
-                runs.iter()
-                    .filter(|record| !record.warm_up)
-                    .map(|record| metric(record))
-                    .collect::<Vec<_>>()
-            };
-            [
-                pick(|record| record.metrics.ttft_ms),
-                pick(|record| record.metrics.ttfa_ms),
-                pick(|record| record.metrics.perceived_ttfa_ms),
-            ]
+            runs_chart_metrics()
+                .map(|(metric, _)| {
+                    runs.iter()
+                        .filter(|record| !record.warm_up)
+                        .map(|record| metric.read(record).number())
+                        .collect::<Vec<_>>()
+                })
+                .collect::<Vec<_>>()
         })
     });
     let ttfa_summary = Memo::new(move |_| {

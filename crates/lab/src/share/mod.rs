@@ -541,15 +541,35 @@ impl SharedResults {
         self.runs.iter().filter(|run| run.is_ok())
     }
 
-    /// Statistics of one metric over the successful runs ([`SHARED_METRICS`]); `None` when
-    /// none measured it.
-    pub fn summary(&self, metric: ReadShared) -> Option<Summary> {
-        let samples: Vec<f64> = self.counted_runs().filter_map(metric).collect();
+    /// Statistics of the metric named `name` (one of
+    /// [`shared_metrics`](ttft_core::metric::shared_metrics)) over the successful runs;
+    /// `None` when none measured it.
+    pub fn summary(&self, name: &str) -> Option<Summary> {
+        let samples: Vec<f64> = self
+            .counted_runs()
+            .filter_map(|run| run.metric(name))
+            .collect();
         Summary::from_samples(&samples).ok().flatten()
     }
 }
 
 impl SharedRun {
+    /// The value of the metric named `name`, for the metrics a link carries
+    /// ([`shared_metrics`](ttft_core::metric::shared_metrics)); `None` when not measured or
+    /// not carried.
+    pub fn metric(&self, name: &str) -> Option<f64> {
+        match name {
+            "ttft_ms" => self.ttft_ms,
+            "ttfa_ms" => self.ttfa_ms,
+            "ttfr_ms" => self.ttfr_ms,
+            "perceived_ttfa_ms" => self.perceived_ttfa_ms,
+            "first_chunk_ms" => self.first_chunk_ms,
+            "e2e_ms" => self.e2e_ms,
+            "itl_ms" => self.itl_ms,
+            _ => None,
+        }
+    }
+
     /// Whether the run measured what it set out to (completed, or stopped after its first
     /// answer token in "TTFT only" mode), from its outcome code.
     pub fn is_ok(&self) -> bool {
@@ -559,20 +579,6 @@ impl SharedRun {
         )
     }
 }
-
-/// How to read one metric of a shared run.
-pub type ReadShared = fn(&SharedRun) -> Option<f64>;
-
-/// The metrics a link carries, by their names (DESIGN.md §2), with how to read each.
-pub const SHARED_METRICS: [(&str, ReadShared); 7] = [
-    ("ttft_ms", |run| run.ttft_ms),
-    ("ttfa_ms", |run| run.ttfa_ms),
-    ("ttfr_ms", |run| run.ttfr_ms),
-    ("perceived_ttfa_ms", |run| run.perceived_ttfa_ms),
-    ("first_chunk_ms", |run| run.first_chunk_ms),
-    ("e2e_ms", |run| run.e2e_ms),
-    ("itl_ms", |run| run.itl_ms),
-];
 
 /// The fragment (without `#`) for `results`; refuses more than [`MAX_SHARED_RUNS`] runs and
 /// a fragment over [`MAX_FRAGMENT_BYTES`] (see [`encode_fitting`]).
@@ -793,11 +799,17 @@ mod tests {
         let text = format!("{results:?}");
         assert!(!text.contains("secret") && !text.contains("/v1"));
         // Statistics over the successful runs only, as the page's own summary.
-        let ttfa = results.summary(|run| run.ttfa_ms).unwrap();
+        let ttfa = results.summary("ttfa_ms").unwrap();
         assert_eq!((ttfa.count, ttfa.min, ttfa.max), (2, 200.0, 300.0));
-        assert_eq!(SHARED_METRICS[1].0, "ttfa_ms");
         let decoded = decode(&encode(&results).unwrap()).unwrap();
-        assert_eq!(decoded.summary(SHARED_METRICS[1].1), Some(ttfa));
+        assert_eq!(decoded.summary("ttfa_ms"), Some(ttfa));
+        // Every metric the catalogue says a link carries is read from a shared run.
+        let run = &decoded.runs[0];
+        for metric in ttft_core::metric::shared_metrics() {
+            let expected = ttft_core::metric::find(metric.name)
+                .and_then(|catalogued| catalogued.read(&records[1]).number());
+            assert_eq!(run.metric(metric.name), expected, "{}", metric.name);
+        }
     }
 
     #[test]

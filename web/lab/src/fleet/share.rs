@@ -6,9 +6,10 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use ttft_core::lang::Lang;
+use ttft_core::metric::{runs_chart_metrics, shared_metrics};
 use ttft_core::stats::Summary;
 use ttft_lab::share::{
-    self, encode_fitting, ShareError, ShareFacts, SharedResults, MAX_FRAGMENT_BYTES, SHARED_METRICS,
+    self, encode_fitting, ShareError, ShareFacts, SharedResults, MAX_FRAGMENT_BYTES,
 };
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::JsFuture;
@@ -175,12 +176,10 @@ pub fn SharedView(
 ) -> impl IntoView {
     let i18n = use_i18n();
     let runs = results.runs.clone();
-    let series: [Vec<Option<f64>>; 3] = [
-        runs.iter().map(|run| run.ttft_ms).collect(),
-        runs.iter().map(|run| run.ttfa_ms).collect(),
-        runs.iter().map(|run| run.perceived_ttfa_ms).collect(),
-    ];
-    let ttfa = results.summary(|run| run.ttfa_ms);
+    let series: Vec<Vec<Option<f64>>> = runs_chart_metrics()
+        .map(|(metric, _)| runs.iter().map(|run| run.metric(metric.name)).collect())
+        .collect();
+    let ttfa = results.summary("ttfa_ms");
     let references = ttfa
         .as_ref()
         .map(|summary| vec![("p50", summary.p50), ("p95", summary.p95)])
@@ -199,9 +198,8 @@ pub fn SharedView(
         .counted_runs()
         .filter_map(|run| run.ttfa_ms)
         .collect();
-    let summary_rows = SHARED_METRICS
-        .iter()
-        .filter_map(|(name, read)| Some((*name, results.summary(*read)?)))
+    let summary_rows = shared_metrics()
+        .filter_map(|metric| Some((metric.name, results.summary(metric.name)?)))
         .map(|(name, summary): (&str, Summary)| {
             let cells = [
                 summary.p50,

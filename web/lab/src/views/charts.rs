@@ -3,6 +3,7 @@
 
 use leptos::prelude::*;
 use ttft_core::itl::ItlGaps;
+use ttft_core::metric::runs_chart_metrics;
 use ttft_lab::chart::{
     distribution_chart, itl_chart, runs_chart, waterfall_chart, Axis, Frame, Margins, Phase,
     PhaseSpan, Rect, Reference, ReferenceLine, RunSeries,
@@ -84,33 +85,11 @@ pub(crate) fn reference_lines(lines: &[ReferenceLine]) -> impl IntoView {
         .collect_view()
 }
 
-/// The series drawn on the runs chart, with their CSS class and legend text.
-const RUN_SERIES: [(&str, &str, &str, &str); 3] = [
-    (
-        "ttft_ms",
-        "series-ttft",
-        "ttft (first token)",
-        "ttft（首个 token）",
-    ),
-    (
-        "ttfa_ms",
-        "series-ttfa",
-        "ttfa (first answer token)",
-        "ttfa（首个回答 token）",
-    ),
-    (
-        "perceived_ttfa_ms",
-        "series-perceived",
-        "perceived ttfa (painted)",
-        "感知 ttfa（已显示）",
-    ),
-];
-
 /// TTFT per run: ttft, ttfa and perceived ttfa, with p50 and p95 of ttfa.
 #[component]
 pub fn RunsChartView(
-    /// Per series (in [`RUN_SERIES`] order), one value per measured run.
-    series: Signal<[Vec<Option<f64>>; 3]>,
+    /// Per series (in [`runs_chart_metrics`] order), one value per measured run.
+    series: Signal<Vec<Vec<Option<f64>>>>,
     /// p50 and p95 of ttfa, when known.
     references: Signal<Vec<(&'static str, f64)>>,
 ) -> impl IntoView {
@@ -118,10 +97,12 @@ pub fn RunsChartView(
     let frame = frame(HEIGHT_PX, 56.0);
     let chart = move || {
         let values = series.get();
-        let run_series: Vec<RunSeries> = RUN_SERIES
-            .iter()
+        let run_series: Vec<RunSeries> = runs_chart_metrics()
             .zip(values.iter())
-            .map(|((name, ..), values_ms)| RunSeries { name, values_ms })
+            .map(|((metric, _), values_ms)| RunSeries {
+                name: metric.name,
+                values_ms,
+            })
             .collect();
         let references: Vec<Reference> = references
             .get()
@@ -142,8 +123,8 @@ pub fn RunsChartView(
                     let lines = chart
                         .series
                         .iter()
-                        .zip(RUN_SERIES.iter())
-                        .map(|(geometry, (_, class, ..))| {
+                        .zip(runs_chart_metrics())
+                        .map(|(geometry, (_, class))| {
                             // All markers of a series in one path of zero-length round-capped
                             // segments: one element per series, however many runs.
                             let dots: String = geometry
@@ -152,7 +133,7 @@ pub fn RunsChartView(
                                 .map(|marker| format!("M{:.1},{:.1}h0", marker.x_px, marker.y_px))
                                 .collect();
                             view! {
-                                <g class=*class>
+                                <g class=class>
                                     <path d=geometry.path.clone()></path>
                                     <path class="dots" d=dots></path>
                                 </g>
@@ -167,22 +148,24 @@ pub fn RunsChartView(
                 }}
             </svg>
             <ul class="legend">
-                {RUN_SERIES
-                    .iter()
-                    .map(|(_, class, en, zh)| view! { <li class=*class>{move || i18n.t(en, zh)}</li> })
+                {runs_chart_metrics()
+                    .map(|(metric, class)| view! { <li class=class>{move || metric.legend(i18n.lang.get())}</li> })
                     .collect_view()}
             </ul>
             <ChartTools
                 test_id="chart-runs"
-                headers=vec![("run", "运行"), ("ttft_ms", "ttft_ms"), ("ttfa_ms", "ttfa_ms"), ("perceived_ttfa_ms", "perceived_ttfa_ms")]
+                headers=std::iter::once(("run", "运行"))
+                    .chain(runs_chart_metrics().map(|(metric, _)| (metric.name, metric.name)))
+                    .collect()
                 rows=Signal::derive(move || {
-                    let [ttft, ttfa, perceived] = series.get();
-                    (0..ttft.len())
+                    let series = series.get();
+                    let runs = series.first().map_or(0, Vec::len);
+                    (0..runs)
                         .map(|index| {
-                            let cell = |values: &[Option<f64>]| {
+                            let cell = |values: &Vec<Option<f64>>| {
                                 values.get(index).copied().flatten().map_or_else(|| "—".to_string(), |value_ms| format!("{value_ms:.1}"))
                             };
-                            vec![(index + 1).to_string(), cell(&ttft), cell(&ttfa), cell(&perceived)]
+                            std::iter::once((index + 1).to_string()).chain(series.iter().map(cell)).collect()
                         })
                         .collect()
                 })

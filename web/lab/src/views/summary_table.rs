@@ -1,6 +1,7 @@
 //! The summary table: p50/p95/p99/min/max/mean/n of the main metrics by cohort.
 
 use leptos::prelude::*;
+use ttft_core::metric::summary_metrics;
 use ttft_core::record::{cohort_summary, Cohort};
 use ttft_core::stats::Summary;
 use ttft_core::timeline::RunsSummary;
@@ -14,17 +15,6 @@ pub fn SummaryTable(
     runs: RunsView,
 ) -> impl IntoView {
     let i18n = use_i18n();
-    type Pick = fn(&RunsSummary) -> Option<&ttft_core::stats::Summary>;
-    const ROWS: [(&str, Pick); 6] = [
-        ("ttft_ms", |summary| summary.ttft_ms.as_ref()),
-        ("ttfa_ms", |summary| summary.ttfa_ms.as_ref()),
-        ("perceived_ttfa_ms", |summary| {
-            summary.perceived_ttfa_ms.as_ref()
-        }),
-        ("itl_ms", |summary| summary.itl_ms.as_ref()),
-        ("e2e_ms", |summary| summary.e2e_ms.as_ref()),
-        ("output_tps", |summary| summary.output_tps.as_ref()),
-    ];
     let cohort_label = |cohort: Cohort| match cohort {
         Cohort::All => ("all measured runs", "全部计入的运行"),
         Cohort::Cold => ("cold (new connection)", "冷（新连接）"),
@@ -44,13 +34,12 @@ pub fn SummaryTable(
                 let (en, zh) = cohort_label(cohort);
                 let id = cohort.code();
                 let summary = summary?;
-                let rows = ROWS
-                    .iter()
-                    .map(|(metric, pick)| {
-                        let cells = summary_cells(pick(&summary));
+                let rows = summary_metrics()
+                    .map(|metric| {
+                        let cells = summary_cells(summary.get(metric.name));
                         view! {
-                            <tr data-cohort=id data-metric=*metric>
-                                <th scope="row">{*metric}</th>
+                            <tr data-cohort=id data-metric=metric.name>
+                                <th scope="row">{metric.name}</th>
                                 {cells[..6]
                                     .iter()
                                     .map(|value| view! { <td>{cell_number(*value, 1)}</td> })

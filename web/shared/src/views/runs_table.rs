@@ -269,7 +269,7 @@ fn run_row(record: RunRecord, selected: RwSignal<Option<u32>>, bound_main: bool)
 /// provided as context: per `run_index`, whether the run met every per-run threshold; absent
 /// when it does not count.
 #[derive(Clone, Copy)]
-pub struct RunMarks(pub Signal<HashMap<u32, bool>>);
+pub struct RunMarks(pub Memo<HashMap<u32, bool>>);
 
 /// A per-run mark for the runs table (✓ met every per-run threshold, ✗ missed one); nothing
 /// without [`RunMarks`] or for a run that does not count.
