@@ -18,19 +18,20 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::filler::{estimated_tokens, filler_text, sized_prompt};
-use super::params::{CountParam, Inputs, ParamSpec};
-use super::report::{same_text, Axis, Cell, Chart, ChartKind, Colour, Column, Report, Series, Table, Unit};
-use super::schedule::{Observed, RunRole, Schedule, ScheduleKind};
-use super::session::{
-    run_spec, Experiment, ExperimentSession, Planning, RunBook, Setup, SetupError,
-};
-use super::sizing::{fit_sizes, ContextBudget, PromptSizer, PromptSizing};
-use ttft_core::lang::Bilingual;
+use super::book::{context_budget, plan_sized, run_spec, session, Design, RunBook};
 use super::figures::{bilingual, ms, percent, summary_of};
-use super::order::{interleaved_order, run_nonce, split_mix64};
+use super::filler::{estimated_tokens, filler_text, sized_prompt};
 use super::limits::{MAX_PROMPT_TOKENS, MAX_REPETITIONS};
+use super::order::{interleaved_order, run_nonce, split_mix64};
+use super::params::{CountParam, Inputs, ParamSpec};
+use super::report::{
+    same_text, Axis, Cell, Chart, ChartKind, Colour, Column, Report, Series, Table, Unit,
+};
 use super::sample::{Observation, PlannedRun};
+use super::schedule::{RunRole, Schedule, ScheduleKind};
+use super::session::{Experiment, Planning, Setup, SetupError};
+use super::sizing::PromptSizing;
+use ttft_core::lang::Bilingual;
 use ttft_core::lang::Lang;
 use ttft_core::stats::Summary;
 
@@ -185,7 +186,13 @@ pub fn plan(config: &CacheConfig) -> Vec<PlannedRun<CacheKey>> {
                 run(run_index, key, repetition, Some(nonce), prompt)
             }
             CacheArm::Warm => {
-                runs.push(run(run_index, priming, repetition, None, warm_prompt.clone()));
+                runs.push(run(
+                    run_index,
+                    priming,
+                    repetition,
+                    None,
+                    warm_prompt.clone(),
+                ));
                 run(run_index + 1, key, repetition, None, warm_prompt.clone())
             }
             CacheArm::FirstTokenChanged => {
@@ -545,7 +552,9 @@ pub fn analyze(observations: &[Observation<CacheKey>]) -> CacheResult {
 
 /// Whether a median of `arm_ms` against the cold median is a hit by timing.
 fn hit_by_timing(arm_ms: f64, cold_ms: f64) -> bool {
-    cold_ms > 0.0 && arm_ms <= TIMING_HIT_MAX_WARM_SHARE * cold_ms && cold_ms - arm_ms >= MIN_SAVING_MS
+    cold_ms > 0.0
+        && arm_ms <= TIMING_HIT_MAX_WARM_SHARE * cold_ms
+        && cold_ms - arm_ms >= MIN_SAVING_MS
 }
 
 /// The verdicts when usage reports no cached tokens: timing is the evidence.
@@ -556,7 +565,11 @@ fn timing_verdicts(
     lost_ms: Option<f64>,
 ) -> Vec<CacheVerdict> {
     let warm_ms = cold_ms - saved_ms;
-    let warm_share = if cold_ms > 0.0 { warm_ms / cold_ms } else { 1.0 };
+    let warm_share = if cold_ms > 0.0 {
+        warm_ms / cold_ms
+    } else {
+        1.0
+    };
     if !hit_by_timing(warm_ms, cold_ms) {
         return vec![CacheVerdict::TimingShowsNoHit {
             saved_ms,
@@ -670,75 +683,57 @@ impl Experiment for PrefixCache {
     fn configure(&self, inputs: &Inputs, setup: &Setup) -> Result<Planning, SetupError> {
         let requested = PROMPT_TOKENS.read(inputs)?;
         let repetitions = REPETITIONS.read(inputs)? as usize;
-        let budget = setup
-            .context_window_tokens
-            .map(|window_tokens| ContextBudget {
-                window_tokens,
-                output_tokens: DEFAULT_MAX_TOKENS,
-            });
-        let (prompts, clips) = fit_sizes(&[requested], budget)?;
-        let prompt_tokens = prompts.first().copied().unwrap_or(requested);
-        let sizer =
-            PromptSizer::new(&[prompt_tokens], setup.lang, setup.seed, budget).with_clips(clips);
-        let (lang, seed) = (setup.lang, setup.seed);
-        Ok(Planning::sized(sizer, move |sizing| {
+        let budget = context_budget(setup.context_window_tokens, DEFAULT_MAX_TOKENS);
+        plan_sized(setup, budget, &[requested], move |fitted| {
             let config = CacheConfig {
-                prompt_tokens,
+                prompt_tokens: fitted.only(requested),
                 repetitions,
-                lang,
-                seed,
-                sizing,
+                lang: fitted.lang,
+                seed: fitted.seed,
+                sizing: fitted.sizing,
                 max_tokens: Some(DEFAULT_MAX_TOKENS),
             };
-            let book = RunBook::new(plan(&config));
-            Ok(Box::new(CacheSession { config, book }) as Box<dyn ExperimentSession>)
-        }))
+            let planned = plan(&config);
+            Ok(session(config, planned))
+        })
     }
 }
 
-/// A configured prefix-cache experiment.
-#[derive(Debug, Clone)]
-struct CacheSession {
-    config: CacheConfig,
-    book: RunBook<CacheKey>,
-}
+impl Design for CacheConfig {
+    type Key = CacheKey;
 
-impl ExperimentSession for CacheSession {
     fn code(&self) -> &'static str {
         PrefixCache.code()
     }
 
-    fn schedule(&self) -> Schedule {
-        let sizing = Some((&self.config.sizing, self.config.prompt_tokens));
+    fn schedule(&self, book: &RunBook<CacheKey>) -> Schedule {
+        let sizing = Some((&self.sizing, self.prompt_tokens));
         Schedule::Sequence {
-            runs: self
-                .book
-                .planned
-                .iter()
-                .map(|run| {
-                    let (role, level) = if run.key.priming {
-                        (
-                            RunRole::Priming,
-                            Bilingual::new("warm (priming)", "热（预热）"),
-                        )
-                    } else {
-                        (RunRole::Measured, arm_label(run.key.arm))
-                    };
-                    run_spec(run, role, level, sizing)
-                })
-                .collect(),
+            runs: book.specs(|run| {
+                let (role, level) = if run.key.priming {
+                    (
+                        RunRole::Priming,
+                        Bilingual::new("warm (priming)", "热（预热）"),
+                    )
+                } else {
+                    (RunRole::Measured, arm_label(run.key.arm))
+                };
+                run_spec(run, role, level, sizing)
+            }),
         }
     }
 
-    fn record(&mut self, observed: Observed) {
-        self.book.record(observed);
+    fn report(&self, book: &RunBook<CacheKey>) -> Report {
+        let result = analyze(&book.observations);
+        report(&result, &book.observations, &self.sizing)
     }
 
-    fn report(&self) -> Report {
-        let result = analyze(&self.book.observations);
-        let mut report = report(&result, &self.book.observations, &self.config.sizing);
-        report.tally = self.book.tally(Some(&self.config.sizing), |key| key.priming);
-        report
+    fn sizing(&self) -> Option<&PromptSizing> {
+        Some(&self.sizing)
+    }
+
+    fn is_priming(&self, key: &CacheKey) -> bool {
+        key.priming
     }
 }
 
@@ -750,7 +745,10 @@ pub fn report(
 ) -> Report {
     let mut report = Report::new(PrefixCache.code());
     for verdict in &result.verdicts {
-        report.verdict(verdict.code(), Bilingual::from_fn(|lang| verdict.message(lang)));
+        report.verdict(
+            verdict.code(),
+            Bilingual::from_fn(|lang| verdict.message(lang)),
+        );
     }
     let saved = result
         .ttft_saved_ms

@@ -14,19 +14,20 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::filler::estimated_tokens;
-use super::params::{CountListParam, CountParam, Inputs, ParamSpec};
-use super::report::{same_text, Axis, Cell, Chart, ChartKind, Colour, Column, Report, Series, Table, Unit};
-use super::schedule::{Observed, RunRole, Schedule, ScheduleKind};
-use super::session::{
-    run_spec, Experiment, ExperimentSession, Planning, RunBook, Setup, SetupError,
-};
-use super::sizing::{fit_sizes, ContextBudget, PromptSizer, PromptSizing};
-use ttft_core::lang::Bilingual;
+use super::book::{context_budget, plan_sized, run_spec, session, Design, RunBook};
 use super::figures::{bilingual, summary_of};
-use super::order::{interleaved_order, run_nonce};
+use super::filler::estimated_tokens;
 use super::limits::{MAX_PROMPT_TOKENS, MAX_REPETITIONS, MAX_STREAMS};
+use super::order::{interleaved_order, run_nonce};
+use super::params::{CountListParam, CountParam, Inputs, ParamSpec};
+use super::report::{
+    same_text, Axis, Cell, Chart, ChartKind, Colour, Column, Report, Series, Table, Unit,
+};
 use super::sample::{Observation, PlannedRun};
+use super::schedule::{RunRole, Schedule, ScheduleKind};
+use super::session::{Experiment, Planning, Setup, SetupError};
+use super::sizing::PromptSizing;
+use ttft_core::lang::Bilingual;
 use ttft_core::lang::Lang;
 use ttft_core::stats::Summary;
 
@@ -632,52 +633,39 @@ impl Experiment for Concurrency {
         let levels = LEVELS.read(inputs)?;
         let requested_prompt = PROMPT_TOKENS.read(inputs)?;
         let waves_per_level = WAVES.read(inputs)? as usize;
-        let budget = setup
-            .context_window_tokens
-            .map(|window_tokens| ContextBudget {
-                window_tokens,
-                output_tokens: DEFAULT_MAX_TOKENS,
-            });
-        let (prompts, clips) = fit_sizes(&[requested_prompt], budget)?;
-        let prompt_tokens = prompts.first().copied().unwrap_or(requested_prompt);
-        let sizer =
-            PromptSizer::new(&[prompt_tokens], setup.lang, setup.seed, budget).with_clips(clips);
-        let (lang, seed) = (setup.lang, setup.seed);
-        Ok(Planning::sized(sizer, move |sizing| {
+        let budget = context_budget(setup.context_window_tokens, DEFAULT_MAX_TOKENS);
+        plan_sized(setup, budget, &[requested_prompt], move |fitted| {
             let config = ConcurrencyConfig {
                 levels,
                 waves_per_level,
-                prompt_tokens,
-                lang,
-                seed,
-                sizing,
+                prompt_tokens: fitted.only(requested_prompt),
+                lang: fitted.lang,
+                seed: fitted.seed,
+                sizing: fitted.sizing,
                 max_tokens: Some(DEFAULT_MAX_TOKENS),
             };
             let waves = plan(&config);
-            let book = RunBook::new(waves.iter().flat_map(|w| w.streams.clone()).collect());
-            Ok(Box::new(ConcurrencySession {
-                config,
-                waves,
-                book,
-            }) as Box<dyn ExperimentSession>)
-        }))
+            let planned = waves.iter().flat_map(|w| w.streams.clone()).collect();
+            Ok(session(ConcurrencyDesign { config, waves }, planned))
+        })
     }
 }
 
-/// A configured concurrency experiment.
+/// A configured concurrency experiment: its schedule groups the book's runs by wave.
 #[derive(Debug, Clone)]
-struct ConcurrencySession {
+struct ConcurrencyDesign {
     config: ConcurrencyConfig,
     waves: Vec<PlannedWave>,
-    book: RunBook<ConcurrencyKey>,
 }
 
-impl ExperimentSession for ConcurrencySession {
+impl Design for ConcurrencyDesign {
+    type Key = ConcurrencyKey;
+
     fn code(&self) -> &'static str {
         Concurrency.code()
     }
 
-    fn schedule(&self) -> Schedule {
+    fn schedule(&self, _book: &RunBook<ConcurrencyKey>) -> Schedule {
         let sizing = Some((&self.config.sizing, self.config.prompt_tokens));
         Schedule::Waves {
             waves: self
@@ -699,15 +687,13 @@ impl ExperimentSession for ConcurrencySession {
         }
     }
 
-    fn record(&mut self, observed: Observed) {
-        self.book.record(observed);
+    fn report(&self, book: &RunBook<ConcurrencyKey>) -> Report {
+        let result = analyze(&book.observations);
+        report(&result, &book.observations, &self.config.sizing)
     }
 
-    fn report(&self) -> Report {
-        let result = analyze(&self.book.observations);
-        let mut report = report(&result, &self.book.observations, &self.config.sizing);
-        report.tally = self.book.tally(Some(&self.config.sizing), |_| false);
-        report
+    fn sizing(&self) -> Option<&PromptSizing> {
+        Some(&self.config.sizing)
     }
 }
 
@@ -719,7 +705,10 @@ pub fn report(
 ) -> Report {
     let mut report = Report::new(Concurrency.code());
     for verdict in &result.verdicts {
-        report.verdict(verdict.code(), Bilingual::from_fn(|lang| verdict.message(lang)));
+        report.verdict(
+            verdict.code(),
+            Bilingual::from_fn(|lang| verdict.message(lang)),
+        );
     }
     report.notes.extend(sizing.notes());
     report.count("server-parallel", result.server_parallel_streams);
@@ -746,7 +735,11 @@ pub fn report(
         kind: ChartKind::Scatter,
         x: Axis::new(Bilingual::new("concurrent streams", "并发流"), Unit::Count),
         y: Axis::new(Bilingual::new("TTFT", "首字延迟"), Unit::Ms),
-        series: vec![Series::points(same_text("ttft_ms"), Colour::Measured, points)],
+        series: vec![Series::points(
+            same_text("ttft_ms"),
+            Colour::Measured,
+            points,
+        )],
         references: Vec::new(),
         fits: Vec::new(),
     });
@@ -757,9 +750,18 @@ pub fn report(
         Column::new(same_text("p50"), Unit::Ms),
         Column::new(same_text("p95"), Unit::Ms),
         Column::new(same_text("p99"), Unit::Ms),
-        Column::new(Bilingual::new("server queueing (waves)", "服务器排队（波）"), Unit::Count),
-        Column::new(Bilingual::new("browser queueing (waves)", "浏览器排队（波）"), Unit::Count),
-        Column::new(Bilingual::new("max browser queueing", "浏览器最长排队"), Unit::Ms),
+        Column::new(
+            Bilingual::new("server queueing (waves)", "服务器排队（波）"),
+            Unit::Count,
+        ),
+        Column::new(
+            Bilingual::new("browser queueing (waves)", "浏览器排队（波）"),
+            Unit::Count,
+        ),
+        Column::new(
+            Bilingual::new("max browser queueing", "浏览器最长排队"),
+            Unit::Ms,
+        ),
     ];
     let rows = result
         .levels

@@ -7,19 +7,20 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::filler::estimated_tokens;
-use super::params::{CountListParam, CountParam, Inputs, ParamSpec};
-use super::report::{same_text, Axis, Cell, Chart, ChartKind, Colour, Column, Report, Series, Table, Unit};
-use super::schedule::{Observed, RunRole, Schedule, ScheduleKind};
-use super::session::{
-    run_spec, Experiment, ExperimentSession, Planning, RunBook, Setup, SetupError,
-};
-use super::sizing::{fit_outputs, fit_sizes, ContextBudget, PromptSizer, PromptSizing};
-use ttft_core::lang::Bilingual;
+use super::book::{context_budget, plan_sized, run_spec, session, Design, RunBook};
 use super::figures::{bilingual, median_of, ms, summary_of};
-use super::order::{interleaved_order, run_nonce};
+use super::filler::estimated_tokens;
 use super::limits::{MAX_PROMPT_TOKENS, MAX_REPETITIONS};
+use super::order::{interleaved_order, run_nonce};
+use super::params::{CountListParam, CountParam, Inputs, ParamSpec};
+use super::report::{
+    same_text, Axis, Cell, Chart, ChartKind, Colour, Column, Report, Series, Table, Unit,
+};
 use super::sample::{Observation, PlannedRun};
+use super::schedule::{RunRole, Schedule, ScheduleKind};
+use super::session::{Experiment, Planning, Setup, SetupError};
+use super::sizing::{fit_outputs, PromptSizing};
+use ttft_core::lang::Bilingual;
 use ttft_core::lang::Lang;
 use ttft_core::stats::Summary;
 
@@ -380,72 +381,55 @@ impl Experiment for MaxTokens {
         // prompt leaves once the server has counted it.
         let smallest_output = requested_values.iter().copied().min().unwrap_or(0);
         let window = setup.context_window_tokens;
-        let budget = window.map(|window_tokens| ContextBudget {
-            window_tokens,
-            output_tokens: smallest_output,
-        });
-        let (prompts, clips) = fit_sizes(&[requested_prompt], budget)?;
-        let prompt_tokens = prompts.first().copied().unwrap_or(requested_prompt);
-        let sizer =
-            PromptSizer::new(&[prompt_tokens], setup.lang, setup.seed, budget).with_clips(clips);
-        let (lang, seed) = (setup.lang, setup.seed);
-        Ok(Planning::sized(sizer, move |mut sizing| {
+        let budget = context_budget(window, smallest_output);
+        plan_sized(setup, budget, &[requested_prompt], move |fitted| {
+            let prompt_tokens = fitted.only(requested_prompt);
+            let mut sizing = fitted.sizing;
             let mut values = requested_values;
             if let Some(window_tokens) = window {
                 let counted = sizing
                     .counted_for(prompt_tokens)
                     .map_or(prompt_tokens, |count| count.tokens);
-                let (fitted, clips) = fit_outputs(&values, window_tokens, counted)?;
-                values = fitted;
+                let (limits, clips) = fit_outputs(&values, window_tokens, counted)?;
+                values = limits;
                 sizing.clips.extend(clips);
             }
             let config = MaxTokensConfig {
                 max_tokens_values: values,
                 repetitions,
                 prompt_tokens,
-                lang,
-                seed,
+                lang: fitted.lang,
+                seed: fitted.seed,
                 sizing,
             };
-            let book = RunBook::new(plan(&config));
-            Ok(Box::new(MaxTokensSession { config, book }) as Box<dyn ExperimentSession>)
-        }))
+            let planned = plan(&config);
+            Ok(session(config, planned))
+        })
     }
 }
 
-/// A configured max_tokens experiment.
-#[derive(Debug, Clone)]
-struct MaxTokensSession {
-    config: MaxTokensConfig,
-    book: RunBook<u32>,
-}
+impl Design for MaxTokensConfig {
+    type Key = u32;
 
-impl ExperimentSession for MaxTokensSession {
     fn code(&self) -> &'static str {
         MaxTokens.code()
     }
 
-    fn schedule(&self) -> Schedule {
-        let sizing = Some((&self.config.sizing, self.config.prompt_tokens));
+    fn schedule(&self, book: &RunBook<u32>) -> Schedule {
+        let sizing = Some((&self.sizing, self.prompt_tokens));
         Schedule::Sequence {
-            runs: self
-                .book
-                .planned
-                .iter()
-                .map(|run| run_spec(run, RunRole::Measured, max_tokens_level(run.key), sizing))
-                .collect(),
+            runs: book
+                .specs(|run| run_spec(run, RunRole::Measured, max_tokens_level(run.key), sizing)),
         }
     }
 
-    fn record(&mut self, observed: Observed) {
-        self.book.record(observed);
+    fn report(&self, book: &RunBook<u32>) -> Report {
+        let result = analyze(&book.observations);
+        report(&result, &book.observations, &self.sizing)
     }
 
-    fn report(&self) -> Report {
-        let result = analyze(&self.book.observations);
-        let mut report = report(&result, &self.book.observations, &self.config.sizing);
-        report.tally = self.book.tally(Some(&self.config.sizing), |_| false);
-        report
+    fn sizing(&self) -> Option<&PromptSizing> {
+        Some(&self.sizing)
     }
 }
 
@@ -461,7 +445,10 @@ pub fn report(
     sizing: &PromptSizing,
 ) -> Report {
     let mut report = Report::new(MaxTokens.code());
-    report.verdict(result.verdict.code(), Bilingual::from_fn(|lang| result.verdict.message(lang)));
+    report.verdict(
+        result.verdict.code(),
+        Bilingual::from_fn(|lang| result.verdict.message(lang)),
+    );
     report.notes.extend(sizing.notes());
     report.number("difference-ms", result.median_difference_ms);
     report.number("threshold-ms", result.threshold_ms);
@@ -475,7 +462,11 @@ pub fn report(
                 .filter(|o| o.key == level.max_tokens)
                 .map(|o| o.sample.usable_ttft_ms())
                 .collect();
-            Series::values(max_tokens_level(level.max_tokens), Colour::category(index), values)
+            Series::values(
+                max_tokens_level(level.max_tokens),
+                Colour::category(index),
+                values,
+            )
         })
         .collect();
     report.chart = Some(Chart {

@@ -89,6 +89,7 @@
 //! assert!(result.verdict.message(Lang::En).starts_with("TTFT grows about linearly"));
 //! ```
 
+mod book;
 pub mod counting;
 mod figures;
 

@@ -7,19 +7,20 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::filler::estimated_tokens;
-use super::params::{CountListParam, CountParam, Inputs, InputProblem, NamesParam, ParamSpec};
-use super::report::{same_text, Axis, Cell, Chart, ChartKind, Colour, Column, FitLine, Report, Series, Table, Unit};
-use super::schedule::{Observed, RunRole, Schedule, ScheduleKind};
-use super::session::{
-    run_spec, Experiment, ExperimentSession, Planning, RunBook, Setup, SetupError,
-};
-use super::sizing::{counts_note, fit_sizes, prompt_tokens_of, ContextBudget, PromptSizer, PromptSizing};
-use ttft_core::lang::Bilingual;
+use super::book::{context_budget, plan_sized, run_spec, session, Design, RunBook};
 use super::figures::{bilingual, ms, summary_of};
-use super::order::{interleaved_order, run_nonce};
+use super::filler::estimated_tokens;
 use super::limits::{MAX_PROMPT_TOKENS, MAX_REPETITIONS};
+use super::order::{interleaved_order, run_nonce};
+use super::params::{CountListParam, CountParam, InputProblem, Inputs, NamesParam, ParamSpec};
+use super::report::{
+    same_text, Axis, Cell, Chart, ChartKind, Colour, Column, FitLine, Report, Series, Table, Unit,
+};
 use super::sample::{Observation, PlannedRun};
+use super::schedule::{RunRole, Schedule, ScheduleKind};
+use super::session::{Experiment, Planning, Setup, SetupError};
+use super::sizing::{counts_note, prompt_tokens_of, PromptSizing};
+use ttft_core::lang::Bilingual;
 use ttft_core::lang::Lang;
 use ttft_core::stats::{linear_fit, Fit, Summary};
 
@@ -261,7 +262,10 @@ pub fn analyze(observations: &[Observation<ModelKey>]) -> ModelsResult {
 
 /// Like [`analyze`] for a plan sized by `sizing`: x is usage `prompt_tokens`, else the
 /// server's count of the run's size, else the planned size.
-pub fn analyze_sized(observations: &[Observation<ModelKey>], sizing: &PromptSizing) -> ModelsResult {
+pub fn analyze_sized(
+    observations: &[Observation<ModelKey>],
+    sizing: &PromptSizing,
+) -> ModelsResult {
     let mut names: Vec<&String> = observations.iter().map(|o| &o.key.model).collect();
     names.sort();
     names.dedup();
@@ -419,72 +423,55 @@ impl Experiment for Models {
         }
         let requested = SIZES.read(inputs)?;
         let repetitions = REPETITIONS.read(inputs)? as usize;
-        let budget = setup
-            .window_for(&models)
-            .map(|window_tokens| ContextBudget {
-                window_tokens,
-                output_tokens: DEFAULT_MAX_TOKENS,
-            });
-        let (sizes_tokens, clips) = fit_sizes(&requested, budget)?;
-        let sizer =
-            PromptSizer::new(&sizes_tokens, setup.lang, setup.seed, budget).with_clips(clips);
-        let (lang, seed) = (setup.lang, setup.seed);
-        Ok(Planning::sized(sizer, move |sizing| {
+        let budget = context_budget(setup.window_for(&models), DEFAULT_MAX_TOKENS);
+        plan_sized(setup, budget, &requested, move |fitted| {
             let config = ModelsConfig {
                 models,
-                sizes_tokens,
+                sizes_tokens: fitted.sizes_tokens,
                 repetitions,
-                lang,
-                seed,
-                sizing,
+                lang: fitted.lang,
+                seed: fitted.seed,
+                sizing: fitted.sizing,
                 max_tokens: Some(DEFAULT_MAX_TOKENS),
             };
-            let book = RunBook::new(plan(&config));
-            Ok(Box::new(ModelsSession { config, book }) as Box<dyn ExperimentSession>)
-        }))
+            let planned = plan(&config);
+            Ok(session(config, planned))
+        })
     }
 }
 
-/// A configured models experiment.
-#[derive(Debug, Clone)]
-struct ModelsSession {
-    config: ModelsConfig,
-    book: RunBook<ModelKey>,
-}
+impl Design for ModelsConfig {
+    type Key = ModelKey;
 
-impl ExperimentSession for ModelsSession {
     fn code(&self) -> &'static str {
         Models.code()
     }
 
-    fn schedule(&self) -> Schedule {
-        let sizing = &self.config.sizing;
+    fn schedule(&self, book: &RunBook<ModelKey>) -> Schedule {
+        let sizing = &self.sizing;
         Schedule::Sequence {
-            runs: self
-                .book
-                .planned
-                .iter()
-                .map(|run| {
-                    let level = Bilingual::new(
-                        format!("{} · {} tokens", run.key.model, run.key.planned_tokens),
-                        format!("{} · {} 个 token", run.key.model, run.key.planned_tokens),
-                    );
-                    run_spec(run, RunRole::Measured, level, Some((sizing, run.key.planned_tokens)))
-                })
-                .collect(),
+            runs: book.specs(|run| {
+                let level = Bilingual::new(
+                    format!("{} · {} tokens", run.key.model, run.key.planned_tokens),
+                    format!("{} · {} 个 token", run.key.model, run.key.planned_tokens),
+                );
+                run_spec(
+                    run,
+                    RunRole::Measured,
+                    level,
+                    Some((sizing, run.key.planned_tokens)),
+                )
+            }),
         }
     }
 
-    fn record(&mut self, observed: Observed) {
-        self.book.record(observed);
+    fn report(&self, book: &RunBook<ModelKey>) -> Report {
+        let result = analyze_sized(&book.observations, &self.sizing);
+        report(&result, &book.observations, &self.sizing)
     }
 
-    fn report(&self) -> Report {
-        let sizing = &self.config.sizing;
-        let result = analyze_sized(&self.book.observations, sizing);
-        let mut report = report(&result, &self.book.observations, sizing);
-        report.tally = self.book.tally(Some(sizing), |_| false);
-        report
+    fn sizing(&self) -> Option<&PromptSizing> {
+        Some(&self.sizing)
     }
 }
 
@@ -495,7 +482,10 @@ pub fn report(
     sizing: &PromptSizing,
 ) -> Report {
     let mut report = Report::new(Models.code());
-    report.verdict(result.verdict.code(), Bilingual::from_fn(|lang| result.verdict.message(lang)));
+    report.verdict(
+        result.verdict.code(),
+        Bilingual::from_fn(|lang| result.verdict.message(lang)),
+    );
     report.notes.extend(sizing.notes());
     let ranking: Vec<&str> = result
         .models
@@ -520,7 +510,11 @@ pub fn report(
                     Some((f64::from(count.tokens), ttft_ms))
                 })
                 .collect();
-            Series::points(same_text(summary.model.clone()), Colour::category(index), points)
+            Series::points(
+                same_text(summary.model.clone()),
+                Colour::category(index),
+                points,
+            )
         })
         .collect();
     // Each model's line takes its points' colour.

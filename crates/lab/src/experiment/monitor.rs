@@ -6,16 +6,17 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::params::{CountParam, Inputs, ParamSpec};
-use super::report::{same_text, 
-    Axis, Cell, Chart, ChartKind, Colour, Column, ReferenceMark, Report, Series, Table, Unit,
-};
-use super::schedule::{Observed, Schedule, ScheduleKind, TimedRuns};
-use super::timed::MonitorSchedule;
-use super::session::{Experiment, ExperimentSession, Planning, Setup, SetupError};
-use ttft_core::lang::Bilingual;
-use super::sample::Observation;
 use super::figures::{bilingual, ms, percent, summary_of};
+use super::params::{CountParam, Inputs, ParamSpec};
+use super::report::{
+    same_text, Axis, Cell, Chart, ChartKind, Colour, Column, ReferenceMark, Report, Series, Table,
+    Unit,
+};
+use super::sample::Observation;
+use super::schedule::{Observed, Schedule, ScheduleKind, TimedRuns};
+use super::session::{Experiment, ExperimentSession, Planning, Setup, SetupError};
+use super::timed::MonitorSchedule;
+use ttft_core::lang::Bilingual;
 use ttft_core::lang::Lang;
 use ttft_core::stats::Summary;
 
@@ -403,6 +404,11 @@ impl Experiment for Monitor {
 }
 
 /// A configured monitor.
+///
+/// Written by hand rather than as a `book::Design`: the monitor plans no runs up front (its
+/// timed schedule sends one prompt at each instant), keys its observations by start time,
+/// and updates its rolling window on every record, so a run book would hold nothing and
+/// the shared session would need hooks for `record` and the tally that only it uses.
 #[derive(Debug, Clone)]
 struct MonitorSession {
     config: MonitorConfig,
@@ -478,10 +484,14 @@ pub fn report(
 ) -> Report {
     let mut report = Report::new(Monitor.code());
     let verdict = status.map_or(MonitorVerdict::NotEnoughData, |s| s.verdict.clone());
-    report.verdict(verdict.code(), Bilingual::from_fn(|lang| verdict.message(lang)));
+    report.verdict(
+        verdict.code(),
+        Bilingual::from_fn(|lang| verdict.message(lang)),
+    );
     report.count("runs", Some(rolling.len()));
     report.flag("breached", status.is_some_and(|s| s.breached));
-    let pick = |value: fn(&RollingPoint) -> Option<f64>| rolling.iter().map(value).collect::<Vec<_>>();
+    let pick =
+        |value: fn(&RollingPoint) -> Option<f64>| rolling.iter().map(value).collect::<Vec<_>>();
     let name = threshold.percentile.name();
     report.chart = Some(Chart {
         title: Bilingual::new(

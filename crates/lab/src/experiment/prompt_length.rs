@@ -6,23 +6,20 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::filler::estimated_tokens;
-use super::params::{CountListParam, CountParam, Inputs, ParamSpec};
-use super::report::{same_text, Axis, Cell, Chart, ChartKind, Colour, Column, FitLine, Report, Series, Table, Unit};
-use super::schedule::{Observed, RunRole, Schedule, ScheduleKind};
-use super::session::{
-    run_spec, tokens_level, Experiment, ExperimentSession, Planning, RunBook, Setup,
-    SetupError,
-};
-use super::sizing::{counts_note, 
-    fit_sizes, prompt_tokens_of, ContextBudget, CountSource, PromptSizer, PromptSizing,
-    TokenCount,
-};
-use ttft_core::lang::Bilingual;
+use super::book::{context_budget, plan_sized, run_spec, session, tokens_level, Design, RunBook};
 use super::figures::{bilingual, ms, percent, summary_of};
-use super::order::{interleaved_order, run_nonce};
+use super::filler::estimated_tokens;
 use super::limits::{MAX_PROMPT_TOKENS, MAX_REPETITIONS};
+use super::order::{interleaved_order, run_nonce};
+use super::params::{CountListParam, CountParam, Inputs, ParamSpec};
+use super::report::{
+    same_text, Axis, Cell, Chart, ChartKind, Colour, Column, FitLine, Report, Series, Table, Unit,
+};
 use super::sample::{Observation, PlannedRun};
+use super::schedule::{RunRole, Schedule, ScheduleKind};
+use super::session::{Experiment, Planning, Setup, SetupError};
+use super::sizing::{counts_note, prompt_tokens_of, CountSource, PromptSizing, TokenCount};
+use ttft_core::lang::Bilingual;
 use ttft_core::lang::Lang;
 use ttft_core::stats::{linear_fit, quadratic_fit, Fit, Summary};
 
@@ -295,7 +292,10 @@ pub fn analyze(observations: &[Observation<u32>]) -> PromptLengthResult {
 /// Analyses the runs of a plan sized by `sizing`. x is usage `prompt_tokens` when reported,
 /// else the server's count of the run's size, else the planned size (see
 /// [`prompt_tokens_of`]).
-pub fn analyze_sized(observations: &[Observation<u32>], sizing: &PromptSizing) -> PromptLengthResult {
+pub fn analyze_sized(
+    observations: &[Observation<u32>],
+    sizing: &PromptSizing,
+) -> PromptLengthResult {
     let counted: Vec<(TokenCount, f64)> = observations
         .iter()
         .filter_map(|o| {
@@ -506,67 +506,50 @@ impl Experiment for PromptLength {
     fn configure(&self, inputs: &Inputs, setup: &Setup) -> Result<Planning, SetupError> {
         let requested = SIZES.read(inputs)?;
         let repetitions = REPETITIONS.read(inputs)? as usize;
-        let budget = setup
-            .context_window_tokens
-            .map(|window_tokens| ContextBudget {
-                window_tokens,
-                output_tokens: DEFAULT_MAX_TOKENS,
-            });
-        let (sizes_tokens, clips) = fit_sizes(&requested, budget)?;
-        let sizer =
-            PromptSizer::new(&sizes_tokens, setup.lang, setup.seed, budget).with_clips(clips);
-        let (lang, seed) = (setup.lang, setup.seed);
-        Ok(Planning::sized(sizer, move |sizing| {
+        let budget = context_budget(setup.context_window_tokens, DEFAULT_MAX_TOKENS);
+        plan_sized(setup, budget, &requested, move |fitted| {
             let config = PromptLengthConfig {
-                sizes_tokens,
+                sizes_tokens: fitted.sizes_tokens,
                 repetitions,
-                lang,
-                seed,
-                sizing,
+                lang: fitted.lang,
+                seed: fitted.seed,
+                sizing: fitted.sizing,
                 max_tokens: Some(DEFAULT_MAX_TOKENS),
             };
-            let book = RunBook::new(plan(&config));
-            Ok(Box::new(PromptLengthSession { config, book }) as Box<dyn ExperimentSession>)
-        }))
+            let planned = plan(&config);
+            Ok(session(config, planned))
+        })
     }
 }
 
-/// A configured prompt-length experiment.
-#[derive(Debug, Clone)]
-struct PromptLengthSession {
-    config: PromptLengthConfig,
-    book: RunBook<u32>,
-}
+impl Design for PromptLengthConfig {
+    type Key = u32;
 
-impl ExperimentSession for PromptLengthSession {
     fn code(&self) -> &'static str {
         PromptLength.code()
     }
 
-    fn schedule(&self) -> Schedule {
-        let sizing = &self.config.sizing;
+    fn schedule(&self, book: &RunBook<u32>) -> Schedule {
+        let sizing = &self.sizing;
         Schedule::Sequence {
-            runs: self
-                .book
-                .planned
-                .iter()
-                .map(|run| {
-                    run_spec(run, RunRole::Measured, tokens_level(run.key), Some((sizing, run.key)))
-                })
-                .collect(),
+            runs: book.specs(|run| {
+                run_spec(
+                    run,
+                    RunRole::Measured,
+                    tokens_level(run.key),
+                    Some((sizing, run.key)),
+                )
+            }),
         }
     }
 
-    fn record(&mut self, observed: Observed) {
-        self.book.record(observed);
+    fn report(&self, book: &RunBook<u32>) -> Report {
+        let result = analyze_sized(&book.observations, &self.sizing);
+        report(&result, &book.observations, &self.sizing)
     }
 
-    fn report(&self) -> Report {
-        let sizing = &self.config.sizing;
-        let result = analyze_sized(&self.book.observations, sizing);
-        let mut report = report(&result, &self.book.observations, sizing);
-        report.tally = self.book.tally(Some(sizing), |_| false);
-        report
+    fn sizing(&self) -> Option<&PromptSizing> {
+        Some(&self.sizing)
     }
 }
 
@@ -614,7 +597,10 @@ pub fn report(
     sizing: &PromptSizing,
 ) -> Report {
     let mut report = Report::new(PromptLength.code());
-    report.verdict(result.verdict.code(), Bilingual::from_fn(|lang| result.verdict.message(lang)));
+    report.verdict(
+        result.verdict.code(),
+        Bilingual::from_fn(|lang| result.verdict.message(lang)),
+    );
     report.notes.push(fit_note(result));
     report.notes.extend(sizing.notes());
     let linear = result.linear.as_ref();
@@ -634,7 +620,10 @@ pub fn report(
         .iter()
         .filter_map(|o| {
             let ttft_ms = o.sample.usable_ttft_ms()?;
-            Some((f64::from(prompt_tokens_of(&o.sample, o.key, sizing).tokens), ttft_ms))
+            Some((
+                f64::from(prompt_tokens_of(&o.sample, o.key, sizing).tokens),
+                ttft_ms,
+            ))
         })
         .collect();
     let mut fits = Vec::new();
@@ -662,7 +651,11 @@ pub fn report(
         kind: ChartKind::Scatter,
         x: Axis::tokens(Bilingual::new("prompt tokens", "提示 token"), x_source),
         y: Axis::new(Bilingual::new("TTFT", "首字延迟"), Unit::Ms),
-        series: vec![Series::points(same_text("ttft_ms"), Colour::Measured, points)],
+        series: vec![Series::points(
+            same_text("ttft_ms"),
+            Colour::Measured,
+            points,
+        )],
         references: Vec::new(),
         fits,
     });
@@ -676,7 +669,10 @@ pub fn report(
             ),
             Unit::Tokens,
         ),
-        Column::new(Bilingual::new("prompt tokens (usage)", "提示 token（用量）"), Unit::Tokens),
+        Column::new(
+            Bilingual::new("prompt tokens (usage)", "提示 token（用量）"),
+            Unit::Tokens,
+        ),
         Column::new(Bilingual::new("runs", "次数"), Unit::Count),
         Column::new(Bilingual::new("failed", "失败"), Unit::Count),
     ];

@@ -6,18 +6,20 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::filler::estimated_tokens;
-use super::params::{CountParam, Inputs, ParamSpec, TextParam};
-use super::report::{same_text, Axis, Cell, Chart, ChartKind, Colour, Column, Report, Series, Table, Unit};
-use super::schedule::{Observed, RunRole, Schedule, ScheduleKind};
-use super::session::{
-    run_spec, Experiment, ExperimentSession, Planning, RunBook, Setup, SetupError,
-};
-use ttft_core::lang::Bilingual;
+use super::book::{run_spec, session, Design, RunBook};
 use super::figures::{bilingual, ms, percent, summary_of};
-use super::order::run_nonce;
+use super::filler::estimated_tokens;
 use super::limits::MAX_REPETITIONS;
+use super::order::run_nonce;
+use super::params::{CountParam, Inputs, ParamSpec, TextParam};
+use super::report::{
+    same_text, Axis, Cell, Chart, ChartKind, Colour, Column, Report, Series, Table, Unit,
+};
 use super::sample::{Observation, PlannedRun};
+use super::schedule::{RunRole, Schedule, ScheduleKind};
+use super::session::{Experiment, Planning, Setup, SetupError};
+use super::sizing::PromptSizing;
+use ttft_core::lang::Bilingual;
 use ttft_core::lang::Lang;
 use ttft_core::request::with_nonce;
 use ttft_core::stats::Summary;
@@ -323,58 +325,51 @@ impl Experiment for Reasoning {
         }
         config.repetitions = REPETITIONS.read(inputs)? as usize;
         config.seed = setup.seed;
-        let book = RunBook::new(plan(&config));
-        Ok(Planning::ready(Box::new(ReasoningSession { book })))
+        let planned = plan(&config);
+        Ok(Planning::ready(session(config, planned)))
     }
 }
 
-/// A configured reasoning experiment.
-#[derive(Debug, Clone)]
-struct ReasoningSession {
-    book: RunBook<usize>,
-}
+impl Design for ReasoningConfig {
+    type Key = usize;
 
-impl ExperimentSession for ReasoningSession {
     fn code(&self) -> &'static str {
         Reasoning.code()
     }
 
-    fn schedule(&self) -> Schedule {
+    fn schedule(&self, book: &RunBook<usize>) -> Schedule {
         Schedule::Sequence {
-            runs: self
-                .book
-                .planned
-                .iter()
-                .map(|run| {
-                    let level = Bilingual::new(
-                        format!("run {}", run.key + 1),
-                        format!("第 {} 次", run.key + 1),
-                    );
-                    let mut spec = run_spec(run, RunRole::Measured, level, None);
-                    // The experiment is about thinking: ask for it even when the form does not.
-                    spec.ask_reasoning = true;
-                    spec
-                })
-                .collect(),
+            runs: book.specs(|run| {
+                let level = Bilingual::new(
+                    format!("run {}", run.key + 1),
+                    format!("第 {} 次", run.key + 1),
+                );
+                let mut spec = run_spec(run, RunRole::Measured, level, None);
+                // The experiment is about thinking: ask for it even when the form does not.
+                spec.ask_reasoning = true;
+                spec
+            }),
         }
     }
 
-    fn record(&mut self, observed: Observed) {
-        self.book.record(observed);
+    fn report(&self, book: &RunBook<usize>) -> Report {
+        let result = analyze(&book.observations);
+        report(&result, &book.observations)
     }
 
-    fn report(&self) -> Report {
-        let result = analyze(&self.book.observations);
-        let mut report = report(&result, &self.book.observations);
-        report.tally = self.book.tally(None, |_| false);
-        report
+    /// The question is the user's own, not sized: no calibration.
+    fn sizing(&self) -> Option<&PromptSizing> {
+        None
     }
 }
 
 /// The display-neutral report of a reasoning analysis.
 pub fn report(result: &ReasoningResult, observations: &[Observation<usize>]) -> Report {
     let mut report = Report::new(Reasoning.code());
-    report.verdict(result.verdict.code(), Bilingual::from_fn(|lang| result.verdict.message(lang)));
+    report.verdict(
+        result.verdict.code(),
+        Bilingual::from_fn(|lang| result.verdict.message(lang)),
+    );
     report.number(
         "thinking-share",
         result.thinking_share.as_ref().map(|s| s.p50),
@@ -416,7 +411,10 @@ pub fn report(result: &ReasoningResult, observations: &[Observation<usize>]) -> 
     });
     let columns = vec![
         Column::new(same_text("#"), Unit::Count),
-        Column::new(Bilingual::new("first reasoning", "首个思考 token"), Unit::Ms),
+        Column::new(
+            Bilingual::new("first reasoning", "首个思考 token"),
+            Unit::Ms,
+        ),
         Column::new(Bilingual::new("first answer", "首个回答 token"), Unit::Ms),
         Column::new(Bilingual::new("reasoning", "思考"), Unit::Ms),
         Column::new(Bilingual::new("reasoning share", "思考占比"), Unit::Share),

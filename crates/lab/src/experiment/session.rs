@@ -18,14 +18,15 @@
 //! `Box<dyn ExperimentSession>`. A struct of function pointers would cost the same (a
 //! vtable *is* one), but the trait documents each method once, and the executors and the
 //! report view are written once against it instead of once per experiment (no generic code
-//! monomorphized eight times in the wasm).
+//! monomorphized eight times in the wasm). Behind the trait object, the experiments that
+//! plan their runs up front share one session type, `book::BookSession`: its four methods
+//! are what each of them used to write by hand.
 
 use thiserror::Error;
 
 use super::params::{Inputs, ParamError, ParamSpec};
-use super::report::{Report, RunTally};
-use super::sample::{Observation, PlannedRun};
-use super::schedule::{Observed, PromptTokens, RunRole, RunSpec, Schedule, ScheduleKind};
+use super::report::Report;
+use super::schedule::{Observed, Schedule, ScheduleKind};
 use super::sizing::{CountQuery, PromptSizer, PromptSizing, SizingError, TokenCount};
 use ttft_core::lang::Bilingual;
 use ttft_core::lang::Lang;
@@ -199,85 +200,4 @@ impl std::fmt::Debug for Planning {
             .field("sizer", &self.sizer)
             .finish_non_exhaustive()
     }
-}
-
-/// The planned runs of a session and what was observed of them (shared by the sessions).
-#[derive(Debug, Clone)]
-pub(crate) struct RunBook<K> {
-    /// The plan, in run order (`run_index` = position).
-    pub planned: Vec<PlannedRun<K>>,
-    /// Observations, in the order recorded.
-    pub observations: Vec<Observation<K>>,
-}
-
-impl<K: Clone> RunBook<K> {
-    /// A book of `planned`.
-    pub fn new(planned: Vec<PlannedRun<K>>) -> RunBook<K> {
-        RunBook {
-            planned,
-            observations: Vec::new(),
-        }
-    }
-
-    /// The planned run of `run_index`.
-    pub fn planned(&self, run_index: usize) -> Option<&PlannedRun<K>> {
-        self.planned
-            .get(run_index)
-            .filter(|run| run.run_index == run_index)
-            .or_else(|| self.planned.iter().find(|run| run.run_index == run_index))
-    }
-
-    /// Records a run; `false` when its index is not in the plan.
-    pub fn record(&mut self, observed: Observed) -> bool {
-        let Some(planned) = self.planned(observed.run_index) else {
-            return false;
-        };
-        let observation = planned.observe(observed.sample);
-        self.observations.push(observation);
-        true
-    }
-
-    /// The requests made so far; `priming` tells priming runs.
-    pub fn tally(&self, sizing: Option<&PromptSizing>, priming: impl Fn(&K) -> bool) -> RunTally {
-        RunTally {
-            measured: self.observations.len(),
-            failed: self
-                .observations
-                .iter()
-                .filter(|o| o.sample.usable_ttft_ms().is_none())
-                .count(),
-            priming: self.observations.iter().filter(|o| priming(&o.key)).count(),
-            calibration_requests: sizing.map_or(0, |s| s.calibration_requests),
-            planned: self.planned.len(),
-        }
-    }
-}
-
-/// A run to make from a planned run.
-pub(crate) fn run_spec<K>(
-    planned: &PlannedRun<K>,
-    role: RunRole,
-    level: Bilingual,
-    sizing: Option<(&PromptSizing, u32)>,
-) -> RunSpec {
-    RunSpec {
-        run_index: planned.run_index,
-        role,
-        level,
-        prompt: planned.prompt.clone(),
-        nonce: planned.nonce.clone(),
-        model: planned.model.clone(),
-        max_tokens: planned.max_tokens,
-        ask_reasoning: false,
-        prompt_tokens: PromptTokens {
-            target: sizing.map(|(_, target)| target),
-            counted: sizing.and_then(|(sizing, target)| sizing.counted_for(target)),
-            estimated: planned.sim_prompt_tokens,
-        },
-    }
-}
-
-/// "1000 tokens" / "1000 个 token".
-pub(crate) fn tokens_level(tokens: u32) -> Bilingual {
-    Bilingual::new(format!("{tokens} tokens"), format!("{tokens} 个 token"))
 }

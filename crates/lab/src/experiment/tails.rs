@@ -10,20 +10,20 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::filler::estimated_tokens;
-use super::params::{CountListParam, CountParam, Inputs, ParamSpec};
-use super::report::{same_text, Axis, Cell, Chart, ChartKind, Colour, Column, Report, Series, Table, Unit};
-use super::schedule::{Observed, RunRole, Schedule, ScheduleKind};
-use super::session::{
-    run_spec, tokens_level, Experiment, ExperimentSession, Planning, RunBook, Setup,
-    SetupError,
-};
-use super::sizing::{counts_note, fit_sizes, prompt_tokens_of, ContextBudget, PromptSizer, PromptSizing};
-use ttft_core::lang::Bilingual;
+use super::book::{context_budget, plan_sized, run_spec, session, tokens_level, Design, RunBook};
 use super::figures::{bilingual, summary_of};
-use super::order::{interleaved_order, run_nonce};
+use super::filler::estimated_tokens;
 use super::limits::{MAX_PROMPT_TOKENS, MAX_REPETITIONS, MAX_STREAMS};
+use super::order::{interleaved_order, run_nonce};
+use super::params::{CountListParam, CountParam, Inputs, ParamSpec};
+use super::report::{
+    same_text, Axis, Cell, Chart, ChartKind, Colour, Column, Report, Series, Table, Unit,
+};
 use super::sample::{Observation, PlannedRun};
+use super::schedule::{RunRole, Schedule, ScheduleKind};
+use super::session::{Experiment, Planning, Setup, SetupError};
+use super::sizing::{counts_note, prompt_tokens_of, PromptSizing};
+use ttft_core::lang::Bilingual;
 use ttft_core::lang::Lang;
 use ttft_core::stats::{
     BimodalityCheck, Summary, TailCheck, BIMODALITY_MIN_SAMPLES, DEFAULT_TAIL_RATIO_THRESHOLD,
@@ -92,9 +92,7 @@ pub fn plan(config: &TailsConfig) -> Vec<PlannedRun<u32>> {
         .filter_map(|(run_index, (level, repetition))| {
             let size_tokens = *config.sizes_tokens.get(level)?;
             let nonce = run_nonce(config.seed, run_index);
-            let prompt = config
-                .sizing
-                .prompt(size_tokens, config.lang, Some(&nonce));
+            let prompt = config.sizing.prompt(size_tokens, config.lang, Some(&nonce));
             Some(PlannedRun {
                 run_index,
                 key: size_tokens,
@@ -400,68 +398,52 @@ impl Experiment for Tails {
         let requested = SIZES.read(inputs)?;
         let runs_per_size = RUNS_PER_SIZE.read(inputs)? as usize;
         let in_flight = IN_FLIGHT.read(inputs)? as usize;
-        let budget = setup
-            .context_window_tokens
-            .map(|window_tokens| ContextBudget {
-                window_tokens,
-                output_tokens: DEFAULT_MAX_TOKENS,
-            });
-        let (sizes_tokens, clips) = fit_sizes(&requested, budget)?;
-        let sizer =
-            PromptSizer::new(&sizes_tokens, setup.lang, setup.seed, budget).with_clips(clips);
-        let (lang, seed) = (setup.lang, setup.seed);
-        Ok(Planning::sized(sizer, move |sizing| {
+        let budget = context_budget(setup.context_window_tokens, DEFAULT_MAX_TOKENS);
+        plan_sized(setup, budget, &requested, move |fitted| {
             let config = TailsConfig {
-                sizes_tokens,
+                sizes_tokens: fitted.sizes_tokens,
                 runs_per_size,
                 in_flight,
-                lang,
-                seed,
-                sizing,
+                lang: fitted.lang,
+                seed: fitted.seed,
+                sizing: fitted.sizing,
                 max_tokens: Some(DEFAULT_MAX_TOKENS),
             };
-            let book = RunBook::new(plan(&config));
-            Ok(Box::new(TailsSession { config, book }) as Box<dyn ExperimentSession>)
-        }))
+            let planned = plan(&config);
+            Ok(session(config, planned))
+        })
     }
 }
 
-/// A configured tails experiment.
-#[derive(Debug, Clone)]
-struct TailsSession {
-    config: TailsConfig,
-    book: RunBook<u32>,
-}
+impl Design for TailsConfig {
+    type Key = u32;
 
-impl ExperimentSession for TailsSession {
     fn code(&self) -> &'static str {
         Tails.code()
     }
 
-    fn schedule(&self) -> Schedule {
-        let sizing = &self.config.sizing;
+    fn schedule(&self, book: &RunBook<u32>) -> Schedule {
+        let sizing = &self.sizing;
         Schedule::Lanes {
-            in_flight: self.config.in_flight.max(1),
-            runs: self
-                .book
-                .planned
-                .iter()
-                .map(|run| {
-                    run_spec(run, RunRole::Measured, tokens_level(run.key), Some((sizing, run.key)))
-                })
-                .collect(),
+            in_flight: self.in_flight.max(1),
+            runs: book.specs(|run| {
+                run_spec(
+                    run,
+                    RunRole::Measured,
+                    tokens_level(run.key),
+                    Some((sizing, run.key)),
+                )
+            }),
         }
     }
 
-    fn record(&mut self, observed: Observed) {
-        self.book.record(observed);
+    fn report(&self, book: &RunBook<u32>) -> Report {
+        let result = analyze(&book.observations);
+        report(&result, &book.observations, &self.sizing)
     }
 
-    fn report(&self) -> Report {
-        let result = analyze(&self.book.observations);
-        let mut report = report(&result, &self.book.observations, &self.config.sizing);
-        report.tally = self.book.tally(Some(&self.config.sizing), |_| false);
-        report
+    fn sizing(&self) -> Option<&PromptSizing> {
+        Some(&self.sizing)
     }
 }
 
@@ -472,7 +454,10 @@ pub fn report(
     sizing: &PromptSizing,
 ) -> Report {
     let mut report = Report::new(Tails.code());
-    report.verdict(result.verdict.code(), Bilingual::from_fn(|lang| result.verdict.message(lang)));
+    report.verdict(
+        result.verdict.code(),
+        Bilingual::from_fn(|lang| result.verdict.message(lang)),
+    );
     report.notes.extend(sizing.notes());
     report.flag("bimodal", result.buckets.iter().any(TailBucket::bimodal));
     let mut x_source = None;
@@ -496,7 +481,11 @@ pub fn report(
         kind: ChartKind::Scatter,
         x: Axis::tokens(Bilingual::new("prompt tokens", "提示 token"), x_source),
         y: Axis::new(Bilingual::new("TTFT", "首字延迟"), Unit::Ms),
-        series: vec![Series::points(same_text("ttft_ms"), Colour::Measured, points)],
+        series: vec![Series::points(
+            same_text("ttft_ms"),
+            Colour::Measured,
+            points,
+        )],
         references: Vec::new(),
         fits: Vec::new(),
     });
