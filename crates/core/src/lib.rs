@@ -12,6 +12,7 @@
 pub mod availability;
 pub mod blocks;
 pub mod config;
+pub mod cut;
 pub mod diagnosis;
 pub mod export;
 pub mod failure;

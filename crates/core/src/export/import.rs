@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use crate::cut::prefix_within;
 use crate::lang::Lang;
 
 /// Why a file could not be imported. The messages say what to do.
@@ -194,12 +195,8 @@ enum Frame {
 /// The path (`runs[2].metrics.ttft_ms`) of the value being read at `offset` of a JSON text,
 /// found by scanning the text up to there. `(document)` at the top level.
 pub(crate) fn json_path_at(text: &str, offset: usize) -> String {
-    let mut end = offset.min(text.len());
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
     let mut frames: Vec<Frame> = Vec::new();
-    let mut chars = text[..end].chars();
+    let mut chars = prefix_within(text, offset).chars();
     while let Some(character) = chars.next() {
         match character {
             '"' => {

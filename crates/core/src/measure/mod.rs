@@ -48,6 +48,7 @@ pub use plan::{
 };
 pub use shown::{cut_note, ShownText, MAX_SHOWN_TEXT_BYTES};
 
+use crate::cut::prefix_within;
 use crate::diagnosis::{diagnose, FailureContext};
 use crate::failure::NetworkFailure;
 use crate::record::{DiagnosisText, RunRecord, Transport};
@@ -79,11 +80,7 @@ pub fn cut_text(text: &str, max_bytes: usize) -> std::borrow::Cow<'_, str> {
     if text.len() <= max_bytes {
         return std::borrow::Cow::Borrowed(text);
     }
-    let mut end = max_bytes;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    std::borrow::Cow::Owned(format!("{}…", &text[..end]))
+    std::borrow::Cow::Owned(format!("{}…", prefix_within(text, max_bytes)))
 }
 
 /// A provider's JSON object as kept: itself when its JSON is at most `max_bytes`, else the

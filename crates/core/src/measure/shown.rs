@@ -2,6 +2,7 @@
 //! channel, then a note. The measurement goes on to the end of the stream; only the text
 //! on screen stops growing (an endless answer would otherwise grow the page without bound).
 
+use crate::cut::prefix_within;
 use crate::lang::Lang;
 
 /// The most of each streamed text (reasoning, answer) shown per run: the first 1 MiB.
@@ -20,13 +21,10 @@ impl ShownText {
     /// boundary), then nothing. The rest is counted.
     pub fn admit<'a>(&mut self, text: &'a str) -> &'a str {
         let room = MAX_SHOWN_TEXT_BYTES.saturating_sub(self.shown_bytes);
-        let mut end = text.len().min(room);
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        self.shown_bytes += end;
-        self.cut_bytes += (text.len() - end) as u64;
-        &text[..end]
+        let admitted = prefix_within(text, room);
+        self.shown_bytes += admitted.len();
+        self.cut_bytes += (text.len() - admitted.len()) as u64;
+        admitted
     }
 
     /// Whether some text was not shown.

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use super::json::Attributes;
 use super::names::{attr, DEFAULT_SERVICE_NAME};
 use super::options::OtlpError;
+use ttft_core::cut::prefix_within;
 
 /// Longest user agent kept (longer ones are cut; real ones are under 300 bytes).
 const MAX_USER_AGENT_BYTES: usize = 512;
@@ -57,14 +58,7 @@ pub struct ResourceFacts {
 
 /// `text` cut to at most `max_bytes` bytes at a character boundary.
 pub(crate) fn cut(text: &str, max_bytes: usize) -> String {
-    if text.len() <= max_bytes {
-        return text.to_owned();
-    }
-    let mut end = max_bytes;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    text[..end].to_owned()
+    prefix_within(text, max_bytes).to_owned()
 }
 
 /// A browser as named by its user agent string.

@@ -39,6 +39,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 
+use ttft_core::cut::prefix_within;
 use ttft_core::lang::Lang;
 use ttft_core::record::RunRecord;
 use ttft_core::stats::Summary;
@@ -259,11 +260,7 @@ fn cut(text: &str, max_bytes: usize) -> String {
             }
         })
         .collect();
-    let mut end = clean.len().min(max_bytes);
-    while !clean.is_char_boundary(end) {
-        end -= 1;
-    }
-    clean[..end].to_owned()
+    prefix_within(&clean, max_bytes).to_owned()
 }
 
 impl SharedResults {
