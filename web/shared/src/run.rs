@@ -262,27 +262,15 @@ pub async fn measure_with(
                         continue;
                     }
                     TransportEvent::Chunk { at_ms, bytes } => {
-                        // A read enters the wasm heap a slice at a time, all stamped with
-                        // the read's arrival; reads queued after the run stopped reading
-                        // the body (TTFT-only mode, an unreadable stream) are not copied.
-                        let length = bytes.length();
-                        let mut start = 0;
-                        while start < length && !body_read_ended {
-                            let end = length.min(start + READ_SLICE_BYTES);
-                            chunk_buffer.resize((end - start) as usize, 0);
-                            bytes.subarray(start, end).copy_to(&mut chunk_buffer);
-                            start = end;
-                            match run.on_chunk(at_ms, &chunk_buffer, &mut progress) {
-                                StreamControl::Continue => {}
-                                StreamControl::Stop => {
-                                    body_read_ended = true;
-                                    control.abort(AbortReason::TtftOnly)
-                                }
-                                StreamControl::Abandon => {
-                                    body_read_ended = true;
-                                    control.abort(AbortReason::Unreadable)
-                                }
-                            }
+                        if !body_read_ended {
+                            body_read_ended = feed_read(
+                                &mut run,
+                                at_ms,
+                                &bytes,
+                                &mut chunk_buffer,
+                                control,
+                                &mut progress,
+                            );
                         }
                     }
                     TransportEvent::End { at_ms } => run.on_end(at_ms, &mut progress),
@@ -330,6 +318,51 @@ pub async fn measure_with(
     }
     settle_paints(pending_paints).await;
     drop(heartbeat);
+    finish_record(measurement, transport_kind, options.warm_up)
+}
+
+/// Feeds one body read to the run: it enters the wasm heap a slice at a time, all stamped
+/// with the read's arrival, into one reused `buffer`. Returns whether the run stopped
+/// reading the body (TTFT-only mode has its first answer token, or the stream is
+/// unreadable): later reads are then not copied at all.
+fn feed_read(
+    run: &mut Measurement,
+    at_ms: f64,
+    bytes: &js_sys::Uint8Array,
+    buffer: &mut Vec<u8>,
+    control: &RunControl,
+    progress: &mut Vec<Progress>,
+) -> bool {
+    let length = bytes.length();
+    let mut start = 0;
+    while start < length {
+        let end = length.min(start + READ_SLICE_BYTES);
+        buffer.resize((end - start) as usize, 0);
+        bytes.subarray(start, end).copy_to(buffer);
+        start = end;
+        match run.on_chunk(at_ms, buffer, progress) {
+            StreamControl::Continue => {}
+            StreamControl::Stop => {
+                control.abort(AbortReason::TtftOnly);
+                return true;
+            }
+            StreamControl::Abandon => {
+                control.abort(AbortReason::Unreadable);
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// The run's record, once its stream and paints are settled: the main thread's stalls
+/// reported, then what only the page knows (wall-clock start, transport, page scheme, the
+/// engine's arrival path) given to [`Measurement::finish`].
+fn finish_record(
+    measurement: Rc<RefCell<Measurement>>,
+    transport: ttft_core::record::Transport,
+    warm_up: bool,
+) -> RunRecord {
     {
         let mut run = measurement.borrow_mut();
         let since_ms = run.timeline().instants.request_started;
@@ -342,8 +375,8 @@ pub async fn measure_with(
         .unwrap_or_else(|shared| shared.borrow().clone());
     measurement.finish(&FinishContext {
         started_at: &started_at,
-        transport: transport_kind,
-        warm_up: options.warm_up,
+        transport,
+        warm_up,
         page_is_https: page_is_https(),
         now_unix_s: Some(clock::unix_seconds()),
         worker_arrivals_wait_for_main_thread: Some(

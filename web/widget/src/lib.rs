@@ -20,7 +20,7 @@ use ttft_web::i18n::browser_lang;
 use ttft_web::key_gate::KeyConsent;
 use ttft_web::navigation::{lab_href, replace_with_lab};
 use ttft_web::page::{post_ready, start_transport, PageStart, PageState};
-use ttft_web::series::{send_handler, wasm_memory_bytes, SeriesContext};
+use ttft_web::series::{plain_send_handler, wasm_memory_bytes, SeriesContext};
 use ttft_web::views::endpoint::EndpointForm;
 use ttft_web::views::header::PageHeader;
 use ttft_web::views::notices::{ChooseEndpointNotice, HistoryNotices, KeyRefusedNotice};
@@ -94,7 +94,7 @@ pub fn WidgetApp(config: UrlConfig) -> impl IntoView {
     let refused_keys = config.refused_keys.clone();
     let wasm_bytes = RwSignal::new(wasm_memory_bytes());
 
-    let send = send_handler(form, gate, context.clone(), wasm_bytes, || {});
+    let send = plain_send_handler(form, gate, context.clone(), wasm_bytes);
     let stop = context.stopper();
     let runs = RunsView {
         runs: session.runs,

@@ -76,6 +76,59 @@ fn scrubbed_models(gate: KeyGate, models: Vec<String>) -> Vec<String> {
     }
 }
 
+/// The endpoint's models list, asked for in the background: a newer request (the form
+/// changed) aborts the one in flight, and so does its timeout, so the list shown is always
+/// the current endpoint's. Cheap to copy.
+#[derive(Clone, Copy)]
+struct ModelsRefresh {
+    form: FormState,
+    gate: KeyGate,
+    in_flight: StoredValue<Option<(web_sys::AbortController, Timer)>, LocalStorage>,
+}
+
+impl ModelsRefresh {
+    fn new(form: FormState, gate: KeyGate) -> ModelsRefresh {
+        ModelsRefresh {
+            form,
+            gate,
+            in_flight: StoredValue::new_local(None),
+        }
+    }
+
+    /// Asks for the list; `key` only from the key gate, after a click (automatic refreshes
+    /// send no key).
+    fn with_key(self, key: Option<String>) {
+        let Ok(controller) = web_sys::AbortController::new() else {
+            return;
+        };
+        let signal = controller.signal();
+        let timeout = {
+            let controller = controller.clone();
+            Timer::once(MODELS_TIMEOUT_MS, move || controller.abort())
+        };
+        if let Some((previous, _)) = self
+            .in_flight
+            .try_update_value(|slot| slot.replace((controller, timeout)))
+            .flatten()
+        {
+            previous.abort();
+        }
+        let (form, gate) = (self.form, self.gate);
+        spawn_local(async move {
+            let aborted = signal.clone();
+            let models = scrubbed_models(gate, list_models(form, key, signal).await);
+            if !aborted.aborted() {
+                form.listed_models.set(models);
+            }
+        })
+    }
+
+    /// Page load, preset and base URL changes: never with the key.
+    fn keyless(self) {
+        self.with_key(None);
+    }
+}
+
 /// Protocol, preset, base URL (with the URL actually called), key, model and prompt.
 #[component]
 pub fn EndpointForm(
@@ -87,51 +140,89 @@ pub fn EndpointForm(
 ) -> impl IntoView {
     let i18n = use_i18n();
     let gate = use_key_gate();
-    let forget_key = move |_| {
-        gate.forget();
-        form.api_key.set(String::new());
-    };
-    // The request in flight: a newer one (the form changed) aborts it, and so does its
-    // timeout; the list shown is always the current endpoint's.
-    let in_flight = StoredValue::new_local(None::<(web_sys::AbortController, Timer)>);
-    // `key`: only from the key gate, after a click (automatic refreshes send no key).
-    let refresh_models_with = move |key: Option<String>| {
-        let Ok(controller) = web_sys::AbortController::new() else {
-            return;
-        };
-        let signal = controller.signal();
-        let timeout = {
-            let controller = controller.clone();
-            Timer::once(MODELS_TIMEOUT_MS, move || controller.abort())
-        };
-        if let Some((previous, _)) = in_flight
-            .try_update_value(|slot| slot.replace((controller, timeout)))
-            .flatten()
-        {
-            previous.abort();
-        }
-        spawn_local(async move {
-            let aborted = signal.clone();
-            let models = scrubbed_models(gate, list_models(form, key, signal).await);
-            if !aborted.aborted() {
-                form.listed_models.set(models);
-            }
-        })
-    };
-    // Page load, preset and base URL changes: never with the key.
-    let refresh_models = move || refresh_models_with(None);
-    // The "List models" button: with the key when the gate allows it (it may ask first).
-    let list_models_clicked = move |event: web_sys::MouseEvent| {
-        let Some(url) = models_url(form) else {
-            return;
-        };
-        gate.request(&url, event.time_stamp(), move |_| {
-            // The URL the form names now (it may have changed while the user was asked).
-            let key = models_url(form).and_then(|url| gate.allowed_key(&url));
-            refresh_models_with(key)
-        });
-    };
-    // The URL actually called and what looked wrong, recomputed as the user types.
+    let models = ModelsRefresh::new(form, gate);
+    models.keyless();
+    view! {
+        <section class="panel" aria-labelledby="endpoint-heading">
+            <h2 id="endpoint-heading">{move || i18n.t("Endpoint", "接口")}</h2>
+            <div class="fields">
+                {preset_field(form, gate, models)}
+                {protocol_field(form, gate)}
+                {base_url_field(form, gate, models)}
+                {key_field(form, gate)}
+                {model_field(form, gate, models)}
+                <div class="field wide">
+                    <label for="prompt">{move || i18n.t("Prompt", "提示词")}</label>
+                    <textarea
+                        id="prompt"
+                        data-testid="prompt"
+                        prop:value=move || form.prompt.get()
+                        on:input=move |event| form.prompt.set(event_target_value(&event))
+                    ></textarea>
+                </div>
+            </div>
+            <RunOptions form=form streaming=streaming />
+        </section>
+    }
+}
+
+/// The preset list: choosing one fills the form and lists its models (without the key).
+fn preset_field(form: FormState, gate: KeyGate, models: ModelsRefresh) -> impl IntoView {
+    let i18n = use_i18n();
+    view! {
+        <div class="field">
+            <label for="preset">{move || i18n.t("Preset", "预设")}</label>
+            <select
+                id="preset"
+                data-testid="preset"
+                on:change=move |event| {
+                    let id = event_target_value(&event);
+                    if let Some(preset) = PRESETS.iter().find(|preset| preset.id == id) {
+                        gate.cancel();
+                        form.apply_preset(preset);
+                        models.keyless();
+                    }
+                }
+            >
+                <option value="">{move || i18n.t("Choose a server…", "选择服务器…")}</option>
+                {PRESETS
+                    .iter()
+                    .map(|preset| view! { <option value=preset.id>{preset.name}</option> })
+                    .collect_view()}
+            </select>
+        </div>
+    }
+}
+
+/// The protocol: inferred from the URL, or chosen.
+fn protocol_field(form: FormState, gate: KeyGate) -> impl IntoView {
+    let i18n = use_i18n();
+    view! {
+        <div class="field">
+            <label for="protocol">{move || i18n.t("Protocol", "协议")}</label>
+            <select
+                id="protocol"
+                data-testid="protocol"
+                prop:value=move || form.protocol.get().code()
+                on:change=move |event| {
+                    gate.cancel();
+                    form.protocol.set(ProtocolChoice::from_code(&event_target_value(&event)))
+                }
+            >
+                <option value="auto">{move || i18n.t("Auto (from the URL)", "自动（根据 URL）")}</option>
+                {Protocol::ALL
+                    .iter()
+                    .map(|protocol| view! { <option value=protocol.code()>{protocol.label()}</option> })
+                    .collect_view()}
+            </select>
+        </div>
+    }
+}
+
+/// The base URL, with the URL actually called and what looks wrong, recomputed as the user
+/// types.
+fn base_url_field(form: FormState, gate: KeyGate, models: ModelsRefresh) -> impl IntoView {
+    let i18n = use_i18n();
     let endpoint_preview = move || {
         let base_url = form.base_url.get();
         let protocol = form.protocol.get().resolve(&base_url);
@@ -148,6 +239,43 @@ pub fn EndpointForm(
             Err(error) => (String::new(), vec![error.message(lang)]),
         }
     };
+    view! {
+        <div class="field wide">
+            <label for="base-url">{move || i18n.t("Base URL", "基础 URL")}</label>
+            <input
+                id="base-url"
+                data-testid="base-url"
+                type="url"
+                spellcheck="false"
+                prop:value=move || form.base_url.get()
+                on:input=move |event| {
+                    // A question about the key was about the old address.
+                    gate.cancel();
+                    form.base_url.set(event_target_value(&event))
+                }
+                on:change=move |_| models.keyless()
+            />
+            <span class="hint" data-testid="url-preview">{move || endpoint_preview().0}</span>
+            <ul class="warnings" data-testid="url-warnings">
+                {move || {
+                    endpoint_preview()
+                        .1
+                        .into_iter()
+                        .map(|warning| view! { <li>{warning}</li> })
+                        .collect_view()
+                }}
+            </ul>
+        </div>
+    }
+}
+
+/// The API key: bound to the endpoint it is typed for, masked in its note, forgettable.
+fn key_field(form: FormState, gate: KeyGate) -> impl IntoView {
+    let i18n = use_i18n();
+    let forget_key = move |_| {
+        gate.forget();
+        form.api_key.set(String::new());
+    };
     let key_masked = move || {
         ApiKey::parse(&form.api_key.get())
             .ok()
@@ -155,173 +283,110 @@ pub fn EndpointForm(
             .map(|key| key.masked())
             .unwrap_or_default()
     };
-    refresh_models();
     view! {
-        <section class="panel" aria-labelledby="endpoint-heading">
-            <h2 id="endpoint-heading">{move || i18n.t("Endpoint", "接口")}</h2>
-            <div class="fields">
-                <div class="field">
-                    <label for="preset">{move || i18n.t("Preset", "预设")}</label>
-                    <select
-                        id="preset"
-                        data-testid="preset"
-                        on:change=move |event| {
-                            let id = event_target_value(&event);
-                            if let Some(preset) = PRESETS.iter().find(|preset| preset.id == id) {
-                                gate.cancel();
-                                form.apply_preset(preset);
-                                refresh_models();
-                            }
-                        }
-                    >
-                        <option value="">{move || i18n.t("Choose a server…", "选择服务器…")}</option>
-                        {PRESETS
-                            .iter()
-                            .map(|preset| view! { <option value=preset.id>{preset.name}</option> })
-                            .collect_view()}
-                    </select>
-                </div>
-                <div class="field">
-                    <label for="protocol">{move || i18n.t("Protocol", "协议")}</label>
-                    <select
-                        id="protocol"
-                        data-testid="protocol"
-                        prop:value=move || form.protocol.get().code()
-                        on:change=move |event| {
-                            gate.cancel();
-                            form.protocol.set(ProtocolChoice::from_code(&event_target_value(&event)))
-                        }
-                    >
-                        <option value="auto">{move || i18n.t("Auto (from the URL)", "自动（根据 URL）")}</option>
-                        {Protocol::ALL
-                            .iter()
-                            .map(|protocol| view! { <option value=protocol.code()>{protocol.label()}</option> })
-                            .collect_view()}
-                    </select>
-                </div>
-                <div class="field wide">
-                    <label for="base-url">{move || i18n.t("Base URL", "基础 URL")}</label>
-                    <input
-                        id="base-url"
-                        data-testid="base-url"
-                        type="url"
-                        spellcheck="false"
-                        prop:value=move || form.base_url.get()
-                        on:input=move |event| {
-                            // A question about the key was about the old address.
-                            gate.cancel();
-                            form.base_url.set(event_target_value(&event))
-                        }
-                        on:change=move |_| refresh_models()
-                    />
-                    <span class="hint" data-testid="url-preview">{move || endpoint_preview().0}</span>
-                    <ul class="warnings" data-testid="url-warnings">
-                        {move || {
-                            endpoint_preview()
-                                .1
-                                .into_iter()
-                                .map(|warning| view! { <li>{warning}</li> })
-                                .collect_view()
-                        }}
-                    </ul>
-                </div>
-                <div class="field">
-                    <label for="api-key">{move || i18n.t("API key", "API 密钥")}</label>
-                    <div class="key-row">
-                        <input
-                            id="api-key"
-                            data-testid="api-key"
-                            type="password"
-                            autocomplete="off"
-                            spellcheck="false"
-                            placeholder=move || i18n.t("not needed for the simulator", "模拟器无需密钥")
-                            prop:value=move || form.api_key.get()
-                            on:input=move |event| {
-                                let api_key = event_target_value(&event);
-                                // The key belongs to the endpoint it is typed for.
-                                gate.typed(
-                                    &api_key,
-                                    &form.base_url.get_untracked(),
-                                    form.protocol.get_untracked(),
-                                );
-                                form.api_key.set(api_key);
-                            }
-                        />
-                        <button type="button" data-testid="forget-key" on:click=forget_key>
-                            {move || i18n.t("Forget", "清除")}
-                        </button>
-                    </div>
-                    <span class="hint" data-testid="key-note">
-                        {move || {
-                            let masked = key_masked();
-                            let origin = gate.binding.with(|binding| binding.origin.clone());
-                            match (masked.is_empty(), origin) {
-                                (true, _) => i18n
-                                    .t(
-                                        "Kept in this tab's sessionStorage only; sent only to the endpoint it is typed for (any other asks first).",
-                                        "仅保存在本标签页的 sessionStorage 中；只发送到输入它时的接口（发往其他地址前会先询问）。",
-                                    )
-                                    .to_string(),
-                                (false, Some(origin)) => i18n.pick(
-                                    format!("{masked} · kept in this tab's sessionStorage only · sent to {origin}; any other server asks first"),
-                                    format!("{masked} · 仅保存在本标签页的 sessionStorage 中 · 发送到 {origin}；发往其他服务器前会先询问"),
-                                ),
-                                (false, None) => i18n.pick(
-                                    format!("{masked} · kept in this tab's sessionStorage only · not yet tied to a server: asks before sending"),
-                                    format!("{masked} · 仅保存在本标签页的 sessionStorage 中 · 尚未绑定服务器：发送前会先询问"),
-                                ),
-                            }
-                        }}
-                    </span>
-                </div>
-                <div class="field">
-                    <label for="model">{move || i18n.t("Model", "模型")}</label>
-                    <input
-                        id="model"
-                        data-testid="model"
-                        list="model-list"
-                        spellcheck="false"
-                        prop:value=move || form.model.get()
-                        on:input=move |event| form.model.set(event_target_value(&event))
-                    />
-                    <datalist id="model-list">
-                        {move || {
-                            form.listed_models
-                                .get()
-                                .into_iter()
-                                .map(|model| view! { <option value=model></option> })
-                                .collect_view()
-                        }}
-                    </datalist>
-                    <button type="button" class="small" data-testid="list-models" on:click=list_models_clicked>
-                        {move || i18n.t("List models", "列出模型")}
-                    </button>
-                    <span class="hint" data-testid="model-count">
-                        {move || {
-                            let count = form.listed_models.get().len();
-                            if count == 0 {
-                                String::new()
-                            } else {
-                                i18n.pick(
-                                    format!("{count} models listed by the endpoint"),
-                                    format!("接口列出了 {count} 个模型"),
-                                )
-                            }
-                        }}
-                    </span>
-                </div>
-                <div class="field wide">
-                    <label for="prompt">{move || i18n.t("Prompt", "提示词")}</label>
-                    <textarea
-                        id="prompt"
-                        data-testid="prompt"
-                        prop:value=move || form.prompt.get()
-                        on:input=move |event| form.prompt.set(event_target_value(&event))
-                    ></textarea>
-                </div>
+        <div class="field">
+            <label for="api-key">{move || i18n.t("API key", "API 密钥")}</label>
+            <div class="key-row">
+                <input
+                    id="api-key"
+                    data-testid="api-key"
+                    type="password"
+                    autocomplete="off"
+                    spellcheck="false"
+                    placeholder=move || i18n.t("not needed for the simulator", "模拟器无需密钥")
+                    prop:value=move || form.api_key.get()
+                    on:input=move |event| {
+                        let api_key = event_target_value(&event);
+                        // The key belongs to the endpoint it is typed for.
+                        gate.typed(
+                            &api_key,
+                            &form.base_url.get_untracked(),
+                            form.protocol.get_untracked(),
+                        );
+                        form.api_key.set(api_key);
+                    }
+                />
+                <button type="button" data-testid="forget-key" on:click=forget_key>
+                    {move || i18n.t("Forget", "清除")}
+                </button>
             </div>
-            <RunOptions form=form streaming=streaming />
-        </section>
+            <span class="hint" data-testid="key-note">
+                {move || {
+                    let masked = key_masked();
+                    let origin = gate.binding.with(|binding| binding.origin.clone());
+                    match (masked.is_empty(), origin) {
+                        (true, _) => i18n
+                            .t(
+                                "Kept in this tab's sessionStorage only; sent only to the endpoint it is typed for (any other asks first).",
+                                "仅保存在本标签页的 sessionStorage 中；只发送到输入它时的接口（发往其他地址前会先询问）。",
+                            )
+                            .to_string(),
+                        (false, Some(origin)) => i18n.pick(
+                            format!("{masked} · kept in this tab's sessionStorage only · sent to {origin}; any other server asks first"),
+                            format!("{masked} · 仅保存在本标签页的 sessionStorage 中 · 发送到 {origin}；发往其他服务器前会先询问"),
+                        ),
+                        (false, None) => i18n.pick(
+                            format!("{masked} · kept in this tab's sessionStorage only · not yet tied to a server: asks before sending"),
+                            format!("{masked} · 仅保存在本标签页的 sessionStorage 中 · 尚未绑定服务器：发送前会先询问"),
+                        ),
+                    }
+                }}
+            </span>
+        </div>
+    }
+}
+
+/// The model, with the endpoint's list as suggestions; "List models" asks with the key when
+/// the gate allows it (it may ask first).
+fn model_field(form: FormState, gate: KeyGate, models: ModelsRefresh) -> impl IntoView {
+    let i18n = use_i18n();
+    let list_models_clicked = move |event: web_sys::MouseEvent| {
+        let Some(url) = models_url(form) else {
+            return;
+        };
+        gate.request(&url, event.time_stamp(), move |_| {
+            // The URL the form names now (it may have changed while the user was asked).
+            let key = models_url(form).and_then(|url| gate.allowed_key(&url));
+            models.with_key(key)
+        });
+    };
+    view! {
+        <div class="field">
+            <label for="model">{move || i18n.t("Model", "模型")}</label>
+            <input
+                id="model"
+                data-testid="model"
+                list="model-list"
+                spellcheck="false"
+                prop:value=move || form.model.get()
+                on:input=move |event| form.model.set(event_target_value(&event))
+            />
+            <datalist id="model-list">
+                {move || {
+                    form.listed_models
+                        .get()
+                        .into_iter()
+                        .map(|model| view! { <option value=model></option> })
+                        .collect_view()
+                }}
+            </datalist>
+            <button type="button" class="small" data-testid="list-models" on:click=list_models_clicked>
+                {move || i18n.t("List models", "列出模型")}
+            </button>
+            <span class="hint" data-testid="model-count">
+                {move || {
+                    let count = form.listed_models.get().len();
+                    if count == 0 {
+                        String::new()
+                    } else {
+                        i18n.pick(
+                            format!("{count} models listed by the endpoint"),
+                            format!("接口列出了 {count} 个模型"),
+                        )
+                    }
+                }}
+            </span>
+        </div>
     }
 }
 
