@@ -29,5 +29,6 @@ pub mod record;
 pub mod request;
 pub mod scrub;
 pub mod stats;
+pub mod text;
 pub mod timeline;
 pub mod trace_context;

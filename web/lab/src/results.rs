@@ -23,8 +23,35 @@ pub fn Results(
     filter: RwSignal<RunsFilter>,
 ) -> impl IntoView {
     let i18n = use_i18n();
-    // The experiments present, for the filter.
-    let experiments = Memo::new(move |_| {
+    let experiments = experiments_present(session);
+    let runs = RunsView {
+        runs: session.runs,
+        filter,
+    };
+    let on_clear = Callback::new(move |()| session.clear());
+    view! {
+        <section class="panel" aria-labelledby="results-heading" data-testid="results">
+            <h2 id="results-heading">{move || i18n.t("Results", "结果")}</h2>
+            <Show
+                when=move || !session.runs.with(Vec::is_empty)
+                fallback=move || view! { <p class="meta">{move || i18n.t("No runs yet: press Send.", "还没有运行记录：请点击“发送”。")}</p> }
+            >
+                <Show when=move || !experiments.with(Vec::is_empty)>
+                    <RunsFilterSelect experiments=experiments filter=filter />
+                </Show>
+                <RunsTable runs=runs selected=session.selected on_clear=on_clear />
+                <SummaryTable runs=runs />
+                <SloSummary />
+                <ResultsCharts runs=runs session=session />
+                {move || session.selected_record().map(|record| view! { <RunDetail record=record /> })}
+            </Show>
+        </section>
+    }
+}
+
+/// The experiments (code, session number) that have runs in the session, for the filter.
+fn experiments_present(session: Session) -> Memo<Vec<(String, u32)>> {
+    Memo::new(move |_| {
         session.runs.with(|runs| {
             let mut seen: Vec<(String, u32)> = Vec::new();
             for tag in runs.iter().filter_map(|record| record.experiment.as_ref()) {
@@ -37,11 +64,69 @@ pub fn Results(
             }
             seen
         })
-    });
-    let runs = RunsView {
-        runs: session.runs,
-        filter,
+    })
+}
+
+/// Which runs the results show: all, those made with Send, or one experiment's.
+#[component]
+fn RunsFilterSelect(
+    /// The experiments present.
+    experiments: Memo<Vec<(String, u32)>>,
+    /// Which runs are shown.
+    filter: RwSignal<RunsFilter>,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    let choose_filter = move |event: web_sys::Event| {
+        let value = event_target_value(&event);
+        let chosen = match value.as_str() {
+            "all" => RunsFilter::All,
+            "send" => RunsFilter::Send,
+            other => experiments
+                .get_untracked()
+                .into_iter()
+                .find(|(kind, n)| format!("{kind}#{n}") == other)
+                .map_or(RunsFilter::All, |(kind, n)| RunsFilter::Experiment(kind, n)),
+        };
+        filter.set(chosen);
     };
+    view! {
+        <label class="filter">
+            <span>{move || i18n.t("Show", "显示")}</span>
+            // Each option says whether it is chosen: an experiment's option
+            // appears with its first run, after the filter chose it.
+            <select data-testid="runs-filter" data-value=move || filter.get().code() on:change=choose_filter>
+                {move || {
+                    let lang = i18n.lang.get();
+                    let fixed = [
+                        ("all".to_owned(), lang.pick("All runs", "全部运行").to_owned()),
+                        ("send".to_owned(), lang.pick("Runs made with Send", "通过“发送”进行的运行").to_owned()),
+                    ];
+                    let experiments = experiments.get().into_iter().map(|(kind, n)| {
+                        let label = ttft_lab::experiment::find(&kind)
+                            .map_or_else(|| kind.clone(), |experiment| experiment.label().get(lang).to_owned());
+                        (format!("{kind}#{n}"), format!("{label} #{n}"))
+                    });
+                    fixed.into_iter().chain(experiments).map(|(value, label)| {
+                        let chosen = value.clone();
+                        view! {
+                            <option value=value prop:selected=move || filter.get().code() == chosen>{label}</option>
+                        }
+                    }).collect_view()
+                }}
+            </select>
+        </label>
+    }
+}
+
+/// The charts over the shown runs (TTFT per run, the ttfa distribution) and the selected
+/// run's inter-token gaps.
+#[component]
+fn ResultsCharts(
+    /// The shown runs.
+    runs: RunsView,
+    /// The session (the selected run).
+    session: Session,
+) -> impl IntoView {
     // Memos: computed once per change of the runs, and unchanged values re-render nothing.
     let series = Memo::new(move |_| {
         runs.with(|runs| {
@@ -63,24 +148,26 @@ pub fn Results(
         })
         .and_then(|summary| summary.ttfa_ms)
     });
-    let references = Signal::derive(move || {
-        ttfa_summary
-            .get()
-            .map(|summary| vec![("p50", summary.p50), ("p95", summary.p95)])
-            .unwrap_or_default()
-    });
-    let markers = Signal::derive(move || {
+    let percentiles = move |names: &[&'static str]| {
         ttfa_summary
             .get()
             .map(|summary| {
-                vec![
-                    ("p50", summary.p50),
-                    ("p95", summary.p95),
-                    ("p99", summary.p99),
-                ]
+                names
+                    .iter()
+                    .map(|&name| {
+                        let value = match name {
+                            "p50" => summary.p50,
+                            "p95" => summary.p95,
+                            _ => summary.p99,
+                        };
+                        (name, value)
+                    })
+                    .collect()
             })
             .unwrap_or_default()
-    });
+    };
+    let references = Signal::derive(move || percentiles(&["p50", "p95"]));
+    let markers = Signal::derive(move || percentiles(&["p50", "p95", "p99"]));
     let ttfa_values = Memo::new(move |_| {
         runs.with(|runs| {
             runs.iter()
@@ -89,74 +176,21 @@ pub fn Results(
                 .collect::<Vec<f64>>()
         })
     });
-    let selected_record = move || session.selected_record();
     let itl_gaps = Signal::derive(move || {
-        selected_record()
+        session
+            .selected_record()
             .map(|record| record.metrics.itl_gaps)
             .unwrap_or_default()
     });
-    let on_clear = Callback::new(move |()| session.clear());
-    let choose_filter = move |event: web_sys::Event| {
-        let value = event_target_value(&event);
-        let chosen = match value.as_str() {
-            "all" => RunsFilter::All,
-            "send" => RunsFilter::Send,
-            other => experiments
-                .get_untracked()
-                .into_iter()
-                .find(|(kind, n)| format!("{kind}#{n}") == other)
-                .map_or(RunsFilter::All, |(kind, n)| RunsFilter::Experiment(kind, n)),
-        };
-        filter.set(chosen);
-    };
     view! {
-        <section class="panel" aria-labelledby="results-heading" data-testid="results">
-            <h2 id="results-heading">{move || i18n.t("Results", "结果")}</h2>
-            <Show
-                when=move || !session.runs.with(Vec::is_empty)
-                fallback=move || view! { <p class="meta">{move || i18n.t("No runs yet: press Send.", "还没有运行记录：请点击“发送”。")}</p> }
-            >
-                <Show when=move || !experiments.with(Vec::is_empty)>
-                    <label class="filter">
-                        <span>{move || i18n.t("Show", "显示")}</span>
-                        // Each option says whether it is chosen: an experiment's option
-                        // appears with its first run, after the filter chose it.
-                        <select data-testid="runs-filter" data-value=move || filter.get().code() on:change=choose_filter>
-                            {move || {
-                                let lang = i18n.lang.get();
-                                let fixed = [
-                                    ("all".to_owned(), lang.pick("All runs", "全部运行").to_owned()),
-                                    ("send".to_owned(), lang.pick("Runs made with Send", "通过“发送”进行的运行").to_owned()),
-                                ];
-                                let experiments = experiments.get().into_iter().map(|(kind, n)| {
-                                    let label = ttft_lab::experiment::find(&kind)
-                                        .map_or_else(|| kind.clone(), |experiment| experiment.label().get(lang).to_owned());
-                                    (format!("{kind}#{n}"), format!("{label} #{n}"))
-                                });
-                                fixed.into_iter().chain(experiments).map(|(value, label)| {
-                                    let chosen = value.clone();
-                                    view! {
-                                        <option value=value prop:selected=move || filter.get().code() == chosen>{label}</option>
-                                    }
-                                }).collect_view()
-                            }}
-                        </select>
-                    </label>
+        <Show when=move || !ttfa_values.with(Vec::is_empty)>
+            <div class="charts">
+                <RunsChartView series=series.into() references=references />
+                <DistributionView values_ms=ttfa_values.into() markers=markers metric="ttfa_ms" />
+                <Show when=move || !itl_gaps.with(ItlGaps::is_empty)>
+                    <ItlView gaps=itl_gaps />
                 </Show>
-                <RunsTable runs=runs selected=session.selected on_clear=on_clear />
-                <SummaryTable runs=runs />
-                <SloSummary />
-                <Show when=move || !ttfa_values.with(Vec::is_empty)>
-                    <div class="charts">
-                        <RunsChartView series=series.into() references=references />
-                        <DistributionView values_ms=ttfa_values.into() markers=markers metric="ttfa_ms" />
-                        <Show when=move || !itl_gaps.with(ItlGaps::is_empty)>
-                            <ItlView gaps=itl_gaps />
-                        </Show>
-                    </div>
-                </Show>
-                {move || selected_record().map(|record| view! { <RunDetail record=record /> })}
-            </Show>
-        </section>
+            </div>
+        </Show>
     }
 }

@@ -289,20 +289,8 @@ pub async fn measure_with(
                     fire(&on_started);
                 }
                 for item in progress.drain(..) {
-                    if let Progress::Text {
-                        channel,
-                        paint_id: Some(paint_id),
-                        ..
-                    } = &item
-                    {
-                        if options.painted {
-                            watch_paint(
-                                &measurement,
-                                *channel,
-                                paint_id.clone(),
-                                &mut pending_paints,
-                            );
-                        }
+                    if options.painted {
+                        watch_text_paint(&measurement, &item, &mut pending_paints);
                     }
                     on_progress(&item);
                 }
@@ -319,6 +307,23 @@ pub async fn measure_with(
     settle_paints(pending_paints).await;
     drop(heartbeat);
     finish_record(measurement, transport_kind, options.warm_up)
+}
+
+/// Starts watching the paint of the text `item` shows, when it carries a paint id (the
+/// first text of its channel).
+fn watch_text_paint(
+    measurement: &Rc<RefCell<Measurement>>,
+    item: &Progress,
+    pending_paints: &mut Vec<oneshot::Receiver<()>>,
+) {
+    if let Progress::Text {
+        channel,
+        paint_id: Some(paint_id),
+        ..
+    } = item
+    {
+        watch_paint(measurement, *channel, paint_id.clone(), pending_paints);
+    }
 }
 
 /// Feeds one body read to the run: it enters the wasm heap a slice at a time, all stamped

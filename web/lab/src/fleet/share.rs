@@ -9,7 +9,7 @@ use ttft_core::lang::Lang;
 use ttft_core::metric::{runs_chart_metrics, shared_metrics};
 use ttft_core::stats::Summary;
 use ttft_lab::share::{
-    self, encode_fitting, ShareError, ShareFacts, SharedResults, MAX_FRAGMENT_BYTES,
+    self, encode_fitting, ShareError, ShareFacts, SharedResults, SharedRun, MAX_FRAGMENT_BYTES,
 };
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::JsFuture;
@@ -198,59 +198,9 @@ pub fn SharedView(
         .counted_runs()
         .filter_map(|run| run.ttfa_ms)
         .collect();
-    let summary_rows = shared_metrics()
-        .filter_map(|metric| Some((metric.name, results.summary(metric.name)?)))
-        .map(|(name, summary): (&str, Summary)| {
-            let cells = [
-                summary.p50,
-                summary.p95,
-                summary.p99,
-                summary.min,
-                summary.max,
-                summary.mean,
-            ];
-            view! {
-                <tr data-metric=name>
-                    <th scope="row">{name}</th>
-                    {cells.iter().map(|value| view! { <td>{format!("{value:.1}")}</td> }).collect_view()}
-                    <td>{summary.count}</td>
-                </tr>
-            }
-        })
-        .collect_view();
-    let run_rows = runs
-        .iter()
-        .map(|run| {
-            let ((outcome_en, outcome_zh), (cohort_en, cohort_zh)) =
-                run_labels(&run.outcome, run.cohort.as_deref());
-            view! {
-                <tr data-testid="shared-run" data-run=run.run_index data-outcome=run.outcome.clone()>
-                    <td>{run.run_index}</td>
-                    <td>{move || i18n.pick(cohort_en.clone(), cohort_zh.clone())}</td>
-                    <td>{move || i18n.pick(outcome_en.clone(), outcome_zh.clone())}</td>
-                    <td data-metric="ttft_ms">{cell(run.ttft_ms)}</td>
-                    <td data-metric="ttfa_ms">{cell(run.ttfa_ms)}</td>
-                    <td data-metric="perceived_ttfa_ms">{cell(run.perceived_ttfa_ms)}</td>
-                    <td data-metric="e2e_ms">{cell(run.e2e_ms)}</td>
-                    <td data-metric="itl_ms">{cell(run.itl_ms)}</td>
-                </tr>
-            }
-        })
-        .collect_view();
-    let facts = [
-        (("measured with", "测量工具"), Some(format!("TTFT Meter {}", results.tool_version))),
-        (("link made", "链接生成于"), Some(results.created_at.replace('T', " ").chars().take(19).collect::<String>() + " UTC")),
-        (("endpoint host", "接口主机"), results.host.clone()),
-        (("model", "模型"), results.model.clone()),
-        (("protocol", "协议"), results.protocol.clone()),
-        (("environment", "环境"), results.environment.clone()),
-        (("SLO", "SLO"), results.slo.clone()),
-    ]
-    .into_iter()
-    .filter_map(|((en, zh), value)| {
-        value.map(|value| view! { <li><span class="meta">{move || i18n.t(en, zh)}": "</span>{value}</li> })
-    })
-    .collect_view();
+    let summary_rows = summary_rows(&results);
+    let run_rows = run_rows(&runs);
+    let facts = facts(&results);
     let prompt = results.prompt.clone().map(|prompt| {
         view! {
             <p class="meta">{move || i18n.t("Prompt:", "提示词：")}</p>
@@ -292,8 +242,7 @@ pub fn SharedView(
                         <th scope="col">"#"</th>
                         <th scope="col">{move || i18n.t("connection", "连接")}</th>
                         <th scope="col">{move || i18n.t("outcome", "结果")}</th>
-                        <th scope="col">"ttft_ms"</th><th scope="col">"ttfa_ms"</th><th scope="col">"perceived_ttfa_ms"</th>
-                        <th scope="col">"e2e_ms"</th><th scope="col">"itl_ms"</th>
+                        {shared_metrics().map(|metric| view! { <th scope="col">{metric.name}</th> }).collect_view()}
                     </tr></thead>
                     <tbody>{run_rows}</tbody>
                 </table>
@@ -308,6 +257,70 @@ pub fn SharedView(
             </div>
         </section>
     }
+}
+
+/// The summary table's rows: one per metric a link carries that any counted run measured.
+fn summary_rows(results: &SharedResults) -> impl IntoView {
+    shared_metrics()
+        .filter_map(|metric| Some((metric.name, results.summary(metric.name)?)))
+        .map(|(name, summary): (&str, Summary)| {
+            let cells = [
+                summary.p50,
+                summary.p95,
+                summary.p99,
+                summary.min,
+                summary.max,
+                summary.mean,
+            ];
+            view! {
+                <tr data-metric=name>
+                    <th scope="row">{name}</th>
+                    {cells.iter().map(|value| view! { <td>{format!("{value:.1}")}</td> }).collect_view()}
+                    <td>{summary.count}</td>
+                </tr>
+            }
+        })
+        .collect_view()
+}
+
+/// The runs table's rows: number, connection, outcome and every metric a link carries.
+fn run_rows(runs: &[SharedRun]) -> impl IntoView {
+    let i18n = use_i18n();
+    runs.iter()
+        .map(|run| {
+            let ((outcome_en, outcome_zh), (cohort_en, cohort_zh)) =
+                run_labels(&run.outcome, run.cohort.as_deref());
+            view! {
+                <tr data-testid="shared-run" data-run=run.run_index data-outcome=run.outcome.clone()>
+                    <td>{run.run_index}</td>
+                    <td>{move || i18n.pick(cohort_en.clone(), cohort_zh.clone())}</td>
+                    <td>{move || i18n.pick(outcome_en.clone(), outcome_zh.clone())}</td>
+                    {shared_metrics()
+                        .map(|metric| view! { <td data-metric=metric.name>{cell(run.metric(metric.name))}</td> })
+                        .collect_view()}
+                </tr>
+            }
+        })
+        .collect_view()
+}
+
+/// Who measured what where: the facts the link carries.
+fn facts(results: &SharedResults) -> impl IntoView {
+    let i18n = use_i18n();
+    [
+        (("measured with", "测量工具"), Some(format!("TTFT Meter {}", results.tool_version))),
+        (("link made", "链接生成于"), Some(results.created_at.replace('T', " ").chars().take(19).collect::<String>() + " UTC")),
+        (("endpoint host", "接口主机"), results.host.clone()),
+        (("model", "模型"), results.model.clone()),
+        (("protocol", "协议"), results.protocol.clone()),
+        (("environment", "环境"), results.environment.clone()),
+        (("SLO", "SLO"), results.slo.clone()),
+    ]
+    .into_iter()
+    .filter_map(|((en, zh), value)| {
+        value.map(|value| view! { <li><span class="meta">{move || i18n.t(en, zh)}": "</span>{value}</li> })
+    })
+    .collect_view()
 }
 
 /// A link that could not be read: why, in the user's language.

@@ -5,7 +5,8 @@
 use leptos::prelude::*;
 use ttft_core::lang::Lang;
 use ttft_lab::chart::{
-    runs_chart, scatter_chart, FitCurve, Marker, Reference, RunSeries, ScatterSeries,
+    runs_chart, scatter_chart, Axis as ChartAxis, FitCurve, Frame, Marker, Rect, Reference,
+    ReferenceLine, RunSeries, ScatterSeries,
 };
 use ttft_lab::experiment::report::{Axis, Chart, ChartKind, Colour};
 
@@ -38,6 +39,89 @@ fn axis_label(axis: &Axis, lang: Lang) -> String {
     }
 }
 
+/// A chart's geometry in the one shape the template draws: the plot, its axes, reference
+/// lines, fitted curves' paths and each series as an optional line with its markers.
+struct Layout {
+    plot: Rect,
+    x_axis: ChartAxis,
+    y_axis: ChartAxis,
+    references: Vec<ReferenceLine>,
+    curves: Vec<String>,
+    groups: Vec<(Option<String>, Vec<Marker>)>,
+}
+
+/// A scatter chart (points and fitted curves, no reference lines).
+fn scatter_layout(chart: &Chart, names: &[String], fit_names: &[String], frame: &Frame) -> Layout {
+    let series: Vec<ScatterSeries> = chart
+        .series
+        .iter()
+        .zip(names)
+        .map(|(series, name)| ScatterSeries {
+            name,
+            points: &series.points,
+        })
+        .collect();
+    let curves: Vec<FitCurve> = chart
+        .fits
+        .iter()
+        .zip(fit_names)
+        .map(|(fit, name)| FitCurve { name, fit: fit.fit })
+        .collect();
+    let geometry = scatter_chart(&series, &curves, CURVE_SAMPLES, frame);
+    Layout {
+        plot: geometry.plot,
+        x_axis: geometry.x_axis,
+        y_axis: geometry.y_axis,
+        references: Vec::new(),
+        curves: geometry.curves.into_iter().map(|curve| curve.path).collect(),
+        groups: geometry
+            .series
+            .into_iter()
+            .map(|one| (None, one.markers))
+            .collect(),
+    }
+}
+
+/// A sequence chart (one value per run, with reference lines, no curves).
+fn sequence_layout(
+    chart: &Chart,
+    names: &[String],
+    reference_names: &[String],
+    frame: &Frame,
+) -> Layout {
+    let series: Vec<RunSeries> = chart
+        .series
+        .iter()
+        .zip(names)
+        .map(|(series, name)| RunSeries {
+            name,
+            values_ms: &series.values,
+        })
+        .collect();
+    let references: Vec<Reference> = chart
+        .references
+        .iter()
+        .zip(reference_names)
+        .map(|(reference, name)| Reference {
+            name,
+            value: reference.value,
+        })
+        .collect();
+    let geometry = runs_chart(&series, &references, frame);
+    Layout {
+        plot: geometry.plot,
+        x_axis: geometry.x_axis,
+        y_axis: geometry.y_axis,
+        references: geometry.references,
+        curves: Vec::new(),
+        groups: geometry
+            .series
+            .into_iter()
+            .map(|one| (Some(one.path), one.markers))
+            .collect(),
+    }
+}
+
 /// Draws `chart` in `lang`. Both kinds share one layout (axes, reference lines, fitted
 /// curves, then each series as a group of an optional line and its markers), so the view
 /// is built by one template.
@@ -55,77 +139,16 @@ pub(super) fn chart_view(chart: &Chart, lang: Lang) -> impl IntoView {
         .iter()
         .map(|reference| text(&reference.name))
         .collect();
-    let (plot, x_axis, y_axis, references, curves, groups) = match chart.kind {
-        ChartKind::Scatter => {
-            let series: Vec<ScatterSeries> = chart
-                .series
-                .iter()
-                .zip(&names)
-                .map(|(series, name)| ScatterSeries {
-                    name,
-                    points: &series.points,
-                })
-                .collect();
-            let curves: Vec<FitCurve> = chart
-                .fits
-                .iter()
-                .zip(&fit_names)
-                .map(|(fit, name)| FitCurve { name, fit: fit.fit })
-                .collect();
-            let geometry = scatter_chart(&series, &curves, CURVE_SAMPLES, &frame);
-            let groups: Vec<(Option<String>, Vec<Marker>)> = geometry
-                .series
-                .into_iter()
-                .map(|one| (None, one.markers))
-                .collect();
-            let curves: Vec<String> = geometry
-                .curves
-                .into_iter()
-                .map(|curve| curve.path)
-                .collect();
-            (
-                geometry.plot,
-                geometry.x_axis,
-                geometry.y_axis,
-                Vec::new(),
-                curves,
-                groups,
-            )
-        }
-        ChartKind::Sequence => {
-            let series: Vec<RunSeries> = chart
-                .series
-                .iter()
-                .zip(&names)
-                .map(|(series, name)| RunSeries {
-                    name,
-                    values_ms: &series.values,
-                })
-                .collect();
-            let references: Vec<Reference> = chart
-                .references
-                .iter()
-                .zip(&reference_names)
-                .map(|(reference, name)| Reference {
-                    name,
-                    value: reference.value,
-                })
-                .collect();
-            let geometry = runs_chart(&series, &references, &frame);
-            let groups: Vec<(Option<String>, Vec<Marker>)> = geometry
-                .series
-                .into_iter()
-                .map(|one| (Some(one.path), one.markers))
-                .collect();
-            (
-                geometry.plot,
-                geometry.x_axis,
-                geometry.y_axis,
-                geometry.references,
-                Vec::new(),
-                groups,
-            )
-        }
+    let Layout {
+        plot,
+        x_axis,
+        y_axis,
+        references,
+        curves,
+        groups,
+    } = match chart.kind {
+        ChartKind::Scatter => scatter_layout(chart, &names, &fit_names, &frame),
+        ChartKind::Sequence => sequence_layout(chart, &names, &reference_names, &frame),
     };
     let lines = curves
         .into_iter()
