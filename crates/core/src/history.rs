@@ -18,6 +18,7 @@ use crate::export::{Environment, ExperimentResult, ExportDocument, ExportError, 
 use crate::lang::Lang;
 use crate::record::RunRecord;
 use crate::scrub::KeyScrubber;
+use crate::texts as t;
 
 /// The largest file the page imports, in bytes (checked with `File.size` before reading).
 /// A history of 1000 runs is about 2 MB.
@@ -90,46 +91,27 @@ impl HistoryNotice {
     pub fn message(&self, lang: Lang) -> String {
         let mib = |bytes: u64| bytes as f64 / (1024.0 * 1024.0);
         match self {
-            HistoryNotice::FileTooLarge { bytes } => lang.pick(
-                format!(
-                    "This file is {:.1} MiB; files over {:.0} MiB are not imported (a history of 1000 runs is about 2 MB). Choose a TTFT Meter JSON export.",
-                    mib(*bytes),
-                    mib(MAX_IMPORT_BYTES)
-                ),
-                format!(
-                    "该文件大小为 {:.1} MiB；超过 {:.0} MiB 的文件不会导入（1000 次运行的历史约 2 MB）。请选择 TTFT Meter 导出的 JSON 文件。",
-                    mib(*bytes),
-                    mib(MAX_IMPORT_BYTES)
-                ),
+            HistoryNotice::FileTooLarge { bytes } => t::HISTORY_FILE_TOO_LARGE.fill(
+                lang,
+                &[
+                    ("mib", &format!("{:.1}", mib(*bytes))),
+                    ("max_mib", &format!("{:.0}", mib(MAX_IMPORT_BYTES))),
+                ],
             ),
-            HistoryNotice::Renumbered { runs } => lang.pick(
-                format!("The run numbers were duplicated or out of order, so the {runs} runs were numbered again from 1 to {runs}, in their order."),
-                format!("运行编号有重复或顺序错乱，因此这 {runs} 次运行已按原顺序重新编号为 1 到 {runs}。"),
-            ),
-            HistoryNotice::StorageFull { saved, not_saved } => lang.pick(
-                format!("Browser storage is full: the newest {saved} runs were saved, the {not_saved} oldest were not (they stay on this page until it is closed). Export JSON to keep them all."),
-                format!("浏览器存储空间已满：已保存最新的 {saved} 次运行，最早的 {not_saved} 次没有保存（在关闭本页面前仍显示在此）。请导出 JSON 以保留全部运行。"),
-            ),
-            HistoryNotice::NotSaved { runs } => lang.pick(
-                format!("The history could not be saved (browser storage is full or disabled): the {runs} runs stay on this page until it is closed. Export JSON to keep them."),
-                format!("历史记录无法保存（浏览器存储已满或被禁用）：这 {runs} 次运行在关闭本页面前仍显示在此。请导出 JSON 以保留它们。"),
-            ),
-            HistoryNotice::KeyFound { runs } => lang.pick(
-                format!("{runs} runs were not written because they still contain a piece of your API key. Please report this; the rest was written."),
-                format!("有 {runs} 次运行因仍含有 API 密钥的片段而没有写入。请报告此问题；其余内容已写入。"),
-            ),
-            HistoryNotice::ExportRefused => lang.pick(
-                "The export was not written: it contained a piece of your API key. Please report this.".to_owned(),
-                "导出未写入：其中含有 API 密钥的片段。请报告此问题。".to_owned(),
-            ),
-            HistoryNotice::SetAside { slot, reason } => lang.pick(
-                format!("The stored history could not be read ({}). It was kept, untouched, in this browser's localStorage under \"{slot}\", and a new history was started.", reason.message(Lang::En)),
-                format!("无法读取已保存的历史记录（{}）。它已原样保留在此浏览器 localStorage 的 \"{slot}\" 中，并开始了新的历史记录。", reason.message(Lang::Zh)),
-            ),
-            HistoryNotice::UnreadableKept { reason } => lang.pick(
-                format!("The stored history could not be read ({}), and there was no room to move it aside. It was left as it is, and runs of this tab are not saved, so nothing overwrites it. Export JSON to keep them.", reason.message(Lang::En)),
-                format!("无法读取已保存的历史记录（{}），也没有空间把它移到别处。它保持原样，本标签页的运行不会被保存，以免覆盖它。请导出 JSON 以保留运行。", reason.message(Lang::Zh)),
-            ),
+            HistoryNotice::Renumbered { runs } => {
+                t::HISTORY_RENUMBERED.fill(lang, &[("runs", &runs)])
+            }
+            HistoryNotice::StorageFull { saved, not_saved } => {
+                t::HISTORY_STORAGE_FULL.fill(lang, &[("saved", &saved), ("not_saved", &not_saved)])
+            }
+            HistoryNotice::NotSaved { runs } => t::HISTORY_NOT_SAVED.fill(lang, &[("runs", &runs)]),
+            HistoryNotice::KeyFound { runs } => t::HISTORY_KEY_FOUND.fill(lang, &[("runs", &runs)]),
+            HistoryNotice::ExportRefused => t::HISTORY_EXPORT_REFUSED.get(lang).to_owned(),
+            HistoryNotice::SetAside { slot, reason } => t::HISTORY_SET_ASIDE
+                .fill(lang, &[("reason", &reason.message(lang)), ("slot", slot)]),
+            HistoryNotice::UnreadableKept { reason } => {
+                t::HISTORY_UNREADABLE_KEPT.fill(lang, &[("reason", &reason.message(lang))])
+            }
         }
     }
 }

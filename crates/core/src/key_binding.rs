@@ -28,6 +28,7 @@ use crate::config::exact_origin;
 use crate::lang::Lang;
 use crate::protocol::Protocol;
 use crate::request::normalize_base_url;
+use crate::texts as t;
 
 /// Whether a request to some URL may carry the key.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -180,25 +181,13 @@ pub fn origin_label(origin: &str) -> &str {
 /// The consent question: "Send your key to api.example.com?", and what the key was typed for.
 pub fn consent_question(lang: Lang, origin: &str, typed_for: Option<&str>) -> (String, String) {
     let target = origin_label(origin);
-    let question = lang.pick(
-        format!("Send your API key to {target}?"),
-        format!("把你的 API 密钥发送到 {target}？"),
-    );
+    let question = t::KEY_CONSENT_QUESTION.fill(lang, &[("target", &target)]);
     let detail = match typed_for {
-        Some(typed_for) => lang.pick(
-            format!(
-                "The key was typed for {}. Send it to {target} only if that server should have it; otherwise the request goes without it.",
-                origin_label(typed_for)
-            ),
-            format!(
-                "该密钥是为 {} 输入的。只有在 {target} 应当拿到它时才发送；否则请求将不带密钥发送。",
-                origin_label(typed_for)
-            ),
+        Some(typed_for) => t::KEY_CONSENT_TYPED_FOR.fill(
+            lang,
+            &[("typed_for", &origin_label(typed_for)), ("target", &target)],
         ),
-        None => lang.pick(
-            format!("The key was not typed for any server address yet. Send it to {target} only if that server should have it; otherwise the request goes without it."),
-            format!("该密钥尚未绑定任何服务器地址。只有在 {target} 应当拿到它时才发送；否则请求将不带密钥发送。"),
-        ),
+        None => t::KEY_CONSENT_NOT_TYPED_FOR.fill(lang, &[("target", &target)]),
     };
     (question, detail)
 }

@@ -48,14 +48,6 @@ impl Lang {
             Lang::En
         }
     }
-
-    /// Picks the value for this language: `lang.pick("Send", "发送")`.
-    pub fn pick<T>(self, en: T, zh: T) -> T {
-        match self {
-            Lang::En => en,
-            Lang::Zh => zh,
-        }
-    }
 }
 
 /// A text in both languages, for messages decided before the language is known (the view
@@ -79,7 +71,10 @@ impl Bilingual {
 
     /// The text in `lang`.
     pub fn get(&self, lang: Lang) -> &str {
-        lang.pick(&self.en, &self.zh)
+        match lang {
+            Lang::En => &self.en,
+            Lang::Zh => &self.zh,
+        }
     }
 
     /// A message in every language from a function of the language.
@@ -108,9 +103,11 @@ mod tests {
     }
 
     #[test]
-    fn pick_and_bilingual_choose_by_language() {
-        assert_eq!(Lang::Zh.pick("Send", "发送"), "发送");
-        let text = Bilingual::from_fn(|lang| lang.pick("ok", "成功").to_owned());
+    fn bilingual_chooses_by_language() {
+        let text = Bilingual::from_fn(|lang| match lang {
+            Lang::En => "ok".to_owned(),
+            Lang::Zh => "成功".to_owned(),
+        });
         assert_eq!(text.get(Lang::En), "ok");
         assert_eq!(text.get(Lang::Zh), "成功");
     }

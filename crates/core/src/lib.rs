@@ -30,5 +30,6 @@ pub mod request;
 pub mod scrub;
 pub mod stats;
 pub mod text;
+pub mod texts;
 pub mod timeline;
 pub mod trace_context;

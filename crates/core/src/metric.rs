@@ -1,6 +1,7 @@
-//! The metric catalogue: every metric of a run once, with its unit, its labels in both
-//! languages, how to read it from a [`RunRecord`], where the runs table shows it, and what
-//! AIPerf and GuideLLM call the same (or the nearest) quantity.
+//! The metric catalogue: every metric of a run once, with its unit, its label (a [`Text`]
+//! of the crate's text catalogue, `METRIC_LABEL_…`), how to read it from a [`RunRecord`],
+//! where the runs table shows it, and what AIPerf and GuideLLM call the same (or the
+//! nearest) quantity.
 //!
 //! The runs table, the CSV (its metric columns and its peer-name header rows), the lab's
 //! summary table, the runs chart's series, the share links' summary rows and
@@ -16,6 +17,8 @@ use serde::Serialize;
 
 use crate::lang::Lang;
 use crate::record::RunRecord;
+use crate::text::Text;
+use crate::texts as t;
 use crate::timeline::NetworkBreakdown;
 
 /// What a metric's number counts.
@@ -129,8 +132,8 @@ pub struct Metric {
     pub name: &'static str,
     /// What the number counts.
     pub unit: Unit,
-    /// A short label in English and Chinese.
-    pub label: (&'static str, &'static str),
+    /// A short label.
+    pub label: Text,
     /// Where the runs table shows it.
     pub column: Column,
     /// The peers' names.
@@ -150,17 +153,14 @@ impl Metric {
 
     /// The label in `lang`.
     pub fn label(&self, lang: Lang) -> &'static str {
-        lang.pick(self.label.0, self.label.1)
+        self.label.get(lang)
     }
 
     /// The runs chart's legend for this metric: its short name and label
     /// (`ttfa (first answer token)`).
     pub fn legend(&self, lang: Lang) -> String {
         let short = self.name.trim_end_matches("_ms").replace('_', " ");
-        match lang {
-            Lang::En => format!("{short} ({})", self.label.0),
-            Lang::Zh => format!("{short}（{}）", self.label.1),
-        }
+        t::METRIC_LEGEND.fill(lang, &[("name", &short), ("label", &self.label.get(lang))])
     }
 
     /// Also a row of the lab's summary table.
@@ -234,11 +234,11 @@ fn code<T: Serialize>(value: Option<&T>) -> Reading {
 }
 
 macro_rules! metric {
-    ($name:literal, $unit:ident, $en:literal, $zh:literal, $column:ident, $peers:expr, $read:expr) => {
+    ($name:literal, $unit:ident, $label:expr, $column:ident, $peers:expr, $read:expr) => {
         Metric {
             name: $name,
             unit: Unit::$unit,
-            label: ($en, $zh),
+            label: $label,
             column: Column::$column,
             peers: $peers,
             series: false,
@@ -250,60 +250,60 @@ macro_rules! metric {
 
 /// Every metric of a run, in the order of the runs table and the CSV.
 pub const METRICS: &[Metric] = &[
-    metric!("http_status", Label, "HTTP status", "HTTP 状态", Hidden,
+    metric!("http_status", Label, t::METRIC_LABEL_HTTP_STATUS, Hidden,
         peers(None, None, "Not a measurement: the HTTP status."),
         |r| Reading::Integer(r.metrics.http_status.map(u64::from))),
-    metric!("ttft_ms", Ms, "first token", "首个 token", Main,
+    metric!("ttft_ms", Ms, t::METRIC_LABEL_TTFT_MS, Main,
         peers(Some("time_to_first_token"), Some("time_to_first_token_ms"),
             "Same interval: request sent to the first non-empty reasoning or answer token."),
         |r| ms(r.metrics.ttft_ms)).in_summary().on_runs_chart("series-ttft").shared(),
-    metric!("ttfa_ms", Ms, "first answer token", "首个回答 token", Main,
+    metric!("ttfa_ms", Ms, t::METRIC_LABEL_TTFA_MS, Main,
         peers(Some("time_to_first_output_token"), Some("time_to_first_output_token_ms"),
             "Same interval: request sent to the first answer (non-reasoning) token."),
         |r| ms(r.metrics.ttfa_ms)).in_summary().on_runs_chart("series-ttfa").shared(),
-    metric!("ttfa_visible_ms", Ms, "first visible answer", "首个可见回答", More,
+    metric!("ttfa_visible_ms", Ms, t::METRIC_LABEL_TTFA_VISIBLE_MS, More,
         peers(None, None, "First answer text that is not only whitespace; no peer separates it."),
         |r| ms(r.metrics.ttfa_visible_ms)),
-    metric!("ttfr_ms", Ms, "first reasoning token", "首个推理 token", Main,
+    metric!("ttfr_ms", Ms, t::METRIC_LABEL_TTFR_MS, Main,
         peers(None, None, "First reasoning token."),
         |r| ms(r.metrics.ttfr_ms)).shared(),
-    metric!("first_chunk_ms", Ms, "first chunk of any kind", "首个数据块", Main,
+    metric!("first_chunk_ms", Ms, t::METRIC_LABEL_FIRST_CHUNK_MS, Main,
         peers(None, None,
             "First SSE event of any kind; what vLLM's bench and naive scripts call TTFT."),
         |r| ms(r.metrics.first_chunk_ms)).shared(),
-    metric!("setup_ms", Ms, "response headers", "响应头", More,
+    metric!("setup_ms", Ms, t::METRIC_LABEL_SETUP_MS, More,
         peers(Some("stream_setup_latency"), None, "Request sent to response headers."),
         |r| ms(r.metrics.setup_ms)),
-    metric!("perceived_ttft_ms", Ms, "first token on screen", "首个 token 显示", More,
+    metric!("perceived_ttft_ms", Ms, t::METRIC_LABEL_PERCEIVED_TTFT_MS, More,
         peers(None, None, "Ours: click to first token painted on screen."),
         |r| ms(r.metrics.perceived_ttft_ms)),
-    metric!("perceived_ttfa_ms", Ms, "first answer on screen", "回答首次显示", Main,
+    metric!("perceived_ttfa_ms", Ms, t::METRIC_LABEL_PERCEIVED_TTFA_MS, Main,
         peers(None, None, "Ours: click to first answer painted on screen."),
         |r| ms(r.metrics.perceived_ttfa_ms)).in_summary().on_runs_chart("series-perceived").shared(),
-    metric!("perceived_from", Label, "perceived from", "感知起点", Hidden,
+    metric!("perceived_from", Label, t::METRIC_LABEL_PERCEIVED_FROM, Hidden,
         peers(None, None, "Not a measurement: which instant the perceived metrics start from."),
         |r| code(Some(&r.metrics.perceived_from))),
-    metric!("reasoning_ui_delay_ms", Ms, "reasoning paint delay", "推理绘制延迟", Hidden,
+    metric!("reasoning_ui_delay_ms", Ms, t::METRIC_LABEL_REASONING_UI_DELAY_MS, Hidden,
         peers(None, None, "Ours: arrival to paint of reasoning."),
         |r| ms(r.metrics.reasoning_ui_delay_ms)),
-    metric!("answer_ui_delay_ms", Ms, "answer paint delay", "回答绘制延迟", More,
+    metric!("answer_ui_delay_ms", Ms, t::METRIC_LABEL_ANSWER_UI_DELAY_MS, More,
         peers(None, None, "Ours: arrival to paint of the answer."),
         |r| ms(r.metrics.answer_ui_delay_ms)),
-    metric!("reasoning_ms", Ms, "reasoning time", "推理时长", More,
+    metric!("reasoning_ms", Ms, t::METRIC_LABEL_REASONING_MS, More,
         peers(None, None, "First reasoning token to first answer token."),
         |r| ms(r.metrics.reasoning_ms)),
-    metric!("decode_ms", Ms, "decode time", "解码时长", More,
+    metric!("decode_ms", Ms, t::METRIC_LABEL_DECODE_MS, More,
         peers(Some("decode_duration"), None,
             "Ours ends at the last text token; AIPerf's at the last response (request_latency − TTFT)."),
         |r| ms(r.metrics.decode_ms)),
-    metric!("e2e_ms", Ms, "whole request", "整个请求", Main,
+    metric!("e2e_ms", Ms, t::METRIC_LABEL_E2E_MS, Main,
         peers(Some("request_latency"), Some("request_latency"),
             "Request sent to stream end. GuideLLM reports request_latency in seconds, not ms."),
         |r| ms(r.metrics.e2e_ms)).in_summary().shared(),
     Metric {
         name: "itl_gaps",
         unit: Unit::Ms,
-        label: ("inter-token gaps", "token 间隔序列"),
+        label: t::METRIC_LABEL_ITL_GAPS,
         column: Column::Hidden,
         peers: peers(Some("inter_chunk_latency"), None,
             "Every gap between text-carrying chunks (a distribution, not a mean): a histogram at 1 µs and a sample in stream order."),
@@ -311,57 +311,57 @@ pub const METRICS: &[Metric] = &[
         shown: Shown::TABLE,
         read: |r| Reading::Series(r.metrics.itl_gaps.sample_ms().to_vec()),
     },
-    metric!("itl_ms", Ms, "inter-token latency", "token 间隔", Main,
+    metric!("itl_ms", Ms, t::METRIC_LABEL_ITL_MS, Main,
         peers(Some("inter_token_latency"), Some("inter_token_latency_ms"),
             "(last − first token) / (n − 1). AIPerf's window ends at the last response, not the last token."),
         |r| ms(r.metrics.itl_ms)).in_summary().shared(),
-    metric!("output_tokens_counted", Tokens, "tokens counted", "计数的 token", Hidden,
+    metric!("output_tokens_counted", Tokens, t::METRIC_LABEL_OUTPUT_TOKENS_COUNTED, Hidden,
         peers(None, None, "Not a measurement: the n used for itl_ms and output_tps."),
         |r| Reading::Integer(r.metrics.output_tokens_counted)),
-    metric!("token_count_source", Label, "token count from", "token 计数来源", Hidden,
+    metric!("token_count_source", Label, t::METRIC_LABEL_TOKEN_COUNT_SOURCE, Hidden,
         peers(None, None, "Not a measurement: whether n came from usage or from counting chunks."),
         |r| code(r.metrics.token_count_source.as_ref())),
-    metric!("output_tps", TokensPerSecond, "output tokens/s", "输出 token/秒", Main,
+    metric!("output_tps", TokensPerSecond, t::METRIC_LABEL_OUTPUT_TPS, Main,
         peers(Some("output_token_throughput_per_user"), None,
             "Ours is n / decode time; AIPerf's is 1 / ITL = (n − 1) / decode time. GuideLLM's output_tokens_per_second divides by the whole request latency: a different quantity."),
         |r| ms(r.metrics.output_tps)).in_summary(),
-    metric!("prompt_tokens", Tokens, "prompt tokens", "输入 token", Hidden,
+    metric!("prompt_tokens", Tokens, t::METRIC_LABEL_PROMPT_TOKENS, Hidden,
         peers(Some("input_sequence_length"), Some("prompt_tokens"),
             "Ours from the provider's usage; AIPerf counts with its own tokenizer."),
         |r| Reading::Integer(r.metrics.prompt_tokens)),
-    metric!("cached_prompt_tokens", Tokens, "cached prompt tokens", "缓存的输入 token", Hidden,
+    metric!("cached_prompt_tokens", Tokens, t::METRIC_LABEL_CACHED_PROMPT_TOKENS, Hidden,
         peers(None, None, "Prompt tokens served from the provider's prefix cache (usage)."),
         |r| Reading::Integer(r.metrics.cached_prompt_tokens)),
-    metric!("output_tokens", Tokens, "output tokens", "输出 token", Hidden,
+    metric!("output_tokens", Tokens, t::METRIC_LABEL_OUTPUT_TOKENS, Hidden,
         peers(Some("output_sequence_length"), Some("output_tokens"),
             "From usage, reasoning included where the provider counts it there (AIPerf's output_token_count excludes reasoning)."),
         |r| Reading::Integer(r.metrics.output_tokens)),
-    metric!("reasoning_tokens", Tokens, "reasoning tokens", "推理 token", Hidden,
+    metric!("reasoning_tokens", Tokens, t::METRIC_LABEL_REASONING_TOKENS, Hidden,
         peers(Some("reasoning_token_count"), None, "From usage."),
         |r| Reading::Integer(r.metrics.reasoning_tokens)),
-    metric!("dns_ms", Ms, "DNS", "DNS", Hidden,
+    metric!("dns_ms", Ms, t::METRIC_LABEL_DNS_MS, Hidden,
         peers(None, None, "Resource Timing: DNS lookup."),
         |r| network(r, |n| n.dns_ms)),
-    metric!("tcp_ms", Ms, "TCP", "TCP", Hidden,
+    metric!("tcp_ms", Ms, t::METRIC_LABEL_TCP_MS, Hidden,
         peers(None, None, "Resource Timing: TCP handshake."),
         |r| network(r, |n| n.tcp_ms)),
-    metric!("tls_ms", Ms, "TLS", "TLS", Hidden,
+    metric!("tls_ms", Ms, t::METRIC_LABEL_TLS_MS, Hidden,
         peers(None, None, "Resource Timing: TLS handshake."),
         |r| network(r, |n| n.tls_ms)),
-    metric!("queueing_ms", Ms, "browser queueing", "浏览器排队", More,
+    metric!("queueing_ms", Ms, t::METRIC_LABEL_QUEUEING_MS, More,
         peers(None, None, "Resource Timing: browser queueing (requestStart − fetchStart)."),
         |r| network(r, |n| n.queueing_ms)),
-    metric!("waiting_ms", Ms, "waiting for the server", "等待服务器", More,
+    metric!("waiting_ms", Ms, t::METRIC_LABEL_WAITING_MS, More,
         peers(None, None, "Resource Timing: waiting for the server (responseStart − requestStart)."),
         |r| network(r, |n| n.waiting_ms)),
-    metric!("request_ms", Ms, "to first response byte", "到首个响应字节", Hidden,
+    metric!("request_ms", Ms, t::METRIC_LABEL_REQUEST_MS, Hidden,
         peers(None, None, "Resource Timing: fetchStart to the first response byte."),
         |r| network(r, |n| n.request_ms)),
-    metric!("arrival_delay_bound_ms", Ms, "possible arrival delay", "可能的到达延迟", More,
+    metric!("arrival_delay_bound_ms", Ms, t::METRIC_LABEL_ARRIVAL_DELAY_BOUND_MS, More,
         peers(None, None,
             "Ours: the longest time the page's main thread was unavailable between the request and the first answer token (heartbeat gap or long task). Where arrivals wait for the main thread (WebKit, the main-thread transport) an arrival stamp may be late by up to this."),
         |r| ms(r.arrival_delay_bound_ms)),
-    metric!("arrival_delayed", Label, "arrival may be late", "到达时间可能偏晚", Hidden,
+    metric!("arrival_delayed", Label, t::METRIC_LABEL_ARRIVAL_DELAYED, Hidden,
         peers(None, None,
             "Not a measurement: true when the run's arrivals waited for the main thread and arrival_delay_bound_ms exceeds 50 ms."),
         |r| Reading::Code(

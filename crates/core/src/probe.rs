@@ -8,15 +8,15 @@
 //! Stop button. This module decides; the page reads the flag and starts the runs.
 
 use crate::lang::Lang;
+use crate::texts as t;
 
 /// The most runs probe mode makes on one page load.
 pub const MAX_PROBE_RUNS: u32 = 20;
 
 /// Why probe mode does not run.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ProbeError {
     /// `probe=` is not a whole number from 1 to [`MAX_PROBE_RUNS`].
-    #[error("Probe mode was asked for with probe={given}, which is not a number of runs from 1 to {max}. The embedding page should write probe=3, for example.")]
     BadCount {
         /// What was given (cut to 32 characters).
         given: String,
@@ -24,10 +24,8 @@ pub enum ProbeError {
         max: u32,
     },
     /// An API key is present: probe mode is for keyless endpoints only.
-    #[error("Probe mode did not start: an API key is set in this tab. Probe mode runs on page load without a click, so it only measures endpoints that need no key. Press Send to measure with your key, or remove it (Forget) and reload.")]
     KeyPresent,
     /// It already ran in this page session.
-    #[error("Probe mode already ran in this tab; it runs at most once per session. Press Send to measure again.")]
     AlreadyRan,
 }
 
@@ -43,16 +41,23 @@ impl ProbeError {
 
     /// The message in the user's language.
     pub fn message(&self, lang: Lang) -> String {
-        match lang {
-            Lang::En => self.to_string(),
-            Lang::Zh => match self {
-                ProbeError::BadCount { given, max } => format!("嵌入页面以 probe={given} 请求探测模式，但这不是 1 到 {max} 之间的运行次数。嵌入页面应写成例如 probe=3。"),
-                ProbeError::KeyPresent => "探测模式没有启动：此标签页中已设置 API 密钥。探测模式会在页面加载时自动运行、无需点击，因此只测量不需要密钥的接口。如需用你的密钥测量，请点击“发送”；或删除密钥（忘记）后重新加载。".to_owned(),
-                ProbeError::AlreadyRan => "探测模式已在此标签页中运行过；每个会话最多运行一次。如需再次测量，请点击“发送”。".to_owned(),
-            },
+        match self {
+            ProbeError::BadCount { given, max } => {
+                t::PROBE_ERROR_BAD_COUNT.fill(lang, &[("given", given), ("max", max)])
+            }
+            ProbeError::KeyPresent => t::PROBE_ERROR_KEY_PRESENT.get(lang).to_owned(),
+            ProbeError::AlreadyRan => t::PROBE_ERROR_ALREADY_RAN.get(lang).to_owned(),
         }
     }
 }
+
+impl std::fmt::Display for ProbeError {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str(&self.message(Lang::En))
+    }
+}
+
+impl std::error::Error for ProbeError {}
 
 /// Parses `probe=N`: a whole number of runs from 1 to [`MAX_PROBE_RUNS`].
 pub fn parse_probe_runs(text: &str) -> Result<u32, ProbeError> {

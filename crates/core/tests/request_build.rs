@@ -18,9 +18,23 @@ fn missing_v1() -> UrlWarning {
     }
 }
 
+/// One base-URL case: input, protocol, expected endpoint URL, expected warnings.
+type UrlCase = (&'static str, Protocol, &'static str, Vec<UrlWarning>);
+
+/// Normalizes each case's input and checks the endpoint URL and the warnings.
+#[allow(clippy::unwrap_used)] // a test helper: `allow-unwrap-in-tests` covers only `#[test]`s
+fn assert_base_urls(cases: Vec<UrlCase>) {
+    for (input, protocol, expected_url, expected_warnings) in cases {
+        let endpoint = normalize_base_url(input, protocol).unwrap();
+        assert_eq!(endpoint.endpoint_url, expected_url, "input {input:?}");
+        assert_eq!(endpoint.warnings, expected_warnings, "input {input:?}");
+    }
+}
+
+/// Bases that are complete, or to which the version segment is added (per provider).
 #[test]
-fn base_url_table() {
-    let cases: Vec<(&str, Protocol, &str, Vec<UrlWarning>)> = vec![
+fn base_url_complete_or_version_added() {
+    assert_base_urls(vec![
         (
             "https://api.openai.com/v1",
             Chat,
@@ -45,6 +59,53 @@ fn base_url_table() {
             "https://api.anthropic.com/v1/messages",
             vec![missing_v1()],
         ),
+        (
+            "http://127.0.0.1:11434",
+            Chat,
+            "http://127.0.0.1:11434/v1/chat/completions",
+            vec![missing_v1()],
+        ),
+        (
+            "https://openrouter.ai/api/v1",
+            Chat,
+            "https://openrouter.ai/api/v1/chat/completions",
+            vec![],
+        ),
+        (
+            "https://openrouter.ai/api",
+            Chat,
+            "https://openrouter.ai/api/v1/chat/completions",
+            vec![UrlWarning::MissingVersionAdded {
+                added: "/api/v1".into(),
+            }],
+        ),
+        (
+            "https://generativelanguage.googleapis.com/v1beta/openai/",
+            Chat,
+            "https://generativelanguage.googleapis.com/v1beta/openai/chat/completions",
+            vec![],
+        ),
+        (
+            "https://api.groq.com/openai",
+            Chat,
+            "https://api.groq.com/openai/v1/chat/completions",
+            vec![UrlWarning::MissingVersionAdded {
+                added: "/openai/v1".into(),
+            }],
+        ),
+        (
+            "HTTPS://API.OpenAI.com/v1",
+            Chat,
+            "https://api.openai.com/v1/chat/completions",
+            vec![],
+        ),
+    ]);
+}
+
+/// Pasted endpoint, models or doubled-version paths are trimmed back to the base.
+#[test]
+fn base_url_pasted_paths() {
+    assert_base_urls(vec![
         (
             "https://api.openai.com/v1/chat/completions",
             Chat,
@@ -101,6 +162,13 @@ fn base_url_table() {
             "https://api.openai.com/v1/chat/completions",
             vec![UrlWarning::ModelsUrlPasted],
         ),
+    ]);
+}
+
+/// Surrounding whitespace, a missing scheme and scheme/host mismatches.
+#[test]
+fn base_url_scheme_and_whitespace() {
+    assert_base_urls(vec![
         (
             "  https://api.openai.com/v1\n",
             Chat,
@@ -124,12 +192,6 @@ fn base_url_table() {
             }],
         ),
         (
-            "http://127.0.0.1:11434",
-            Chat,
-            "http://127.0.0.1:11434/v1/chat/completions",
-            vec![missing_v1()],
-        ),
-        (
             "https://localhost:8000/v1",
             Chat,
             "https://localhost:8000/v1/chat/completions",
@@ -140,55 +202,6 @@ fn base_url_table() {
             Chat,
             "http://gpu-box.example:8000/v1/chat/completions",
             vec![UrlWarning::InsecureHttp],
-        ),
-        (
-            "https://openrouter.ai/api/v1",
-            Chat,
-            "https://openrouter.ai/api/v1/chat/completions",
-            vec![],
-        ),
-        (
-            "https://openrouter.ai/api",
-            Chat,
-            "https://openrouter.ai/api/v1/chat/completions",
-            vec![UrlWarning::MissingVersionAdded {
-                added: "/api/v1".into(),
-            }],
-        ),
-        (
-            "https://generativelanguage.googleapis.com/v1beta/openai/",
-            Chat,
-            "https://generativelanguage.googleapis.com/v1beta/openai/chat/completions",
-            vec![],
-        ),
-        (
-            "https://host.example/api",
-            Chat,
-            "https://host.example/api/chat/completions",
-            vec![UrlWarning::NoVersionSegment],
-        ),
-        (
-            "https://res.example/openai/v1?api-version=preview#x",
-            Chat,
-            "https://res.example/openai/v1/chat/completions?api-version=preview",
-            vec![
-                UrlWarning::QueryStringKept {
-                    query: "api-version=preview".into(),
-                },
-                UrlWarning::FragmentDropped,
-            ],
-        ),
-        (
-            // Azure deployment URL: a deliberate base without a version segment.
-            "https://res.openai.azure.com/openai/deployments/gpt4o?api-version=2024-10-21",
-            Chat,
-            "https://res.openai.azure.com/openai/deployments/gpt4o/chat/completions?api-version=2024-10-21",
-            vec![
-                UrlWarning::NoVersionSegment,
-                UrlWarning::QueryStringKept {
-                    query: "api-version=2024-10-21".into(),
-                },
-            ],
         ),
         (
             "generativelanguage.googleapis.com",
@@ -203,26 +216,43 @@ fn base_url_table() {
                 },
             ],
         ),
-        (
-            "https://api.groq.com/openai",
-            Chat,
-            "https://api.groq.com/openai/v1/chat/completions",
-            vec![UrlWarning::MissingVersionAdded {
-                added: "/openai/v1".into(),
-            }],
-        ),
-        (
-            "HTTPS://API.OpenAI.com/v1",
-            Chat,
-            "https://api.openai.com/v1/chat/completions",
-            vec![],
-        ),
-    ];
-    for (input, protocol, expected_url, expected_warnings) in cases {
-        let endpoint = normalize_base_url(input, protocol).unwrap();
-        assert_eq!(endpoint.endpoint_url, expected_url, "input {input:?}");
-        assert_eq!(endpoint.warnings, expected_warnings, "input {input:?}");
-    }
+    ]);
+}
+
+/// Bases without a version segment, query strings and fragments.
+#[test]
+fn base_url_query_and_unversioned() {
+    assert_base_urls(vec![
+    (
+        "https://host.example/api",
+        Chat,
+        "https://host.example/api/chat/completions",
+        vec![UrlWarning::NoVersionSegment],
+    ),
+    (
+        "https://res.example/openai/v1?api-version=preview#x",
+        Chat,
+        "https://res.example/openai/v1/chat/completions?api-version=preview",
+        vec![
+            UrlWarning::QueryStringKept {
+                query: "api-version=preview".into(),
+            },
+            UrlWarning::FragmentDropped,
+        ],
+    ),
+    (
+        // Azure deployment URL: a deliberate base without a version segment.
+        "https://res.openai.azure.com/openai/deployments/gpt4o?api-version=2024-10-21",
+        Chat,
+        "https://res.openai.azure.com/openai/deployments/gpt4o/chat/completions?api-version=2024-10-21",
+        vec![
+            UrlWarning::NoVersionSegment,
+            UrlWarning::QueryStringKept {
+                query: "api-version=2024-10-21".into(),
+            },
+        ],
+    ),
+    ]);
 }
 
 #[test]

@@ -16,3 +16,4 @@ pub mod experiment;
 pub mod otlp;
 pub mod share;
 pub mod slo;
+pub mod texts;

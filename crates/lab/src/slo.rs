@@ -52,6 +52,8 @@ use ttft_core::record::RunRecord;
 use ttft_core::stats::percentile;
 use ttft_core::timeline::RunOutcome;
 
+use crate::texts as t;
+
 /// Longest text form accepted, in bytes: it travels in URLs and embed configuration.
 pub const MAX_SPEC_BYTES: usize = 512;
 
@@ -212,17 +214,11 @@ fn round_percent(percent: f64) -> f64 {
 }
 
 /// Why an SLO text was refused. Each message names the item and says what to write instead.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum SloParseError {
     /// Nothing was written.
-    #[error(
-        "No SLO was given. Write thresholds such as `perceived_ttfa_ms:p95<=1500,ttfa_ms<=800`."
-    )]
     Empty,
     /// Longer than [`MAX_SPEC_BYTES`].
-    #[error(
-        "The SLO text is {length} bytes long; at most {max} are accepted. Remove some thresholds."
-    )]
     TooLong {
         /// Its length.
         length: usize,
@@ -230,7 +226,6 @@ pub enum SloParseError {
         max: usize,
     },
     /// More than [`MAX_THRESHOLDS`] items.
-    #[error("The SLO has {count} items; at most {max} are accepted. Keep the ones that matter.")]
     TooMany {
         /// How many.
         count: usize,
@@ -238,13 +233,11 @@ pub enum SloParseError {
         max: usize,
     },
     /// An empty item (two commas in a row, or a trailing comma).
-    #[error("Item {position} of the SLO is empty. Remove the extra comma.")]
     EmptyItem {
         /// 1-based.
         position: usize,
     },
     /// No `<=`, `<`, `>=` or `>` in an item.
-    #[error("Item {position} (`{item}`) has no comparison. Write it as `metric<=value`, e.g. `ttfa_ms<=800`.")]
     MissingComparison {
         /// 1-based.
         position: usize,
@@ -252,7 +245,6 @@ pub enum SloParseError {
         item: String,
     },
     /// The metric name is not one of [`slo_metric_names`].
-    #[error("Item {position}: `{name}` is not a metric. Use one of: {known}.")]
     UnknownMetric {
         /// 1-based.
         position: usize,
@@ -262,7 +254,6 @@ pub enum SloParseError {
         known: String,
     },
     /// The statistic after `:` is not `pNN`, `median`, `mean` or `max`.
-    #[error("Item {position}: `{statistic}` is not a statistic. Use p50, p90, p95, p99 (any pNN from p0 to p100), median, mean or max.")]
     UnknownStatistic {
         /// 1-based.
         position: usize,
@@ -270,7 +261,6 @@ pub enum SloParseError {
         statistic: String,
     },
     /// The value is not a finite number (with an allowed unit).
-    #[error("Item {position}: `{value}` is not a number{unit_hint}.")]
     BadValue {
         /// 1-based.
         position: usize,
@@ -280,7 +270,6 @@ pub enum SloParseError {
         unit_hint: String,
     },
     /// The value is negative.
-    #[error("Item {position}: the limit {value} is negative; latencies and throughputs are never below 0.")]
     NegativeValue {
         /// 1-based.
         position: usize,
@@ -288,7 +277,6 @@ pub enum SloParseError {
         value: f64,
     },
     /// A goodput target that is not a share between 0 and 1 (or 0 % and 100 %).
-    #[error("Item {position}: goodput must be a share between 0 and 1 or a percentage up to 100% (e.g. `goodput>=95%`), not `{value}`.")]
     BadGoodput {
         /// 1-based.
         position: usize,
@@ -296,38 +284,80 @@ pub enum SloParseError {
         value: String,
     },
     /// Goodput given twice, with a statistic, or with another operator than `>=`.
-    #[error("Item {position}: goodput is written once, as `goodput>=95%` (the share of runs meeting every per-run threshold).")]
     GoodputForm {
         /// 1-based.
         position: usize,
     },
     /// A goodput target without any per-run threshold to meet.
-    #[error("A goodput target needs at least one per-run threshold (such as `ttfa_ms<=800`) for runs to meet.")]
     GoodputWithoutPerRunThreshold,
 }
 
 impl SloParseError {
     /// The message in the user's language.
     pub fn message(&self, lang: Lang) -> String {
-        match lang {
-            Lang::En => self.to_string(),
-            Lang::Zh => match self {
-                SloParseError::Empty => "没有填写 SLO。请写阈值，例如 `perceived_ttfa_ms:p95<=1500,ttfa_ms<=800`。".to_owned(),
-                SloParseError::TooLong { length, max } => format!("SLO 文本长 {length} 字节，最多 {max} 字节。请删去一些阈值。"),
-                SloParseError::TooMany { count, max } => format!("SLO 有 {count} 项，最多 {max} 项。请只保留重要的。"),
-                SloParseError::EmptyItem { position } => format!("SLO 第 {position} 项是空的。请删去多余的逗号。"),
-                SloParseError::MissingComparison { position, item } => format!("第 {position} 项（`{item}`）没有比较符。请写成 `指标<=数值`，例如 `ttfa_ms<=800`。"),
-                SloParseError::UnknownMetric { position, name, known } => format!("第 {position} 项：`{name}` 不是指标。可用：{known}。"),
-                SloParseError::UnknownStatistic { position, statistic } => format!("第 {position} 项：`{statistic}` 不是统计量。可用 p50、p90、p95、p99（p0 到 p100 的任意 pNN）、median、mean 或 max。"),
-                SloParseError::BadValue { position, value, unit_hint } => format!("第 {position} 项：`{value}` 不是数字{unit_hint}。"),
-                SloParseError::NegativeValue { position, value } => format!("第 {position} 项：阈值 {value} 是负数；延迟和吞吐不会小于 0。"),
-                SloParseError::BadGoodput { position, value } => format!("第 {position} 项：goodput 须为 0 到 1 之间的比例或不超过 100% 的百分比（例如 `goodput>=95%`），而不是 `{value}`。"),
-                SloParseError::GoodputForm { position } => format!("第 {position} 项：goodput 只写一次，形如 `goodput>=95%`（满足全部单次阈值的运行所占比例）。"),
-                SloParseError::GoodputWithoutPerRunThreshold => "goodput 目标需要至少一个单次阈值（例如 `ttfa_ms<=800`）。".to_owned(),
-            },
+        match self {
+            SloParseError::Empty => t::SLO_PARSE_ERROR_EMPTY.get(lang).to_owned(),
+            SloParseError::TooLong { length, max } => {
+                t::SLO_PARSE_ERROR_TOO_LONG.fill(lang, &[("length", length), ("max", max)])
+            }
+            SloParseError::TooMany { count, max } => {
+                t::SLO_PARSE_ERROR_TOO_MANY.fill(lang, &[("count", count), ("max", max)])
+            }
+            SloParseError::EmptyItem { position } => {
+                t::SLO_PARSE_ERROR_EMPTY_ITEM.fill(lang, &[("position", position)])
+            }
+            SloParseError::MissingComparison { position, item } => {
+                t::SLO_PARSE_ERROR_MISSING_COMPARISON
+                    .fill(lang, &[("item", item), ("position", position)])
+            }
+            SloParseError::UnknownMetric {
+                position,
+                name,
+                known,
+            } => t::SLO_PARSE_ERROR_UNKNOWN_METRIC.fill(
+                lang,
+                &[("known", known), ("name", name), ("position", position)],
+            ),
+            SloParseError::UnknownStatistic {
+                position,
+                statistic,
+            } => t::SLO_PARSE_ERROR_UNKNOWN_STATISTIC
+                .fill(lang, &[("position", position), ("statistic", statistic)]),
+            SloParseError::BadValue {
+                position,
+                value,
+                unit_hint,
+            } => t::SLO_PARSE_ERROR_BAD_VALUE.fill(
+                lang,
+                &[
+                    ("position", position),
+                    ("unit_hint", unit_hint),
+                    ("value", value),
+                ],
+            ),
+            SloParseError::NegativeValue { position, value } => t::SLO_PARSE_ERROR_NEGATIVE_VALUE
+                .fill(lang, &[("position", position), ("value", value)]),
+            SloParseError::BadGoodput { position, value } => t::SLO_PARSE_ERROR_BAD_GOODPUT
+                .fill(lang, &[("position", position), ("value", value)]),
+            SloParseError::GoodputForm { position } => {
+                t::SLO_PARSE_ERROR_GOODPUT_FORM.fill(lang, &[("position", position)])
+            }
+            SloParseError::GoodputWithoutPerRunThreshold => {
+                t::SLO_PARSE_ERROR_GOODPUT_WITHOUT_PER_RUN_THRESHOLD
+                    .get(lang)
+                    .to_owned()
+            }
         }
     }
 }
+
+impl fmt::Display for SloParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message(Lang::En))
+    }
+}
+
+impl std::error::Error for SloParseError {}
 
 /// Splits `item` at its operator: `(left, comparison, right)`.
 fn split_comparison(item: &str) -> Option<(&str, Comparison, &str)> {

@@ -72,28 +72,32 @@ macro_rules! check_all {
     }};
 }
 
+/// Example prompt length verdicts, covering every variant.
+fn prompt_length_examples() -> Vec<PromptLengthVerdict> {
+    vec![
+        PromptLengthVerdict::NotEnoughData,
+        PromptLengthVerdict::NoClearTrend {
+            r_squared: Some(0.2),
+        },
+        PromptLengthVerdict::NoClearTrend { r_squared: None },
+        PromptLengthVerdict::NearLinear {
+            prefill_ms_per_1k_tokens: 512.0,
+            r_squared: Some(0.99),
+        },
+        PromptLengthVerdict::Superlinear {
+            prefill_ms_per_1k_tokens: 2_522.0,
+            marginal_ms_per_1k_tokens_at_max: 4_500.0,
+            max_prompt_tokens: 10_000.0,
+            quadratic_share_at_max: 0.79,
+        },
+    ]
+}
+
 #[test]
-fn every_verdict_has_english_and_chinese_text() {
-    let mut total = 0;
-    total += check_all!(
+fn prompt_length_verdicts_have_english_and_chinese_text() {
+    check_all!(
         "prompt length",
-        vec![
-            PromptLengthVerdict::NotEnoughData,
-            PromptLengthVerdict::NoClearTrend {
-                r_squared: Some(0.2)
-            },
-            PromptLengthVerdict::NoClearTrend { r_squared: None },
-            PromptLengthVerdict::NearLinear {
-                prefill_ms_per_1k_tokens: 512.0,
-                r_squared: Some(0.99)
-            },
-            PromptLengthVerdict::Superlinear {
-                prefill_ms_per_1k_tokens: 2_522.0,
-                marginal_ms_per_1k_tokens_at_max: 4_500.0,
-                max_prompt_tokens: 10_000.0,
-                quadratic_share_at_max: 0.79
-            },
-        ],
+        prompt_length_examples(),
         |v: &PromptLengthVerdict| match v {
             PromptLengthVerdict::NotEnoughData => 0,
             PromptLengthVerdict::NoClearTrend { .. } => 1,
@@ -102,21 +106,30 @@ fn every_verdict_has_english_and_chinese_text() {
         },
         4
     );
-    total += check_all!(
+}
+
+/// Example max_tokens verdicts, covering every variant.
+fn max_tokens_examples() -> Vec<MaxTokensVerdict> {
+    vec![
+        MaxTokensVerdict::NotEnoughData,
+        MaxTokensVerdict::Independent {
+            difference_ms: 12.0,
+            threshold_ms: 50.0,
+        },
+        MaxTokensVerdict::Depends {
+            low_max_tokens: 200,
+            high_max_tokens: 4_000,
+            difference_ms: 380.0,
+            threshold_ms: 50.0,
+        },
+    ]
+}
+
+#[test]
+fn max_tokens_verdicts_have_english_and_chinese_text() {
+    check_all!(
         "max_tokens",
-        vec![
-            MaxTokensVerdict::NotEnoughData,
-            MaxTokensVerdict::Independent {
-                difference_ms: 12.0,
-                threshold_ms: 50.0
-            },
-            MaxTokensVerdict::Depends {
-                low_max_tokens: 200,
-                high_max_tokens: 4_000,
-                difference_ms: 380.0,
-                threshold_ms: 50.0
-            },
-        ],
+        max_tokens_examples(),
         |v: &MaxTokensVerdict| match v {
             MaxTokensVerdict::NotEnoughData => 0,
             MaxTokensVerdict::Independent { .. } => 1,
@@ -124,27 +137,36 @@ fn every_verdict_has_english_and_chinese_text() {
         },
         3
     );
-    total += check_all!(
+}
+
+/// Example models verdicts, covering every variant.
+fn models_examples() -> Vec<ModelsVerdict> {
+    vec![
+        ModelsVerdict::NoSuccessfulRuns,
+        ModelsVerdict::Fastest {
+            model: "sim-fast".into(),
+            p50_ms: 111.0,
+            runner_up: Some("sim-linear-prefill".into()),
+            runner_up_p50_ms: Some(700.0),
+        },
+        ModelsVerdict::Fastest {
+            model: "sim-fast".into(),
+            p50_ms: 111.0,
+            runner_up: None,
+            runner_up_p50_ms: None,
+        },
+        ModelsVerdict::Tie {
+            models: vec!["a".into(), "b".into()],
+            p50_ms: 1_000.0,
+        },
+    ]
+}
+
+#[test]
+fn models_verdicts_have_english_and_chinese_text() {
+    check_all!(
         "models",
-        vec![
-            ModelsVerdict::NoSuccessfulRuns,
-            ModelsVerdict::Fastest {
-                model: "sim-fast".into(),
-                p50_ms: 111.0,
-                runner_up: Some("sim-linear-prefill".into()),
-                runner_up_p50_ms: Some(700.0)
-            },
-            ModelsVerdict::Fastest {
-                model: "sim-fast".into(),
-                p50_ms: 111.0,
-                runner_up: None,
-                runner_up_p50_ms: None
-            },
-            ModelsVerdict::Tie {
-                models: vec!["a".into(), "b".into()],
-                p50_ms: 1_000.0
-            },
-        ],
+        models_examples(),
         |v: &ModelsVerdict| match v {
             ModelsVerdict::NoSuccessfulRuns => 0,
             ModelsVerdict::Fastest { .. } => 1,
@@ -152,27 +174,36 @@ fn every_verdict_has_english_and_chinese_text() {
         },
         3
     );
-    total += check_all!(
+}
+
+/// Example concurrency verdicts, covering every variant.
+fn concurrency_examples() -> Vec<ConcurrencyVerdict> {
+    vec![
+        ConcurrencyVerdict::NotEnoughData,
+        ConcurrencyVerdict::NoQueueing { max_level: 8 },
+        ConcurrencyVerdict::BrowserQueueing {
+            parallel_streams: 6,
+            from_level: 8,
+        },
+        ConcurrencyVerdict::ServerQueueing {
+            parallel_streams: 4,
+            from_level: 8,
+        },
+        ConcurrencyVerdict::ServerSlowdown {
+            growth_ratio: 3.3,
+            max_level: 8,
+        },
+        ConcurrencyVerdict::StepMayBeBrowserLimit {
+            parallel_streams: 6,
+        },
+    ]
+}
+
+#[test]
+fn concurrency_verdicts_have_english_and_chinese_text() {
+    check_all!(
         "concurrency",
-        vec![
-            ConcurrencyVerdict::NotEnoughData,
-            ConcurrencyVerdict::NoQueueing { max_level: 8 },
-            ConcurrencyVerdict::BrowserQueueing {
-                parallel_streams: 6,
-                from_level: 8
-            },
-            ConcurrencyVerdict::ServerQueueing {
-                parallel_streams: 4,
-                from_level: 8
-            },
-            ConcurrencyVerdict::ServerSlowdown {
-                growth_ratio: 3.3,
-                max_level: 8
-            },
-            ConcurrencyVerdict::StepMayBeBrowserLimit {
-                parallel_streams: 6
-            },
-        ],
+        concurrency_examples(),
         |v: &ConcurrencyVerdict| match v {
             ConcurrencyVerdict::NotEnoughData => 0,
             ConcurrencyVerdict::NoQueueing { .. } => 1,
@@ -183,33 +214,42 @@ fn every_verdict_has_english_and_chinese_text() {
         },
         6
     );
-    total += check_all!(
+}
+
+/// Example cache verdicts, covering every variant.
+fn cache_examples() -> Vec<CacheVerdict> {
+    vec![
+        CacheVerdict::NotEnoughData,
+        CacheVerdict::CacheWorks {
+            saved_ms: 5_183.8,
+            cached_token_share: 0.992,
+        },
+        CacheVerdict::TimingShowsHit {
+            saved_ms: 5_183.8,
+            warm_share: 0.06,
+        },
+        CacheVerdict::TimingShowsNoHit {
+            saved_ms: 12.0,
+            warm_share: 0.98,
+        },
+        CacheVerdict::NoHits,
+        CacheVerdict::IntermittentHits {
+            hit_runs: 3,
+            warm_runs: 5,
+        },
+        CacheVerdict::HitsButNotFaster { saved_ms: 40.0 },
+        CacheVerdict::FirstTokenChangedMisses {
+            lost_ms: Some(5_183.8),
+        },
+        CacheVerdict::FirstTokenChangedMisses { lost_ms: None },
+    ]
+}
+
+#[test]
+fn cache_verdicts_have_english_and_chinese_text() {
+    check_all!(
         "cache",
-        vec![
-            CacheVerdict::NotEnoughData,
-            CacheVerdict::CacheWorks {
-                saved_ms: 5_183.8,
-                cached_token_share: 0.992
-            },
-            CacheVerdict::TimingShowsHit {
-                saved_ms: 5_183.8,
-                warm_share: 0.06
-            },
-            CacheVerdict::TimingShowsNoHit {
-                saved_ms: 12.0,
-                warm_share: 0.98
-            },
-            CacheVerdict::NoHits,
-            CacheVerdict::IntermittentHits {
-                hit_runs: 3,
-                warm_runs: 5
-            },
-            CacheVerdict::HitsButNotFaster { saved_ms: 40.0 },
-            CacheVerdict::FirstTokenChangedMisses {
-                lost_ms: Some(5_183.8)
-            },
-            CacheVerdict::FirstTokenChangedMisses { lost_ms: None },
-        ],
+        cache_examples(),
         |v: &CacheVerdict| match v {
             CacheVerdict::NotEnoughData => 0,
             CacheVerdict::CacheWorks { .. } => 1,
@@ -222,26 +262,35 @@ fn every_verdict_has_english_and_chinese_text() {
         },
         8
     );
-    total += check_all!(
+}
+
+/// Example tails verdicts, covering every variant.
+fn tails_examples() -> Vec<TailsVerdict> {
+    vec![
+        TailsVerdict::NotEnoughData,
+        TailsVerdict::TightTails {
+            worst_p95_over_p50: 1.1,
+        },
+        TailsVerdict::HeadOfLineSuspected {
+            planned_tokens: 100,
+            p95_over_p50: 10.0,
+            p99_over_p50: 10.0,
+            bimodal: true,
+        },
+        TailsVerdict::HeadOfLineSuspected {
+            planned_tokens: 100,
+            p95_over_p50: 3.0,
+            p99_over_p50: 6.0,
+            bimodal: false,
+        },
+    ]
+}
+
+#[test]
+fn tails_verdicts_have_english_and_chinese_text() {
+    check_all!(
         "tails",
-        vec![
-            TailsVerdict::NotEnoughData,
-            TailsVerdict::TightTails {
-                worst_p95_over_p50: 1.1
-            },
-            TailsVerdict::HeadOfLineSuspected {
-                planned_tokens: 100,
-                p95_over_p50: 10.0,
-                p99_over_p50: 10.0,
-                bimodal: true
-            },
-            TailsVerdict::HeadOfLineSuspected {
-                planned_tokens: 100,
-                p95_over_p50: 3.0,
-                p99_over_p50: 6.0,
-                bimodal: false
-            },
-        ],
+        tails_examples(),
         |v: &TailsVerdict| match v {
             TailsVerdict::NotEnoughData => 0,
             TailsVerdict::TightTails { .. } => 1,
@@ -249,23 +298,32 @@ fn every_verdict_has_english_and_chinese_text() {
         },
         3
     );
-    total += check_all!(
+}
+
+/// Example reasoning verdicts, covering every variant.
+fn reasoning_examples() -> Vec<ReasoningVerdict> {
+    vec![
+        ReasoningVerdict::NotEnoughData,
+        ReasoningVerdict::NoVisibleReasoning {
+            median_ttfa_ms: 1_700.0,
+        },
+        ReasoningVerdict::MostlyThinking {
+            median_share: 0.85,
+            median_reasoning_ms: 1_500.0,
+            median_ttfa_ms: 1_750.0,
+        },
+        ReasoningVerdict::ThinkingMinor {
+            median_share: 0.02,
+            median_ttfa_ms: 2_100.0,
+        },
+    ]
+}
+
+#[test]
+fn reasoning_verdicts_have_english_and_chinese_text() {
+    check_all!(
         "reasoning",
-        vec![
-            ReasoningVerdict::NotEnoughData,
-            ReasoningVerdict::NoVisibleReasoning {
-                median_ttfa_ms: 1_700.0
-            },
-            ReasoningVerdict::MostlyThinking {
-                median_share: 0.85,
-                median_reasoning_ms: 1_500.0,
-                median_ttfa_ms: 1_750.0
-            },
-            ReasoningVerdict::ThinkingMinor {
-                median_share: 0.02,
-                median_ttfa_ms: 2_100.0
-            },
-        ],
+        reasoning_examples(),
         |v: &ReasoningVerdict| match v {
             ReasoningVerdict::NotEnoughData => 0,
             ReasoningVerdict::NoVisibleReasoning { .. } => 1,
@@ -274,25 +332,34 @@ fn every_verdict_has_english_and_chinese_text() {
         },
         4
     );
-    total += check_all!(
+}
+
+/// Example monitor verdicts, covering every variant.
+fn monitor_examples() -> Vec<MonitorVerdict> {
+    vec![
+        MonitorVerdict::NotEnoughData,
+        MonitorVerdict::Failing {
+            failures: 1,
+            runs: 5,
+        },
+        MonitorVerdict::Healthy {
+            percentile: MonitorPercentile::P95,
+            observed_ms: 590.0,
+            limit_ms: 950.0,
+        },
+        MonitorVerdict::Breach {
+            percentile: MonitorPercentile::P99,
+            observed_ms: 990.0,
+            limit_ms: 950.0,
+        },
+    ]
+}
+
+#[test]
+fn monitor_verdicts_have_english_and_chinese_text() {
+    check_all!(
         "monitor",
-        vec![
-            MonitorVerdict::NotEnoughData,
-            MonitorVerdict::Failing {
-                failures: 1,
-                runs: 5
-            },
-            MonitorVerdict::Healthy {
-                percentile: MonitorPercentile::P95,
-                observed_ms: 590.0,
-                limit_ms: 950.0
-            },
-            MonitorVerdict::Breach {
-                percentile: MonitorPercentile::P99,
-                observed_ms: 990.0,
-                limit_ms: 950.0
-            },
-        ],
+        monitor_examples(),
         |v: &MonitorVerdict| match v {
             MonitorVerdict::NotEnoughData => 0,
             MonitorVerdict::Failing { .. } => 1,
@@ -301,6 +368,19 @@ fn every_verdict_has_english_and_chinese_text() {
         },
         4
     );
+}
+
+/// No example list lost an example.
+#[test]
+fn verdict_examples_number_39() {
+    let total = prompt_length_examples().len()
+        + max_tokens_examples().len()
+        + models_examples().len()
+        + concurrency_examples().len()
+        + cache_examples().len()
+        + tails_examples().len()
+        + reasoning_examples().len()
+        + monitor_examples().len();
     assert_eq!(total, 39);
 }
 

@@ -14,4 +14,5 @@ pub mod experiments;
 pub mod fleet;
 pub mod page;
 pub mod results;
+pub mod texts;
 pub mod views;

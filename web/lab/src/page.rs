@@ -25,6 +25,7 @@ use crate::fleet::settings::FleetSettings;
 use crate::fleet::share::{self, SharedLinkError, SharedView};
 use crate::fleet::{self, Fleet};
 use crate::results::Results;
+use crate::texts as t;
 use crate::views::experiments::ExperimentsPanel;
 use crate::views::history::HistoryList;
 
@@ -127,7 +128,7 @@ pub fn LabPage() -> impl IntoView {
         >
             <PageHeader theme=theme>
                 <a class="page-link" data-testid="open-widget" href=widget_href>
-                    {move || i18n.t("← Back to the widget", "← 返回小组件")}
+                    {move || i18n.t(t::BACK_TO_THE_WIDGET)}
                 </a>
             </PageHeader>
             {shared_error.map(|error| view! { <SharedLinkError error=error /> })}

@@ -10,6 +10,7 @@ use ttft_web::session::Session;
 use ttft_web::views::runs_table::{RunsFilter, RunsTable, RunsView};
 
 use crate::fleet::slo::SloSummary;
+use crate::texts as t;
 use crate::views::charts::{DistributionView, ItlView, RunsChartView};
 use crate::views::run_detail::RunDetail;
 use crate::views::summary_table::SummaryTable;
@@ -31,10 +32,10 @@ pub fn Results(
     let on_clear = Callback::new(move |()| session.clear());
     view! {
         <section class="panel" aria-labelledby="results-heading" data-testid="results">
-            <h2 id="results-heading">{move || i18n.t("Results", "结果")}</h2>
+            <h2 id="results-heading">{move || i18n.t(t::RESULTS)}</h2>
             <Show
                 when=move || !session.runs.with(Vec::is_empty)
-                fallback=move || view! { <p class="meta">{move || i18n.t("No runs yet: press Send.", "还没有运行记录：请点击“发送”。")}</p> }
+                fallback=move || view! { <p class="meta">{move || i18n.t(t::NO_RUNS_YET_PRESS_SEND)}</p> }
             >
                 <Show when=move || !experiments.with(Vec::is_empty)>
                     <RunsFilterSelect experiments=experiments filter=filter />
@@ -91,15 +92,15 @@ fn RunsFilterSelect(
     };
     view! {
         <label class="filter">
-            <span>{move || i18n.t("Show", "显示")}</span>
+            <span>{move || i18n.t(t::SHOW)}</span>
             // Each option says whether it is chosen: an experiment's option
             // appears with its first run, after the filter chose it.
             <select data-testid="runs-filter" data-value=move || filter.get().code() on:change=choose_filter>
                 {move || {
                     let lang = i18n.lang.get();
                     let fixed = [
-                        ("all".to_owned(), lang.pick("All runs", "全部运行").to_owned()),
-                        ("send".to_owned(), lang.pick("Runs made with Send", "通过“发送”进行的运行").to_owned()),
+                        ("all".to_owned(), t::ALL_RUNS.get(lang).to_owned()),
+                        ("send".to_owned(), t::RUNS_MADE_WITH_SEND.get(lang).to_owned()),
                     ];
                     let experiments = experiments.get().into_iter().map(|(kind, n)| {
                         let label = ttft_lab::experiment::find(&kind)

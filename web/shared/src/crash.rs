@@ -8,23 +8,20 @@
 //! finished run ([`crate::session::Session::push`]), so it is already saved when a panic
 //! comes.
 
+use ttft_core::lang::Lang;
 use wasm_bindgen::JsValue;
+
+use crate::texts as t;
 
 /// The banner's element id (only one banner is ever shown).
 pub const BANNER_ID: &str = "crash-banner";
 
-/// The banner's texts in the page's language: (message, reload).
-fn texts(lang: &str) -> (&'static str, &'static str) {
+/// The page's language, as the `lang` attribute of `<html>` says it.
+fn page_lang(lang: &str) -> Lang {
     if lang.starts_with("zh") {
-        (
-            "TTFT Meter 因内部错误而停止。已完成的运行都已保存在此浏览器中；刷新页面即可继续。（详细信息见浏览器控制台。）",
-            "刷新页面",
-        )
+        Lang::Zh
     } else {
-        (
-            "TTFT Meter stopped because of an internal error. Your finished runs are saved in this browser; reload the page to continue. (Details are in the browser console.)",
-            "Reload",
-        )
+        Lang::En
     }
 }
 
@@ -36,11 +33,14 @@ pub fn show_banner() {
     if document.get_element_by_id(BANNER_ID).is_some() {
         return;
     }
-    let lang = document
-        .document_element()
-        .and_then(|root| root.get_attribute("lang"))
-        .unwrap_or_default();
-    let (message, reload) = texts(&lang);
+    let lang = page_lang(
+        &document
+            .document_element()
+            .and_then(|root| root.get_attribute("lang"))
+            .unwrap_or_default(),
+    );
+    let message = t::CRASH_MESSAGE.get(lang);
+    let reload = t::CRASH_RELOAD.get(lang);
     let build = || -> Result<web_sys::Element, JsValue> {
         let banner = document.create_element("div")?;
         banner.set_id(BANNER_ID);

@@ -1,8 +1,10 @@
-//! English and Simplified Chinese. Every visible string goes through [`I18n::t`], with both
-//! texts side by side where they are used, so no string can miss its translation.
+//! English and Simplified Chinese. Every visible string is a catalogue text
+//! ([`ttft_core::text::Text`], declared in its crate's `texts.rs`) read through [`I18n::t`] or
+//! [`I18n::fill`], so no string can miss its translation.
 
 use leptos::prelude::*;
-use ttft_core::lang::Lang;
+use ttft_core::lang::{Bilingual, Lang};
+use ttft_core::text::Text;
 
 /// The page's language, shared through context.
 #[derive(Clone, Copy)]
@@ -12,14 +14,19 @@ pub struct I18n {
 }
 
 impl I18n {
-    /// The text for the current language (tracked: re-renders on switch).
-    pub fn t(&self, en: &'static str, zh: &'static str) -> &'static str {
-        self.lang.get().pick(en, zh)
+    /// The text in the current language (tracked: re-renders on switch).
+    pub fn t(&self, text: Text) -> &'static str {
+        text.get(self.lang.get())
     }
 
-    /// Like [`I18n::t`] for formatted strings.
-    pub fn pick(&self, en: String, zh: String) -> String {
-        self.lang.get().pick(en, zh)
+    /// A template in the current language with its values filled in (tracked).
+    pub fn fill(&self, text: Text, values: &[(&str, &dyn std::fmt::Display)]) -> String {
+        text.fill(self.lang.get(), values)
+    }
+
+    /// A text kept in both languages (a run's diagnosis), in the current language (tracked).
+    pub fn pick(&self, text: &Bilingual) -> String {
+        text.get(self.lang.get()).to_owned()
     }
 
     /// The current language without tracking it.

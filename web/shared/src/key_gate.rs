@@ -12,6 +12,7 @@ use web_sys::MouseEvent;
 
 use crate::i18n::use_i18n;
 use crate::storage;
+use crate::texts as t;
 
 /// What runs once the key question is settled, with the time of the click that settled it
 /// (the original click, or the answer's). It asks [`KeyGate::allowed_key`] for the key of
@@ -138,11 +139,11 @@ pub fn KeyConsent() -> impl IntoView {
                 <div class="actions">
                     <button type="button" class="primary" data-testid="key-consent-send"
                         on:click=move |event: MouseEvent| gate.answer(true, event.time_stamp())>
-                        {move || i18n.t("Send key", "发送密钥")}
+                        {move || i18n.t(t::KEY_CONSENT_SEND)}
                     </button>
                     <button type="button" data-testid="key-consent-refuse"
                         on:click=move |event: MouseEvent| gate.answer(false, event.time_stamp())>
-                        {move || i18n.t("Don't send", "不发送")}
+                        {move || i18n.t(t::KEY_CONSENT_REFUSE)}
                     </button>
                 </div>
             </div>

@@ -27,5 +27,6 @@ pub mod run;
 pub mod series;
 pub mod session;
 pub mod storage;
+pub mod texts;
 pub mod transport;
 pub mod views;

@@ -11,6 +11,9 @@
 //! This package depends on neither `ttft-lab` nor the lab's package: Cargo keeps lab code
 //! out of the first load.
 
+pub mod texts;
+
+use crate::texts as t;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use ttft_core::config::UrlConfig;
@@ -44,7 +47,7 @@ pub fn start() {
             .lang
             .or_else(persist::saved_lang)
             .unwrap_or_else(browser_lang);
-        show_opening_lab(lang.pick("Opening the lab…", "正在打开实验室…"));
+        show_opening_lab(t::OPENING_THE_LAB.get(lang));
         return;
     }
     leptos::mount::mount_to_body(move || view! { <WidgetApp config=config /> });
@@ -123,20 +126,17 @@ pub fn WidgetApp(config: UrlConfig) -> impl IntoView {
             <EndpointForm form=form streaming=live.streaming />
             <RunPanel live=live send=send stop=stop />
             <section class="panel" aria-labelledby="results-heading" data-testid="results">
-                <h2 id="results-heading">{move || i18n.t("Results", "结果")}</h2>
+                <h2 id="results-heading">{move || i18n.t(t::RESULTS_HEADING)}</h2>
                 <Show
                     when=move || !session.runs.with(Vec::is_empty)
-                    fallback=move || view! { <p class="meta">{move || i18n.t("No runs yet: press Send.", "还没有运行记录：请点击“发送”。")}</p> }
+                    fallback=move || view! { <p class="meta">{move || i18n.t(t::NO_RUNS_YET)}</p> }
                 >
                     <RunsTable runs=runs selected=session.selected on_clear=on_clear />
                     {move || session.selected_record().map(|record| view! { <RunDetailLean record=record /> })}
                 </Show>
                 <p class="page-link">
                     <a data-testid="open-lab" href=lab_href on:click=open_lab>
-                        {move || i18n.t(
-                            "More: experiments, history, exports, charts, fleet →",
-                            "更多：实验、历史、导出、图表、监控 →",
-                        )}
+                        {move || i18n.t(t::OPEN_LAB_LINK)}
                     </a>
                 </p>
             </section>

@@ -5,24 +5,22 @@ use serde_json::Value;
 
 use crate::cut::prefix_within;
 use crate::lang::Lang;
+use crate::texts as t;
 
 /// Why a file could not be imported. The messages say what to do.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ImportError {
     /// The text is not JSON at all.
-    #[error("This file is not valid JSON ({detail}). Choose a .json file exported by TTFT Meter; a CSV or a cut-off file cannot be imported.")]
     NotJson {
         /// serde_json's description, with line and column.
         detail: String,
     },
     /// JSON, but its `schema` field is not `ttft-meter/export`.
-    #[error("This JSON is not a TTFT Meter export: its \"schema\" field is {found}, expected \"ttft-meter/export\". Choose a file saved with Export → JSON.")]
     NotAnExport {
         /// What was found instead: `missing`, or the value as JSON.
         found: String,
     },
     /// Written by a newer TTFT Meter with a schema this build cannot read.
-    #[error("This export uses schema version {found}, but this version of TTFT Meter reads versions up to {supported}. Open it with a newer TTFT Meter (reload the page to get the latest).")]
     NewerVersion {
         /// The file's `schema_version`.
         found: u64,
@@ -30,13 +28,11 @@ pub enum ImportError {
         supported: u32,
     },
     /// `schema_version` is missing or not a positive integer.
-    #[error("This export's \"schema_version\" is {found}, not a version number (1, 2, …). The file was probably edited; export it again.")]
     InvalidVersion {
         /// What was found: `missing`, or the value as JSON.
         found: String,
     },
     /// A required field is absent.
-    #[error("The field \"{field}\" is missing in {path}. The file was probably edited or cut; export it again.")]
     MissingField {
         /// Where: a path such as `runs[2].metrics`.
         path: String,
@@ -44,7 +40,6 @@ pub enum ImportError {
         field: String,
     },
     /// A field has the wrong type or an unknown value.
-    #[error("The field {path} has a wrong value: {detail}. The file was probably edited; export it again.")]
     WrongField {
         /// Which field: a path such as `runs[2].metrics.ttft_ms`.
         path: String,
@@ -56,35 +51,35 @@ pub enum ImportError {
 impl ImportError {
     /// The error for the user, in a language.
     pub fn message(&self, lang: Lang) -> String {
-        match lang {
-            Lang::En => self.to_string(),
-            Lang::Zh => self.message_zh(),
-        }
-    }
-
-    fn message_zh(&self) -> String {
         match self {
-            ImportError::NotJson { detail } => format!(
-                "该文件不是有效的 JSON（{detail}）。请选择由 TTFT Meter 导出的 .json 文件；CSV 或不完整的文件无法导入。"
-            ),
-            ImportError::NotAnExport { found } => format!(
-                "该 JSON 不是 TTFT Meter 的导出文件：其 \"schema\" 字段为 {found}，应为 \"ttft-meter/export\"。请选择通过“导出 → JSON”保存的文件。"
-            ),
-            ImportError::NewerVersion { found, supported } => format!(
-                "该导出文件使用第 {found} 版格式，而当前 TTFT Meter 最高只能读取第 {supported} 版。请用更新的 TTFT Meter 打开（刷新页面即可获取最新版本）。"
-            ),
-            ImportError::InvalidVersion { found } => format!(
-                "该导出文件的 \"schema_version\" 为 {found}，不是版本号（1、2……）。文件可能被修改过，请重新导出。"
-            ),
-            ImportError::MissingField { path, field } => format!(
-                "{path} 中缺少字段 \"{field}\"。文件可能被修改或截断，请重新导出。"
-            ),
-            ImportError::WrongField { path, detail } => format!(
-                "字段 {path} 的值有误：{detail}。文件可能被修改过，请重新导出。"
-            ),
+            ImportError::NotJson { detail } => {
+                t::IMPORT_ERROR_NOT_JSON.fill(lang, &[("detail", detail)])
+            }
+            ImportError::NotAnExport { found } => {
+                t::IMPORT_ERROR_NOT_AN_EXPORT.fill(lang, &[("found", found)])
+            }
+            ImportError::NewerVersion { found, supported } => t::IMPORT_ERROR_NEWER_VERSION
+                .fill(lang, &[("found", found), ("supported", supported)]),
+            ImportError::InvalidVersion { found } => {
+                t::IMPORT_ERROR_INVALID_VERSION.fill(lang, &[("found", found)])
+            }
+            ImportError::MissingField { path, field } => {
+                t::IMPORT_ERROR_MISSING_FIELD.fill(lang, &[("path", path), ("field", field)])
+            }
+            ImportError::WrongField { path, detail } => {
+                t::IMPORT_ERROR_WRONG_FIELD.fill(lang, &[("path", path), ("detail", detail)])
+            }
         }
     }
 }
+
+impl std::fmt::Display for ImportError {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str(&self.message(Lang::En))
+    }
+}
+
+impl std::error::Error for ImportError {}
 
 /// A JSON value in an error message: `missing` when absent, else compact JSON, shortened.
 fn describe_found(value: Option<&Value>) -> String {

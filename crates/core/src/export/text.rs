@@ -4,12 +4,8 @@
 use crate::lang::Lang;
 use crate::record::RunRecord;
 use crate::stats::{StatsError, Summary};
+use crate::texts as t;
 use crate::timeline::{RunMetrics, RunsSummary};
-
-/// Picks the text for a language.
-fn pick(lang: Lang, en: &str, zh: &str) -> String {
-    lang.pick(en, zh).to_owned()
-}
 
 /// Columns a character takes in a monospace font: 2 for East Asian wide characters.
 fn char_width(character: char) -> usize {
@@ -53,15 +49,15 @@ struct StatRow {
 
 /// The table: a header, then one line per metric, columns aligned.
 fn table(rows: &[StatRow], lang: Lang) -> String {
-    let metric_header = pick(lang, "metric", "指标");
+    let metric_header = t::SUMMARY_METRIC_HEADER.get(lang);
     let label_width = rows
         .iter()
         .map(|row| display_width(&row.label))
-        .chain([display_width(&metric_header)])
+        .chain([display_width(metric_header)])
         .max()
         .unwrap_or(0);
     let headers = ["n", "p50", "p95", "p99", "min", "max", "mean"];
-    let mut text = pad_right(&metric_header, label_width);
+    let mut text = pad_right(metric_header, label_width);
     text.push_str(&pad_left(headers[0], 5));
     for header in &headers[1..] {
         text.push_str(&pad_left(header, NUMBER_WIDTH));
@@ -109,19 +105,16 @@ fn endpoint_fields(runs: &[RunRecord], lang: Lang) -> Vec<Field> {
     let found = endpoints(runs);
     match found.as_slice() {
         [] => vec![(
-            pick(lang, "Endpoint:", "端点："),
-            pick(lang, "(no runs)", "（无运行）"),
+            t::SUMMARY_ENDPOINT.get(lang).to_owned(),
+            t::SUMMARY_NO_RUNS.get(lang).to_owned(),
         )],
         [(url, model, protocol)] => vec![
-            (pick(lang, "Endpoint:", "端点："), url.clone()),
-            (pick(lang, "Model:", "模型："), model.clone()),
-            (pick(lang, "Protocol:", "协议："), protocol.clone()),
+            (t::SUMMARY_ENDPOINT.get(lang).to_owned(), url.clone()),
+            (t::SUMMARY_MODEL.get(lang).to_owned(), model.clone()),
+            (t::SUMMARY_PROTOCOL.get(lang).to_owned(), protocol.clone()),
         ],
         several => {
-            let heading = match lang {
-                Lang::En => format!("Endpoints ({}):", several.len()),
-                Lang::Zh => format!("端点（{} 个）：", several.len()),
-            };
+            let heading = t::SUMMARY_ENDPOINTS.fill(lang, &[("count", &several.len())]);
             let mut fields = vec![(heading, String::new())];
             fields.extend(several.iter().map(|(url, model, protocol)| {
                 (String::new(), format!("- {url} | {model} | {protocol}"))
@@ -157,16 +150,18 @@ fn runs_field(counts: &Counts, lang: Lang) -> Field {
         failed,
         warm_up,
     } = counts;
-    match lang {
-        Lang::En => (
-            "Runs:".to_owned(),
-            format!("{total} ({ok} ok, {failed} failed, {warm_up} warm-up not in statistics)"),
+    (
+        t::SUMMARY_RUNS.get(lang).to_owned(),
+        t::SUMMARY_RUNS_COUNTS.fill(
+            lang,
+            &[
+                ("total", total),
+                ("ok", ok),
+                ("failed", failed),
+                ("warm_up", warm_up),
+            ],
         ),
-        Lang::Zh => (
-            "运行：".to_owned(),
-            format!("{total} 次（成功 {ok}，失败 {failed}，预热 {warm_up} 次不计入统计）"),
-        ),
-    }
+    )
 }
 
 /// The runs statistics are computed over: successful and not warm-up.
@@ -182,16 +177,13 @@ fn connections_field(runs: &[RunRecord], lang: Lang) -> Field {
         .filter(|run| run.cold == Some(false))
         .count();
     let unknown = measured.len() - cold - warm;
-    match lang {
-        Lang::En => (
-            "Connections:".to_owned(),
-            format!("{cold} cold (new connection), {warm} warm (reused), {unknown} unknown"),
+    (
+        t::SUMMARY_CONNECTIONS.get(lang).to_owned(),
+        t::SUMMARY_CONNECTIONS_COUNTS.fill(
+            lang,
+            &[("cold", &cold), ("warm", &warm), ("unknown", &unknown)],
         ),
-        Lang::Zh => (
-            "连接：".to_owned(),
-            format!("冷 {cold} 次（新连接），热 {warm} 次（复用），未知 {unknown} 次"),
-        ),
-    }
+    )
 }
 
 /// `key_refused ×2, http_error ×1`: failed runs by cause (or outcome when undiagnosed).
@@ -214,7 +206,7 @@ fn failures_field(runs: &[RunRecord], lang: Lang) -> Option<Field> {
         .iter()
         .map(|(cause, count)| format!("{cause} ×{count}"))
         .collect();
-    Some((pick(lang, "Failures:", "失败原因："), list.join(", ")))
+    Some((t::SUMMARY_FAILURES.get(lang).to_owned(), list.join(", ")))
 }
 
 fn metric_rows(stats: &RunsSummary) -> Vec<StatRow> {
@@ -235,27 +227,15 @@ fn metric_rows(stats: &RunsSummary) -> Vec<StatRow> {
 }
 
 fn method_lines(lang: Lang) -> Vec<String> {
-    vec![
-        pick(
-            lang,
-            "Percentiles: linear interpolation between closest ranks (Hyndman-Fan type 7, numpy's default, as AIPerf).",
-            "百分位数：最近秩之间线性插值（Hyndman-Fan 第 7 型，即 numpy 默认方法，与 AIPerf 相同）。",
-        ),
-        pick(
-            lang,
-            "Times in ms from the request start (perceived: from the click); output_tps in tokens/s.",
-            "时间单位为毫秒，从发出请求起算（perceived 从点击起算）；output_tps 单位为 token/秒。",
-        ),
-    ]
+    [t::SUMMARY_PERCENTILE_METHOD, t::SUMMARY_TIME_UNITS]
+        .map(|text| text.get(lang).to_owned())
+        .into()
 }
 
-/// The header block with values aligned after the longest label (English labels end in
-/// `:` and take a space; Chinese ones end in a full-width `：`, which is its own gap).
+/// The header block with values aligned after the longest label and its gap
+/// ([`t::SUMMARY_LABEL_GAP`]).
 fn aligned_fields(fields: &[Field], lang: Lang) -> Vec<String> {
-    let gap = match lang {
-        Lang::En => 1,
-        Lang::Zh => 0,
-    };
+    let gap = display_width(t::SUMMARY_LABEL_GAP.get(lang));
     let width = fields
         .iter()
         .map(|(label, _)| display_width(label))
@@ -278,7 +258,7 @@ fn render(runs: &[RunRecord], rows: &[StatRow], coverage: String, lang: Lang) ->
     fields.push(runs_field(&counts(runs), lang));
     fields.push(connections_field(runs, lang));
     fields.extend(failures_field(runs, lang));
-    let mut lines = vec![pick(lang, "TTFT Meter results", "TTFT Meter 测量结果")];
+    let mut lines = vec![t::SUMMARY_TITLE.get(lang).to_owned()];
     lines.extend(aligned_fields(&fields, lang));
     lines.push(String::new());
     lines.push(table(rows, lang));
@@ -311,41 +291,28 @@ pub fn summary_text(runs: &[RunRecord], lang: Lang) -> Result<String, StatsError
     let cold = ttft_where_cold(&measured, true)?;
     let warm = ttft_where_cold(&measured, false)?;
     if cold.is_some() && warm.is_some() {
-        let (cold_label, warm_label) = match lang {
-            Lang::En => ("ttft_ms, cold", "ttft_ms, warm"),
-            Lang::Zh => ("ttft_ms，冷连接", "ttft_ms，热连接"),
-        };
         rows.insert(
             1,
             StatRow {
-                label: warm_label.to_owned(),
+                label: t::SUMMARY_TTFT_WARM.get(lang).to_owned(),
                 summary: warm,
             },
         );
         rows.insert(
             1,
             StatRow {
-                label: cold_label.to_owned(),
+                label: t::SUMMARY_TTFT_COLD.get(lang).to_owned(),
                 summary: cold,
             },
         );
     }
-    let coverage = match lang {
-        Lang::En => format!(
-            "Statistics over the {} successful runs, warm-up runs excluded.",
-            measured.len()
-        ),
-        Lang::Zh => format!("统计基于 {} 次成功的运行，不含预热运行。", measured.len()),
-    };
+    let coverage = t::SUMMARY_COVERAGE_SUCCESSFUL.fill(lang, &[("runs", &measured.len())]);
     Ok(render(runs, &rows, coverage, lang))
 }
 
 /// The summary with statistics the caller already computed (e.g. the app's live
 /// [`RunsSummary`]); `runs` still gives the endpoint and the counts.
 pub fn summary_text_with(runs: &[RunRecord], stats: &RunsSummary, lang: Lang) -> String {
-    let coverage = match lang {
-        Lang::En => format!("Statistics over {} runs.", stats.runs),
-        Lang::Zh => format!("统计基于 {} 次运行。", stats.runs),
-    };
+    let coverage = t::SUMMARY_COVERAGE.fill(lang, &[("runs", &stats.runs)]);
     render(runs, &metric_rows(stats), coverage, lang)
 }

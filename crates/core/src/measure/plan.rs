@@ -10,6 +10,7 @@ use crate::request::{
     normalize_base_url, prepare_request, ApiKey, BodyError, Endpoint, Header, KeyError,
     PreparedRequest, PromptSpec, UrlError,
 };
+use crate::texts as t;
 use ttft_stream::dialect::Dialect;
 
 /// Bounds of the run count, so a typo cannot start ten thousand requests.
@@ -70,9 +71,9 @@ impl CountField {
     /// The field's label, as the form shows it.
     fn label(self, lang: Lang) -> &'static str {
         match self {
-            CountField::Runs => lang.pick("Runs", "运行次数"),
+            CountField::Runs => t::INPUT_FIELD_RUNS.get(lang),
             CountField::MaxTokens => "max_tokens",
-            CountField::TimeoutS => lang.pick("Timeout (s)", "超时（秒）"),
+            CountField::TimeoutS => t::INPUT_FIELD_TIMEOUT_S.get(lang),
         }
     }
 }
@@ -111,15 +112,14 @@ impl InputError {
                 input,
                 min,
                 max,
-            } => lang.pick(
-                format!(
-                    "{}: \"{input}\" is not a whole number from {min} to {max}.",
-                    field.label(lang)
-                ),
-                format!(
-                    "{}：\"{input}\" 不是 {min} 到 {max} 之间的整数。",
-                    field.label(lang)
-                ),
+            } => t::INPUT_COUNT_OUT_OF_RANGE.fill(
+                lang,
+                &[
+                    ("field", &field.label(lang)),
+                    ("input", &input),
+                    ("min", &min),
+                    ("max", &max),
+                ],
             ),
         }
     }

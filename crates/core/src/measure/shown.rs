@@ -4,6 +4,7 @@
 
 use crate::cut::prefix_within;
 use crate::lang::Lang;
+use crate::texts as t;
 
 /// The most of each streamed text (reasoning, answer) shown per run: the first 1 MiB.
 pub const MAX_SHOWN_TEXT_BYTES: usize = 1024 * 1024;
@@ -46,10 +47,7 @@ impl ShownText {
 /// The note after a cut text: "… (text cut at 1 MiB; the measurement goes on)".
 pub fn cut_note(lang: Lang) -> String {
     let mib = MAX_SHOWN_TEXT_BYTES / (1024 * 1024);
-    lang.pick(
-        format!("… (text cut at {mib} MiB; the measurement goes on)"),
-        format!("…（文本在 {mib} MiB 处截断；测量继续进行）"),
-    )
+    t::SHOWN_TEXT_CUT_NOTE.fill(lang, &[("mib", &mib)])
 }
 
 #[cfg(test)]

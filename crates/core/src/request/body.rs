@@ -5,6 +5,7 @@ use serde_json::{json, Map, Value};
 
 use crate::lang::Lang;
 use crate::protocol::Protocol;
+use crate::texts as t;
 
 /// Reasoning effort (OpenAI `reasoning_effort` / Responses `reasoning.effort`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -122,23 +123,17 @@ impl PromptSpec {
 }
 
 /// The request body cannot be built.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum BodyError {
     /// No model id.
-    #[error("Enter a model name.")]
     MissingModel,
     /// Anthropic thinking budget below the minimum.
-    #[error("Anthropic requires a thinking budget of at least 1024 tokens (got {budget_tokens}).")]
     ThinkingBudgetTooSmall {
         /// The budget asked for.
         budget_tokens: u32,
     },
     /// Anthropic thinking budget not below max_tokens.
-    #[error(
-        "Anthropic requires the thinking budget ({budget_tokens}) to be below max_tokens \
-         ({max_tokens})."
-    )]
     ThinkingBudgetNotBelowMaxTokens {
         /// The budget asked for.
         budget_tokens: u32,
@@ -298,18 +293,27 @@ pub fn build_body(protocol: Protocol, spec: &PromptSpec) -> Result<Value, BodyEr
 impl BodyError {
     /// The error for the user, in a language.
     pub fn message(&self, lang: Lang) -> String {
-        let zh = match self {
-            BodyError::MissingModel => "请填写模型名称。".to_owned(),
+        match self {
+            BodyError::MissingModel => t::BODY_ERROR_MISSING_MODEL.get(lang).to_owned(),
             BodyError::ThinkingBudgetTooSmall { budget_tokens } => {
-                format!("Anthropic 要求思考预算至少为 1024 个 token（当前为 {budget_tokens}）。")
+                t::BODY_ERROR_THINKING_BUDGET_TOO_SMALL
+                    .fill(lang, &[("budget_tokens", budget_tokens)])
             }
             BodyError::ThinkingBudgetNotBelowMaxTokens {
                 budget_tokens,
                 max_tokens,
-            } => format!(
-                "Anthropic 要求思考预算（{budget_tokens}）小于 max_tokens（{max_tokens}）。"
+            } => t::BODY_ERROR_THINKING_BUDGET_NOT_BELOW_MAX_TOKENS.fill(
+                lang,
+                &[("budget_tokens", budget_tokens), ("max_tokens", max_tokens)],
             ),
-        };
-        lang.pick(self.to_string(), zh)
+        }
     }
 }
+
+impl std::fmt::Display for BodyError {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str(&self.message(Lang::En))
+    }
+}
+
+impl std::error::Error for BodyError {}

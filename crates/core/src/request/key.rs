@@ -4,32 +4,23 @@
 use serde::{Deserialize, Serialize};
 
 use crate::lang::Lang;
+use crate::texts as t;
 
 /// The key cannot be sent as typed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum KeyError {
     /// A line break inside the key (often a copy from a terminal or a wrapped e-mail).
-    #[error(
-        "The API key contains a line break at character {position}. Paste it again as one line."
-    )]
     LineBreak {
         /// 1-based character position in the trimmed key.
         position: usize,
     },
     /// A space or tab inside the key.
-    #[error(
-        "The API key contains a space at character {position}. Remove it; keys have no spaces."
-    )]
     InnerWhitespace {
         /// 1-based character position in the trimmed key.
         position: usize,
     },
     /// A character a browser refuses in a header (fetch throws before sending).
-    #[error(
-        "The API key contains a character that cannot be sent in an HTTP header at character \
-         {position} (often a typographic quote or an invisible character from a document)."
-    )]
     InvalidCharacter {
         /// 1-based character position in the trimmed key.
         position: usize,
@@ -91,17 +82,24 @@ impl std::fmt::Debug for ApiKey {
 impl KeyError {
     /// The error for the user, in a language.
     pub fn message(&self, lang: Lang) -> String {
-        let zh = match self {
+        match self {
             KeyError::LineBreak { position } => {
-                format!("API 密钥的第 {position} 个字符处有换行。请重新粘贴为一行。")
+                t::KEY_ERROR_LINE_BREAK.fill(lang, &[("position", position)])
             }
             KeyError::InnerWhitespace { position } => {
-                format!("API 密钥的第 {position} 个字符处有空格。请删除；密钥中没有空格。")
+                t::KEY_ERROR_INNER_WHITESPACE.fill(lang, &[("position", position)])
             }
-            KeyError::InvalidCharacter { position } => format!(
-                "API 密钥的第 {position} 个字符无法放入 HTTP 请求头（通常是从文档中复制来的弯引号或不可见字符）。"
-            ),
-        };
-        lang.pick(self.to_string(), zh)
+            KeyError::InvalidCharacter { position } => {
+                t::KEY_ERROR_INVALID_CHARACTER.fill(lang, &[("position", position)])
+            }
+        }
     }
 }
+
+impl std::fmt::Display for KeyError {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str(&self.message(Lang::En))
+    }
+}
+
+impl std::error::Error for KeyError {}

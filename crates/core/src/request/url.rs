@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::lang::Lang;
 use crate::protocol::Protocol;
+use crate::texts as t;
 
 /// Something probably wrong with the typed base URL; the endpoint was still derived.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -55,26 +56,21 @@ pub enum UrlWarning {
 }
 
 /// The typed base URL cannot be used at all.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum UrlError {
     /// Nothing was typed.
-    #[error("Enter the API base URL, for example https://api.openai.com/v1.")]
     Empty,
     /// Whitespace inside the URL.
-    #[error("The URL contains a space or line break; remove it.")]
     InnerWhitespace,
     /// A scheme other than http or https.
-    #[error("Only http:// and https:// URLs can be called (got {scheme}://).")]
     UnsupportedScheme {
         /// The scheme that was typed.
         scheme: String,
     },
     /// No host after the scheme.
-    #[error("The URL has no host name.")]
     MissingHost,
     /// A user name or password before the host (`https://user:password@host`).
-    #[error("The URL holds a user name or password (user:password@host). Remove it: addresses are shown, stored, exported and sent to the server's logs, and browsers refuse to fetch such URLs. Type the key in the API key field instead.")]
     Credentials,
 }
 
@@ -294,72 +290,57 @@ pub fn normalize_base_url(input: &str, protocol: Protocol) -> Result<Endpoint, U
 impl UrlWarning {
     /// A one-line explanation for the user.
     pub fn message(&self, lang: Lang) -> String {
-        let (en, zh) = match self {
-            UrlWarning::SurroundingWhitespace => (
-                "Spaces or line breaks around the URL were removed.".to_owned(),
-                "已去掉 URL 前后的空格或换行。".to_owned(),
-            ),
-            UrlWarning::MissingScheme { assumed } => (
-                format!("No http:// or https:// was typed; {assumed}:// is used."),
-                format!("没有填写 http:// 或 https://，已使用 {assumed}://。"),
-            ),
-            UrlWarning::FullPathPasted { removed } => (
-                format!("The full path was pasted; the base URL is enough (/{removed} is added automatically)."),
-                format!("粘贴了完整路径；只需填写基础 URL（会自动加上 /{removed}）。"),
-            ),
-            UrlWarning::ProtocolPathMismatch { pasted, selected } => (
-                format!("The URL ends in /{pasted}, which belongs to another protocol than the selected one ({}); the selected protocol's path is used. Check the protocol choice.", selected.label()),
-                format!("URL 以 /{pasted} 结尾，这属于另一种协议，而不是所选协议（{}）；已改用所选协议的路径。请检查协议选择。", selected.label()),
-            ),
-            UrlWarning::ModelsUrlPasted => (
-                "A models-list URL was pasted; its base URL is used.".to_owned(),
-                "粘贴的是模型列表 URL，已使用其基础 URL。".to_owned(),
-            ),
-            UrlWarning::DoubledVersion => (
-                "/v1/v1 was written; it was reduced to one /v1.".to_owned(),
-                "URL 中出现了 /v1/v1，已合并为一个 /v1。".to_owned(),
-            ),
-            UrlWarning::MissingVersionAdded { added } => (
-                format!("{added} was added to the host, where this API lives."),
-                format!("已在主机后加上 {added}（该 API 位于此路径下）。"),
-            ),
-            UrlWarning::NoVersionSegment => (
-                "The path has no version such as /v1; it is used as typed. If the server answers 404, try adding /v1.".to_owned(),
-                "路径中没有 /v1 之类的版本号，已按原样使用。如果服务器返回 404，请尝试加上 /v1。".to_owned(),
-            ),
-            UrlWarning::InsecureHttp => (
-                "Plain http to a remote host: the key travels unencrypted, and an https page cannot call it (mixed content).".to_owned(),
-                "对远程主机使用了 http：密钥以明文传输，而且 https 页面无法调用它（混合内容）。".to_owned(),
-            ),
-            UrlWarning::HttpsToLocalServer => (
-                "https to a local server: local servers usually serve plain http.".to_owned(),
-                "对本地服务使用了 https：本地服务通常只提供 http。".to_owned(),
-            ),
-            UrlWarning::QueryStringKept { query } => (
-                format!("The query string ?{query} is kept and sent after the path; remove it unless the server needs it (Azure needs api-version)."),
-                format!("查询字符串 ?{query} 已保留并附在路径之后；除非服务器需要（Azure 需要 api-version），否则请删除。"),
-            ),
-            UrlWarning::FragmentDropped => (
-                "The #fragment was dropped; it is never sent to a server.".to_owned(),
-                "已去掉 # 之后的部分；它不会被发送到服务器。".to_owned(),
-            ),
-        };
-        lang.pick(en, zh)
+        match self {
+            UrlWarning::SurroundingWhitespace => {
+                t::URL_WARNING_SURROUNDING_WHITESPACE.get(lang).to_owned()
+            }
+            UrlWarning::MissingScheme { assumed } => {
+                t::URL_WARNING_MISSING_SCHEME.fill(lang, &[("assumed", assumed)])
+            }
+            UrlWarning::FullPathPasted { removed } => {
+                t::URL_WARNING_FULL_PATH_PASTED.fill(lang, &[("removed", removed)])
+            }
+            UrlWarning::ProtocolPathMismatch { pasted, selected } => {
+                t::URL_WARNING_PROTOCOL_PATH_MISMATCH
+                    .fill(lang, &[("pasted", pasted), ("selected", &selected.label())])
+            }
+            UrlWarning::ModelsUrlPasted => t::URL_WARNING_MODELS_URL_PASTED.get(lang).to_owned(),
+            UrlWarning::DoubledVersion => t::URL_WARNING_DOUBLED_VERSION.get(lang).to_owned(),
+            UrlWarning::MissingVersionAdded { added } => {
+                t::URL_WARNING_MISSING_VERSION_ADDED.fill(lang, &[("added", added)])
+            }
+            UrlWarning::NoVersionSegment => t::URL_WARNING_NO_VERSION_SEGMENT.get(lang).to_owned(),
+            UrlWarning::InsecureHttp => t::URL_WARNING_INSECURE_HTTP.get(lang).to_owned(),
+            UrlWarning::HttpsToLocalServer => {
+                t::URL_WARNING_HTTPS_TO_LOCAL_SERVER.get(lang).to_owned()
+            }
+            UrlWarning::QueryStringKept { query } => {
+                t::URL_WARNING_QUERY_STRING_KEPT.fill(lang, &[("query", query)])
+            }
+            UrlWarning::FragmentDropped => t::URL_WARNING_FRAGMENT_DROPPED.get(lang).to_owned(),
+        }
     }
 }
 
 impl UrlError {
     /// The error for the user, in a language.
     pub fn message(&self, lang: Lang) -> String {
-        let zh = match self {
-            UrlError::Empty => "请填写 API 基础 URL，例如 https://api.openai.com/v1。".to_owned(),
-            UrlError::InnerWhitespace => "URL 中含有空格或换行，请删除。".to_owned(),
+        match self {
+            UrlError::Empty => t::URL_ERROR_EMPTY.get(lang).to_owned(),
+            UrlError::InnerWhitespace => t::URL_ERROR_INNER_WHITESPACE.get(lang).to_owned(),
             UrlError::UnsupportedScheme { scheme } => {
-                format!("只能调用 http:// 和 https:// 的 URL（填写的是 {scheme}://）。")
+                t::URL_ERROR_UNSUPPORTED_SCHEME.fill(lang, &[("scheme", scheme)])
             }
-            UrlError::MissingHost => "URL 中没有主机名。".to_owned(),
-            UrlError::Credentials => "URL 中含有用户名或密码（user:password@host）。请删除：地址会被显示、保存、导出并出现在服务器日志中，而且浏览器拒绝请求这样的 URL。请把密钥填在 API 密钥输入框中。".to_owned(),
-        };
-        lang.pick(self.to_string(), zh)
+            UrlError::MissingHost => t::URL_ERROR_MISSING_HOST.get(lang).to_owned(),
+            UrlError::Credentials => t::URL_ERROR_CREDENTIALS.get(lang).to_owned(),
+        }
     }
 }
+
+impl std::fmt::Display for UrlError {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str(&self.message(Lang::En))
+    }
+}
+
+impl std::error::Error for UrlError {}

@@ -18,6 +18,7 @@ use super::sample::{Observation, PlannedRun};
 use super::schedule::{Observed, PromptTokens, RunRole, RunSpec, Schedule};
 use super::session::{ExperimentSession, Planning, Setup, SetupError};
 use super::sizing::{fit_sizes, ContextBudget, PromptSizer, PromptSizing};
+use crate::texts as t;
 use ttft_core::lang::{Bilingual, Lang};
 
 /// The planned runs of a session and what was observed of them.
@@ -222,7 +223,7 @@ pub(crate) fn run_spec<K>(
     }
 }
 
-/// "1000 tokens" / "1000 个 token".
+/// A size level's name, "1000 tokens" in English ([`t::TOKENS_LEVEL`]).
 pub(crate) fn tokens_level(tokens: u32) -> Bilingual {
-    Bilingual::new(format!("{tokens} tokens"), format!("{tokens} 个 token"))
+    t::TOKENS_LEVEL.bilingual_with(&[("tokens", &tokens)])
 }

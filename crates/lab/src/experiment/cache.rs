@@ -19,7 +19,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::book::{context_budget, plan_sized, run_spec, session, Design, RunBook};
-use super::figures::{bilingual, ms, percent, summary_of};
+use super::figures::{ms, percent, summary_of};
 use super::filler::{estimated_tokens, filler_text, sized_prompt};
 use super::limits::{MAX_PROMPT_TOKENS, MAX_REPETITIONS};
 use super::order::{interleaved_order, run_nonce, split_mix64};
@@ -34,6 +34,7 @@ use super::sizing::PromptSizing;
 use ttft_core::lang::Bilingual;
 use ttft_core::lang::Lang;
 use ttft_core::stats::Summary;
+use crate::texts as t;
 
 /// Default prompt size, tokens: above the 1,024-token minimum of OpenAI's automatic
 /// caching, so a hosted provider caches it too.
@@ -330,144 +331,85 @@ impl CacheVerdict {
     /// What it means and what to do, in `lang`.
     pub fn message(&self, lang: Lang) -> String {
         match self {
-            CacheVerdict::NotEnoughData => bilingual(
-                lang,
-                format!(
-                    "Not enough successful runs: the cold and warm arms need at least \
-                     {MIN_RUNS_PER_ARM} each. Check the failed runs and try again."
-                ),
-                format!(
-                    "成功的运行不够：冷启动组和热缓存组各至少需要 {MIN_RUNS_PER_ARM} 次。请检查失败的运行后重试。"
-                ),
-            ),
+            CacheVerdict::NotEnoughData => not_enough_data_message(lang),
             CacheVerdict::CacheWorks {
                 saved_ms,
                 cached_token_share,
-            } => {
-                let (saved, share) = (ms(*saved_ms), percent(*cached_token_share));
-                bilingual(
-                    lang,
-                    format!(
-                        "The prefix cache works: {share} of the repeated prompt came from the \
-                         cache and TTFT dropped by {saved} ms. Keep the start of your prompts \
-                         stable (system prompt, tools, documents first; dates, names and the \
-                         question last)."
-                    ),
-                    format!(
-                        "前缀缓存有效：重复提示中 {share} 的 token 来自缓存，首字延迟降低了 {saved} 毫秒。\
-                         请保持提示开头不变（系统提示、工具、文档在前；日期、姓名和问题放在最后）。"
-                    ),
-                )
-            }
+            } => cache_works_message(lang, *saved_ms, *cached_token_share),
             CacheVerdict::TimingShowsHit {
                 saved_ms,
                 warm_share,
-            } => {
-                let (saved, share, limit) = (
-                    ms(*saved_ms),
-                    percent(*warm_share),
-                    percent(TIMING_HIT_MAX_WARM_SHARE),
-                );
-                bilingual(
-                    lang,
-                    format!(
-                        "The prefix cache works, judged by timing (the provider reports no cached \
-                         tokens): a repeated prompt right after its priming run took {share} of \
-                         the cold median (a hit needs at most {limit}), {saved} ms faster. Keep \
-                         the start of your prompts stable."
-                    ),
-                    format!(
-                        "按时间判断前缀缓存有效（服务商没有报告缓存的 token 数）：紧跟在预热请求之后的重复提示\
-                         只用了冷启动中位数的 {share}（判定命中需不超过 {limit}），快了 {saved} 毫秒。\
-                         请保持提示开头不变。"
-                    ),
-                )
-            }
+            } => timing_shows_hit_message(lang, *saved_ms, *warm_share),
             CacheVerdict::TimingShowsNoHit {
                 saved_ms,
                 warm_share,
-            } => {
-                let (saved, share, limit) = (
-                    ms(*saved_ms),
-                    percent(*warm_share),
-                    percent(TIMING_HIT_MAX_WARM_SHARE),
-                );
-                bilingual(
-                    lang,
-                    format!(
-                        "No sign of a cache hit, judged by timing (the provider reports no cached \
-                         tokens): a repeated prompt right after its priming run took {share} of \
-                         the cold median ({saved} ms less); a hit needs at most {limit}. Caching \
-                         may be off or need an opt-in, or the prompt is below its minimum length."
-                    ),
-                    format!(
-                        "按时间判断没有命中缓存的迹象（服务商没有报告缓存的 token 数）：紧跟在预热请求之后的\
-                         重复提示用了冷启动中位数的 {share}（少 {saved} 毫秒）；判定命中需不超过 {limit}。\
-                         可能缓存未开启、需要显式开启，或提示短于最小长度。"
-                    ),
-                )
-            }
-            CacheVerdict::NoHits => bilingual(
-                lang,
-                "No cache hit: the identical prompt was never served from the cache. Caching may be \
-                 off, need an explicit opt-in (cache_control) or a minimum length (often 1,024 \
-                 tokens), or something at the start of the prompt changes on every request."
-                    .into(),
-                "没有命中缓存：完全相同的提示一次也没有从缓存读取。可能缓存未开启、需要显式开启\
-                 （cache_control）或有最小长度要求（常见为 1024 个 token），或者提示开头每次都在变化。"
-                    .into(),
-            ),
+            } => timing_shows_no_hit_message(lang, *saved_ms, *warm_share),
+            CacheVerdict::NoHits => no_hits_message(lang),
             CacheVerdict::IntermittentHits {
                 hit_runs,
                 warm_runs,
-            } => bilingual(
-                lang,
-                format!(
-                    "Cache hits are intermittent: only {hit_runs} of {warm_runs} identical \
-                     prompts hit. Round-robin replicas dilute hits (each replica has its own \
-                     cache); use session affinity or the provider's cache key (such as \
-                     prompt_cache_key or a user id) to route repeats to the same replica."
-                ),
-                format!(
-                    "缓存命中时有时无：{warm_runs} 次相同提示中只有 {hit_runs} 次命中。轮询的多个副本会稀释\
-                     命中（每个副本有自己的缓存）；请使用会话亲和或服务商的缓存键（如 prompt_cache_key \
-                     或用户 ID）把重复请求路由到同一副本。"
-                ),
-            ),
+            } => intermittent_hits_message(lang, *hit_runs, *warm_runs),
             CacheVerdict::HitsButNotFaster { saved_ms } => {
-                let saved = ms(*saved_ms);
-                bilingual(
-                    lang,
-                    format!(
-                        "The cache hits but warm runs are not faster (difference {saved} ms): \
-                         prefill is not what makes this endpoint slow. Look at the network and \
-                         queueing instead, or at a provider that bills cached tokens without \
-                         skipping their computation."
-                    ),
-                    format!(
-                        "缓存命中了，但热缓存的运行并没有更快（相差 {saved} 毫秒）：拖慢这个端点的不是预填充。\
-                         请检查网络和排队，或者服务商只是对缓存 token 计费优惠而并未跳过计算。"
-                    ),
-                )
+                hits_but_not_faster_message(lang, *saved_ms)
             }
             CacheVerdict::FirstTokenChangedMisses { lost_ms } => {
-                let lost = lost_ms.map_or("-".to_string(), ms);
-                bilingual(
-                    lang,
-                    format!(
-                        "Changing only the first token lost the whole cache (TTFT {lost} ms \
-                         slower than warm): caches match from position 0. Never put anything \
-                         that changes (a timestamp, a request id, a user name) at the start of \
-                         the prompt."
-                    ),
-                    format!(
-                        "只改动第一个 token 就完全失去了缓存（首字延迟比热缓存慢 {lost} 毫秒）：缓存从第 0 个\
-                         位置开始匹配。不要把会变化的内容（时间戳、请求 ID、用户名）放在提示开头。"
-                    ),
-                )
+                first_token_changed_misses_message(lang, *lost_ms)
             }
         }
     }
+}
+
+/// The message of [`CacheVerdict::NotEnoughData`].
+fn not_enough_data_message(lang: Lang) -> String {
+    t::CACHE_VERDICT_NOT_ENOUGH_DATA.fill(lang, &[("min_runs_per_arm", &MIN_RUNS_PER_ARM)])
+}
+
+/// The message of [`CacheVerdict::CacheWorks`].
+fn cache_works_message(lang: Lang, saved_ms: f64, cached_token_share: f64) -> String {
+    let (saved, share) = (ms(saved_ms), percent(cached_token_share));
+    t::CACHE_VERDICT_CACHE_WORKS.fill(lang, &[("share", &share), ("saved", &saved)])
+}
+
+/// The message of [`CacheVerdict::TimingShowsHit`].
+fn timing_shows_hit_message(lang: Lang, saved_ms: f64, warm_share: f64) -> String {
+    let (saved, share, limit) = (
+        ms(saved_ms),
+        percent(warm_share),
+        percent(TIMING_HIT_MAX_WARM_SHARE),
+    );
+    t::CACHE_VERDICT_TIMING_SHOWS_HIT.fill(lang, &[("share", &share), ("limit", &limit), ("saved", &saved)])
+}
+
+/// The message of [`CacheVerdict::TimingShowsNoHit`].
+fn timing_shows_no_hit_message(lang: Lang, saved_ms: f64, warm_share: f64) -> String {
+    let (saved, share, limit) = (
+        ms(saved_ms),
+        percent(warm_share),
+        percent(TIMING_HIT_MAX_WARM_SHARE),
+    );
+    t::CACHE_VERDICT_TIMING_SHOWS_NO_HIT.fill(lang, &[("share", &share), ("saved", &saved), ("limit", &limit)])
+}
+
+/// The message of [`CacheVerdict::NoHits`].
+fn no_hits_message(lang: Lang) -> String {
+    t::CACHE_VERDICT_NO_HITS.fill(lang, &[])
+}
+
+/// The message of [`CacheVerdict::IntermittentHits`].
+fn intermittent_hits_message(lang: Lang, hit_runs: usize, warm_runs: usize) -> String {
+    t::CACHE_VERDICT_INTERMITTENT_HITS.fill(lang, &[("hit_runs", &hit_runs), ("warm_runs", &warm_runs)])
+}
+
+/// The message of [`CacheVerdict::HitsButNotFaster`].
+fn hits_but_not_faster_message(lang: Lang, saved_ms: f64) -> String {
+    let saved = ms(saved_ms);
+    t::CACHE_VERDICT_HITS_BUT_NOT_FASTER.fill(lang, &[("saved", &saved)])
+}
+
+/// The message of [`CacheVerdict::FirstTokenChangedMisses`].
+fn first_token_changed_misses_message(lang: Lang, lost_ms: Option<f64>) -> String {
+    let lost = lost_ms.map_or("-".to_string(), ms);
+    t::CACHE_VERDICT_FIRST_TOKEN_CHANGED_MISSES.fill(lang, &[("lost", &lost)])
 }
 
 /// Summarizes one arm (the priming run is never part of an arm).
@@ -625,16 +567,16 @@ pub fn median_cached_tokens(observations: &[Observation<CacheKey>], arm: CacheAr
 /// The arm's name.
 pub fn arm_label(arm: CacheArm) -> Bilingual {
     match arm {
-        CacheArm::Cold => Bilingual::new("cold", "冷"),
-        CacheArm::Warm => Bilingual::new("warm", "热"),
-        CacheArm::FirstTokenChanged => Bilingual::new("first token changed", "首 token 改变"),
+        CacheArm::Cold => t::COLD.bilingual(),
+        CacheArm::Warm => t::WARM.bilingual(),
+        CacheArm::FirstTokenChanged => t::FIRST_TOKEN_CHANGED.bilingual(),
     }
 }
 
 /// The prompt size field.
 pub const PROMPT_TOKENS: CountParam = CountParam {
     id: "prompt-tokens",
-    label: ("Prompt size (tokens)", "提示长度（token）"),
+    label: t::PARAM_PROMPT_SIZE,
     min: 1,
     max: MAX_PROMPT_TOKENS,
     default: DEFAULT_PROMPT_TOKENS,
@@ -643,7 +585,7 @@ pub const PROMPT_TOKENS: CountParam = CountParam {
 /// The repetitions field.
 pub const REPETITIONS: CountParam = CountParam {
     id: "repetitions",
-    label: ("Runs per level", "每档运行次数"),
+    label: t::PARAM_RUNS_PER_LEVEL,
     min: 1,
     max: MAX_REPETITIONS,
     default: DEFAULT_REPETITIONS as u32,
@@ -659,17 +601,11 @@ impl Experiment for PrefixCache {
     }
 
     fn label(&self) -> Bilingual {
-        Bilingual::new("Prefix cache", "前缀缓存")
+        t::PREFIX_CACHE.bilingual()
     }
 
     fn description(&self) -> Bilingual {
-        Bilingual::new(
-            "Cold prompts, a repeated prompt right after its priming run, and the repeated prompt \
-             with only its first token changed: whether the server's prefix cache hits and what \
-             it saves.",
-            "冷启动提示、紧跟在预热请求之后的重复提示、以及只改了第一个 token 的重复提示：\
-             判断服务器的前缀缓存是否命中以及节省多少时间。",
-        )
+        t::CACHE_DESCRIPTION.bilingual()
     }
 
     fn schedule_kind(&self) -> ScheduleKind {
@@ -713,7 +649,7 @@ impl Design for CacheConfig {
                 let (role, level) = if run.key.priming {
                     (
                         RunRole::Priming,
-                        Bilingual::new("warm (priming)", "热（预热）"),
+                        t::WARM_PRIMING.bilingual(),
                     )
                 } else {
                     (RunRole::Measured, arm_label(run.key.arm))
@@ -750,42 +686,36 @@ pub fn report(
             Bilingual::from_fn(|lang| verdict.message(lang)),
         );
     }
+    push_notes(&mut report, result, sizing);
+    push_numbers(&mut report, result, observations);
+    report.chart = Some(ttft_chart(observations));
+    report.table = arms_table(result, observations);
+    report
+}
+
+/// The notes: the time saved, the priming runs, how hits were judged, the prompt sizing.
+fn push_notes(report: &mut Report, result: &CacheResult, sizing: &PromptSizing) {
     let saved = result
         .ttft_saved_ms
         .map_or("—".into(), |v| format!("{v:.0}"));
-    report.notes.push(Bilingual::new(
-        format!("TTFT saved by the cache (cold p50 − warm p50): {saved} ms."),
-        format!("缓存节省的首字延迟（冷 p50 − 热 p50）：{saved} 毫秒。"),
-    ));
-    report.notes.push(Bilingual::new(
-        "Each warm run came right after a priming run of the same prompt, so servers that keep \
-         only the last prompt's cache (llama.cpp, llama-cpp-python) can hit; priming runs are \
-         shown but enter no statistic.",
-        "每次热缓存运行都紧跟在同一提示的预热请求之后，因此只保留上一个提示缓存的服务器（llama.cpp、\
-         llama-cpp-python）也能命中；预热请求会显示，但不计入任何统计。",
-    ));
+    report.notes.push(t::TTFT_SAVED_BY_THE_CACHE_COLD.bilingual_with(&[("saved", &saved)]));
+    report.notes.push(t::CACHE_NOTE_PRIMING.bilingual());
     match result.hit_evidence {
-        HitEvidence::Usage => report.notes.push(Bilingual::new(
-            "Hits were judged from usage: the cached prompt tokens the server reported.",
-            "命中与否按用量判断：服务器报告的缓存提示 token 数。",
-        )),
+        HitEvidence::Usage => report.notes.push(t::HITS_WERE_JUDGED_FROM_USAGE_THE.bilingual()),
         HitEvidence::Timing => {
             let limit = percent(TIMING_HIT_MAX_WARM_SHARE);
-            report.notes.push(Bilingual::new(
-                format!(
-                    "The server reports no cached tokens, so hits were judged from timing: a hit \
-                     needs a warm median at most {limit} of the cold one and {MIN_SAVING_MS:.0} \
-                     ms lower."
-                ),
-                format!(
-                    "服务器没有报告缓存的 token 数，因此命中与否按时间判断：热缓存中位数不超过冷启动的 {limit}，\
-                     且至少低 {MIN_SAVING_MS:.0} 毫秒才算命中。"
-                ),
-            ));
+            report.notes.push(t::CACHE_NOTE_TIMING_EVIDENCE.bilingual_with(&[
+                ("limit", &limit),
+                ("min_saving_ms", &format!("{MIN_SAVING_MS:.0}")),
+            ]));
         }
         HitEvidence::None => {}
     }
     report.notes.extend(sizing.notes());
+}
+
+/// The named numbers and words: cached tokens, medians, time saved, hit evidence.
+fn push_numbers(report: &mut Report, result: &CacheResult, observations: &[Observation<CacheKey>]) {
     let p50 = |arm: CacheArm| {
         result
             .arms
@@ -805,6 +735,10 @@ pub fn report(
     report.number("warm-p50-ms", p50(CacheArm::Warm));
     report.number("saved-ms", result.ttft_saved_ms);
     report.word("hit-evidence", result.hit_evidence.code());
+}
+
+/// The chart: TTFT per repetition, one series per arm (priming runs left out).
+fn ttft_chart(observations: &[Observation<CacheKey>]) -> Chart {
     let arms = [
         (CacheArm::Cold, Colour::Cold),
         (CacheArm::Warm, Colour::Warm),
@@ -821,29 +755,30 @@ pub fn report(
             Series::values(arm_label(arm), colour, values)
         })
         .collect();
-    report.chart = Some(Chart {
-        title: Bilingual::new(
-            "TTFT (ms) per repetition, by arm",
-            "各组每次重复的首字延迟（毫秒）",
-        ),
+    Chart {
+        title: t::TTFT_MS_PER_REPETITION_BY_ARM.bilingual(),
         kind: ChartKind::Sequence,
-        x: Axis::new(Bilingual::new("repetition", "重复"), Unit::Count),
-        y: Axis::new(Bilingual::new("TTFT", "首字延迟"), Unit::Ms),
+        x: Axis::new(t::REPETITION.bilingual(), Unit::Count),
+        y: Axis::new(t::TTFT.bilingual(), Unit::Ms),
         series,
         references: Vec::new(),
         fits: Vec::new(),
-    });
+    }
+}
+
+/// The table: one row per arm with failures, percentiles, cached tokens and hits.
+fn arms_table(result: &CacheResult, observations: &[Observation<CacheKey>]) -> Table {
     let columns = vec![
-        Column::new(Bilingual::new("arm", "组"), Unit::None),
-        Column::new(Bilingual::new("failed", "失败"), Unit::Count),
+        Column::new(t::ARM.bilingual(), Unit::None),
+        Column::new(t::FAILED.bilingual(), Unit::Count),
         Column::new(same_text("p50"), Unit::Ms),
         Column::new(same_text("p95"), Unit::Ms),
         Column::new(
-            Bilingual::new("cached tokens (median)", "缓存 token（中位数）"),
+            t::CACHED_TOKENS_MEDIAN.bilingual(),
             Unit::Tokens,
         ),
-        Column::new(Bilingual::new("hits", "命中"), Unit::None),
-        Column::new(Bilingual::new("cached share", "缓存占比"), Unit::Share),
+        Column::new(t::HITS.bilingual(), Unit::None),
+        Column::new(t::CACHED_SHARE.bilingual(), Unit::Share),
     ];
     let rows = result
         .arms
@@ -863,6 +798,5 @@ pub fn report(
             ]
         })
         .collect();
-    report.table = Table { columns, rows };
-    report
+    Table { columns, rows }
 }

@@ -15,7 +15,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::book::{context_budget, plan_sized, run_spec, session, Design, RunBook};
-use super::figures::{bilingual, summary_of};
+use super::figures::summary_of;
 use super::filler::estimated_tokens;
 use super::limits::{MAX_PROMPT_TOKENS, MAX_REPETITIONS, MAX_STREAMS};
 use super::order::{interleaved_order, run_nonce};
@@ -27,6 +27,7 @@ use super::sample::{Observation, PlannedRun};
 use super::schedule::{RunRole, Schedule, ScheduleKind};
 use super::session::{Experiment, Planning, Setup, SetupError};
 use super::sizing::PromptSizing;
+use crate::texts as t;
 use ttft_core::lang::Bilingual;
 use ttft_core::lang::Lang;
 use ttft_core::stats::Summary;
@@ -279,86 +280,47 @@ impl ConcurrencyVerdict {
     /// What it means and what to do, in `lang`.
     pub fn message(&self, lang: Lang) -> String {
         match self {
-            ConcurrencyVerdict::NotEnoughData => bilingual(
-                lang,
-                "No concurrent stream succeeded: fix the errors shown for each run first.".into(),
-                "没有任何并发流成功：请先解决每次运行显示的错误。".into(),
-            ),
-            ConcurrencyVerdict::NoQueueing { max_level } => bilingual(
-                lang,
-                format!(
-                    "No queueing up to {max_level} concurrent streams: TTFT stays flat, the \
-                     server and the browser keep up."
-                ),
-                format!(
-                    "直到 {max_level} 个并发流都没有排队：首字延迟保持平稳，服务器和浏览器都跟得上。"
-                ),
-            ),
+            ConcurrencyVerdict::NotEnoughData => {
+                t::CONCURRENCY_VERDICT_NOT_ENOUGH_DATA.get(lang).to_owned()
+            }
+            ConcurrencyVerdict::NoQueueing { max_level } => {
+                t::CONCURRENCY_VERDICT_NO_QUEUEING.fill(lang, &[("max_level", &max_level)])
+            }
             ConcurrencyVerdict::BrowserQueueing {
                 parallel_streams,
                 from_level,
-            } => bilingual(
+            } => t::CONCURRENCY_VERDICT_BROWSER_QUEUEING.fill(
                 lang,
-                format!(
-                    "Browser queueing, not the server: from {from_level} concurrent streams the \
-                     browser sent only {parallel_streams} at once and held the others before \
-                     sending them (over HTTP/1.1 a browser opens at most 6 connections per \
-                     host). Use an endpoint that speaks HTTP/2 or HTTP/3, or spread the streams \
-                     over fewer per host."
-                ),
-                format!(
-                    "这是浏览器排队，不是服务器：从 {from_level} 个并发流起，浏览器一次只发出 \
-                     {parallel_streams} 个，其余的在发出前就在浏览器里等待（HTTP/1.1 下浏览器对同一主机\
-                     最多开 6 个连接）。请使用支持 HTTP/2 或 HTTP/3 的端点，或减少对同一主机的并发流。"
-                ),
+                &[
+                    ("from_level", &from_level),
+                    ("parallel_streams", &parallel_streams),
+                ],
             ),
             ConcurrencyVerdict::ServerQueueing {
                 parallel_streams,
                 from_level,
             } => {
                 let first_waiting = parallel_streams + 1;
-                bilingual(
+                t::CONCURRENCY_VERDICT_SERVER_QUEUEING.fill(
                     lang,
-                    format!(
-                        "Server queueing: the server runs {parallel_streams} streams at once; from \
-                         {from_level} concurrent streams the stream number {first_waiting} and \
-                         later wait for a free slot before prefill starts. Keep concurrency at or \
-                         below {parallel_streams}, or ask for more capacity."
-                    ),
-                    format!(
-                        "服务器排队：服务器一次只处理 {parallel_streams} 个流；从 {from_level} 个并发流起，\
-                         第 {first_waiting} 个及之后的流要等空闲位置才开始预填充。请把并发控制在 \
-                         {parallel_streams} 以内，或申请更多容量。"
-                    ),
+                    &[
+                        ("parallel_streams", &parallel_streams),
+                        ("from_level", &from_level),
+                        ("first_waiting", &first_waiting),
+                    ],
                 )
             }
-            ConcurrencyVerdict::StepMayBeBrowserLimit { parallel_streams } => bilingual(
-                lang,
-                format!(
-                    "The step after {parallel_streams} streams may be the browser, not the server: over HTTP/1.1 a browser sends at most 6 requests per host at once, and this endpoint hides the timing that would tell (it sends no Timing-Allow-Origin header). Check the protocol column in the browser's network panel; with HTTP/2 the step is the server's."
-                ),
-                format!(
-                    "{parallel_streams} 个流之后的台阶可能来自浏览器而不是服务器：HTTP/1.1 下浏览器对同一主机最多同时发出 6 个请求，而这个端点隐藏了能区分两者的时间信息（没有 Timing-Allow-Origin 响应头）。请在浏览器网络面板的协议列查看；如果是 HTTP/2，台阶就来自服务器。"
-                ),
-            ),
+            ConcurrencyVerdict::StepMayBeBrowserLimit { parallel_streams } => {
+                t::CONCURRENCY_VERDICT_STEP_MAY_BE_BROWSER_LIMIT
+                    .fill(lang, &[("parallel_streams", &parallel_streams)])
+            }
             ConcurrencyVerdict::ServerSlowdown {
                 growth_ratio,
                 max_level,
             } => {
                 let ratio = format!("{growth_ratio:.1}");
-                bilingual(
-                    lang,
-                    format!(
-                        "TTFT grows with concurrency: at {max_level} streams the median is \
-                         {ratio}× the single-stream one, without a clear step. The server \
-                         shares its capacity between requests; lower concurrency or add \
-                         capacity."
-                    ),
-                    format!(
-                        "首字延迟随并发增长：{max_level} 个流时中位数是单个流的 {ratio} 倍，\
-                         但没有明显的台阶。服务器在请求之间分摊算力；请降低并发或增加容量。"
-                    ),
-                )
+                t::CONCURRENCY_VERDICT_SERVER_SLOWDOWN
+                    .fill(lang, &[("max_level", &max_level), ("ratio", &ratio)])
             }
         }
     }
@@ -576,7 +538,7 @@ fn level_summary(
 /// The concurrency levels field.
 pub const LEVELS: CountListParam = CountListParam {
     id: "levels",
-    label: ("Concurrency levels", "并发档位"),
+    label: t::PARAM_CONCURRENCY_LEVELS,
     min: 1,
     max: MAX_STREAMS,
     default: &DEFAULT_LEVELS,
@@ -585,7 +547,7 @@ pub const LEVELS: CountListParam = CountListParam {
 /// The prompt size field.
 pub const PROMPT_TOKENS: CountParam = CountParam {
     id: "prompt-tokens",
-    label: ("Prompt size (tokens)", "提示长度（token）"),
+    label: t::PARAM_PROMPT_SIZE,
     min: 1,
     max: MAX_PROMPT_TOKENS,
     default: DEFAULT_PROMPT_TOKENS,
@@ -594,7 +556,7 @@ pub const PROMPT_TOKENS: CountParam = CountParam {
 /// The waves field.
 pub const WAVES: CountParam = CountParam {
     id: "repetitions",
-    label: ("Waves per level", "每档波数"),
+    label: t::PARAM_WAVES_PER_LEVEL,
     min: 1,
     max: MAX_REPETITIONS,
     default: DEFAULT_WAVES_PER_LEVEL as u32,
@@ -610,15 +572,11 @@ impl Experiment for Concurrency {
     }
 
     fn label(&self) -> Bilingual {
-        Bilingual::new("Concurrency", "并发")
+        t::CONCURRENCY.bilingual()
     }
 
     fn description(&self) -> Bilingual {
-        Bilingual::new(
-            "Waves of 1, 2, 4, 8… simultaneous streams: whether the server or the browser \
-             (6 connections per host over HTTP/1.1) makes streams wait.",
-            "同时发出 1、2、4、8……个流：判断是服务器还是浏览器（HTTP/1.1 下每个主机 6 个连接）让流在排队。",
-        )
+        t::CONCURRENCY_DESCRIPTION.bilingual()
     }
 
     fn schedule_kind(&self) -> ScheduleKind {
@@ -675,10 +633,10 @@ impl Design for ConcurrencyDesign {
                     wave.streams
                         .iter()
                         .map(|run| {
-                            let level = Bilingual::new(
-                                format!("{} streams, wave {}", run.key.level, run.key.wave + 1),
-                                format!("{} 个并发流，第 {} 波", run.key.level, run.key.wave + 1),
-                            );
+                            let level = t::STREAMS_WAVE_LEVEL.bilingual_with(&[
+                                ("level", &run.key.level),
+                                ("wave", &(run.key.wave + 1)),
+                            ]);
                             run_spec(run, RunRole::Measured, level, sizing)
                         })
                         .collect()
@@ -728,13 +686,10 @@ pub fn report(
         .filter_map(|o| Some((f64::from(o.key.level), o.sample.usable_ttft_ms()?)))
         .collect();
     report.chart = Some(Chart {
-        title: Bilingual::new(
-            "TTFT (ms) of each stream against concurrent streams",
-            "每个流的首字延迟（毫秒）与并发流数",
-        ),
+        title: t::CONCURRENCY_CHART_TITLE.bilingual(),
         kind: ChartKind::Scatter,
-        x: Axis::new(Bilingual::new("concurrent streams", "并发流"), Unit::Count),
-        y: Axis::new(Bilingual::new("TTFT", "首字延迟"), Unit::Ms),
+        x: Axis::new(t::CONCURRENT_STREAMS.bilingual(), Unit::Count),
+        y: Axis::new(t::TTFT.bilingual(), Unit::Ms),
         series: vec![Series::points(
             same_text("ttft_ms"),
             Colour::Measured,
@@ -744,24 +699,15 @@ pub fn report(
         fits: Vec::new(),
     });
     let columns = vec![
-        Column::new(Bilingual::new("streams", "并发流"), Unit::Count),
-        Column::new(Bilingual::new("waves", "波数"), Unit::Count),
-        Column::new(Bilingual::new("failed", "失败"), Unit::Count),
+        Column::new(t::STREAMS.bilingual(), Unit::Count),
+        Column::new(t::WAVES.bilingual(), Unit::Count),
+        Column::new(t::FAILED.bilingual(), Unit::Count),
         Column::new(same_text("p50"), Unit::Ms),
         Column::new(same_text("p95"), Unit::Ms),
         Column::new(same_text("p99"), Unit::Ms),
-        Column::new(
-            Bilingual::new("server queueing (waves)", "服务器排队（波）"),
-            Unit::Count,
-        ),
-        Column::new(
-            Bilingual::new("browser queueing (waves)", "浏览器排队（波）"),
-            Unit::Count,
-        ),
-        Column::new(
-            Bilingual::new("max browser queueing", "浏览器最长排队"),
-            Unit::Ms,
-        ),
+        Column::new(t::SERVER_QUEUEING_WAVES.bilingual(), Unit::Count),
+        Column::new(t::BROWSER_QUEUEING_WAVES.bilingual(), Unit::Count),
+        Column::new(t::MAX_BROWSER_QUEUEING.bilingual(), Unit::Ms),
     ];
     let rows = result
         .levels

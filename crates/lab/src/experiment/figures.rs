@@ -1,7 +1,6 @@
-//! Small figures the analyses share (summaries, medians) and their wording (ms, percent,
-//! both languages).
+//! Small figures the analyses share (summaries, medians) and how they are written into
+//! texts (ms, percent).
 
-use ttft_core::lang::Lang;
 use ttft_core::stats::Summary;
 
 /// Summary of finite values; `None` when there are none.
@@ -13,11 +12,6 @@ pub fn summary_of(values: &[f64]) -> Option<Summary> {
 /// Median of finite values (type 7); `None` when there are none.
 pub fn median_of(values: &[f64]) -> Option<f64> {
     summary_of(values).map(|summary| summary.p50)
-}
-
-/// Picks the text of `lang`.
-pub fn bilingual(lang: Lang, en: String, zh: String) -> String {
-    lang.pick(en, zh)
 }
 
 /// Milliseconds rounded for messages ("1234 ms").

@@ -19,6 +19,8 @@ use serde::{Deserialize, Serialize};
 use ttft_core::lang::Lang;
 use ttft_core::request::with_nonce;
 
+use crate::texts as t;
+
 /// Characters per token in a run of non-ideograph, non-space characters (the sim's rule).
 pub use ttft_tokens::CHARS_PER_TOKEN as SIM_CHARS_PER_TOKEN;
 
@@ -38,38 +40,22 @@ pub fn sim_token_count(text: &str) -> u32 {
     ttft_tokens::count_tokens(text)
 }
 
-/// English source text, cycled. Plain prose about the topic, so a model reading it is not
-/// confused by noise; every word is at most 3 sim tokens and "a" (1 token) recurs, so any
-/// remainder can be filled exactly.
-const ENGLISH_TEXT: &str = "The time to first token is the wait a person sees before an answer \
-starts. It is the sum of the network, the queue and the prefill, which reads the whole \
-prompt before the first token exists. A long prompt takes longer to read, a short one is \
-quick, and the number of tokens asked for as output does not change it. A cache can skip \
-the part of a prompt that was seen before, but only when the start is the same. When many \
-requests arrive at once, some of them wait for a free slot, and a long prefill can hold a \
-short request back.";
-
-/// Chinese source text, cycled. Every character is one sim token: ideographs, and single
-/// full-width punctuation marks that are never adjacent to another non-ideograph.
-const CHINESE_TEXT: &str = "首字延迟是用户按下发送到看到第一个字的等待时间。它由网络时间，排队时间和预填充时间组成，\
-预填充要先读完整个提示才能生成第一个字。提示越长读得越久，输出长度的上限并不改变它。前缀缓存可以跳过以前见过的部分，\
-但只有开头完全相同才会命中。许多请求同时到达时，一部分要等待空闲的位置，一个很长的预填充会拖住后面的短请求。";
-
 /// Filler text of exactly `target_tokens` tokens under the sim's rule, in `lang`.
 ///
 /// Deterministic; a longer filler starts with the same text as a shorter one (up to the
 /// last few words, chosen to land on the exact count).
 pub fn filler_text(target_tokens: u32, lang: Lang) -> String {
+    let source = t::PROMPT_FILLER.get(lang);
     match lang {
-        Lang::En => english_filler(target_tokens),
-        Lang::Zh => chinese_filler(target_tokens),
+        Lang::En => english_filler(source, target_tokens),
+        Lang::Zh => chinese_filler(source, target_tokens),
     }
 }
 
 /// English filler: words in order; a word that would overshoot is skipped (a one-token
 /// word comes within the sentence, so the loop always lands on the target).
-fn english_filler(target_tokens: u32) -> String {
-    let words: Vec<&str> = ENGLISH_TEXT.split_whitespace().collect();
+fn english_filler(source: &str, target_tokens: u32) -> String {
+    let words: Vec<&str> = source.split_whitespace().collect();
     let mut text = String::new();
     let mut remaining = target_tokens;
     let mut skipped_in_a_row = 0;
@@ -93,8 +79,8 @@ fn english_filler(target_tokens: u32) -> String {
 }
 
 /// Chinese filler: the first `target_tokens` characters of the cycled text.
-fn chinese_filler(target_tokens: u32) -> String {
-    CHINESE_TEXT
+fn chinese_filler(source: &str, target_tokens: u32) -> String {
+    source
         .chars()
         .cycle()
         .take(target_tokens as usize)

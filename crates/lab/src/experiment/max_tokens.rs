@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::book::{context_budget, plan_sized, run_spec, session, Design, RunBook};
-use super::figures::{bilingual, median_of, ms, summary_of};
+use super::figures::{median_of, ms, summary_of};
 use super::filler::estimated_tokens;
 use super::limits::{MAX_PROMPT_TOKENS, MAX_REPETITIONS};
 use super::order::{interleaved_order, run_nonce};
@@ -20,6 +20,7 @@ use super::sample::{Observation, PlannedRun};
 use super::schedule::{RunRole, Schedule, ScheduleKind};
 use super::session::{Experiment, Planning, Setup, SetupError};
 use super::sizing::{fit_outputs, PromptSizing};
+use crate::texts as t;
 use ttft_core::lang::Bilingual;
 use ttft_core::lang::Lang;
 use ttft_core::stats::Summary;
@@ -175,33 +176,16 @@ impl MaxTokensVerdict {
     /// What it means and what to do, in `lang`.
     pub fn message(&self, lang: Lang) -> String {
         match self {
-            MaxTokensVerdict::NotEnoughData => bilingual(
-                lang,
-                format!(
-                    "Not enough successful runs: each max_tokens value needs at least \
-                     {MIN_RUNS_PER_LEVEL}. Check the failed runs and try again."
-                ),
-                format!(
-                    "成功的运行不够：每个 max_tokens 取值至少需要 {MIN_RUNS_PER_LEVEL} 次。\
-                     请检查失败的运行后重试。"
-                ),
-            ),
+            MaxTokensVerdict::NotEnoughData => t::MAX_TOKENS_VERDICT_NOT_ENOUGH_DATA
+                .fill(lang, &[("min_runs", &MIN_RUNS_PER_LEVEL)]),
             MaxTokensVerdict::Independent {
                 difference_ms,
                 threshold_ms,
             } => {
                 let (difference, threshold) = (ms(difference_ms.abs()), ms(*threshold_ms));
-                bilingual(
+                t::MAX_TOKENS_VERDICT_INDEPENDENT.fill(
                     lang,
-                    format!(
-                        "TTFT does not depend on output length: the medians differ by {difference} \
-                         ms, within the noise ({threshold} ms). Set max_tokens for the answer you \
-                         need; it does not slow the first token."
-                    ),
-                    format!(
-                        "首字延迟与输出长度无关：两组中位数相差 {difference} 毫秒，在噪声范围\
-                         （{threshold} 毫秒）之内。按需要的回答长度设置 max_tokens 即可，它不会拖慢第一个字。"
-                    ),
+                    &[("difference", &difference), ("threshold", &threshold)],
                 )
             }
             MaxTokensVerdict::Depends {
@@ -211,20 +195,14 @@ impl MaxTokensVerdict {
                 threshold_ms,
             } => {
                 let (difference, threshold) = (format!("{difference_ms:+.0}"), ms(*threshold_ms));
-                bilingual(
+                t::MAX_TOKENS_VERDICT_DEPENDS.fill(
                     lang,
-                    format!(
-                        "TTFT changes with max_tokens: {high_max_tokens} instead of \
-                         {low_max_tokens} changes the median by {difference} ms (noise \
-                         {threshold} ms). Prefill itself does not depend on it, so the server \
-                         reserves memory or schedules by the requested length: ask for no more \
-                         output than you need."
-                    ),
-                    format!(
-                        "首字延迟随 max_tokens 变化：把 {low_max_tokens} 改成 {high_max_tokens} 后\
-                         中位数变化 {difference} 毫秒（噪声 {threshold} 毫秒）。预填充本身与它无关，\
-                         说明服务器按请求的输出长度预留显存或排队：只申请需要的输出长度。"
-                    ),
+                    &[
+                        ("high_max_tokens", &high_max_tokens),
+                        ("low_max_tokens", &low_max_tokens),
+                        ("difference", &difference),
+                        ("threshold", &threshold),
+                    ],
                 )
             }
         }
@@ -315,7 +293,7 @@ pub fn analyze(observations: &[Observation<u32>]) -> MaxTokensResult {
 /// The output limits field.
 pub const MAX_TOKENS_VALUES: CountListParam = CountListParam {
     id: "max-tokens",
-    label: ("max_tokens values", "max_tokens 取值"),
+    label: t::PARAM_MAX_TOKENS_VALUES,
     min: 1,
     max: 1_000_000,
     default: &DEFAULT_MAX_TOKENS_VALUES,
@@ -324,7 +302,7 @@ pub const MAX_TOKENS_VALUES: CountListParam = CountListParam {
 /// The prompt size field.
 pub const PROMPT_TOKENS: CountParam = CountParam {
     id: "prompt-tokens",
-    label: ("Prompt size (tokens)", "提示长度（token）"),
+    label: t::PARAM_PROMPT_SIZE,
     min: 1,
     max: MAX_PROMPT_TOKENS,
     default: DEFAULT_PROMPT_TOKENS,
@@ -333,7 +311,7 @@ pub const PROMPT_TOKENS: CountParam = CountParam {
 /// The repetitions field.
 pub const REPETITIONS: CountParam = CountParam {
     id: "repetitions",
-    label: ("Runs per level", "每档运行次数"),
+    label: t::PARAM_RUNS_PER_LEVEL,
     min: 1,
     max: MAX_REPETITIONS,
     default: DEFAULT_REPETITIONS as u32,
@@ -349,16 +327,11 @@ impl Experiment for MaxTokens {
     }
 
     fn label(&self) -> Bilingual {
-        Bilingual::new("max_tokens", "max_tokens")
+        t::MAX_TOKENS.bilingual()
     }
 
     fn description(&self) -> Bilingual {
-        Bilingual::new(
-            "The same prompt with a small and a large output limit: prefill does not depend on \
-             max_tokens, so a difference means the server reserves or schedules by it.",
-            "同一个提示分别用较小和较大的输出上限：预填充与 max_tokens 无关，\
-             如果首字延迟有差别，说明服务器按它预留资源或排队。",
-        )
+        t::MAX_TOKENS_DESCRIPTION.bilingual()
     }
 
     fn schedule_kind(&self) -> ScheduleKind {
@@ -470,20 +443,17 @@ pub fn report(
         })
         .collect();
     report.chart = Some(Chart {
-        title: Bilingual::new(
-            "TTFT (ms) per repetition, by max_tokens",
-            "各 max_tokens 下每次重复的首字延迟（毫秒）",
-        ),
+        title: t::MAX_TOKENS_CHART_TITLE.bilingual(),
         kind: ChartKind::Sequence,
-        x: Axis::new(Bilingual::new("repetition", "重复"), Unit::Count),
-        y: Axis::new(Bilingual::new("TTFT", "首字延迟"), Unit::Ms),
+        x: Axis::new(t::REPETITION.bilingual(), Unit::Count),
+        y: Axis::new(t::TTFT.bilingual(), Unit::Ms),
         series,
         references: Vec::new(),
         fits: Vec::new(),
     });
     let mut columns = vec![
         Column::new(same_text("max_tokens"), Unit::Tokens),
-        Column::new(Bilingual::new("failed", "失败"), Unit::Count),
+        Column::new(t::FAILED.bilingual(), Unit::Count),
     ];
     columns.extend(Table::summary_columns());
     let rows = result

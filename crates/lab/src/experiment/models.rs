@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::book::{context_budget, plan_sized, run_spec, session, Design, RunBook};
-use super::figures::{bilingual, ms, summary_of};
+use super::figures::{ms, summary_of};
 use super::filler::estimated_tokens;
 use super::limits::{MAX_PROMPT_TOKENS, MAX_REPETITIONS};
 use super::order::{interleaved_order, run_nonce};
@@ -20,6 +20,7 @@ use super::sample::{Observation, PlannedRun};
 use super::schedule::{RunRole, Schedule, ScheduleKind};
 use super::session::{Experiment, Planning, Setup, SetupError};
 use super::sizing::{counts_note, prompt_tokens_of, PromptSizing};
+use crate::texts as t;
 use ttft_core::lang::Bilingual;
 use ttft_core::lang::Lang;
 use ttft_core::stats::{linear_fit, Fit, Summary};
@@ -196,11 +197,9 @@ impl ModelsVerdict {
     /// What it means and what to do, in `lang`.
     pub fn message(&self, lang: Lang) -> String {
         match self {
-            ModelsVerdict::NoSuccessfulRuns => bilingual(
-                lang,
-                "No model answered successfully: fix the errors shown for each run first.".into(),
-                "没有任何模型成功回答：请先解决每次运行显示的错误。".into(),
-            ),
+            ModelsVerdict::NoSuccessfulRuns => {
+                t::MODELS_VERDICT_NO_SUCCESSFUL_RUNS.get(lang).to_owned()
+            }
             ModelsVerdict::Fastest {
                 model,
                 p50_ms,
@@ -211,44 +210,24 @@ impl ModelsVerdict {
                 match (runner_up, runner_up_p50_ms) {
                     (Some(second), Some(second_ms)) => {
                         let second_ms = ms(*second_ms);
-                        bilingual(
+                        t::MODELS_VERDICT_CLEAR_WINNER.fill(
                             lang,
-                            format!(
-                                "{model} starts answering first: median TTFT {fastest} ms, against \
-                                 {second_ms} ms for {second}. Pick it where the first token matters."
-                            ),
-                            format!(
-                                "{model} 最先开始回答：首字延迟中位数 {fastest} 毫秒，{second} 为 \
-                                 {second_ms} 毫秒。在首字速度重要的场景选用它。"
-                            ),
+                            &[
+                                ("model", &model),
+                                ("fastest", &fastest),
+                                ("second_ms", &second_ms),
+                                ("second", &second),
+                            ],
                         )
                     }
-                    _ => bilingual(
-                        lang,
-                        format!(
-                            "Only {model} was measured: median TTFT {fastest} ms. Add models to \
-                             compare."
-                        ),
-                        format!(
-                            "只测了 {model}：首字延迟中位数 {fastest} 毫秒。请加入其他模型进行比较。"
-                        ),
-                    ),
+                    _ => t::MODELS_VERDICT_SINGLE_MODEL
+                        .fill(lang, &[("model", &model), ("fastest", &fastest)]),
                 }
             }
             ModelsVerdict::Tie { models, p50_ms } => {
                 let names = models.join(", ");
                 let fastest = ms(*p50_ms);
-                bilingual(
-                    lang,
-                    format!(
-                        "{names} are tied (median TTFT about {fastest} ms, within noise): choose \
-                         by price, quality or the tail (p95) instead."
-                    ),
-                    format!(
-                        "{names} 不相上下（首字延迟中位数约 {fastest} 毫秒，差别在噪声之内）：\
-                         请按价格、质量或长尾（p95）来选择。"
-                    ),
-                )
+                t::MODELS_VERDICT_TIED.fill(lang, &[("names", &names), ("fastest", &fastest)])
             }
         }
     }
@@ -360,16 +339,16 @@ fn verdict(ranked: &[ModelSummary]) -> ModelsVerdict {
 /// The models field.
 pub const MODELS: NamesParam = NamesParam {
     id: "models",
-    label: ("Models (comma-separated)", "模型（逗号分隔）"),
+    label: t::PARAM_MODELS,
     max_items: MAX_MODELS,
     max_chars: MAX_MODEL_NAME_CHARS,
-    placeholder: ("the form's model", "表单中的模型"),
+    placeholder: t::PARAM_MODELS_PLACEHOLDER,
 };
 
 /// The prompt sizes field.
 pub const SIZES: CountListParam = CountListParam {
     id: "sizes",
-    label: ("Prompt sizes (tokens)", "提示长度（token）"),
+    label: t::PARAM_PROMPT_SIZES,
     min: 1,
     max: MAX_PROMPT_TOKENS,
     default: &FIELD_DEFAULT_SIZES_TOKENS,
@@ -378,7 +357,7 @@ pub const SIZES: CountListParam = CountListParam {
 /// The repetitions field.
 pub const REPETITIONS: CountParam = CountParam {
     id: "repetitions",
-    label: ("Runs per level", "每档运行次数"),
+    label: t::PARAM_RUNS_PER_LEVEL,
     min: 1,
     max: MAX_REPETITIONS,
     default: FIELD_DEFAULT_REPETITIONS,
@@ -394,15 +373,11 @@ impl Experiment for Models {
     }
 
     fn label(&self) -> Bilingual {
-        Bilingual::new("Models", "模型对比")
+        t::MODELS.bilingual()
     }
 
     fn description(&self) -> Bilingual {
-        Bilingual::new(
-            "Several models (or endpoints) on the same prompts, ranked by median TTFT, with a \
-             prompt-length line per model.",
-            "多个模型（或端点）使用相同的提示，按首字延迟中位数排名，并为每个模型拟合提示长度曲线。",
-        )
+        t::MODELS_DESCRIPTION.bilingual()
     }
 
     fn schedule_kind(&self) -> ScheduleKind {
@@ -451,10 +426,10 @@ impl Design for ModelsConfig {
         let sizing = &self.sizing;
         Schedule::Sequence {
             runs: book.specs(|run| {
-                let level = Bilingual::new(
-                    format!("{} · {} tokens", run.key.model, run.key.planned_tokens),
-                    format!("{} · {} 个 token", run.key.model, run.key.planned_tokens),
-                );
+                let level = t::MODEL_TOKENS_LEVEL.bilingual_with(&[
+                    ("model", &run.key.model),
+                    ("planned_tokens", &run.key.planned_tokens),
+                ]);
                 run_spec(
                     run,
                     RunRole::Measured,
@@ -524,10 +499,7 @@ pub fn report(
         .enumerate()
         .filter_map(|(index, summary)| {
             let fit = summary.prompt_length_fit.as_ref()?;
-            let name = Bilingual::new(
-                format!("{} (fit)", summary.model),
-                format!("{}（拟合）", summary.model),
-            );
+            let name = t::MODEL_FIT.bilingual_with(&[("model", &summary.model)]);
             Some(FitLine::from_fit(name, fit, Colour::category(index), true))
         })
         .collect();
@@ -535,25 +507,22 @@ pub fn report(
     report.word("token-source", x_source.code());
     report.notes.push(counts_note(x_source));
     report.chart = Some(Chart {
-        title: Bilingual::new(
-            "TTFT (ms) against prompt tokens, per model",
-            "各模型的首字延迟（毫秒）与提示 token 数",
-        ),
+        title: t::MODELS_CHART_TITLE.bilingual(),
         kind: ChartKind::Scatter,
-        x: Axis::tokens(Bilingual::new("prompt tokens", "提示 token"), x_source),
-        y: Axis::new(Bilingual::new("TTFT", "首字延迟"), Unit::Ms),
+        x: Axis::tokens(t::PROMPT_TOKENS.bilingual(), x_source),
+        y: Axis::new(t::TTFT.bilingual(), Unit::Ms),
         series,
         references: Vec::new(),
         fits,
     });
     let columns = vec![
-        Column::new(Bilingual::new("model", "模型"), Unit::None),
-        Column::new(Bilingual::new("rank", "排名"), Unit::Count),
+        Column::new(t::MODEL.bilingual(), Unit::None),
+        Column::new(t::RANK.bilingual(), Unit::Count),
         Column::new(same_text("p50"), Unit::Ms),
         Column::new(same_text("p95"), Unit::Ms),
-        Column::new(Bilingual::new("runs", "次数"), Unit::Count),
-        Column::new(Bilingual::new("failed", "失败"), Unit::Count),
-        Column::new(Bilingual::new("prefill", "预填充"), Unit::MsPer1kTokens),
+        Column::new(t::RUNS.bilingual(), Unit::Count),
+        Column::new(t::FAILED.bilingual(), Unit::Count),
+        Column::new(t::PREFILL.bilingual(), Unit::MsPer1kTokens),
     ];
     let rows = result
         .models

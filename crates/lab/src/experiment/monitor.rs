@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::figures::{bilingual, ms, percent, summary_of};
+use super::figures::{ms, percent, summary_of};
 use super::params::{CountParam, Inputs, ParamSpec};
 use super::report::{
     same_text, Axis, Cell, Chart, ChartKind, Colour, Column, ReferenceMark, Report, Series, Table,
@@ -16,6 +16,7 @@ use super::sample::Observation;
 use super::schedule::{Observed, Schedule, ScheduleKind, TimedRuns};
 use super::session::{Experiment, ExperimentSession, Planning, Setup, SetupError};
 use super::timed::MonitorSchedule;
+use crate::texts as t;
 use ttft_core::lang::Bilingual;
 use ttft_core::lang::Lang;
 use ttft_core::stats::Summary;
@@ -149,25 +150,13 @@ impl MonitorVerdict {
     /// What it means and what to do, in `lang`.
     pub fn message(&self, lang: Lang) -> String {
         match self {
-            MonitorVerdict::NotEnoughData => bilingual(
-                lang,
-                format!(
-                    "Waiting for data: the window needs at least {MIN_WINDOW_RUNS} successful runs."
-                ),
-                format!("等待数据：窗口内至少需要 {MIN_WINDOW_RUNS} 次成功运行。"),
-            ),
+            MonitorVerdict::NotEnoughData => t::MONITOR_VERDICT_NOT_ENOUGH_DATA
+                .fill(lang, &[("min_window_runs", &MIN_WINDOW_RUNS)]),
             MonitorVerdict::Failing { failures, runs } => {
                 let share = percent(*failures as f64 / (*runs).max(1) as f64);
-                bilingual(
+                t::MONITOR_VERDICT_FAILING.fill(
                     lang,
-                    format!(
-                        "{failures} of the last {runs} runs failed ({share}): users see errors, \
-                         not just latency. Open the failed runs for the cause."
-                    ),
-                    format!(
-                        "最近 {runs} 次运行中有 {failures} 次失败（{share}）：用户看到的是错误，而不只是慢。\
-                         请打开失败的运行查看原因。"
-                    ),
+                    &[("failures", &failures), ("runs", &runs), ("share", &share)],
                 )
             }
             MonitorVerdict::Healthy {
@@ -176,12 +165,9 @@ impl MonitorVerdict {
                 limit_ms,
             } => {
                 let (name, observed, limit) = (percentile.name(), ms(*observed_ms), ms(*limit_ms));
-                bilingual(
+                t::MONITOR_VERDICT_HEALTHY.fill(
                     lang,
-                    format!("Within the limit: TTFT {name} is {observed} ms (limit {limit} ms)."),
-                    format!(
-                        "在限值之内：首字延迟 {name} 为 {observed} 毫秒（限值 {limit} 毫秒）。"
-                    ),
+                    &[("name", &name), ("observed", &observed), ("limit", &limit)],
                 )
             }
             MonitorVerdict::Breach {
@@ -190,17 +176,9 @@ impl MonitorVerdict {
                 limit_ms,
             } => {
                 let (name, observed, limit) = (percentile.name(), ms(*observed_ms), ms(*limit_ms));
-                bilingual(
+                t::MONITOR_VERDICT_BREACH.fill(
                     lang,
-                    format!(
-                        "Limit exceeded: TTFT {name} is {observed} ms, above {limit} ms. Check the \
-                         provider's status page, then compare prompt length, concurrency and \
-                         cache hits with a good period."
-                    ),
-                    format!(
-                        "超出限值：首字延迟 {name} 为 {observed} 毫秒，高于 {limit} 毫秒。请先查看服务商的状态页，\
-                         再把提示长度、并发和缓存命中与正常时段对比。"
-                    ),
+                    &[("name", &name), ("observed", &observed), ("limit", &limit)],
                 )
             }
         }
@@ -311,7 +289,7 @@ pub const MAX_SECONDS: u32 = 7 * 24 * 3600;
 /// The interval field.
 pub const INTERVAL: CountParam = CountParam {
     id: "interval",
-    label: ("Every (s)", "间隔（秒）"),
+    label: t::PARAM_INTERVAL_S,
     min: 1,
     max: MAX_SECONDS,
     default: 10,
@@ -320,7 +298,7 @@ pub const INTERVAL: CountParam = CountParam {
 /// The duration field.
 pub const DURATION: CountParam = CountParam {
     id: "duration",
-    label: ("For (s)", "持续（秒）"),
+    label: t::PARAM_DURATION_S,
     min: 1,
     max: MAX_SECONDS,
     default: 300,
@@ -329,7 +307,7 @@ pub const DURATION: CountParam = CountParam {
 /// The p95 limit field.
 pub const THRESHOLD: CountParam = CountParam {
     id: "threshold",
-    label: ("p95 limit (ms)", "p95 限值（毫秒）"),
+    label: t::PARAM_P95_LIMIT_MS,
     min: 1,
     max: 10_000_000,
     default: 2_000,
@@ -338,7 +316,7 @@ pub const THRESHOLD: CountParam = CountParam {
 /// The window field.
 pub const WINDOW: CountParam = CountParam {
     id: "window",
-    label: ("Window (runs)", "窗口（次）"),
+    label: t::PARAM_WINDOW_RUNS,
     min: 1,
     max: 10_000,
     default: 20,
@@ -354,15 +332,11 @@ impl Experiment for Monitor {
     }
 
     fn label(&self) -> Bilingual {
-        Bilingual::new("Monitor", "监控")
+        t::MONITOR.bilingual()
     }
 
     fn description(&self) -> Bilingual {
-        Bilingual::new(
-            "The form's prompt every N seconds for a while, with rolling p50/p95/p99 against a \
-             p95 limit.",
-            "每隔 N 秒发送一次表单中的提示，持续一段时间，并把滚动的 p50/p95/p99 与 p95 限值比较。",
-        )
+        t::MONITOR_DESCRIPTION.bilingual()
     }
 
     fn schedule_kind(&self) -> ScheduleKind {
@@ -494,13 +468,10 @@ pub fn report(
         |value: fn(&RollingPoint) -> Option<f64>| rolling.iter().map(value).collect::<Vec<_>>();
     let name = threshold.percentile.name();
     report.chart = Some(Chart {
-        title: Bilingual::new(
-            "Rolling TTFT percentiles (ms) per run",
-            "每次运行后的滚动首字延迟分位数（毫秒）",
-        ),
+        title: t::MONITOR_CHART_TITLE.bilingual(),
         kind: ChartKind::Sequence,
-        x: Axis::new(Bilingual::new("run", "运行"), Unit::Count),
-        y: Axis::new(Bilingual::new("TTFT", "首字延迟"), Unit::Ms),
+        x: Axis::new(t::RUN.bilingual(), Unit::Count),
+        y: Axis::new(t::TTFT.bilingual(), Unit::Ms),
         series: vec![
             Series::values(same_text("ttft_ms"), Colour::Measured, pick(|p| p.ttft_ms)),
             Series::values(same_text("p50"), Colour::Median, pick(|p| p.p50_ms)),
@@ -508,7 +479,7 @@ pub fn report(
             Series::values(same_text("p99"), Colour::FarTail, pick(|p| p.p99_ms)),
         ],
         references: vec![ReferenceMark {
-            name: Bilingual::new(format!("{name} limit"), format!("{name} 限值")),
+            name: t::PERCENTILE_LIMIT.bilingual_with(&[("name", &name)]),
             value: threshold.limit_ms,
             colour: Colour::Limit,
         }],
@@ -516,7 +487,7 @@ pub fn report(
     });
     let columns = vec![
         Column::new(same_text("#"), Unit::Count),
-        Column::new(Bilingual::new("started", "开始"), Unit::S),
+        Column::new(t::STARTED.bilingual(), Unit::S),
         Column::new(same_text("ttft_ms"), Unit::None),
         Column::new(same_text("p50"), Unit::Ms),
         Column::new(same_text("p95"), Unit::Ms),

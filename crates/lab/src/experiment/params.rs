@@ -9,12 +9,15 @@
 //! every error quotes the input and says what was expected, in English and Chinese.
 
 use std::collections::BTreeMap;
+use std::fmt;
 
 use serde::{Deserialize, Serialize};
-use thiserror::Error;
 
 use ttft_core::lang::Bilingual;
 use ttft_core::lang::Lang;
+use ttft_core::text::Text;
+
+use crate::texts as t;
 
 /// Longest text accepted in any field, characters: longer input is refused, not cut.
 pub const MAX_FIELD_CHARS: usize = 4_000;
@@ -23,20 +26,17 @@ pub const MAX_FIELD_CHARS: usize = 4_000;
 pub const MAX_LIST_VALUES: usize = 32;
 
 /// What is wrong with one field's text.
-#[derive(Debug, Clone, PartialEq, Eq, Error, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum InputProblem {
     /// Nothing was typed where a value is needed.
-    #[error("give a value")]
     Empty,
     /// Not a whole number (or a whole number of thousands: "1.2345k").
-    #[error("\"{input}\" is not a whole number (write 400, 5000 or 5k)")]
     NotANumber {
         /// The part of the input that was read.
         input: String,
     },
     /// A whole number outside the bounds.
-    #[error("\"{input}\" is not a whole number from {min} to {max}")]
     OutOfRange {
         /// The part of the input that was read.
         input: String,
@@ -46,7 +46,6 @@ pub enum InputProblem {
         max: u32,
     },
     /// More list values than accepted.
-    #[error("{count} values given; at most {max} are accepted")]
     TooManyValues {
         /// Values given.
         count: usize,
@@ -54,7 +53,6 @@ pub enum InputProblem {
         max: usize,
     },
     /// Text longer than accepted.
-    #[error("{chars} characters given; at most {max} are accepted")]
     TooLong {
         /// Characters given (of the whole field, or of one name).
         chars: usize,
@@ -66,30 +64,33 @@ pub enum InputProblem {
 impl InputProblem {
     /// The problem in `lang`.
     pub fn message(&self, lang: Lang) -> String {
-        match lang {
-            Lang::En => self.to_string(),
-            Lang::Zh => match self {
-                InputProblem::Empty => "请填写一个值".into(),
-                InputProblem::NotANumber { input } => {
-                    format!("“{input}”不是整数（可写作 400、5000 或 5k）")
-                }
-                InputProblem::OutOfRange { input, min, max } => {
-                    format!("“{input}”不是 {min} 到 {max} 之间的整数")
-                }
-                InputProblem::TooManyValues { count, max } => {
-                    format!("填写了 {count} 个值；最多接受 {max} 个")
-                }
-                InputProblem::TooLong { chars, max } => {
-                    format!("填写了 {chars} 个字符；最多接受 {max} 个")
-                }
-            },
+        match self {
+            InputProblem::Empty => t::INPUT_PROBLEM_EMPTY.get(lang).to_owned(),
+            InputProblem::NotANumber { input } => {
+                t::INPUT_PROBLEM_NOT_A_NUMBER.fill(lang, &[("input", input)])
+            }
+            InputProblem::OutOfRange { input, min, max } => t::INPUT_PROBLEM_OUT_OF_RANGE
+                .fill(lang, &[("input", input), ("max", max), ("min", min)]),
+            InputProblem::TooManyValues { count, max } => {
+                t::INPUT_PROBLEM_TOO_MANY_VALUES.fill(lang, &[("count", count), ("max", max)])
+            }
+            InputProblem::TooLong { chars, max } => {
+                t::INPUT_PROBLEM_TOO_LONG.fill(lang, &[("chars", chars), ("max", max)])
+            }
         }
     }
 }
 
+impl fmt::Display for InputProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message(Lang::En))
+    }
+}
+
+impl std::error::Error for InputProblem {}
+
 /// A field whose text cannot be used: which field, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Error, Serialize, Deserialize)]
-#[error("{}: {problem}", label.en)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ParamError {
     /// The field's id ([`ParamSpec::id`]).
     pub id: String,
@@ -102,17 +103,23 @@ pub struct ParamError {
 impl ParamError {
     /// "Label: problem" in `lang`.
     pub fn message(&self, lang: Lang) -> String {
-        let separator = match lang {
-            Lang::En => ": ",
-            Lang::Zh => "：",
-        };
-        format!(
-            "{}{separator}{}",
-            self.label.get(lang),
-            self.problem.message(lang)
+        t::PARAM_ERROR.fill(
+            lang,
+            &[
+                ("label", &self.label.get(lang)),
+                ("problem", &self.problem.message(lang)),
+            ],
         )
     }
 }
+
+impl fmt::Display for ParamError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message(Lang::En))
+    }
+}
+
+impl std::error::Error for ParamError {}
 
 /// A whole number in `[min, max]`; "5k" and "1.5K" mean 5000 and 1500.
 pub fn parse_count(text: &str, min: u32, max: u32) -> Result<u32, InputProblem> {
@@ -296,8 +303,8 @@ impl Inputs {
 pub struct CountParam {
     /// See [`ParamSpec::id`].
     pub id: &'static str,
-    /// Label (English, Chinese).
-    pub label: (&'static str, &'static str),
+    /// Label.
+    pub label: Text,
     /// Smallest accepted.
     pub min: u32,
     /// Largest accepted.
@@ -311,7 +318,7 @@ impl CountParam {
     pub fn spec(&self) -> ParamSpec {
         ParamSpec {
             id: self.id,
-            label: Bilingual::new(self.label.0, self.label.1),
+            label: self.label.bilingual(),
             kind: ParamKind::Count,
             default_text: self.default.to_string(),
             placeholder: None,
@@ -325,7 +332,7 @@ impl CountParam {
             None => Ok(self.default),
             Some(text) => parse_count(text, self.min, self.max).map_err(|problem| ParamError {
                 id: self.id.into(),
-                label: Bilingual::new(self.label.0, self.label.1),
+                label: self.label.bilingual(),
                 problem,
             }),
         }
@@ -337,8 +344,8 @@ impl CountParam {
 pub struct CountListParam {
     /// See [`ParamSpec::id`].
     pub id: &'static str,
-    /// Label (English, Chinese).
-    pub label: (&'static str, &'static str),
+    /// Label.
+    pub label: Text,
     /// Smallest accepted value.
     pub min: u32,
     /// Largest accepted value.
@@ -352,7 +359,7 @@ impl CountListParam {
     pub fn spec(&self) -> ParamSpec {
         ParamSpec {
             id: self.id,
-            label: Bilingual::new(self.label.0, self.label.1),
+            label: self.label.bilingual(),
             kind: ParamKind::CountList,
             default_text: join_counts(self.default),
             placeholder: None,
@@ -367,7 +374,7 @@ impl CountListParam {
             Some(text) => {
                 parse_count_list(text, self.min, self.max).map_err(|problem| ParamError {
                     id: self.id.into(),
-                    label: Bilingual::new(self.label.0, self.label.1),
+                    label: self.label.bilingual(),
                     problem,
                 })
             }
@@ -380,14 +387,14 @@ impl CountListParam {
 pub struct NamesParam {
     /// See [`ParamSpec::id`].
     pub id: &'static str,
-    /// Label (English, Chinese).
-    pub label: (&'static str, &'static str),
+    /// Label.
+    pub label: Text,
     /// Most names.
     pub max_items: usize,
     /// Longest name, characters.
     pub max_chars: usize,
-    /// Shown while empty (English, Chinese).
-    pub placeholder: (&'static str, &'static str),
+    /// Shown while empty.
+    pub placeholder: Text,
 }
 
 impl NamesParam {
@@ -395,10 +402,10 @@ impl NamesParam {
     pub fn spec(&self) -> ParamSpec {
         ParamSpec {
             id: self.id,
-            label: Bilingual::new(self.label.0, self.label.1),
+            label: self.label.bilingual(),
             kind: ParamKind::Names,
             default_text: String::new(),
-            placeholder: Some(Bilingual::new(self.placeholder.0, self.placeholder.1)),
+            placeholder: Some(self.placeholder.bilingual()),
             max_chars: MAX_FIELD_CHARS,
         }
     }
@@ -417,7 +424,7 @@ impl NamesParam {
     pub fn error(&self, problem: InputProblem) -> ParamError {
         ParamError {
             id: self.id.into(),
-            label: Bilingual::new(self.label.0, self.label.1),
+            label: self.label.bilingual(),
             problem,
         }
     }
@@ -428,12 +435,12 @@ impl NamesParam {
 pub struct TextParam {
     /// See [`ParamSpec::id`].
     pub id: &'static str,
-    /// Label (English, Chinese).
-    pub label: (&'static str, &'static str),
+    /// Label.
+    pub label: Text,
     /// Longest text, characters.
     pub max_chars: usize,
-    /// Shown while empty, and meant when empty (English, Chinese).
-    pub placeholder: (&'static str, &'static str),
+    /// Shown while empty, and meant when empty.
+    pub placeholder: Text,
 }
 
 impl TextParam {
@@ -441,10 +448,10 @@ impl TextParam {
     pub fn spec(&self) -> ParamSpec {
         ParamSpec {
             id: self.id,
-            label: Bilingual::new(self.label.0, self.label.1),
+            label: self.label.bilingual(),
             kind: ParamKind::Text,
             default_text: String::new(),
-            placeholder: Some(Bilingual::new(self.placeholder.0, self.placeholder.1)),
+            placeholder: Some(self.placeholder.bilingual()),
             max_chars: self.max_chars,
         }
     }
@@ -457,7 +464,7 @@ impl TextParam {
         if chars > self.max_chars {
             return Err(ParamError {
                 id: self.id.into(),
-                label: Bilingual::new(self.label.0, self.label.1),
+                label: self.label.bilingual(),
                 problem: InputProblem::TooLong {
                     chars,
                     max: self.max_chars,
@@ -567,7 +574,7 @@ mod tests {
     fn errors_quote_the_input_in_both_languages() {
         const SIZES: CountListParam = CountListParam {
             id: "sizes",
-            label: ("Prompt sizes (tokens)", "提示长度（token）"),
+            label: t::PARAM_PROMPT_SIZES,
             min: 1,
             max: 1000,
             default: &[100, 200],

@@ -7,18 +7,20 @@
 use serde::{Deserialize, Serialize};
 
 use super::book::{context_budget, plan_sized, run_spec, session, tokens_level, Design, RunBook};
-use super::figures::{bilingual, ms, percent, summary_of};
+use super::figures::{ms, percent, summary_of};
 use super::filler::estimated_tokens;
 use super::limits::{MAX_PROMPT_TOKENS, MAX_REPETITIONS};
 use super::order::{interleaved_order, run_nonce};
 use super::params::{CountListParam, CountParam, Inputs, ParamSpec};
 use super::report::{
-    same_text, Axis, Cell, Chart, ChartKind, Colour, Column, FitLine, Report, Series, Table, Unit,
+    counted_label, same_text, Axis, Cell, Chart, ChartKind, Colour, Column, FitLine, Report,
+    Series, Table, Unit,
 };
 use super::sample::{Observation, PlannedRun};
 use super::schedule::{RunRole, Schedule, ScheduleKind};
 use super::session::{Experiment, Planning, Setup, SetupError};
 use super::sizing::{counts_note, prompt_tokens_of, CountSource, PromptSizing, TokenCount};
+use crate::texts as t;
 use ttft_core::lang::Bilingual;
 use ttft_core::lang::Lang;
 use ttft_core::stats::{linear_fit, quadratic_fit, Fit, Summary};
@@ -210,27 +212,12 @@ impl PromptLengthVerdict {
     /// What it means and what to do, in `lang`.
     pub fn message(&self, lang: Lang) -> String {
         match self {
-            PromptLengthVerdict::NotEnoughData => bilingual(
-                lang,
-                "Not enough successful runs to fit a line: at least 3 prompt sizes need a TTFT. \
-                 Check the failed runs and try again."
-                    .into(),
-                "成功的运行不够，无法拟合直线：至少需要 3 种提示长度都有首字延迟。请检查失败的运行后重试。"
-                    .into(),
-            ),
+            PromptLengthVerdict::NotEnoughData => t::PROMPT_LENGTH_VERDICT_NOT_ENOUGH_DATA
+                .get(lang)
+                .to_owned(),
             PromptLengthVerdict::NoClearTrend { r_squared } => {
                 let r2 = r_squared.map_or("-".to_string(), |r| format!("{r:.2}"));
-                bilingual(
-                    lang,
-                    format!(
-                        "TTFT does not follow prompt length (R² {r2}): network or queueing delays \
-                         vary more than prefill. Repeat with more runs or larger prompts."
-                    ),
-                    format!(
-                        "首字延迟与提示长度没有明显关系（R² {r2}）：网络或排队的波动大于预填充时间。\
-                         请增加运行次数或使用更长的提示再测。"
-                    ),
-                )
+                t::PROMPT_LENGTH_VERDICT_NO_CLEAR_TREND.fill(lang, &[("r2", &r2)])
             }
             PromptLengthVerdict::NearLinear {
                 prefill_ms_per_1k_tokens,
@@ -238,18 +225,7 @@ impl PromptLengthVerdict {
             } => {
                 let r2 = r_squared.map_or("-".to_string(), |r| format!("{r:.2}"));
                 let cost = ms(*prefill_ms_per_1k_tokens);
-                bilingual(
-                    lang,
-                    format!(
-                        "TTFT grows about linearly with prompt length: prefill costs {cost} ms per \
-                         1,000 prompt tokens (R² {r2}). Shorten long prompts or cache their shared \
-                         prefix to cut TTFT."
-                    ),
-                    format!(
-                        "首字延迟随提示长度近似线性增长：每 1000 个提示 token 的预填充约 {cost} 毫秒\
-                         （R² {r2}）。缩短长提示或缓存共同前缀可以降低首字延迟。"
-                    ),
-                )
+                t::PROMPT_LENGTH_VERDICT_NEAR_LINEAR.fill(lang, &[("cost", &cost), ("r2", &r2)])
             }
             PromptLengthVerdict::Superlinear {
                 prefill_ms_per_1k_tokens,
@@ -265,19 +241,14 @@ impl PromptLengthVerdict {
                     format!("{max_prompt_tokens:.0}"),
                     percent(*quadratic_share_at_max),
                 );
-                bilingual(
+                t::PROMPT_LENGTH_VERDICT_SUPERLINEAR.fill(
                     lang,
-                    format!(
-                        "TTFT grows faster than linearly with prompt length (attention cost \
-                         visible): at {largest} tokens the quadratic term is {share} of TTFT and \
-                         each extra 1,000 tokens costs {marginal} ms (average {average} ms). Keep \
-                         prompts short, split long documents, or cache the shared prefix."
-                    ),
-                    format!(
-                        "首字延迟随提示长度超线性增长（注意力的平方项开始显现）：在 {largest} 个 token 时\
-                         平方项占首字延迟的 {share}，每多 1000 个 token 要多花 {marginal} 毫秒\
-                         （平均 {average} 毫秒）。请保持提示简短、拆分长文档，或缓存共同前缀。"
-                    ),
+                    &[
+                        ("largest", &largest),
+                        ("share", &share),
+                        ("marginal", &marginal),
+                        ("average", &average),
+                    ],
                 )
             }
         }
@@ -458,7 +429,7 @@ fn verdict(linear: Option<&Fit>, curvature: &Curvature, max_x: Option<f64>) -> P
 /// The prompt sizes field.
 pub const SIZES: CountListParam = CountListParam {
     id: "sizes",
-    label: ("Prompt sizes (tokens)", "提示长度（token）"),
+    label: t::PARAM_PROMPT_SIZES,
     min: 1,
     max: MAX_PROMPT_TOKENS,
     default: &DEFAULT_PROMPT_SIZES_TOKENS,
@@ -467,7 +438,7 @@ pub const SIZES: CountListParam = CountListParam {
 /// The repetitions field.
 pub const REPETITIONS: CountParam = CountParam {
     id: "repetitions",
-    label: ("Runs per level", "每档运行次数"),
+    label: t::PARAM_RUNS_PER_LEVEL,
     min: 1,
     max: MAX_REPETITIONS,
     default: DEFAULT_REPETITIONS as u32,
@@ -483,16 +454,11 @@ impl Experiment for PromptLength {
     }
 
     fn label(&self) -> Bilingual {
-        Bilingual::new("Prompt length", "提示长度")
+        t::PROMPT_LENGTH.bilingual()
     }
 
     fn description(&self) -> Bilingual {
-        Bilingual::new(
-            "TTFT against the number of prompt tokens, with a linear and a quadratic fit: what \
-             prefill costs per 1,000 tokens, and whether attention makes it grow faster.",
-            "首字延迟与提示 token 数的关系，并做线性和二次拟合：每 1000 个 token 的预填充成本，\
-             以及注意力是否让它增长得更快。",
-        )
+        t::PROMPT_LENGTH_DESCRIPTION.bilingual()
     }
 
     fn schedule_kind(&self) -> ScheduleKind {
@@ -584,10 +550,7 @@ fn fit_note(result: &PromptLengthResult) -> Bilingual {
         }
         _ => String::new(),
     };
-    Bilingual::new(
-        format!("Prefill cost: {prefill} ms per 1,000 prompt tokens.{fitted}"),
-        format!("预填充成本：每 1000 个提示 token {prefill} 毫秒。{fitted}"),
-    )
+    t::PROMPT_LENGTH_NOTE_FIT.bilingual_with(&[("prefill", &prefill), ("fitted", &fitted)])
 }
 
 /// The display-neutral report of a prompt-length analysis.
@@ -629,7 +592,7 @@ pub fn report(
     let mut fits = Vec::new();
     if let Some(linear) = linear {
         fits.push(FitLine::from_fit(
-            Bilingual::new("linear fit", "线性拟合"),
+            t::LINEAR_FIT.bilingual(),
             linear,
             Colour::Fit,
             false,
@@ -637,20 +600,17 @@ pub fn report(
     }
     if let Some(quadratic) = &result.quadratic {
         fits.push(FitLine::from_fit(
-            Bilingual::new("quadratic fit", "二次拟合"),
+            t::QUADRATIC_FIT.bilingual(),
             quadratic,
             Colour::SecondFit,
             true,
         ));
     }
     report.chart = Some(Chart {
-        title: Bilingual::new(
-            "TTFT (ms) against prompt tokens",
-            "首字延迟（毫秒）与提示 token 数",
-        ),
+        title: t::PROMPT_LENGTH_CHART_TITLE.bilingual(),
         kind: ChartKind::Scatter,
-        x: Axis::tokens(Bilingual::new("prompt tokens", "提示 token"), x_source),
-        y: Axis::new(Bilingual::new("TTFT", "首字延迟"), Unit::Ms),
+        x: Axis::tokens(t::PROMPT_TOKENS.bilingual(), x_source),
+        y: Axis::new(t::TTFT.bilingual(), Unit::Ms),
         series: vec![Series::points(
             same_text("ttft_ms"),
             Colour::Measured,
@@ -659,22 +619,15 @@ pub fn report(
         references: Vec::new(),
         fits,
     });
-    let counted_label = sizing.source.label();
     let mut columns = vec![
-        Column::new(Bilingual::new("planned tokens", "计划 token"), Unit::Tokens),
+        Column::new(t::PLANNED_TOKENS.bilingual(), Unit::Tokens),
         Column::new(
-            Bilingual::new(
-                format!("prompt tokens ({})", counted_label.en),
-                format!("提示 token（{}）", counted_label.zh),
-            ),
+            counted_label(&t::PROMPT_TOKENS.bilingual(), sizing.source),
             Unit::Tokens,
         ),
-        Column::new(
-            Bilingual::new("prompt tokens (usage)", "提示 token（用量）"),
-            Unit::Tokens,
-        ),
-        Column::new(Bilingual::new("runs", "次数"), Unit::Count),
-        Column::new(Bilingual::new("failed", "失败"), Unit::Count),
+        Column::new(t::PROMPT_TOKENS_USAGE.bilingual(), Unit::Tokens),
+        Column::new(t::RUNS.bilingual(), Unit::Count),
+        Column::new(t::FAILED.bilingual(), Unit::Count),
     ];
     columns.extend(Table::summary_columns());
     let rows = result

@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::book::{run_spec, session, Design, RunBook};
-use super::figures::{bilingual, ms, percent, summary_of};
+use super::figures::{ms, percent, summary_of};
 use super::filler::estimated_tokens;
 use super::limits::MAX_REPETITIONS;
 use super::order::run_nonce;
@@ -19,6 +19,7 @@ use super::sample::{Observation, PlannedRun};
 use super::schedule::{RunRole, Schedule, ScheduleKind};
 use super::session::{Experiment, Planning, Setup, SetupError};
 use super::sizing::PromptSizing;
+use crate::texts as t;
 use ttft_core::lang::Bilingual;
 use ttft_core::lang::Lang;
 use ttft_core::request::with_nonce;
@@ -31,14 +32,6 @@ pub const DEFAULT_REPETITIONS: usize = 5;
 /// thinking (`reasoning_ms / ttfa_ms`) is at least one half: then showing the thinking
 /// or lowering the effort moves the first visible text more than any network fix.
 pub const THINKING_DOMINANT_SHARE: f64 = 0.5;
-
-/// Default question (English): needs a little reasoning, answers in a line.
-pub const DEFAULT_QUESTION_EN: &str =
-    "A train leaves at 9:40 and arrives at 13:15. How long is the trip? Answer in one line.";
-
-/// Default question (Chinese).
-pub const DEFAULT_QUESTION_ZH: &str =
-    "火车九点四十分出发，十三点十五分到达。路上用了多长时间？请用一句话回答。";
 
 /// What to run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -56,12 +49,8 @@ pub struct ReasoningConfig {
 impl ReasoningConfig {
     /// The defaults with the question in `lang`.
     pub fn new(lang: Lang) -> ReasoningConfig {
-        let question = match lang {
-            Lang::En => DEFAULT_QUESTION_EN,
-            Lang::Zh => DEFAULT_QUESTION_ZH,
-        };
         ReasoningConfig {
-            question: question.to_owned(),
+            question: t::REASONING_DEFAULT_QUESTION.get(lang).to_owned(),
             repetitions: DEFAULT_REPETITIONS,
             seed: 0,
             max_tokens: Some(4_096),
@@ -152,29 +141,12 @@ impl ReasoningVerdict {
     /// What it means and what to do, in `lang`.
     pub fn message(&self, lang: Lang) -> String {
         match self {
-            ReasoningVerdict::NotEnoughData => bilingual(
-                lang,
-                "No run reached an answer: fix the errors first, and leave max_tokens room for \
-                 the thinking (it counts against the limit)."
-                    .into(),
-                "没有任何运行得到回答：请先解决错误，并给 max_tokens 留出思考的余量（思考也计入上限）。"
-                    .into(),
-            ),
+            ReasoningVerdict::NotEnoughData => {
+                t::REASONING_VERDICT_NOT_ENOUGH_DATA.get(lang).to_owned()
+            }
             ReasoningVerdict::NoVisibleReasoning { median_ttfa_ms } => {
                 let ttfa = ms(*median_ttfa_ms);
-                bilingual(
-                    lang,
-                    format!(
-                        "No reasoning text was streamed; the first answer token came after a \
-                         median of {ttfa} ms. If the model thinks without showing it, that whole \
-                         wait is blank for the user: ask the provider for reasoning summaries or \
-                         lower the reasoning effort."
-                    ),
-                    format!(
-                        "没有流式输出思考内容；第一个回答字的中位等待是 {ttfa} 毫秒。如果模型在后台思考而不显示，\
-                         用户在这段时间里什么也看不到：请向服务商开启思考摘要，或降低推理强度。"
-                    ),
-                )
+                t::REASONING_VERDICT_NO_VISIBLE_REASONING.fill(lang, &[("ttfa", &ttfa)])
             }
             ReasoningVerdict::MostlyThinking {
                 median_share,
@@ -186,18 +158,9 @@ impl ReasoningVerdict {
                     ms(*median_reasoning_ms),
                     ms(*median_ttfa_ms),
                 );
-                bilingual(
+                t::REASONING_VERDICT_MOSTLY_THINKING.fill(
                     lang,
-                    format!(
-                        "Users wait mostly for thinking: {share} of the {ttfa} ms before the first \
-                         answer token is reasoning ({thinking} ms). Stream and show the reasoning \
-                         (or a progress indicator) so the screen is not blank, or lower the \
-                         reasoning effort or thinking budget."
-                    ),
-                    format!(
-                        "用户主要在等模型思考：第一个回答字之前的 {ttfa} 毫秒里有 {share} 是思考（{thinking} 毫秒）。\
-                         请流式显示思考过程（或进度提示）以免屏幕空白，或降低推理强度、思考预算。"
-                    ),
+                    &[("share", &share), ("ttfa", &ttfa), ("thinking", &thinking)],
                 )
             }
             ReasoningVerdict::ThinkingMinor {
@@ -205,17 +168,8 @@ impl ReasoningVerdict {
                 median_ttfa_ms,
             } => {
                 let (share, ttfa) = (percent(*median_share), ms(*median_ttfa_ms));
-                bilingual(
-                    lang,
-                    format!(
-                        "Thinking is a minor part of the wait: {share} of the {ttfa} ms before the \
-                         first answer token. Look at prefill, network and queueing first."
-                    ),
-                    format!(
-                        "思考只占等待的一小部分：第一个回答字之前的 {ttfa} 毫秒里只有 {share}。\
-                         请先查看预填充、网络和排队。"
-                    ),
-                )
+                t::REASONING_VERDICT_THINKING_MINOR
+                    .fill(lang, &[("share", &share), ("ttfa", &ttfa)])
             }
         }
     }
@@ -275,15 +229,15 @@ pub const MAX_QUESTION_CHARS: usize = 4_000;
 /// The question field (empty: the default question in the page's language).
 pub const QUESTION: TextParam = TextParam {
     id: "question",
-    label: ("Question", "问题"),
+    label: t::PARAM_QUESTION,
     max_chars: MAX_QUESTION_CHARS,
-    placeholder: (DEFAULT_QUESTION_EN, DEFAULT_QUESTION_ZH),
+    placeholder: t::REASONING_DEFAULT_QUESTION,
 };
 
 /// The runs field.
 pub const REPETITIONS: CountParam = CountParam {
     id: "repetitions",
-    label: ("Runs", "运行次数"),
+    label: t::PARAM_RUNS,
     min: 1,
     max: MAX_REPETITIONS,
     default: DEFAULT_REPETITIONS as u32,
@@ -299,15 +253,11 @@ impl Experiment for Reasoning {
     }
 
     fn label(&self) -> Bilingual {
-        Bilingual::new("Reasoning", "推理")
+        t::REASONING.bilingual()
     }
 
     fn description(&self) -> Bilingual {
-        Bilingual::new(
-            "The same question several times with reasoning asked for: the first reasoning \
-             token against the first answer token, and how much of the wait is thinking.",
-            "同一个问题问多次并要求推理：首个思考 token 与首个回答 token 的时间，以及等待中有多少是在思考。",
-        )
+        t::REASONING_DESCRIPTION.bilingual()
     }
 
     fn schedule_kind(&self) -> ScheduleKind {
@@ -340,10 +290,7 @@ impl Design for ReasoningConfig {
     fn schedule(&self, book: &RunBook<usize>) -> Schedule {
         Schedule::Sequence {
             runs: book.specs(|run| {
-                let level = Bilingual::new(
-                    format!("run {}", run.key + 1),
-                    format!("第 {} 次", run.key + 1),
-                );
+                let level = t::RUN_NUMBER.bilingual_with(&[("number", &(run.key + 1))]);
                 let mut spec = run_spec(run, RunRole::Measured, level, None);
                 // The experiment is about thinking: ask for it even when the form does not.
                 spec.ask_reasoning = true;
@@ -387,21 +334,18 @@ pub fn report(result: &ReasoningResult, observations: &[Observation<usize>]) -> 
         .map(|o| o.sample.usable_ttfa_ms())
         .collect();
     report.chart = Some(Chart {
-        title: Bilingual::new(
-            "First reasoning and first answer token (ms) per run",
-            "每次运行的首个思考与首个回答 token（毫秒）",
-        ),
+        title: t::REASONING_CHART_TITLE.bilingual(),
         kind: ChartKind::Sequence,
-        x: Axis::new(Bilingual::new("run", "运行"), Unit::Count),
-        y: Axis::new(Bilingual::new("time", "时间"), Unit::Ms),
+        x: Axis::new(t::RUN.bilingual(), Unit::Count),
+        y: Axis::new(t::TIME.bilingual(), Unit::Ms),
         series: vec![
             Series::values(
-                Bilingual::new("first reasoning", "首个思考"),
+                t::FIRST_REASONING_SERIES.bilingual(),
                 Colour::Reasoning,
                 first_reasoning.clone(),
             ),
             Series::values(
-                Bilingual::new("first answer", "首个回答"),
+                t::FIRST_ANSWER_SERIES.bilingual(),
                 Colour::Answer,
                 first_answer.clone(),
             ),
@@ -411,13 +355,10 @@ pub fn report(result: &ReasoningResult, observations: &[Observation<usize>]) -> 
     });
     let columns = vec![
         Column::new(same_text("#"), Unit::Count),
-        Column::new(
-            Bilingual::new("first reasoning", "首个思考 token"),
-            Unit::Ms,
-        ),
-        Column::new(Bilingual::new("first answer", "首个回答 token"), Unit::Ms),
-        Column::new(Bilingual::new("reasoning", "思考"), Unit::Ms),
-        Column::new(Bilingual::new("reasoning share", "思考占比"), Unit::Share),
+        Column::new(t::FIRST_REASONING_COLUMN.bilingual(), Unit::Ms),
+        Column::new(t::FIRST_ANSWER_COLUMN.bilingual(), Unit::Ms),
+        Column::new(t::REASONING_COLUMN.bilingual(), Unit::Ms),
+        Column::new(t::REASONING_SHARE.bilingual(), Unit::Share),
     ];
     let rows = observations
         .iter()

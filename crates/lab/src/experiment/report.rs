@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::sizing::CountSource;
 use crate::chart;
+use crate::texts as t;
 use ttft_core::lang::Bilingual;
 use ttft_core::lang::Lang;
 use ttft_core::stats::{Fit, Summary};
@@ -183,12 +184,10 @@ impl Cell {
             }
             Cell::Count(value) => value.to_string(),
             Cell::Share(value) => format!("{:.0}%", value * 100.0),
-            Cell::Flag(value) => match (value, lang) {
-                (true, Lang::En) => "yes".into(),
-                (false, Lang::En) => "no".into(),
-                (true, Lang::Zh) => "是".into(),
-                (false, Lang::Zh) => "否".into(),
-            },
+            Cell::Flag(value) => {
+                let text = if *value { t::CELL_YES } else { t::CELL_NO };
+                text.get(lang).to_owned()
+            }
             Cell::Text(text) => text.get(lang).to_owned(),
         }
     }
@@ -315,16 +314,25 @@ impl Axis {
 
     /// A token axis whose counts came from `source`; its label says so.
     pub fn tokens(label: Bilingual, source: CountSource) -> Axis {
-        let source_label = source.label();
         Axis {
-            label: Bilingual::new(
-                format!("{} ({})", label.en, source_label.en),
-                format!("{}（{}）", label.zh, source_label.zh),
-            ),
+            label: counted_label(&label, source),
             unit: Unit::Tokens,
             counts: Some(source),
         }
     }
+}
+
+/// `label` with where its token counts came from: "prompt tokens (server tokenizer)".
+pub fn counted_label(label: &Bilingual, source: CountSource) -> Bilingual {
+    Bilingual::from_fn(|lang| {
+        t::COUNTED_LABEL.fill(
+            lang,
+            &[
+                ("label", &label.get(lang)),
+                ("source", &source.label().get(lang)),
+            ],
+        )
+    })
 }
 
 /// One series of a chart.
@@ -553,13 +561,10 @@ mod tests {
             "p50 ms"
         );
         assert_eq!(
-            Column::new(Bilingual::new("runs", "次数"), Unit::Count).header(Lang::Zh),
+            Column::new(t::RUNS.bilingual(), Unit::Count).header(Lang::Zh),
             "次数"
         );
-        let axis = Axis::tokens(
-            Bilingual::new("prompt tokens", "提示 token"),
-            CountSource::ServerTokenizer,
-        );
+        let axis = Axis::tokens(t::PROMPT_TOKENS.bilingual(), CountSource::ServerTokenizer);
         assert_eq!(axis.label.en, "prompt tokens (server tokenizer)");
         assert_eq!(axis.label.zh, "提示 token（服务器分词器）");
         assert_eq!(Colour::category(2).code(), "category-2");

@@ -20,6 +20,7 @@ use super::order::run_nonce;
 use super::sample::RunSample;
 use super::sizing::TokenCount;
 use super::timed::MonitorSchedule;
+use crate::texts as t;
 use ttft_core::lang::Bilingual;
 use ttft_core::record::ExperimentTag;
 use ttft_core::request::with_nonce;
@@ -118,7 +119,7 @@ impl TimedRuns {
         RunSpec {
             run_index: index,
             role: RunRole::Measured,
-            level: Bilingual::new(format!("run {}", index + 1), format!("第 {} 次", index + 1)),
+            level: t::RUN_NUMBER.bilingual_with(&[("number", &(index + 1))]),
             prompt_tokens: PromptTokens {
                 target: None,
                 counted: None,

@@ -30,8 +30,10 @@ use thiserror::Error;
 
 use super::filler::{estimated_tokens, sized_prompt, TokenCalibration};
 use super::order::run_nonce;
+use crate::texts as t;
 use ttft_core::lang::Bilingual;
 use ttft_core::lang::Lang;
+use ttft_core::text::Text;
 
 /// Tokens kept free for what the server adds around the user's text (chat template: BOS,
 /// role headers, the generation prompt; some templates add a default system prompt of a
@@ -82,11 +84,11 @@ impl CountSource {
     }
 
     /// Short name.
-    pub fn label(self) -> Bilingual {
+    pub fn label(self) -> Text {
         match self {
-            CountSource::ServerUsage => Bilingual::new("server usage", "服务器用量"),
-            CountSource::ServerTokenizer => Bilingual::new("server tokenizer", "服务器分词器"),
-            CountSource::Estimate => Bilingual::new("estimate", "估算"),
+            CountSource::ServerUsage => t::SERVER_USAGE,
+            CountSource::ServerTokenizer => t::SERVER_TOKENIZER,
+            CountSource::Estimate => t::ESTIMATE,
         }
     }
 }
@@ -168,34 +170,37 @@ impl Clip {
             self.reserved_tokens,
             CHAT_TEMPLATE_MARGIN_TOKENS,
         );
-        let (what_en, what_zh, other_en, other_zh) = match self.clipped {
-            Clipped::Prompt => ("A prompt of", "提示长度", "the output", "输出"),
-            Clipped::Output => ("max_tokens of", "max_tokens", "the prompt", "提示"),
+        let (what, other) = match self.clipped {
+            Clipped::Prompt => (t::CLIP_WHAT_PROMPT, t::CLIP_OTHER_OUTPUT),
+            Clipped::Output => (t::CLIP_WHAT_OUTPUT, t::CLIP_OTHER_PROMPT),
         };
-        match self.used_tokens {
-            Some(used) => Bilingual::new(
-                format!(
-                    "{what_en} {requested} tokens was clipped to {used}: the server's context \
-                     window is {window} tokens, of which {reserved} are kept for {other_en} and \
-                     {margin} for the chat template."
+        Bilingual::from_fn(|lang| {
+            let (what, other) = (what.get(lang), other.get(lang));
+            match self.used_tokens {
+                Some(used) => t::CLIP_NOTE_CLIPPED.fill(
+                    lang,
+                    &[
+                        ("what", &what),
+                        ("requested", &requested),
+                        ("used", &used),
+                        ("window", &window),
+                        ("reserved", &reserved),
+                        ("other", &other),
+                        ("margin", &margin),
+                    ],
                 ),
-                format!(
-                    "{what_zh} {requested} 个 token 已缩减为 {used}：服务器的上下文窗口为 {window} 个 token，\
-                     其中 {reserved} 个留给{other_zh}，{margin} 个留给对话模板。"
+                None => t::CLIP_NOTE_LEFT_OUT.fill(
+                    lang,
+                    &[
+                        ("what", &what),
+                        ("requested", &requested),
+                        ("window", &window),
+                        ("reserved", &reserved),
+                        ("other", &other),
+                    ],
                 ),
-            ),
-            None => Bilingual::new(
-                format!(
-                    "{what_en} {requested} tokens was left out: clipped to the context window \
-                     ({window} tokens, {reserved} kept for {other_en}) it equals a size already \
-                     planned."
-                ),
-                format!(
-                    "{what_zh} {requested} 个 token 未运行：按上下文窗口（{window} 个 token，\
-                     其中 {reserved} 个留给{other_zh}）缩减后与已计划的值相同。"
-                ),
-            ),
-        }
+            }
+        })
     }
 }
 
@@ -220,17 +225,8 @@ impl SizingError {
         match self {
             SizingError::NothingFits { budget } => {
                 let (window, output) = (budget.window_tokens, budget.output_tokens);
-                Bilingual::new(
-                    format!(
-                        "No prompt fits: the server's context window is {window} tokens and \
-                         {output} are asked for the output. Lower max_tokens or use a model \
-                         with a larger context."
-                    ),
-                    format!(
-                        "没有任何提示能放下：服务器的上下文窗口为 {window} 个 token，而输出要求 {output} 个。\
-                         请降低 max_tokens，或换用上下文更大的模型。"
-                    ),
-                )
+                t::SIZING_ERROR_NOTHING_FITS
+                    .bilingual_with(&[("window", &window), ("output", &output)])
             }
         }
     }
@@ -413,28 +409,20 @@ impl PromptSizing {
     /// from, the calibration requests, and every clipped size.
     pub fn notes(&self) -> Vec<Bilingual> {
         let mut notes = vec![match self.source {
-            CountSource::Estimate => Bilingual::new(
-                "Prompt sizes are estimates (ttft-sim's rule: 4 characters or one CJK character per \
-                 token): the server offered no way to count them. A real tokenizer can count 2× \
-                 or more; the token axis is only as good as this estimate.",
-                "提示长度是估算值（按 ttft-sim 的规则：4 个字符或 1 个汉字算 1 个 token）：服务器没有提供计数方式。\
-                 真实的分词器可能多出 2 倍甚至更多；token 轴的准确度取决于这个估算。",
-            ),
+            CountSource::Estimate => t::SIZING_NOTE_ESTIMATE.bilingual(),
             source => {
                 let requests = self.calibration_requests;
-                let ratio = self.calibration.tokens_per_sim_token;
-                let (source_en, source_zh) = (source.label().en, source.label().zh);
-                Bilingual::new(
-                    format!(
-                        "Prompts were sized to the server's own token count ({source_en}): \
-                         {requests} counting requests (not measured runs) found {ratio:.2} \
-                         server tokens per filler token, then checked every size."
-                    ),
-                    format!(
-                        "提示长度按服务器自己的 token 计数（{source_zh}）确定：{requests} 次计数请求\
-                         （不计入测量）测得每个填充 token 相当于 {ratio:.2} 个服务器 token，并逐一核对了每种长度。"
-                    ),
-                )
+                let ratio = format!("{:.2}", self.calibration.tokens_per_sim_token);
+                Bilingual::from_fn(|lang| {
+                    t::SIZING_NOTE_CALIBRATED.fill(
+                        lang,
+                        &[
+                            ("source", &source.label().get(lang)),
+                            ("requests", &requests),
+                            ("ratio", &ratio),
+                        ],
+                    )
+                })
             }
         }];
         notes.extend(self.clips.iter().map(Clip::message));
@@ -774,9 +762,7 @@ pub fn prompt_tokens_of(
 /// A note saying where the prompt token counts of a report (its token axis, its table and
 /// its fits) came from: the weakest source among its points.
 pub fn counts_note(source: CountSource) -> Bilingual {
-    let label = source.label();
-    Bilingual::new(
-        format!("Prompt token counts (chart, table, fits): {}.", label.en),
-        format!("提示 token 数（图表、表格、拟合）来自：{}。", label.zh),
-    )
+    Bilingual::from_fn(|lang| {
+        t::SIZING_NOTE_COUNTS_SOURCE.fill(lang, &[("source", &source.label().get(lang))])
+    })
 }

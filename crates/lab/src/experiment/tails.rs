@@ -11,18 +11,20 @@
 use serde::{Deserialize, Serialize};
 
 use super::book::{context_budget, plan_sized, run_spec, session, tokens_level, Design, RunBook};
-use super::figures::{bilingual, summary_of};
+use super::figures::summary_of;
 use super::filler::estimated_tokens;
 use super::limits::{MAX_PROMPT_TOKENS, MAX_REPETITIONS, MAX_STREAMS};
 use super::order::{interleaved_order, run_nonce};
 use super::params::{CountListParam, CountParam, Inputs, ParamSpec};
 use super::report::{
-    same_text, Axis, Cell, Chart, ChartKind, Colour, Column, Report, Series, Table, Unit,
+    counted_label, same_text, Axis, Cell, Chart, ChartKind, Colour, Column, Report, Series, Table,
+    Unit,
 };
 use super::sample::{Observation, PlannedRun};
 use super::schedule::{RunRole, Schedule, ScheduleKind};
 use super::session::{Experiment, Planning, Setup, SetupError};
 use super::sizing::{counts_note, prompt_tokens_of, PromptSizing};
+use crate::texts as t;
 use ttft_core::lang::Bilingual;
 use ttft_core::lang::Lang;
 use ttft_core::stats::{
@@ -190,29 +192,11 @@ impl TailsVerdict {
     /// What it means and what to do, in `lang`.
     pub fn message(&self, lang: Lang) -> String {
         match self {
-            TailsVerdict::NotEnoughData => bilingual(
-                lang,
-                format!(
-                    "Not enough runs to judge the tail: a prompt size needs at least \
-                     {BIMODALITY_MIN_SAMPLES} successful runs. Run more."
-                ),
-                format!(
-                    "运行次数不够，无法判断长尾：每种提示长度至少需要 {BIMODALITY_MIN_SAMPLES} 次成功运行。请多运行几次。"
-                ),
-            ),
+            TailsVerdict::NotEnoughData => t::TAILS_VERDICT_NOT_ENOUGH_DATA
+                .fill(lang, &[("min_runs", &BIMODALITY_MIN_SAMPLES)]),
             TailsVerdict::TightTails { worst_p95_over_p50 } => {
                 let ratio = format!("{worst_p95_over_p50:.1}");
-                bilingual(
-                    lang,
-                    format!(
-                        "Tails are tight: for every prompt size p95 is at most {ratio}× the \
-                         median, with a single mode. No sign of head-of-line blocking."
-                    ),
-                    format!(
-                        "长尾很短：每种提示长度的 p95 最多是中位数的 {ratio} 倍，且只有一个峰。\
-                         没有队头阻塞的迹象。"
-                    ),
-                )
+                t::TAILS_VERDICT_TIGHT_TAILS.fill(lang, &[("ratio", &ratio)])
             }
             TailsVerdict::HeadOfLineSuspected {
                 planned_tokens,
@@ -221,25 +205,19 @@ impl TailsVerdict {
                 bimodal,
             } => {
                 let (p95, p99) = (format!("{p95_over_p50:.1}"), format!("{p99_over_p50:.1}"));
-                let (modes_en, modes_zh) = if *bimodal {
-                    (" and two modes (fast alone, slow behind another prompt)", "，并且呈双峰（单独时快，排在别的提示后面时慢）")
+                let modes = if *bimodal {
+                    t::TAILS_VERDICT_TWO_MODES.get(lang)
                 } else {
-                    ("", "")
+                    ""
                 };
-                bilingual(
+                t::TAILS_VERDICT_HEAD_OF_LINE_SUSPECTED.fill(
                     lang,
-                    format!(
-                        "Head-of-line blocking suspected: prompts of {planned_tokens} tokens \
-                         have p95 {p95}× and p99 {p99}× their median{modes_en}. A long prefill \
-                         delays others; chunked prefill lowers the tail (enable it on your \
-                         server, e.g. vLLM's enable_chunked_prefill), as does keeping long \
-                         prompts on separate capacity."
-                    ),
-                    format!(
-                        "疑似队头阻塞：{planned_tokens} 个 token 的提示 p95 是中位数的 {p95} 倍，\
-                         p99 是 {p99} 倍{modes_zh}。一个长预填充会拖慢其他请求；分块预填充可以降低长尾\
-                         （在服务器上开启，例如 vLLM 的 enable_chunked_prefill），也可以把长提示放到单独的算力上。"
-                    ),
+                    &[
+                        ("planned_tokens", &planned_tokens),
+                        ("p95", &p95),
+                        ("p99", &p99),
+                        ("modes", &modes),
+                    ],
                 )
             }
         }
@@ -341,7 +319,7 @@ fn worst<'a>(
 /// The prompt sizes field.
 pub const SIZES: CountListParam = CountListParam {
     id: "sizes",
-    label: ("Prompt sizes (tokens)", "提示长度（token）"),
+    label: t::PARAM_PROMPT_SIZES,
     min: 1,
     max: MAX_PROMPT_TOKENS,
     default: &DEFAULT_SIZES_TOKENS,
@@ -350,7 +328,7 @@ pub const SIZES: CountListParam = CountListParam {
 /// The runs per size field.
 pub const RUNS_PER_SIZE: CountParam = CountParam {
     id: "repetitions",
-    label: ("Runs per size", "每种长度的运行次数"),
+    label: t::PARAM_RUNS_PER_SIZE,
     min: 1,
     max: MAX_REPETITIONS,
     default: DEFAULT_RUNS_PER_SIZE as u32,
@@ -359,7 +337,7 @@ pub const RUNS_PER_SIZE: CountParam = CountParam {
 /// The runs in flight field.
 pub const IN_FLIGHT: CountParam = CountParam {
     id: "in-flight",
-    label: ("Runs in flight", "同时进行的运行"),
+    label: t::PARAM_RUNS_IN_FLIGHT,
     min: 1,
     max: MAX_STREAMS,
     default: DEFAULT_IN_FLIGHT as u32,
@@ -375,15 +353,11 @@ impl Experiment for Tails {
     }
 
     fn label(&self) -> Bilingual {
-        Bilingual::new("Tails", "长尾")
+        t::TAILS.bilingual()
     }
 
     fn description(&self) -> Bilingual {
-        Bilingual::new(
-            "Many runs of mixed prompt lengths kept in flight together: p95 and p99 per length, \
-             and whether long prefills hold short prompts back (head-of-line blocking).",
-            "多种提示长度的大量运行同时进行：每种长度的 p95 和 p99，以及长预填充是否拖住短提示（队头阻塞）。",
-        )
+        t::TAILS_DESCRIPTION.bilingual()
     }
 
     fn schedule_kind(&self) -> ScheduleKind {
@@ -474,13 +448,10 @@ pub fn report(
     report.word("token-source", x_source.code());
     report.notes.push(counts_note(x_source));
     report.chart = Some(Chart {
-        title: Bilingual::new(
-            "TTFT (ms) of every run against its prompt tokens",
-            "每次运行的首字延迟（毫秒）与提示 token 数",
-        ),
+        title: t::TAILS_CHART_TITLE.bilingual(),
         kind: ChartKind::Scatter,
-        x: Axis::tokens(Bilingual::new("prompt tokens", "提示 token"), x_source),
-        y: Axis::new(Bilingual::new("TTFT", "首字延迟"), Unit::Ms),
+        x: Axis::tokens(t::PROMPT_TOKENS.bilingual(), x_source),
+        y: Axis::new(t::TTFT.bilingual(), Unit::Ms),
         series: vec![Series::points(
             same_text("ttft_ms"),
             Colour::Measured,
@@ -489,21 +460,17 @@ pub fn report(
         references: Vec::new(),
         fits: Vec::new(),
     });
-    let counted_label = sizing.source.label();
     let columns = vec![
-        Column::new(Bilingual::new("prompt tokens", "提示 token"), Unit::Tokens),
-        Column::new(Bilingual::new("runs", "次数"), Unit::Count),
-        Column::new(Bilingual::new("failed", "失败"), Unit::Count),
+        Column::new(t::PROMPT_TOKENS.bilingual(), Unit::Tokens),
+        Column::new(t::RUNS.bilingual(), Unit::Count),
+        Column::new(t::FAILED.bilingual(), Unit::Count),
         Column::new(same_text("p50"), Unit::Ms),
         Column::new(same_text("p95"), Unit::Ms),
         Column::new(same_text("p99"), Unit::Ms),
         Column::new(same_text("p99/p50"), Unit::Ratio),
-        Column::new(Bilingual::new("two modes", "双峰"), Unit::None),
+        Column::new(t::TWO_MODES.bilingual(), Unit::None),
         Column::new(
-            Bilingual::new(
-                format!("prompt tokens ({})", counted_label.en),
-                format!("提示 token（{}）", counted_label.zh),
-            ),
+            counted_label(&t::PROMPT_TOKENS.bilingual(), sizing.source),
             Unit::Tokens,
         ),
     ];

@@ -1,10 +1,13 @@
 //! The embedder's OTLP settings: the collector endpoint (`otlp_endpoint`) and extra headers
 //! (`otlp_headers`), checked before anything is sent.
 
+use std::fmt;
+
 use ttft_core::lang::Lang;
 
 use super::queue::Signal;
 use super::run::ServerAddress;
+use crate::texts as t;
 
 /// Longest endpoint URL accepted.
 pub const MAX_ENDPOINT_BYTES: usize = 2048;
@@ -31,13 +34,11 @@ const RESERVED_HEADERS: [&str; 12] = [
 ];
 
 /// Why the OTLP settings were refused.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum OtlpConfigError {
     /// No endpoint.
-    #[error("No OTLP endpoint was given. Set otlp_endpoint to the collector's OTLP/HTTP base URL, such as https://otel.example.com:4318.")]
     EmptyEndpoint,
     /// Longer than [`MAX_ENDPOINT_BYTES`].
-    #[error("The OTLP endpoint is {length} bytes long; at most {max} are accepted.")]
     EndpointTooLong {
         /// Its length.
         length: usize,
@@ -45,25 +46,20 @@ pub enum OtlpConfigError {
         max: usize,
     },
     /// Not an absolute http(s) URL with a host.
-    #[error("The OTLP endpoint `{endpoint}` is not an http:// or https:// URL with a host. Write it like https://otel.example.com:4318.")]
     NotHttpUrl {
         /// What was given.
         endpoint: String,
     },
     /// `user:password@` in the URL: `fetch()` refuses such URLs.
-    #[error("The OTLP endpoint contains a user name or password (user:pass@host), which browsers refuse to fetch. Remove it and pass a token as an OTLP header instead.")]
     CredentialsInUrl,
     /// A query or fragment: OTLP paths have none, and a key could hide there.
-    #[error("The OTLP endpoint has a query (?…) or fragment (#…). Give only the base URL, such as https://otel.example.com:4318; put tokens in OTLP headers.")]
     QueryInUrl,
     /// http endpoint from an https page (not loopback): the browser blocks mixed content.
-    #[error("This page is served over https, so the browser will block the http:// OTLP endpoint `{endpoint}` (mixed content). Serve the collector over https.")]
     MixedContent {
         /// The endpoint.
         endpoint: String,
     },
     /// Header text longer than [`MAX_HEADERS_BYTES`].
-    #[error("The OTLP headers are {length} bytes long; at most {max} are accepted.")]
     HeadersTooLong {
         /// Its length.
         length: usize,
@@ -71,7 +67,6 @@ pub enum OtlpConfigError {
         max: usize,
     },
     /// More than [`MAX_HEADERS`] headers.
-    #[error("{count} OTLP headers were given; at most {max} are accepted.")]
     TooManyHeaders {
         /// How many.
         count: usize,
@@ -79,7 +74,6 @@ pub enum OtlpConfigError {
         max: usize,
     },
     /// An item without `=`, or with an empty or invalid name.
-    #[error("OTLP header {position} (`{item}`) is not `name=value` with a name of letters, digits and - _ . only. Write them like `x-api-token=abc123,x-team=docs`.")]
     BadHeader {
         /// 1-based.
         position: usize,
@@ -87,21 +81,16 @@ pub enum OtlpConfigError {
         item: String,
     },
     /// A header the page may not or must not set.
-    #[error("The OTLP header `{name}` cannot be set by the page (the browser or the export sets it). Remove it.")]
     ReservedHeader {
         /// Its name.
         name: String,
     },
     /// A value with line breaks or other control characters.
-    #[error(
-        "The value of OTLP header `{name}` contains a line break or control character. Remove it."
-    )]
     BadHeaderValue {
         /// Its name.
         name: String,
     },
     /// A header value holds the model key.
-    #[error("The OTLP header `{name}` contains the model's API key. The key is only ever sent to the model endpoint: use the collector's own token here.")]
     ModelKeyInHeaders {
         /// Its name.
         name: String,
@@ -111,25 +100,53 @@ pub enum OtlpConfigError {
 impl OtlpConfigError {
     /// The message in the user's language.
     pub fn message(&self, lang: Lang) -> String {
-        match lang {
-            Lang::En => self.to_string(),
-            Lang::Zh => match self {
-                OtlpConfigError::EmptyEndpoint => "没有填写 OTLP 端点。请把 otlp_endpoint 设为 Collector 的 OTLP/HTTP 基础 URL，例如 https://otel.example.com:4318。".to_owned(),
-                OtlpConfigError::EndpointTooLong { length, max } => format!("OTLP 端点长 {length} 字节，最多 {max} 字节。"),
-                OtlpConfigError::NotHttpUrl { endpoint } => format!("OTLP 端点 `{endpoint}` 不是带主机名的 http:// 或 https:// URL。请写成 https://otel.example.com:4318 这样的形式。"),
-                OtlpConfigError::CredentialsInUrl => "OTLP 端点中含有用户名或密码（user:pass@host），浏览器拒绝请求这种 URL。请删去，并改用 OTLP 请求头传递令牌。".to_owned(),
-                OtlpConfigError::QueryInUrl => "OTLP 端点带有查询（?…）或片段（#…）。只需填写基础 URL，例如 https://otel.example.com:4318；令牌请放在 OTLP 请求头中。".to_owned(),
-                OtlpConfigError::MixedContent { endpoint } => format!("本页面通过 https 提供，浏览器会拦截 http:// 的 OTLP 端点 `{endpoint}`（混合内容）。请让 Collector 使用 https。"),
-                OtlpConfigError::HeadersTooLong { length, max } => format!("OTLP 请求头长 {length} 字节，最多 {max} 字节。"),
-                OtlpConfigError::TooManyHeaders { count, max } => format!("填写了 {count} 个 OTLP 请求头，最多 {max} 个。"),
-                OtlpConfigError::BadHeader { position, item } => format!("第 {position} 个 OTLP 请求头（`{item}`）不是 `名称=值`，或名称含有字母、数字和 - _ . 以外的字符。请写成 `x-api-token=abc123,x-team=docs`。"),
-                OtlpConfigError::ReservedHeader { name } => format!("页面不能设置 OTLP 请求头 `{name}`（由浏览器或导出本身设置）。请删去。"),
-                OtlpConfigError::BadHeaderValue { name } => format!("OTLP 请求头 `{name}` 的值含有换行或控制字符。请删去。"),
-                OtlpConfigError::ModelKeyInHeaders { name } => format!("OTLP 请求头 `{name}` 中含有模型的 API 密钥。密钥只会发往模型端点：这里请使用 Collector 自己的令牌。"),
-            },
+        match self {
+            OtlpConfigError::EmptyEndpoint => {
+                t::OTLP_CONFIG_ERROR_EMPTY_ENDPOINT.get(lang).to_owned()
+            }
+            OtlpConfigError::EndpointTooLong { length, max } => {
+                t::OTLP_CONFIG_ERROR_ENDPOINT_TOO_LONG
+                    .fill(lang, &[("length", length), ("max", max)])
+            }
+            OtlpConfigError::NotHttpUrl { endpoint } => {
+                t::OTLP_CONFIG_ERROR_NOT_HTTP_URL.fill(lang, &[("endpoint", endpoint)])
+            }
+            OtlpConfigError::CredentialsInUrl => {
+                t::OTLP_CONFIG_ERROR_CREDENTIALS_IN_URL.get(lang).to_owned()
+            }
+            OtlpConfigError::QueryInUrl => t::OTLP_CONFIG_ERROR_QUERY_IN_URL.get(lang).to_owned(),
+            OtlpConfigError::MixedContent { endpoint } => {
+                t::OTLP_CONFIG_ERROR_MIXED_CONTENT.fill(lang, &[("endpoint", endpoint)])
+            }
+            OtlpConfigError::HeadersTooLong { length, max } => {
+                t::OTLP_CONFIG_ERROR_HEADERS_TOO_LONG
+                    .fill(lang, &[("length", length), ("max", max)])
+            }
+            OtlpConfigError::TooManyHeaders { count, max } => {
+                t::OTLP_CONFIG_ERROR_TOO_MANY_HEADERS.fill(lang, &[("count", count), ("max", max)])
+            }
+            OtlpConfigError::BadHeader { position, item } => t::OTLP_CONFIG_ERROR_BAD_HEADER
+                .fill(lang, &[("item", item), ("position", position)]),
+            OtlpConfigError::ReservedHeader { name } => {
+                t::OTLP_CONFIG_ERROR_RESERVED_HEADER.fill(lang, &[("name", name)])
+            }
+            OtlpConfigError::BadHeaderValue { name } => {
+                t::OTLP_CONFIG_ERROR_BAD_HEADER_VALUE.fill(lang, &[("name", name)])
+            }
+            OtlpConfigError::ModelKeyInHeaders { name } => {
+                t::OTLP_CONFIG_ERROR_MODEL_KEY_IN_HEADERS.fill(lang, &[("name", name)])
+            }
         }
     }
 }
+
+impl fmt::Display for OtlpConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message(Lang::En))
+    }
+}
+
+impl std::error::Error for OtlpConfigError {}
 
 /// A checked collector endpoint.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -16,6 +16,7 @@ use ttft_core::lang::Lang;
 
 use super::names::path;
 use super::resource::cut;
+use crate::texts as t;
 
 /// Bytes a page may have in flight in `fetch(…, {keepalive: true})` requests (Fetch
 /// standard, "keepalive": 64 KiB for all of them together). The `pagehide` flush stays
@@ -189,53 +190,60 @@ impl SendProblem {
     pub fn message(&self, lang: Lang, context: &ProblemContext) -> String {
         let endpoint = &context.endpoint;
         let origin = &context.page_origin;
-        let detail_en = |detail: &Option<String>| {
+        let said = |detail: &Option<String>| {
             detail
                 .as_deref()
-                .map(|detail| format!(" The collector said: \"{detail}\""))
+                .map(|detail| t::OTLP_SEND_COLLECTOR_SAID.fill(lang, &[("detail", &detail)]))
                 .unwrap_or_default()
         };
-        let detail_zh = |detail: &Option<String>| {
-            detail
-                .as_deref()
-                .map(|detail| format!("Collector 原话：“{detail}”"))
-                .unwrap_or_default()
-        };
-        match (self, lang) {
-            (SendProblem::Unreachable, Lang::En) => format!("The OpenTelemetry collector at {endpoint} could not be reached from this page. Either it is not running or not reachable from this network, or it refused this page's origin under CORS: its otlp receiver must list {origin} in protocols.http.cors.allowed_origins (and any extra header in cors.allowed_headers). The browser does not say which. The measurements are kept; only the export failed, and it will be retried."),
-            (SendProblem::Unreachable, Lang::Zh) => format!("无法从本页面连接到 {endpoint} 的 OpenTelemetry Collector：它可能没有运行或在当前网络不可达，也可能因 CORS 拒绝了本页面的来源：其 otlp 接收器须在 protocols.http.cors.allowed_origins 中列出 {origin}（额外的请求头还须列在 cors.allowed_headers 中）。浏览器不会说明是哪一种。测量结果已保留，只是导出失败，稍后会重试。"),
-            (SendProblem::TimedOut, Lang::En) => format!("The OpenTelemetry collector at {endpoint} did not answer in time. The measurements are kept; the export will be retried."),
-            (SendProblem::TimedOut, Lang::Zh) => format!("{endpoint} 的 OpenTelemetry Collector 没有及时响应。测量结果已保留，导出稍后会重试。"),
-            (SendProblem::Busy { status }, Lang::En) => format!("The OpenTelemetry collector at {endpoint} is busy (HTTP {status}); the export will be retried after a pause. The measurements are kept."),
-            (SendProblem::Busy { status }, Lang::Zh) => format!("{endpoint} 的 OpenTelemetry Collector 繁忙（HTTP {status}），稍后会重试导出。测量结果已保留。"),
-            (SendProblem::Refused { status, detail }, Lang::En) => {
-                let advice = match status {
-                    400 => "It found the data malformed: this is a bug in TTFT Meter's export; please report it with the collector's message.".to_owned(),
-                    401 | 403 => "It wants credentials: add the collector's token as an extra OTLP header (otlp_headers). Never put the model key there.".to_owned(),
-                    404 => format!("Nothing receives OTLP there: the endpoint must be the collector's OTLP/HTTP base URL (such as https://otel.example.com:4318); /v1/metrics and /v1/traces are added to {endpoint}."),
-                    413 => "The batch was larger than the collector accepts: raise its max_request_body_size.".to_owned(),
-                    415 => "It does not take JSON there: check that the endpoint is an OTLP/HTTP receiver.".to_owned(),
-                    _ => "The export was dropped and will not be retried.".to_owned(),
-                };
-                format!("The OpenTelemetry collector at {endpoint} refused the export (HTTP {status}). {advice}{} The measurements are kept.", detail_en(detail))
+        match self {
+            SendProblem::Unreachable => {
+                t::OTLP_SEND_UNREACHABLE.fill(lang, &[("endpoint", endpoint), ("origin", origin)])
             }
-            (SendProblem::Refused { status, detail }, Lang::Zh) => {
-                let advice = match status {
-                    400 => "它认为数据格式有误：这是 TTFT Meter 导出的缺陷，请附上 Collector 的原话报告。".to_owned(),
-                    401 | 403 => "它需要凭据：请把 Collector 的令牌作为额外的 OTLP 请求头（otlp_headers）填写。切勿填入模型密钥。".to_owned(),
-                    404 => format!("那里没有 OTLP 接收器：端点应为 Collector 的 OTLP/HTTP 基础 URL（例如 https://otel.example.com:4318），会在 {endpoint} 后自动加上 /v1/metrics 和 /v1/traces。"),
-                    413 => "这批数据超过了 Collector 接受的大小：请调大它的 max_request_body_size。".to_owned(),
-                    415 => "它在那里不接受 JSON：请确认端点是 OTLP/HTTP 接收器。".to_owned(),
-                    _ => "这次导出已丢弃，不会重试。".to_owned(),
-                };
-                format!("{endpoint} 的 OpenTelemetry Collector 拒绝了导出（HTTP {status}）。{advice}{}测量结果已保留。", detail_zh(detail))
+            SendProblem::TimedOut => t::OTLP_SEND_TIMED_OUT.fill(lang, &[("endpoint", endpoint)]),
+            SendProblem::Busy { status } => {
+                t::OTLP_SEND_BUSY.fill(lang, &[("endpoint", endpoint), ("status", status)])
             }
-            (SendProblem::PartiallyRejected { rejected, detail }, Lang::En) => format!("The OpenTelemetry collector at {endpoint} accepted the export but rejected {rejected} items.{} The measurements are kept.", detail_en(detail)),
-            (SendProblem::PartiallyRejected { rejected, detail }, Lang::Zh) => format!("{endpoint} 的 OpenTelemetry Collector 接受了导出，但拒绝了其中 {rejected} 项。{}测量结果已保留。", detail_zh(detail)),
-            (SendProblem::GaveUp { attempts, last }, Lang::En) => format!("The export was dropped after {attempts} attempts. {}", last.message(lang, context)),
-            (SendProblem::GaveUp { attempts, last }, Lang::Zh) => format!("尝试 {attempts} 次后放弃了这次导出。{}", last.message(lang, context)),
-            (SendProblem::Overflow { dropped_runs }, Lang::En) => format!("{dropped_runs} runs were not exported: the export queue was full while the collector at {endpoint} could not take them. The runs themselves are kept on this page."),
-            (SendProblem::Overflow { dropped_runs }, Lang::Zh) => format!("有 {dropped_runs} 次运行没有导出：{endpoint} 的 Collector 无法接收时导出队列已满。这些运行本身仍保留在本页面。"),
+            SendProblem::Refused { status, detail } => {
+                let advice = match status {
+                    400 => t::OTLP_REFUSED_ADVICE_MALFORMED,
+                    401 | 403 => t::OTLP_REFUSED_ADVICE_CREDENTIALS,
+                    404 => t::OTLP_REFUSED_ADVICE_NOT_FOUND,
+                    413 => t::OTLP_REFUSED_ADVICE_TOO_LARGE,
+                    415 => t::OTLP_REFUSED_ADVICE_NOT_JSON,
+                    _ => t::OTLP_REFUSED_ADVICE_DROPPED,
+                }
+                .fill(lang, &[("endpoint", endpoint)]);
+                t::OTLP_SEND_REFUSED.fill(
+                    lang,
+                    &[
+                        ("endpoint", endpoint),
+                        ("status", status),
+                        ("advice", &advice),
+                        ("detail", &said(detail)),
+                    ],
+                )
+            }
+            SendProblem::PartiallyRejected { rejected, detail } => t::OTLP_SEND_PARTIALLY_REJECTED
+                .fill(
+                    lang,
+                    &[
+                        ("endpoint", endpoint),
+                        ("rejected", rejected),
+                        ("detail", &said(detail)),
+                    ],
+                ),
+            SendProblem::GaveUp { attempts, last } => t::OTLP_SEND_GAVE_UP.fill(
+                lang,
+                &[
+                    ("attempts", attempts),
+                    ("last", &last.message(lang, context)),
+                ],
+            ),
+            SendProblem::Overflow { dropped_runs } => t::OTLP_SEND_OVERFLOW.fill(
+                lang,
+                &[("dropped_runs", dropped_runs), ("endpoint", endpoint)],
+            ),
         }
     }
 }

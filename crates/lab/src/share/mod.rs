@@ -35,6 +35,8 @@
 
 mod codec;
 
+use std::fmt;
+
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
@@ -43,6 +45,8 @@ use ttft_core::cut::prefix_within;
 use ttft_core::lang::Lang;
 use ttft_core::record::RunRecord;
 use ttft_core::stats::Summary;
+
+use crate::texts as t;
 
 /// The fragment's prefix (after `#`).
 pub const FRAGMENT_PREFIX: &str = ttft_core::config::SHARE_FRAGMENT_PREFIX;
@@ -172,10 +176,9 @@ struct Wire {
 }
 
 /// Why a link could not be made or read.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ShareError {
     /// Even the newest run alone does not fit (a very long label or prompt).
-    #[error("The results do not fit in a link ({bytes} bytes; at most {max}). Leave out the prompt or shorten the labels.")]
     TooLarge {
         /// The fragment's length.
         bytes: usize,
@@ -183,13 +186,10 @@ pub enum ShareError {
         max: usize,
     },
     /// No run to share.
-    #[error("There are no runs to share yet.")]
     NoRuns,
     /// Not a share link.
-    #[error("This link holds no shared results (its address has no #share=v1. part).")]
     NotAShareLink,
     /// The fragment is longer than any link we make.
-    #[error("This shared link is {bytes} bytes long; TTFT Meter makes and reads links of at most {max}. It was probably not made by TTFT Meter.")]
     LinkTooLong {
         /// Its length.
         bytes: usize,
@@ -198,13 +198,11 @@ pub enum ShareError {
     },
     /// Not base64url, or not our format, or cut short (often a link cut by the tool it was
     /// pasted into).
-    #[error("This shared link is damaged ({detail}). It was probably cut short when it was copied; ask for the whole link.")]
     Damaged {
         /// What failed.
         detail: String,
     },
     /// Valid container, but the data is not what TTFT Meter writes.
-    #[error("This shared link's data is not valid ({detail}). It was not made by this version of TTFT Meter, or it was edited.")]
     Invalid {
         /// What was wrong.
         detail: String,
@@ -214,19 +212,32 @@ pub enum ShareError {
 impl ShareError {
     /// The message in the user's language.
     pub fn message(&self, lang: Lang) -> String {
-        match lang {
-            Lang::En => self.to_string(),
-            Lang::Zh => match self {
-                ShareError::TooLarge { bytes, max } => format!("结果放不进一个链接（{bytes} 字节，最多 {max}）。请不要附带提示词，或缩短标签。"),
-                ShareError::NoRuns => "还没有可以分享的运行。".to_owned(),
-                ShareError::NotAShareLink => "这个链接不含分享的结果（地址中没有 #share=v1. 部分）。".to_owned(),
-                ShareError::LinkTooLong { bytes, max } => format!("这个分享链接长 {bytes} 字节；TTFT Meter 生成和读取的链接最多 {max} 字节。它可能不是 TTFT Meter 生成的。"),
-                ShareError::Damaged { detail } => format!("这个分享链接已损坏（{detail}）。可能在复制时被截断了；请索取完整的链接。"),
-                ShareError::Invalid { detail } => format!("这个分享链接的数据无效（{detail}）。它不是此版本的 TTFT Meter 生成的，或被修改过。"),
-            },
+        match self {
+            ShareError::TooLarge { bytes, max } => {
+                t::SHARE_ERROR_TOO_LARGE.fill(lang, &[("bytes", bytes), ("max", max)])
+            }
+            ShareError::NoRuns => t::SHARE_ERROR_NO_RUNS.get(lang).to_owned(),
+            ShareError::NotAShareLink => t::SHARE_ERROR_NOT_A_SHARE_LINK.get(lang).to_owned(),
+            ShareError::LinkTooLong { bytes, max } => {
+                t::SHARE_ERROR_LINK_TOO_LONG.fill(lang, &[("bytes", bytes), ("max", max)])
+            }
+            ShareError::Damaged { detail } => {
+                t::SHARE_ERROR_DAMAGED.fill(lang, &[("detail", detail)])
+            }
+            ShareError::Invalid { detail } => {
+                t::SHARE_ERROR_INVALID.fill(lang, &[("detail", detail)])
+            }
         }
     }
 }
+
+impl fmt::Display for ShareError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message(Lang::En))
+    }
+}
+
+impl std::error::Error for ShareError {}
 
 /// A time rounded to 0.1 ms (what a link keeps; well under any timer's real precision for
 /// what a person waits); `None` for what is not a time (NaN, negative, over a day).

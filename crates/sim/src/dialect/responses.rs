@@ -190,13 +190,34 @@ impl Events {
 /// The events of a successful stream.
 pub fn frames(input: &WriterInput<'_>) -> Vec<Frame> {
     let plan = input.plan;
-    let ids = ids(input);
     let first_ms = plan.first_token_ms();
     let answer_start_ms = plan.first_answer_ms().unwrap_or(plan.end_ms);
     let mut events = Events {
         frames: Vec::new(),
         sequence_number: 0,
     };
+    push_preamble(&mut events, input);
+    let mut output_index = 0;
+    if !input.reasoning.is_empty() {
+        push_reasoning_item(&mut events, input, first_ms, answer_start_ms);
+        output_index = 1;
+    }
+    if !input.answer.is_empty() {
+        push_message_item(&mut events, input, output_index, answer_start_ms);
+    }
+    let terminal = if input.truncated {
+        "response.incomplete"
+    } else {
+        "response.completed"
+    };
+    let response = response_object(input, true);
+    events.push(plan.end_ms, terminal, vec![("response", response)], false);
+    events.frames
+}
+
+/// The keep-alives and the `response.created` / `response.in_progress` events (the
+/// keep-alives after them when the headers come early, else before them).
+fn push_preamble(events: &mut Events, input: &WriterInput<'_>) {
     if !input.early {
         input.keepalives(&mut events.frames);
     }
@@ -208,136 +229,152 @@ pub fn frames(input: &WriterInput<'_>) -> Vec<Frame> {
     if input.early {
         input.keepalives(&mut events.frames);
     }
-    let mut output_index = 0;
-    if !input.reasoning.is_empty() {
-        events.push(
-            first_ms,
-            "response.output_item.added",
-            vec![
-                ("item", reasoning_item(input, false)),
-                ("output_index", "0".into()),
-            ],
-            false,
-        );
-        if input.reasoning_visible() {
-            let item_id = json_str(&ids.reasoning);
-            let part_fields = |extra: Vec<(&'static str, String)>| {
-                let mut fields = vec![("item_id", item_id.clone()), ("output_index", "0".into())];
-                fields.extend(extra);
-                fields.push(("summary_index", "0".into()));
-                fields.sort_by(|a, b| a.0.cmp(b.0));
-                fields
-            };
-            events.push(
-                first_ms,
-                "response.reasoning_summary_part.added",
-                part_fields(vec![("part", summary_part(""))]),
-                false,
-            );
-            for (at_ms, token) in plan.reasoning_at_ms.iter().zip(input.reasoning) {
-                let fields = part_fields(vec![
-                    ("delta", json_str(token)),
-                    ("obfuscation", json_str("")),
-                ]);
-                events.push(
-                    *at_ms,
-                    "response.reasoning_summary_text.delta",
-                    fields,
-                    true,
-                );
-            }
-            let text = input.reasoning.concat();
-            events.push(
-                answer_start_ms,
-                "response.reasoning_summary_text.done",
-                part_fields(vec![("text", json_str(&text))]),
-                false,
-            );
-            events.push(
-                answer_start_ms,
-                "response.reasoning_summary_part.done",
-                part_fields(vec![("part", summary_part(&text))]),
-                false,
-            );
-        }
-        events.push(
-            answer_start_ms,
-            "response.output_item.done",
-            vec![
-                ("item", reasoning_item(input, true)),
-                ("output_index", "0".into()),
-            ],
-            false,
-        );
-        output_index = 1;
+}
+
+/// The reasoning output item (index 0): added, its summary when visible, done.
+fn push_reasoning_item(
+    events: &mut Events,
+    input: &WriterInput<'_>,
+    first_ms: f64,
+    answer_start_ms: f64,
+) {
+    events.push(
+        first_ms,
+        "response.output_item.added",
+        vec![
+            ("item", reasoning_item(input, false)),
+            ("output_index", "0".into()),
+        ],
+        false,
+    );
+    if input.reasoning_visible() {
+        push_reasoning_summary(events, input, first_ms, answer_start_ms);
     }
-    if !input.answer.is_empty() {
-        let index = output_index.to_string();
-        events.push(
-            answer_start_ms,
-            "response.output_item.added",
-            vec![
-                ("item", message_item(input, false)),
-                ("output_index", index.clone()),
-            ],
-            false,
-        );
-        let item_id = json_str(&ids.message);
-        let part_fields = |extra: Vec<(&'static str, String)>| {
-            let mut fields = vec![
-                ("content_index", "0".to_string()),
-                ("item_id", item_id.clone()),
-                ("output_index", index.clone()),
-            ];
-            fields.extend(extra);
-            fields.sort_by(|a, b| a.0.cmp(b.0));
-            fields
-        };
-        events.push(
-            answer_start_ms,
-            "response.content_part.added",
-            part_fields(vec![("part", output_text_part(""))]),
-            false,
-        );
-        for (at_ms, token) in plan.answer_at_ms.iter().zip(input.answer) {
-            let fields = part_fields(vec![
-                ("delta", json_str(token)),
-                ("logprobs", "[]".into()),
-                ("obfuscation", json_str("")),
-            ]);
-            events.push(*at_ms, "response.output_text.delta", fields, true);
-        }
-        let text = input.answer.concat();
-        events.push(
-            plan.end_ms,
-            "response.output_text.done",
-            part_fields(vec![("logprobs", "[]".into()), ("text", json_str(&text))]),
-            false,
-        );
-        events.push(
-            plan.end_ms,
-            "response.content_part.done",
-            part_fields(vec![("part", output_text_part(&text))]),
-            false,
-        );
-        events.push(
-            plan.end_ms,
-            "response.output_item.done",
-            vec![
-                ("item", message_item(input, true)),
-                ("output_index", index.clone()),
-            ],
-            false,
-        );
-    }
-    let terminal = if input.truncated {
-        "response.incomplete"
-    } else {
-        "response.completed"
+    events.push(
+        answer_start_ms,
+        "response.output_item.done",
+        vec![
+            ("item", reasoning_item(input, true)),
+            ("output_index", "0".into()),
+        ],
+        false,
+    );
+}
+
+/// The reasoning summary part: added, one delta per reasoning token, text done, part done.
+fn push_reasoning_summary(
+    events: &mut Events,
+    input: &WriterInput<'_>,
+    first_ms: f64,
+    answer_start_ms: f64,
+) {
+    let item_id = json_str(&ids(input).reasoning);
+    let part_fields = |extra: Vec<(&'static str, String)>| {
+        let mut fields = vec![("item_id", item_id.clone()), ("output_index", "0".into())];
+        fields.extend(extra);
+        fields.push(("summary_index", "0".into()));
+        fields.sort_by(|a, b| a.0.cmp(b.0));
+        fields
     };
-    let response = response_object(input, true);
-    events.push(plan.end_ms, terminal, vec![("response", response)], false);
-    events.frames
+    events.push(
+        first_ms,
+        "response.reasoning_summary_part.added",
+        part_fields(vec![("part", summary_part(""))]),
+        false,
+    );
+    for (at_ms, token) in input.plan.reasoning_at_ms.iter().zip(input.reasoning) {
+        let fields = part_fields(vec![
+            ("delta", json_str(token)),
+            ("obfuscation", json_str("")),
+        ]);
+        events.push(
+            *at_ms,
+            "response.reasoning_summary_text.delta",
+            fields,
+            true,
+        );
+    }
+    let text = input.reasoning.concat();
+    events.push(
+        answer_start_ms,
+        "response.reasoning_summary_text.done",
+        part_fields(vec![("text", json_str(&text))]),
+        false,
+    );
+    events.push(
+        answer_start_ms,
+        "response.reasoning_summary_part.done",
+        part_fields(vec![("part", summary_part(&text))]),
+        false,
+    );
+}
+
+/// The message output item at `output_index`: added, its text part (one delta per answer
+/// token), done.
+fn push_message_item(
+    events: &mut Events,
+    input: &WriterInput<'_>,
+    output_index: usize,
+    answer_start_ms: f64,
+) {
+    let plan = input.plan;
+    let index = output_index.to_string();
+    events.push(
+        answer_start_ms,
+        "response.output_item.added",
+        vec![
+            ("item", message_item(input, false)),
+            ("output_index", index.clone()),
+        ],
+        false,
+    );
+    let item_id = json_str(&ids(input).message);
+    let part_fields = |extra: Vec<(&'static str, String)>| {
+        let mut fields = vec![
+            ("content_index", "0".to_string()),
+            ("item_id", item_id.clone()),
+            ("output_index", index.clone()),
+        ];
+        fields.extend(extra);
+        fields.sort_by(|a, b| a.0.cmp(b.0));
+        fields
+    };
+    events.push(
+        answer_start_ms,
+        "response.content_part.added",
+        part_fields(vec![("part", output_text_part(""))]),
+        false,
+    );
+    for (at_ms, token) in plan.answer_at_ms.iter().zip(input.answer) {
+        let fields = part_fields(vec![
+            ("delta", json_str(token)),
+            ("logprobs", "[]".into()),
+            ("obfuscation", json_str("")),
+        ]);
+        events.push(*at_ms, "response.output_text.delta", fields, true);
+    }
+    let text = input.answer.concat();
+    events.push(
+        plan.end_ms,
+        "response.output_text.done",
+        part_fields(vec![("logprobs", "[]".into()), ("text", json_str(&text))]),
+        false,
+    );
+    events.push(
+        plan.end_ms,
+        "response.content_part.done",
+        part_fields(vec![("part", output_text_part(&text))]),
+        false,
+    );
+    events.push(
+        plan.end_ms,
+        "response.output_item.done",
+        vec![
+            ("item", message_item(input, true)),
+            ("output_index", index.clone()),
+        ],
+        false,
+    );
 }
 
 /// The `error` event after HTTP 200 (spec `ResponseErrorEvent`); nothing follows.

@@ -34,6 +34,7 @@ use ttft_web::session::Session;
 use ttft_web::views::runs_table::RunsFilter;
 
 use crate::fleet::Fleet;
+use crate::texts as t;
 
 /// Where the current (or last) experiment is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -220,10 +221,7 @@ impl Experiments {
             return Ok(());
         }
         let Some(keeper) = self.keeper.get_value() else {
-            self.error.set(Some(Bilingual::new(
-                "This page keeps no runs (no session, host channel or fleet settings), so an experiment cannot start here.",
-                "此页面没有保存运行的位置（没有会话、宿主通道或监控设置），无法在此开始实验。",
-            )));
+            self.error.set(Some(t::EXPERIMENT_NO_KEEPER.bilingual()));
             self.state.set(ExperimentState::Refused);
             return Ok(());
         };

@@ -16,7 +16,6 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use leptos::prelude::*;
-use ttft_core::lang::Lang;
 use ttft_core::record::RunRecord;
 use ttft_lab::otlp::{
     ConnectionFacts, Delivery, ExportOptions, OtlpConfigError, OtlpEndpoint, OtlpExporter,
@@ -27,6 +26,7 @@ use ttft_lab::slo::SloSet;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 
+use crate::texts as t;
 use ttft_web::clock::{self, Timer};
 use ttft_web::i18n::use_i18n;
 use ttft_web::transport::{self, main_thread, HttpRequest};
@@ -458,7 +458,7 @@ pub fn effective_type() -> Option<String> {
     property(&property(&navigator, "connection")?, "effectiveType")?.as_string()
 }
 
-/// The export's state in one line (en/zh): what was sent, or what went wrong and what to do.
+/// The export's state in one line: what was sent, or what went wrong and what to do.
 /// A refused collector never fails a run; the line says so.
 #[component]
 pub fn OtlpStatusLine(
@@ -483,16 +483,14 @@ pub fn OtlpStatusLine(
             Some(problem) => (problem.code(), sent, problem.message(lang, &context)),
             None => {
                 let state = if waiting > 0 { "waiting" } else { "ok" };
-                let text = match lang {
-                    Lang::En => format!(
-                        "OpenTelemetry export to {}: {sent} runs sent, {waiting} waiting (sent between runs, never during one).",
-                        status.endpoint
-                    ),
-                    Lang::Zh => format!(
-                        "OpenTelemetry 导出到 {}：已发送 {sent} 次运行，{waiting} 次等待中（只在两次运行之间发送，从不在运行中发送）。",
-                        status.endpoint
-                    ),
-                };
+                let text = t::OTLP_STATUS.fill(
+                    lang,
+                    &[
+                        ("endpoint", &status.endpoint),
+                        ("sent", &sent),
+                        ("waiting", &waiting),
+                    ],
+                );
                 (state, sent, text)
             }
         })

@@ -6,6 +6,7 @@
 use leptos::prelude::*;
 use ttft_core::probe::{self, ProbeError};
 
+use crate::texts as t;
 use ttft_web::i18n::use_i18n;
 
 /// The `sessionStorage` flag set when probe mode starts: it runs at most once per tab.
@@ -84,18 +85,14 @@ pub fn ProbeNotice(
         let text = match &current {
             ProbeState::Off => return None,
             ProbeState::Refused(error) => error.message(lang),
-            ProbeState::Running { runs, host } => lang.pick(
-                format!("This page is measuring how fast {host} answers from your browser: {runs} short requests, now (probe mode, set by the site that embeds this widget). The results go to that site. Stop ends it."),
-                format!("本页面正在从你的浏览器测量 {host} 的响应速度：现在发送 {runs} 个简短请求（探测模式，由嵌入本组件的网站设置）。结果会发送给该网站。点击“停止”可结束。"),
-            ),
-            ProbeState::Done { runs, stopped: false } => lang.pick(
-                format!("Probe mode finished its {runs} runs; it will not run again in this tab."),
-                format!("探测模式已完成 {runs} 次运行；在此标签页中不会再次运行。"),
-            ),
-            ProbeState::Done { stopped: true, .. } => lang.pick(
-                "Probe mode was stopped; it will not run again in this tab.".to_owned(),
-                "探测模式已停止；在此标签页中不会再次运行。".to_owned(),
-            ),
+            ProbeState::Running { runs, host } => {
+                t::PROBE_RUNNING.fill(lang, &[("host", &host), ("runs", &runs)])
+            }
+            ProbeState::Done {
+                runs,
+                stopped: false,
+            } => t::PROBE_DONE.fill(lang, &[("runs", &runs)]),
+            ProbeState::Done { stopped: true, .. } => t::PROBE_STOPPED.get(lang).to_owned(),
         };
         let running = matches!(current, ProbeState::Running { .. });
         Some(view! {
@@ -103,7 +100,7 @@ pub fn ProbeNotice(
                 <span>{text}</span>
                 {running.then(|| view! {
                     <button type="button" data-testid="probe-stop" on:click=move |_| on_stop.run(())>
-                        {move || i18n.t("Stop", "停止")}
+                        {move || i18n.t(t::STOP)}
                     </button>
                 })}
             </div>

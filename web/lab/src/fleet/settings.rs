@@ -8,6 +8,7 @@ use leptos::prelude::*;
 use super::otlp::{OtlpExport, OtlpSettings};
 use super::slo::SloState;
 use super::Fleet;
+use crate::texts as t;
 use ttft_web::form::FormState;
 use ttft_web::i18n::use_i18n;
 
@@ -70,16 +71,16 @@ pub fn FleetSettings(
     let traced_from_start = fleet.traceparent.get_untracked();
     view! {
         <details class="panel fleet-settings" data-testid="fleet-settings" open=move || traced_from_start || on() || export.refusal.with(Option::is_some) || slo.set.with(Option::is_some) || slo.error.with(Option::is_some)>
-            <summary>{move || i18n.t("Fleet measurement: OpenTelemetry export, trace context, SLOs", "群体测量：OpenTelemetry 导出、追踪上下文、SLO")}</summary>
+            <summary>{move || i18n.t(t::FLEET_MEASUREMENT_OPENTELEMETRY_EXPORT_TRACE_CONTEXT)}</summary>
             <div class="fields">
                 <div class="field">
-                    <label for="otlp-endpoint">{move || i18n.t("OpenTelemetry collector (OTLP/HTTP base URL)", "OpenTelemetry Collector（OTLP/HTTP 基础 URL）")}</label>
+                    <label for="otlp-endpoint">{move || i18n.t(t::OPENTELEMETRY_COLLECTOR_OTLP_HTTP_BASE_URL)}</label>
                     <input id="otlp-endpoint" data-testid="otlp-endpoint" type="url" autocomplete="off" spellcheck="false"
                         placeholder="https://otel.example.com:4318"
                         prop:value=move || endpoint.get() on:input=move |event| endpoint.set(event_target_value(&event)) />
                 </div>
                 <div class="field">
-                    <label for="otlp-headers">{move || i18n.t("Extra collector headers (name=value, comma-separated; never the model key)", "Collector 额外请求头（名称=值，逗号分隔；切勿填入模型密钥）")}</label>
+                    <label for="otlp-headers">{move || i18n.t(t::EXTRA_COLLECTOR_HEADERS_NAME_VALUE_COMMA)}</label>
                     <input id="otlp-headers" data-testid="otlp-headers" type="text" autocomplete="off" spellcheck="false"
                         placeholder="x-collector-token=…"
                         prop:value=move || headers.get() on:input=move |event| headers.set(event_target_value(&event)) />
@@ -88,27 +89,24 @@ pub fn FleetSettings(
             <label class="check">
                 <input type="checkbox" data-testid="otlp-prompt" prop:checked=move || include_prompt.get()
                     on:change=move |event| include_prompt.set(event_target_checked(&event)) />
-                {move || i18n.t("Also send the prompt text (off: only numbers and names are sent)", "同时发送提示词文本（关闭时只发送数值和名称）")}
+                {move || i18n.t(t::ALSO_SEND_THE_PROMPT_TEXT_OFF)}
             </label>
             <div class="actions">
-                <button type="button" data-testid="otlp-apply" on:click=apply_otlp>{move || i18n.t("Export to this collector", "导出到此 Collector")}</button>
-                <button type="button" data-testid="otlp-off" on:click=turn_off disabled=move || !on()>{move || i18n.t("Stop exporting", "停止导出")}</button>
+                <button type="button" data-testid="otlp-apply" on:click=apply_otlp>{move || i18n.t(t::EXPORT_TO_THIS_COLLECTOR)}</button>
+                <button type="button" data-testid="otlp-off" on:click=turn_off disabled=move || !on()>{move || i18n.t(t::STOP_EXPORTING)}</button>
             </div>
-            <p class="meta">{move || i18n.t(
-                "Sent per run: the times, token counts, outcome, model, the endpoint's host and port, the browser and network type. Never the key, the answer, or the endpoint's path.",
-                "每次运行发送：各项时间、token 数、结果、模型、接口的主机和端口、浏览器和网络类型。从不发送密钥、回答内容或接口路径。",
-            )}</p>
+            <p class="meta">{move || i18n.t(t::SENT_PER_RUN_THE_TIMES_TOKEN)}</p>
             <label class="check">
                 <input type="checkbox" data-testid="traceparent" prop:checked=move || fleet.traceparent.get()
                     on:change=move |event| fleet.traceparent.set(event_target_checked(&event)) />
-                {move || i18n.t("Send traceparent (W3C trace context) with each request, so a tracing server joins the browser's span", "每次请求发送 traceparent（W3C 追踪上下文），让做追踪的服务器接入浏览器的 span")}
+                {move || i18n.t(t::SEND_TRACEPARENT_W3C_TRACE_CONTEXT_WITH)}
             </label>
             <div class="field wide slo-field">
-                <label for="slo-input">{move || i18n.t("SLOs (for example perceived_ttfa_ms:p95<=1.5s, ttfa_ms<=800, goodput>=95%)", "SLO（例如 perceived_ttfa_ms:p95<=1.5s, ttfa_ms<=800, goodput>=95%）")}</label>
+                <label for="slo-input">{move || i18n.t(t::SLOS_FOR_EXAMPLE_PERCEIVED_TTFA_MS)}</label>
                 <div class="key-row">
                     <input id="slo-input" data-testid="slo-input" type="text" autocomplete="off" spellcheck="false"
                         prop:value=move || slo_text.get() on:input=move |event| slo_text.set(event_target_value(&event)) />
-                    <button type="button" data-testid="slo-apply" on:click=apply_slo>{move || i18n.t("Apply", "应用")}</button>
+                    <button type="button" data-testid="slo-apply" on:click=apply_slo>{move || i18n.t(t::APPLY)}</button>
                 </div>
                 {slo_error}
             </div>

@@ -5,15 +5,17 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use ttft_core::lang::Lang;
+use ttft_core::lang::{Bilingual, Lang};
 use ttft_core::metric::{runs_chart_metrics, shared_metrics};
 use ttft_core::stats::Summary;
+use ttft_core::text::Text;
 use ttft_lab::share::{
     self, encode_fitting, ShareError, ShareFacts, SharedResults, SharedRun, MAX_FRAGMENT_BYTES,
 };
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::JsFuture;
 
+use crate::texts as t;
 use crate::views::charts::{DistributionView, RunsChartView};
 use ttft_web::form::FormState;
 use ttft_web::i18n::use_i18n;
@@ -65,7 +67,7 @@ pub fn CopyLink() -> impl IntoView {
     let form = use_context::<FormState>();
     let slo = use_context::<super::slo::SloState>();
     let include_prompt = RwSignal::new(false);
-    let message = RwSignal::new(None::<(String, String)>);
+    let message = RwSignal::new(None::<Bilingual>);
     let link = RwSignal::new(None::<String>);
     let copy = move |_| {
         let facts = ShareFacts {
@@ -89,21 +91,15 @@ pub fn CopyLink() -> impl IntoView {
             Ok(fitted) => fitted,
             Err(error) => {
                 link.set(None);
-                return message.set(Some((error.message(Lang::En), error.message(Lang::Zh))));
+                return message.set(Some(Bilingual::from_fn(|lang| error.message(lang))));
             }
         };
         let url = format!("{}#{fragment}", page_base_url());
         let bytes = fragment.len();
-        let (mut en, mut zh) = if kept < total {
-            (
-                format!("The link holds the newest {kept} of {total} runs ({bytes} bytes; a link holds at most {MAX_FRAGMENT_BYTES})."),
-                format!("链接包含最新的 {kept}/{total} 次运行（{bytes} 字节；链接最多 {MAX_FRAGMENT_BYTES} 字节）。"),
-            )
+        let size = if kept < total {
+            t::LINK_HOLDS_NEWEST_RUNS
         } else {
-            (
-                format!("The link holds all {kept} runs ({bytes} bytes)."),
-                format!("链接包含全部 {kept} 次运行（{bytes} 字节）。"),
-            )
+            t::LINK_HOLDS_ALL_RUNS
         };
         link.set(Some(url.clone()));
         spawn_local(async move {
@@ -111,54 +107,64 @@ pub fn CopyLink() -> impl IntoView {
                 Some(clipboard) => JsFuture::from(clipboard.write_text(&url)).await.is_ok(),
                 None => false,
             };
-            if copied {
-                en = format!("Link copied. {en}");
-                zh = format!("链接已复制。{zh}");
+            let outcome = if copied {
+                t::LINK_COPIED
             } else {
-                en = format!("The clipboard is not available here: copy the link below. {en}");
-                zh = format!("此处无法使用剪贴板：请复制下方的链接。{zh}");
-            }
-            message.set(Some((en, zh)));
+                t::LINK_CLIPBOARD_UNAVAILABLE
+            };
+            message.set(Some(Bilingual::from_fn(|lang| {
+                let size = size.fill(
+                    lang,
+                    &[
+                        ("kept", &kept),
+                        ("total", &total),
+                        ("bytes", &bytes),
+                        ("max_bytes", &MAX_FRAGMENT_BYTES),
+                    ],
+                );
+                outcome.fill(lang, &[("size", &size)])
+            })));
         });
     };
     let empty = move || session.runs.with(Vec::is_empty);
     view! {
-        <div class="copy-link" role="group" aria-label=move || i18n.t("Share link", "分享链接")>
+        <div class="copy-link" role="group" aria-label=move || i18n.t(t::SHARE_LINK)>
             <button type="button" data-testid="copy-link" on:click=copy disabled=empty>
-                {move || i18n.t("Copy link", "复制链接")}
+                {move || i18n.t(t::COPY_LINK)}
             </button>
             <label class="check">
                 <input type="checkbox" data-testid="share-prompt" prop:checked=move || include_prompt.get()
                     on:change=move |event| include_prompt.set(event_target_checked(&event)) />
-                {move || i18n.t("Include the prompt", "附带提示词")}
+                {move || i18n.t(t::INCLUDE_THE_PROMPT)}
             </label>
             <p class="meta" role="status" data-testid="share-link-message">
-                {move || message.get().map(|(en, zh)| i18n.pick(en, zh))}
+                {move || message.with(|message| message.as_ref().map(|text| i18n.pick(text)))}
             </p>
             {move || link.get().map(|url| view! {
                 <input class="share-link" readonly data-testid="share-link" prop:value=url
-                    aria-label=move || i18n.t("Share link", "分享链接") />
+                    aria-label=move || i18n.t(t::SHARE_LINK) />
             })}
         </div>
     }
 }
 
-/// A run's outcome code and cohort as the runs table words them (en, zh).
-fn run_labels(outcome: &str, cohort: Option<&str>) -> ((String, String), (String, String)) {
-    let outcome = match outcome {
-        "completed" => ("ok".to_owned(), "成功".to_owned()),
-        "stopped_after_first_answer" => {
-            ("ok (TTFT only)".to_owned(), "成功（只测首字）".to_owned())
-        }
-        other => (format!("failed: {other}"), format!("失败：{other}")),
-    };
-    let cohort = match cohort {
-        Some("cold") => ("cold".to_owned(), "冷".to_owned()),
-        Some("warm") => ("warm".to_owned(), "热".to_owned()),
-        Some(other) => (other.to_owned(), other.to_owned()),
-        None => ("—".to_owned(), "—".to_owned()),
-    };
-    (outcome, cohort)
+/// A run's outcome code as the runs table words it, in `lang`.
+fn outcome_label(outcome: &str, lang: Lang) -> String {
+    match outcome {
+        "completed" => t::OUTCOME_OK.get(lang).to_owned(),
+        "stopped_after_first_answer" => t::OUTCOME_OK_TTFT_ONLY.get(lang).to_owned(),
+        other => t::OUTCOME_FAILED_WITH_CODE.fill(lang, &[("code", &other)]),
+    }
+}
+
+/// A run's cohort as the runs table words it, in `lang` (an unknown code as it is).
+fn cohort_label(cohort: Option<&str>, lang: Lang) -> String {
+    match cohort {
+        Some("cold") => t::RUN_COHORT_COLD.get(lang).to_owned(),
+        Some("warm") => t::RUN_COHORT_WARM.get(lang).to_owned(),
+        Some(other) => other.to_owned(),
+        None => "—".to_owned(),
+    }
 }
 
 fn cell(value: Option<f64>) -> String {
@@ -203,19 +209,16 @@ pub fn SharedView(
     let facts = facts(&results);
     let prompt = results.prompt.clone().map(|prompt| {
         view! {
-            <p class="meta">{move || i18n.t("Prompt:", "提示词：")}</p>
+            <p class="meta">{move || i18n.t(t::SHARED_PROMPT)}</p>
             <pre class="pane" data-testid="shared-prompt">{prompt}</pre>
         }
     });
     let count = runs.len();
     view! {
         <section class="panel shared" aria-labelledby="shared-heading" data-testid="shared-view" data-runs=count>
-            <h2 id="shared-heading">{move || i18n.t("Shared result (read-only)", "分享的结果（只读）")}</h2>
+            <h2 id="shared-heading">{move || i18n.t(t::SHARED_HEADING)}</h2>
             <p class="notice info shared-notice" data-testid="shared-notice">
-                {move || i18n.pick(
-                    format!("You are looking at results someone measured and shared by link ({count} runs). They are shown, not run again, and they are not added to your history."),
-                    format!("这是他人测量并通过链接分享的结果（{count} 次运行）。这里只展示、不重新运行，也不会加入你的历史记录。"),
-                )}
+                {move || i18n.fill(t::SHARED_NOTICE, &[("count", &count)])}
             </p>
             <ul class="shared-facts">{facts}</ul>
             {prompt}
@@ -223,25 +226,25 @@ pub fn SharedView(
                 <RunsChartView series=Signal::derive(move || series.clone()) references=Signal::derive(move || references.clone()) />
                 <DistributionView values_ms=Signal::derive(move || ttfa_values.clone()) markers=Signal::derive(move || markers.clone()) metric="ttfa_ms" />
             </div>
-            <h3>{move || i18n.t("Summary", "汇总")}</h3>
-            <p class="meta">{move || i18n.t("Successful runs only, recomputed from the runs in the link (times kept to 0.1 ms).", "仅统计成功的运行，由链接中的运行重新计算（时间保留到 0.1 毫秒）。")}</p>
+            <h3>{move || i18n.t(t::SUMMARY)}</h3>
+            <p class="meta">{move || i18n.t(t::SHARED_SUMMARY_NOTE)}</p>
             <div class="table-scroll" tabindex="0">
                 <table class="summary" data-testid="shared-summary">
                     <thead><tr>
-                        <th scope="col">{move || i18n.t("metric", "指标")}</th>
+                        <th scope="col">{move || i18n.t(t::COLUMN_METRIC)}</th>
                         <th scope="col">"p50"</th><th scope="col">"p95"</th><th scope="col">"p99"</th>
                         <th scope="col">"min"</th><th scope="col">"max"</th><th scope="col">"mean"</th><th scope="col">"n"</th>
                     </tr></thead>
                     <tbody>{summary_rows}</tbody>
                 </table>
             </div>
-            <h3>{move || i18n.t("Runs", "运行记录")}</h3>
+            <h3>{move || i18n.t(t::RUNS)}</h3>
             <div class="table-scroll" tabindex="0">
                 <table class="runs" data-testid="shared-runs">
                     <thead><tr>
                         <th scope="col">"#"</th>
-                        <th scope="col">{move || i18n.t("connection", "连接")}</th>
-                        <th scope="col">{move || i18n.t("outcome", "结果")}</th>
+                        <th scope="col">{move || i18n.t(t::COLUMN_CONNECTION)}</th>
+                        <th scope="col">{move || i18n.t(t::COLUMN_OUTCOME)}</th>
                         {shared_metrics().map(|metric| view! { <th scope="col">{metric.name}</th> }).collect_view()}
                     </tr></thead>
                     <tbody>{run_rows}</tbody>
@@ -252,7 +255,7 @@ pub fn SharedView(
                     clear_fragment();
                     on_close.run(());
                 }>
-                    {move || i18n.t("Measure it yourself", "自己测量")}
+                    {move || i18n.t(t::MEASURE_IT_YOURSELF)}
                 </button>
             </div>
         </section>
@@ -288,13 +291,13 @@ fn run_rows(runs: &[SharedRun]) -> impl IntoView {
     let i18n = use_i18n();
     runs.iter()
         .map(|run| {
-            let ((outcome_en, outcome_zh), (cohort_en, cohort_zh)) =
-                run_labels(&run.outcome, run.cohort.as_deref());
+            let outcome = run.outcome.clone();
+            let cohort = run.cohort.clone();
             view! {
                 <tr data-testid="shared-run" data-run=run.run_index data-outcome=run.outcome.clone()>
                     <td>{run.run_index}</td>
-                    <td>{move || i18n.pick(cohort_en.clone(), cohort_zh.clone())}</td>
-                    <td>{move || i18n.pick(outcome_en.clone(), outcome_zh.clone())}</td>
+                    <td>{move || cohort_label(cohort.as_deref(), i18n.lang.get())}</td>
+                    <td>{move || outcome_label(&outcome, i18n.lang.get())}</td>
                     {shared_metrics()
                         .map(|metric| view! { <td data-metric=metric.name>{cell(run.metric(metric.name))}</td> })
                         .collect_view()}
@@ -307,18 +310,33 @@ fn run_rows(runs: &[SharedRun]) -> impl IntoView {
 /// Who measured what where: the facts the link carries.
 fn facts(results: &SharedResults) -> impl IntoView {
     let i18n = use_i18n();
-    [
-        (("measured with", "测量工具"), Some(format!("TTFT Meter {}", results.tool_version))),
-        (("link made", "链接生成于"), Some(results.created_at.replace('T', " ").chars().take(19).collect::<String>() + " UTC")),
-        (("endpoint host", "接口主机"), results.host.clone()),
-        (("model", "模型"), results.model.clone()),
-        (("protocol", "协议"), results.protocol.clone()),
-        (("environment", "环境"), results.environment.clone()),
-        (("SLO", "SLO"), results.slo.clone()),
-    ]
+    let facts: [(Text, Option<String>); 7] = [
+        (
+            t::FACT_MEASURED_WITH,
+            Some(format!("TTFT Meter {}", results.tool_version)),
+        ),
+        (
+            t::FACT_LINK_MADE,
+            Some(
+                results
+                    .created_at
+                    .replace('T', " ")
+                    .chars()
+                    .take(19)
+                    .collect::<String>()
+                    + " UTC",
+            ),
+        ),
+        (t::FACT_ENDPOINT_HOST, results.host.clone()),
+        (t::FACT_MODEL, results.model.clone()),
+        (t::FACT_PROTOCOL, results.protocol.clone()),
+        (t::FACT_ENVIRONMENT, results.environment.clone()),
+        (t::FACT_SLO, results.slo.clone()),
+    ];
+    facts
     .into_iter()
-    .filter_map(|((en, zh), value)| {
-        value.map(|value| view! { <li><span class="meta">{move || i18n.t(en, zh)}": "</span>{value}</li> })
+    .filter_map(|(label, value)| {
+        value.map(|value| view! { <li><span class="meta">{move || i18n.t(label)}": "</span>{value}</li> })
     })
     .collect_view()
 }
@@ -330,10 +348,9 @@ pub fn SharedLinkError(
     error: ShareError,
 ) -> impl IntoView {
     let i18n = use_i18n();
-    let (en, zh) = (error.message(Lang::En), error.message(Lang::Zh));
     view! {
         <p class="notice" role="alert" data-testid="shared-error">
-            {move || i18n.pick(en.clone(), zh.clone())}
+            {move || error.message(i18n.lang.get())}
         </p>
     }
 }

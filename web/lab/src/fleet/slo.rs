@@ -7,9 +7,10 @@ use std::collections::HashMap;
 
 use leptos::prelude::*;
 use serde_json::Value;
-use ttft_core::lang::Lang;
+use ttft_core::text::Text;
 use ttft_lab::slo::{SloParseError, SloReport, SloSet, Verdict};
 
+use crate::texts as t;
 use ttft_web::i18n::use_i18n;
 use ttft_web::session::Session;
 
@@ -88,11 +89,12 @@ pub fn summary_object(report: &SloReport) -> Value {
     value
 }
 
-fn verdict_text(verdict: Verdict, lang: Lang) -> &'static str {
+/// The badge's word for the overall verdict.
+fn verdict_text(verdict: Verdict) -> Text {
     match verdict {
-        Verdict::Pass => lang.pick("SLO met", "达到 SLO"),
-        Verdict::Fail => lang.pick("SLO missed", "未达到 SLO"),
-        Verdict::NoData => lang.pick("SLO: no runs yet", "SLO：尚无运行"),
+        Verdict::Pass => t::SLO_MET,
+        Verdict::Fail => t::SLO_MISSED,
+        Verdict::NoData => t::SLO_NO_RUNS_YET,
     }
 }
 
@@ -116,22 +118,15 @@ pub fn SloSummary() -> impl IntoView {
         let lang = i18n.lang.get();
         let verdict = report.verdict;
         let good = match report.good_run_fraction {
-            Some(fraction) => match lang {
-                Lang::En => format!(
-                    "good runs {} of {} · goodput {} (target {})",
-                    report.good_run_count,
-                    report.counted_runs,
-                    percent(fraction),
-                    percent(report.goodput_target)
-                ),
-                Lang::Zh => format!(
-                    "达标运行 {}/{} · goodput {}（目标 {}）",
-                    report.good_run_count,
-                    report.counted_runs,
-                    percent(fraction),
-                    percent(report.goodput_target)
-                ),
-            },
+            Some(fraction) => t::SLO_GOODPUT.fill(
+                lang,
+                &[
+                    ("good", &report.good_run_count),
+                    ("counted", &report.counted_runs),
+                    ("goodput", &percent(fraction)),
+                    ("target", &percent(report.goodput_target)),
+                ],
+            ),
             None => String::new(),
         };
         let thresholds = report
@@ -140,10 +135,10 @@ pub fn SloSummary() -> impl IntoView {
             .map(|result| {
                 let observed = match (result.observed, result.met_runs) {
                     (Some(value), _) => format!("{value:.1}"),
-                    (None, Some(met_runs)) => match lang {
-                        Lang::En => format!("{met_runs} of {} runs", report.counted_runs),
-                        Lang::Zh => format!("{met_runs}/{} 次运行", report.counted_runs),
-                    },
+                    (None, Some(met_runs)) => t::SLO_THRESHOLD_MET_RUNS.fill(
+                        lang,
+                        &[("met", &met_runs), ("counted", &report.counted_runs)],
+                    ),
                     (None, None) => "—".to_owned(),
                 };
                 let met = result.met;
@@ -159,7 +154,7 @@ pub fn SloSummary() -> impl IntoView {
         Some(view! {
             <div class="slo-summary" data-testid="slo-summary">
                 <span class="slo-badge" data-testid="slo-badge" data-verdict=verdict.code()>
-                    {verdict_text(verdict, lang)}
+                    {verdict_text(verdict).get(lang)}
                 </span>
                 <span class="meta" data-testid="slo-goodput"
                     data-good-runs=report.good_run_count

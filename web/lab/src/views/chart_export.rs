@@ -8,6 +8,9 @@ use leptos::prelude::*;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 
+use ttft_core::text::Text;
+
+use crate::texts as t;
 use crate::views::download::{download, download_blob};
 use ttft_web::i18n::use_i18n;
 
@@ -223,31 +226,36 @@ fn download_png(test_id: &str) -> Option<()> {
 /// put 100,000 rows into the page (the export has them all).
 const MAX_TABLE_ROWS: usize = 500;
 
+/// A column named by a metric's name (`ttfa_ms`), which reads the same in both languages.
+pub(crate) const fn untranslated(name: &'static str) -> Text {
+    Text::new(name, name)
+}
+
 /// Under a chart: SVG and PNG downloads, and the chart's data as a table.
 #[component]
 pub fn ChartTools(
     /// The chart figure's `data-testid` (also the file name).
     test_id: &'static str,
-    /// Column headers (en, zh).
-    headers: Vec<(&'static str, &'static str)>,
+    /// Column headers.
+    headers: Vec<Text>,
     /// The rows, already formatted.
     rows: Signal<Vec<Vec<String>>>,
 ) -> impl IntoView {
     let i18n = use_i18n();
     let head = headers
         .into_iter()
-        .map(|(en, zh)| view! { <th scope="col">{move || i18n.t(en, zh)}</th> })
+        .map(|header| view! { <th scope="col">{move || i18n.t(header)}</th> })
         .collect_view();
     view! {
         <div class="chart-tools">
             <button type="button" class="small" data-testid=format!("{test_id}-svg") on:click=move |_| download_svg(test_id)>
-                {move || i18n.t("Download SVG", "下载 SVG")}
+                {move || i18n.t(t::DOWNLOAD_SVG)}
             </button>
             <button type="button" class="small" data-testid=format!("{test_id}-png") on:click=move |_| { download_png(test_id); }>
-                {move || i18n.t("Download PNG", "下载 PNG")}
+                {move || i18n.t(t::DOWNLOAD_PNG)}
             </button>
             <details class="chart-data">
-                <summary>{move || i18n.t("Data table", "数据表")}</summary>
+                <summary>{move || i18n.t(t::DATA_TABLE)}</summary>
                 <div class="table-scroll">
                     <table data-testid=format!("{test_id}-table")>
                         <thead><tr>{head}</tr></thead>
@@ -262,10 +270,7 @@ pub fn ChartTools(
                     let total = rows.with(Vec::len);
                     (total > MAX_TABLE_ROWS).then(|| view! {
                         <p class="meta">
-                            {i18n.pick(
-                                format!("The first {MAX_TABLE_ROWS} of {total} rows; export JSON or CSV for all of them."),
-                                format!("仅显示前 {MAX_TABLE_ROWS} 行（共 {total} 行）；导出 JSON 或 CSV 可获得全部数据。"),
-                            )}
+                            {i18n.fill(t::CHART_TABLE_FIRST_ROWS, &[("max_table_rows", &MAX_TABLE_ROWS), ("total", &total)])}
                         </p>
                     })
                 }}

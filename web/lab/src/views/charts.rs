@@ -4,12 +4,14 @@
 use leptos::prelude::*;
 use ttft_core::itl::ItlGaps;
 use ttft_core::metric::runs_chart_metrics;
+use ttft_core::text::Text;
 use ttft_lab::chart::{
     distribution_chart, itl_chart, runs_chart, waterfall_chart, Axis, Frame, Margins, Phase,
     PhaseSpan, Rect, Reference, ReferenceLine, RunSeries,
 };
 
-use crate::views::chart_export::ChartTools;
+use crate::texts as t;
+use crate::views::chart_export::{untranslated, ChartTools};
 use ttft_web::i18n::use_i18n;
 
 const WIDTH_PX: f64 = 640.0;
@@ -116,8 +118,8 @@ pub fn RunsChartView(
     };
     view! {
         <figure class="chart" data-testid="chart-runs">
-            <figcaption>{move || i18n.t("Time to first token per run", "每次运行的首 token 时间")}</figcaption>
-            <svg viewBox=view_box(&frame) role="img" aria-label=move || i18n.t("Line chart of TTFT per run", "每次运行 TTFT 折线图")>
+            <figcaption>{move || i18n.t(t::TIME_TO_FIRST_TOKEN_PER_RUN)}</figcaption>
+            <svg viewBox=view_box(&frame) role="img" aria-label=move || i18n.t(t::LINE_CHART_OF_TTFT_PER_RUN)>
                 {move || {
                     let chart = chart();
                     let lines = chart
@@ -154,8 +156,8 @@ pub fn RunsChartView(
             </ul>
             <ChartTools
                 test_id="chart-runs"
-                headers=std::iter::once(("run", "运行"))
-                    .chain(runs_chart_metrics().map(|(metric, _)| (metric.name, metric.name)))
+                headers=std::iter::once(t::COLUMN_RUN)
+                    .chain(runs_chart_metrics().map(|(metric, _)| untranslated(metric.name)))
                     .collect()
                 rows=Signal::derive(move || {
                     let series = series.get();
@@ -188,8 +190,8 @@ pub fn DistributionView(
     let frame = frame(HEIGHT_PX, 40.0);
     view! {
         <figure class="chart" data-testid="chart-distribution">
-            <figcaption>{move || i18n.pick(format!("Distribution of {metric}"), format!("{metric} 的分布"))}</figcaption>
-            <svg viewBox=view_box(&frame) role="img" aria-label=move || i18n.t("Histogram and cumulative distribution", "直方图与累积分布")>
+            <figcaption>{move || i18n.fill(t::DISTRIBUTION_OF, &[("metric", &metric)])}</figcaption>
+            <svg viewBox=view_box(&frame) role="img" aria-label=move || i18n.t(t::HISTOGRAM_AND_CUMULATIVE_DISTRIBUTION)>
                 {move || {
                     let markers: Vec<Reference> = markers
                         .get()
@@ -218,7 +220,7 @@ pub fn DistributionView(
             </svg>
             <ChartTools
                 test_id="chart-distribution"
-                headers=vec![("from (ms)", "起（毫秒）"), ("to (ms)", "止（毫秒）"), ("runs", "次数")]
+                headers=vec![t::COLUMN_FROM_MS, t::COLUMN_TO_MS, t::COLUMN_RUNS]
                 rows=Signal::derive(move || {
                     distribution_chart(&values_ms.get(), &[], &frame)
                         .bars
@@ -241,8 +243,8 @@ pub fn ItlView(
     let frame = frame(200.0, 48.0);
     view! {
         <figure class="chart" data-testid="chart-itl">
-            <figcaption>{move || i18n.t("Inter-token latency over the stream (selected run)", "输出过程中的 token 间隔（所选运行）")}</figcaption>
-            <svg viewBox=view_box(&frame) role="img" aria-label=move || i18n.t("Line chart of inter-token gaps", "token 间隔折线图")>
+            <figcaption>{move || i18n.t(t::INTER_TOKEN_LATENCY_OVER_THE_STREAM)}</figcaption>
+            <svg viewBox=view_box(&frame) role="img" aria-label=move || i18n.t(t::LINE_CHART_OF_INTER_TOKEN_GAPS)>
                 {move || {
                     let chart = gaps.with(|gaps| {
                         itl_chart(gaps.sample_ms(), gaps.sample_every(), &[], &frame)
@@ -255,7 +257,7 @@ pub fn ItlView(
             </svg>
             <ChartTools
                 test_id="chart-itl"
-                headers=vec![("gap", "间隔"), ("itl_ms", "itl_ms")]
+                headers=vec![t::COLUMN_GAP, untranslated("itl_ms")]
                 rows=Signal::derive(move || {
                     gaps.with(|gaps| {
                         let every = gaps.sample_every();
@@ -273,13 +275,14 @@ pub fn ItlView(
     }
 }
 
-fn phase_label(phase: Phase) -> (&'static str, &'static str) {
+/// A phase's name on the waterfall and in its table.
+fn phase_label(phase: Phase) -> Text {
     match phase {
-        Phase::ConnectionSetup => ("connection setup", "建立连接"),
-        Phase::Waiting => ("waiting (queue + prefill)", "等待（排队 + 预填充）"),
-        Phase::Reasoning => ("reasoning", "推理"),
-        Phase::Answer => ("answer", "回答"),
-        Phase::PaintDelay => ("paint delay", "绘制延迟"),
+        Phase::ConnectionSetup => t::PHASE_CONNECTION_SETUP,
+        Phase::Waiting => t::PHASE_WAITING,
+        Phase::Reasoning => t::PHASE_REASONING,
+        Phase::Answer => t::PHASE_ANSWER,
+        Phase::PaintDelay => t::PHASE_PAINT_DELAY,
     }
 }
 
@@ -293,18 +296,18 @@ pub fn WaterfallView(
     let frame = frame(170.0, 150.0);
     view! {
         <figure class="chart" data-testid="chart-waterfall">
-            <figcaption>{move || i18n.t("Waterfall of the selected run", "所选运行的瀑布图")}</figcaption>
-            <svg viewBox=view_box(&frame) role="img" aria-label=move || i18n.t("Bars per phase of the run", "运行各阶段的条形图")>
+            <figcaption>{move || i18n.t(t::WATERFALL_OF_THE_SELECTED_RUN)}</figcaption>
+            <svg viewBox=view_box(&frame) role="img" aria-label=move || i18n.t(t::BARS_PER_PHASE_OF_THE_RUN)>
                 {move || {
                     let chart = waterfall_chart(&phases.get(), &frame);
                     let bars = chart
                         .bars
                         .iter()
                         .map(|bar| {
-                            let (en, zh) = phase_label(bar.phase);
+                            let label = phase_label(bar.phase);
                             view! {
                                 <g class=format!("phase phase-{:?}", bar.phase).to_lowercase()>
-                                    <text x=chart.plot.x_px - 6.0 y=bar.label_y_px + 4.0 text-anchor="end">{i18n.t(en, zh)}</text>
+                                    <text x=chart.plot.x_px - 6.0 y=bar.label_y_px + 4.0 text-anchor="end">{i18n.t(label)}</text>
                                     <rect x=bar.x_px y=bar.y_px width=bar.width_px.max(1.0) height=bar.height_px>
                                         <title>{format!("{:.1}–{:.1} ms", bar.start_ms, bar.end_ms)}</title>
                                     </rect>
@@ -320,14 +323,13 @@ pub fn WaterfallView(
             </svg>
             <ChartTools
                 test_id="chart-waterfall"
-                headers=vec![("phase", "阶段"), ("from (ms)", "起（毫秒）"), ("to (ms)", "止（毫秒）")]
+                headers=vec![t::COLUMN_PHASE, t::COLUMN_FROM_MS, t::COLUMN_TO_MS]
                 rows=Signal::derive(move || {
                     waterfall_chart(&phases.get(), &frame)
                         .bars
                         .iter()
                         .map(|bar| {
-                            let (en, zh) = phase_label(bar.phase);
-                            vec![i18n.t(en, zh).to_string(), format!("{:.1}", bar.start_ms), format!("{:.1}", bar.end_ms)]
+                            vec![i18n.t(phase_label(bar.phase)).to_string(), format!("{:.1}", bar.start_ms), format!("{:.1}", bar.end_ms)]
                         })
                         .collect()
                 })

@@ -4,7 +4,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use ttft_core::export::{runs_csv, summary_text, CsvHeader, ExportDocument};
 use ttft_core::history;
-use ttft_core::lang::Lang;
+use ttft_core::lang::Bilingual;
 use ttft_core::record::{RunRecord, Transport};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
@@ -18,6 +18,8 @@ use ttft_web::views::controls::ShowAllToggle;
 use ttft_web::views::live::format_ms;
 use ttft_web::{clock, persist};
 
+use crate::texts as t;
+
 /// A file-name stamp: `2026-11-29T17-05-00`.
 fn stamp() -> String {
     clock::iso_time(clock::now_ms())
@@ -25,6 +27,12 @@ fn stamp() -> String {
         .take(19)
         .map(|character| if character == ':' { '-' } else { character })
         .collect()
+}
+
+/// An error the core words in English only (writing JSON, computing the summary): the
+/// same text in both languages.
+fn english_only(message: String) -> Bilingual {
+    Bilingual::new(message.clone(), message)
 }
 
 /// Export JSON / CSV, copy the summary, import JSON.
@@ -42,8 +50,8 @@ pub fn ShareBar() -> impl IntoView {
         Ok(()) => download(&file_name, mime, text),
         Err(notice) => session.notify(notice),
     };
-    // What the last action said (en, zh), shown in a live region.
-    let message = RwSignal::new(None::<(String, String)>);
+    // What the last action said, shown in a live region.
+    let message = RwSignal::new(None::<Bilingual>);
     // The summary, shown for manual copying when the clipboard is unavailable.
     let manual_copy = RwSignal::new(None::<String>);
 
@@ -58,7 +66,7 @@ pub fn ShareBar() -> impl IntoView {
                 "application/json",
                 &text,
             ),
-            Err(error) => message.set(Some((error.to_string(), error.to_string()))),
+            Err(error) => message.set(Some(english_only(error.to_string()))),
         }
     };
     let export_csv = move |_| {
@@ -69,7 +77,7 @@ pub fn ShareBar() -> impl IntoView {
         let lang = i18n.lang_untracked();
         let text = match runs.with_untracked(|runs| summary_text(runs, lang)) {
             Ok(text) => text,
-            Err(error) => return message.set(Some((error.to_string(), error.to_string()))),
+            Err(error) => return message.set(Some(english_only(error.to_string()))),
         };
         spawn_local(async move {
             let copied = match web_sys::window().map(|window| window.navigator().clipboard()) {
@@ -78,14 +86,10 @@ pub fn ShareBar() -> impl IntoView {
             };
             if copied {
                 manual_copy.set(None);
-                message.set(Some(("Summary copied.".into(), "摘要已复制。".into())));
+                message.set(Some(t::SUMMARY_COPIED.bilingual()));
             } else {
                 manual_copy.set(Some(text));
-                message.set(Some((
-                    "The clipboard is not available here: select the text below and copy it."
-                        .into(),
-                    "此处无法使用剪贴板：请选中下方文本并复制。".into(),
-                )));
+                message.set(Some(t::SUMMARY_CLIPBOARD_UNAVAILABLE.bilingual()));
             }
         });
     };
@@ -102,9 +106,9 @@ pub fn ShareBar() -> impl IntoView {
         input.set_value("");
         // Refused before it is read: a huge file would stall the page and its memory.
         if let Err(notice) = history::check_import_size(file.size() as u64) {
-            let lang_message = (notice.message(Lang::En), notice.message(Lang::Zh));
+            let text = Bilingual::from_fn(|lang| notice.message(lang));
             session.notify(notice);
-            return message.set(Some(lang_message));
+            return message.set(Some(text));
         }
         spawn_local(async move {
             let text = JsFuture::from(file.text())
@@ -123,40 +127,37 @@ pub fn ShareBar() -> impl IntoView {
                     if let Some(notice) = notice {
                         session.notify(notice);
                     }
-                    message.set(Some((
-                        format!("Imported {count} runs."),
-                        format!("已导入 {count} 次运行。"),
-                    )));
+                    message.set(Some(t::IMPORTED_RUNS.bilingual_with(&[("count", &count)])));
                 }
-                Err(error) => message.set(Some((error.message(Lang::En), error.message(Lang::Zh)))),
+                Err(error) => message.set(Some(Bilingual::from_fn(|lang| error.message(lang)))),
             }
         });
     };
     let empty = move || runs.with(Vec::is_empty);
 
     view! {
-        <div class="share" role="group" aria-label=move || i18n.t("Export and import", "导出与导入")>
+        <div class="share" role="group" aria-label=move || i18n.t(t::EXPORT_AND_IMPORT)>
             <button type="button" data-testid="export-json" on:click=export_json disabled=empty>
-                {move || i18n.t("Export JSON", "导出 JSON")}
+                {move || i18n.t(t::EXPORT_JSON)}
             </button>
             <button type="button" data-testid="export-csv" on:click=export_csv disabled=empty>
-                {move || i18n.t("Export CSV", "导出 CSV")}
+                {move || i18n.t(t::EXPORT_CSV)}
             </button>
             <button type="button" data-testid="copy-summary" on:click=copy_summary disabled=empty>
-                {move || i18n.t("Copy summary", "复制摘要")}
+                {move || i18n.t(t::COPY_SUMMARY)}
             </button>
             // The native file input shows the browser's own (untranslated) words, so it is
             // hidden visually but kept focusable; the label looks like a button.
             <label class="file-button">
                 <input type="file" class="visually-hidden" accept=".json,application/json" data-testid="import-json" on:change=import />
-                <span class="button-like">{move || i18n.t("Import JSON (replaces the history)", "导入 JSON（替换历史记录）")}</span>
+                <span class="button-like">{move || i18n.t(t::IMPORT_JSON_REPLACES_THE_HISTORY)}</span>
             </label>
             <crate::fleet::share::CopyLink />
             <p class="meta" role="status" data-testid="share-message">
-                {move || message.get().map(|(en, zh)| i18n.pick(en, zh))}
+                {move || message.with(|message| message.as_ref().map(|text| i18n.pick(text)))}
             </p>
             {move || manual_copy.get().map(|text| view! {
-                <textarea class="manual-copy" readonly aria-label=move || i18n.t("Summary text", "摘要文本")>{text}</textarea>
+                <textarea class="manual-copy" readonly aria-label=move || i18n.t(t::SUMMARY_TEXT)>{text}</textarea>
             })}
         </div>
     }
@@ -219,28 +220,25 @@ pub fn HistoryList() -> impl IntoView {
                 <span class="history-model">{record.settings.model.clone()}</span>
                 <span class="history-ttfa">{format!("ttfa_ms {}", format_ms(record.metrics.ttfa_ms))}</span>
                 <span class=if ok { "history-outcome ok" } else { "history-outcome failed" }>
-                    {move || if ok { i18n.t("ok", "成功") } else { i18n.t("failed", "失败") }}
+                    {move || i18n.t(if ok { t::OUTCOME_OK } else { t::OUTCOME_FAILED })}
                 </span>
                 <button
                     type="button"
                     class="small"
                     data-testid="history-delete"
-                    aria-label=move || i18n.pick(format!("Delete run {number}"), format!("删除第 {number} 次运行"))
+                    aria-label=move || i18n.fill(t::DELETE_RUN, &[("number", &number)])
                     on:click=move |_| delete(number)
                 >
-                    {move || i18n.t("Delete", "删除")}
+                    {move || i18n.t(t::DELETE)}
                 </button>
             </li>
         }
     };
     view! {
         <section class="panel history" aria-labelledby="history-heading" data-testid="history">
-            <h2 id="history-heading">{move || i18n.t("History (kept in this browser)", "历史记录（保存在此浏览器中）")}</h2>
+            <h2 id="history-heading">{move || i18n.t(t::HISTORY_KEPT_IN_THIS_BROWSER)}</h2>
             <p class="meta">
-                {move || i18n.t(
-                    "Finished runs are kept in this browser's local storage (the last 1000), never the API key.",
-                    "已完成的运行保存在此浏览器的本地存储中（最多 1000 次），从不保存 API 密钥。",
-                )}
+                {move || i18n.t(t::FINISHED_RUNS_ARE_KEPT_IN_THIS)}
             </p>
             <ShareBar />
             <Show when=move || !runs.with(Vec::is_empty)>
@@ -250,9 +248,9 @@ pub fn HistoryList() -> impl IntoView {
                 <ShowAllToggle testid="history-show-all" show_all=show_all total=total window=HISTORY_WINDOW_ITEMS />
                 <button type="button" data-testid="history-delete-all" on:click=delete_all>
                     {move || if confirming.get() {
-                        i18n.t("Really delete all runs? Click again", "确定删除全部运行？再点一次")
+                        i18n.t(t::REALLY_DELETE_ALL_RUNS_CLICK_AGAIN)
                     } else {
-                        i18n.t("Delete all runs", "删除全部运行")
+                        i18n.t(t::DELETE_ALL_RUNS)
                     }}
                 </button>
             </Show>

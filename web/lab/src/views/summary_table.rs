@@ -4,9 +4,21 @@ use leptos::prelude::*;
 use ttft_core::metric::summary_metrics;
 use ttft_core::record::{cohort_summary, Cohort};
 use ttft_core::stats::Summary;
+use ttft_core::text::Text;
 use ttft_core::timeline::RunsSummary;
 use ttft_web::i18n::use_i18n;
 use ttft_web::views::runs_table::{cell_number, RunsView};
+
+use crate::texts as t;
+
+/// The heading of a cohort's rows.
+fn cohort_label(cohort: Cohort) -> Text {
+    match cohort {
+        Cohort::All => t::COHORT_ALL_MEASURED_RUNS,
+        Cohort::Cold => t::COHORT_COLD_NEW_CONNECTION,
+        Cohort::Warm => t::COHORT_WARM_REUSED_CONNECTION,
+    }
+}
 
 /// p50, p95, p99, min, max, mean and n of the main metrics, for all, cold and warm runs.
 #[component]
@@ -15,11 +27,6 @@ pub fn SummaryTable(
     runs: RunsView,
 ) -> impl IntoView {
     let i18n = use_i18n();
-    let cohort_label = |cohort: Cohort| match cohort {
-        Cohort::All => ("all measured runs", "全部计入的运行"),
-        Cohort::Cold => ("cold (new connection)", "冷（新连接）"),
-        Cohort::Warm => ("warm (reused connection)", "热（复用连接）"),
-    };
     let body = move || {
         let summaries: Vec<Option<RunsSummary>> = runs.with(|runs| {
             Cohort::ALL
@@ -31,7 +38,7 @@ pub fn SummaryTable(
             .into_iter()
             .zip(summaries)
             .filter_map(|(cohort, summary)| {
-                let (en, zh) = cohort_label(cohort);
+                let label = cohort_label(cohort);
                 let id = cohort.code();
                 let summary = summary?;
                 let rows = summary_metrics()
@@ -51,7 +58,7 @@ pub fn SummaryTable(
                     .collect_view();
                 Some(view! {
                     <tbody>
-                        <tr class="cohort"><th colspan="8" scope="rowgroup">{move || i18n.t(en, zh)}</th></tr>
+                        <tr class="cohort"><th colspan="8" scope="rowgroup">{move || i18n.t(label)}</th></tr>
                         {rows}
                     </tbody>
                 })
@@ -59,18 +66,15 @@ pub fn SummaryTable(
             .collect_view()
     };
     view! {
-        <h3>{move || i18n.t("Summary", "汇总")}</h3>
+        <h3>{move || i18n.t(t::SUMMARY)}</h3>
         <p class="meta">
-            {move || i18n.t(
-                "Successful measured runs only (warm-ups and failures left out). Percentiles: linear interpolation between closest ranks (numpy's default), as AIPerf reports them.",
-                "仅统计成功且计入的运行（不含预热和失败）。百分位数：最近秩之间线性插值（numpy 默认方法），与 AIPerf 一致。",
-            )}
+            {move || i18n.t(t::SUCCESSFUL_MEASURED_RUNS_ONLY_WARM_UPS)}
         </p>
         <div class="table-scroll" tabindex="0">
             <table class="summary" data-testid="summary-table">
                 <thead>
                     <tr>
-                        <th scope="col">{move || i18n.t("metric", "指标")}</th>
+                        <th scope="col">{move || i18n.t(t::COLUMN_METRIC)}</th>
                         <th scope="col">"p50"</th>
                         <th scope="col">"p95"</th>
                         <th scope="col">"p99"</th>

@@ -3,6 +3,7 @@
 use leptos::prelude::*;
 
 use crate::i18n::use_i18n;
+use crate::texts as t;
 
 /// "Show all N" / "Show the newest W": the toggle of a list that shows only its newest
 /// `window` items by default. Rendered only while the list is longer than that.
@@ -27,9 +28,9 @@ pub fn ShowAllToggle(
                 on:click=move |_| show_all.update(|all| *all = !*all)
             >
                 {move || if show_all.get() {
-                    i18n.pick(format!("Show the newest {window}"), format!("只显示最新 {window} 条"))
+                    i18n.fill(t::SHOW_THE_NEWEST, &[("window", &window)])
                 } else {
-                    i18n.pick(format!("Show all {}", total.get()), format!("显示全部 {} 条", total.get()))
+                    i18n.fill(t::SHOW_ALL, &[("total", &total.get())])
                 }}
             </button>
         </Show>

@@ -14,6 +14,7 @@ use crate::clock::Timer;
 use crate::form::FormState;
 use crate::i18n::use_i18n;
 use crate::key_gate::{use_key_gate, KeyGate};
+use crate::texts as t;
 use crate::transport::main_thread;
 use crate::transport::HttpRequest;
 
@@ -144,7 +145,7 @@ pub fn EndpointForm(
     models.keyless();
     view! {
         <section class="panel" aria-labelledby="endpoint-heading">
-            <h2 id="endpoint-heading">{move || i18n.t("Endpoint", "接口")}</h2>
+            <h2 id="endpoint-heading">{move || i18n.t(t::ENDPOINT)}</h2>
             <div class="fields">
                 {preset_field(form, gate, models)}
                 {protocol_field(form, gate)}
@@ -152,7 +153,7 @@ pub fn EndpointForm(
                 {key_field(form, gate)}
                 {model_field(form, gate, models)}
                 <div class="field wide">
-                    <label for="prompt">{move || i18n.t("Prompt", "提示词")}</label>
+                    <label for="prompt">{move || i18n.t(t::PROMPT)}</label>
                     <textarea
                         id="prompt"
                         data-testid="prompt"
@@ -171,7 +172,7 @@ fn preset_field(form: FormState, gate: KeyGate, models: ModelsRefresh) -> impl I
     let i18n = use_i18n();
     view! {
         <div class="field">
-            <label for="preset">{move || i18n.t("Preset", "预设")}</label>
+            <label for="preset">{move || i18n.t(t::PRESET)}</label>
             <select
                 id="preset"
                 data-testid="preset"
@@ -184,7 +185,7 @@ fn preset_field(form: FormState, gate: KeyGate, models: ModelsRefresh) -> impl I
                     }
                 }
             >
-                <option value="">{move || i18n.t("Choose a server…", "选择服务器…")}</option>
+                <option value="">{move || i18n.t(t::CHOOSE_A_SERVER)}</option>
                 {PRESETS
                     .iter()
                     .map(|preset| view! { <option value=preset.id>{preset.name}</option> })
@@ -199,7 +200,7 @@ fn protocol_field(form: FormState, gate: KeyGate) -> impl IntoView {
     let i18n = use_i18n();
     view! {
         <div class="field">
-            <label for="protocol">{move || i18n.t("Protocol", "协议")}</label>
+            <label for="protocol">{move || i18n.t(t::PROTOCOL)}</label>
             <select
                 id="protocol"
                 data-testid="protocol"
@@ -209,7 +210,7 @@ fn protocol_field(form: FormState, gate: KeyGate) -> impl IntoView {
                     form.protocol.set(ProtocolChoice::from_code(&event_target_value(&event)))
                 }
             >
-                <option value="auto">{move || i18n.t("Auto (from the URL)", "自动（根据 URL）")}</option>
+                <option value="auto">{move || i18n.t(t::PROTOCOL_AUTO)}</option>
                 {Protocol::ALL
                     .iter()
                     .map(|protocol| view! { <option value=protocol.code()>{protocol.label()}</option> })
@@ -241,7 +242,7 @@ fn base_url_field(form: FormState, gate: KeyGate, models: ModelsRefresh) -> impl
     };
     view! {
         <div class="field wide">
-            <label for="base-url">{move || i18n.t("Base URL", "基础 URL")}</label>
+            <label for="base-url">{move || i18n.t(t::BASE_URL)}</label>
             <input
                 id="base-url"
                 data-testid="base-url"
@@ -285,7 +286,7 @@ fn key_field(form: FormState, gate: KeyGate) -> impl IntoView {
     };
     view! {
         <div class="field">
-            <label for="api-key">{move || i18n.t("API key", "API 密钥")}</label>
+            <label for="api-key">{move || i18n.t(t::API_KEY)}</label>
             <div class="key-row">
                 <input
                     id="api-key"
@@ -293,7 +294,7 @@ fn key_field(form: FormState, gate: KeyGate) -> impl IntoView {
                     type="password"
                     autocomplete="off"
                     spellcheck="false"
-                    placeholder=move || i18n.t("not needed for the simulator", "模拟器无需密钥")
+                    placeholder=move || i18n.t(t::KEY_PLACEHOLDER)
                     prop:value=move || form.api_key.get()
                     on:input=move |event| {
                         let api_key = event_target_value(&event);
@@ -307,7 +308,7 @@ fn key_field(form: FormState, gate: KeyGate) -> impl IntoView {
                     }
                 />
                 <button type="button" data-testid="forget-key" on:click=forget_key>
-                    {move || i18n.t("Forget", "清除")}
+                    {move || i18n.t(t::FORGET_KEY)}
                 </button>
             </div>
             <span class="hint" data-testid="key-note">
@@ -316,19 +317,10 @@ fn key_field(form: FormState, gate: KeyGate) -> impl IntoView {
                     let origin = gate.binding.with(|binding| binding.origin.clone());
                     match (masked.is_empty(), origin) {
                         (true, _) => i18n
-                            .t(
-                                "Kept in this tab's sessionStorage only; sent only to the endpoint it is typed for (any other asks first).",
-                                "仅保存在本标签页的 sessionStorage 中；只发送到输入它时的接口（发往其他地址前会先询问）。",
-                            )
+                            .t(t::KEY_NOTE_NO_KEY)
                             .to_string(),
-                        (false, Some(origin)) => i18n.pick(
-                            format!("{masked} · kept in this tab's sessionStorage only · sent to {origin}; any other server asks first"),
-                            format!("{masked} · 仅保存在本标签页的 sessionStorage 中 · 发送到 {origin}；发往其他服务器前会先询问"),
-                        ),
-                        (false, None) => i18n.pick(
-                            format!("{masked} · kept in this tab's sessionStorage only · not yet tied to a server: asks before sending"),
-                            format!("{masked} · 仅保存在本标签页的 sessionStorage 中 · 尚未绑定服务器：发送前会先询问"),
-                        ),
+                        (false, Some(origin)) => i18n.fill(t::KEY_NOTE_BOUND, &[("masked", &masked), ("origin", &origin)]),
+                        (false, None) => i18n.fill(t::KEY_NOTE_UNBOUND, &[("masked", &masked)]),
                     }
                 }}
             </span>
@@ -352,7 +344,7 @@ fn model_field(form: FormState, gate: KeyGate, models: ModelsRefresh) -> impl In
     };
     view! {
         <div class="field">
-            <label for="model">{move || i18n.t("Model", "模型")}</label>
+            <label for="model">{move || i18n.t(t::MODEL)}</label>
             <input
                 id="model"
                 data-testid="model"
@@ -371,7 +363,7 @@ fn model_field(form: FormState, gate: KeyGate, models: ModelsRefresh) -> impl In
                 }}
             </datalist>
             <button type="button" class="small" data-testid="list-models" on:click=list_models_clicked>
-                {move || i18n.t("List models", "列出模型")}
+                {move || i18n.t(t::LIST_MODELS)}
             </button>
             <span class="hint" data-testid="model-count">
                 {move || {
@@ -379,10 +371,7 @@ fn model_field(form: FormState, gate: KeyGate, models: ModelsRefresh) -> impl In
                     if count == 0 {
                         String::new()
                     } else {
-                        i18n.pick(
-                            format!("{count} models listed by the endpoint"),
-                            format!("接口列出了 {count} 个模型"),
-                        )
+                        i18n.fill(t::MODELS_LISTED, &[("count", &count)])
                     }
                 }}
             </span>
@@ -435,40 +424,40 @@ fn RunOptions(
         <div class="fields options" aria-disabled=move || streaming.get().to_string()>
             {number_field(
                 "run-count",
-                Signal::derive(move || i18n.t("Runs", "运行次数")),
+                Signal::derive(move || i18n.t(t::RUN_COUNT)),
                 form.run_count,
                 Signal::stored("1"),
             )}
             {number_field(
                 "max-tokens",
-                Signal::derive(move || i18n.t("max_tokens", "max_tokens")),
+                Signal::derive(move || i18n.t(t::MAX_TOKENS)),
                 form.max_tokens,
-                Signal::derive(move || i18n.t("server default", "服务器默认")),
+                Signal::derive(move || i18n.t(t::MAX_TOKENS_PLACEHOLDER)),
             )}
             {number_field(
                 "timeout-s",
-                Signal::derive(move || i18n.t("Timeout per run (s)", "每次超时（秒）")),
+                Signal::derive(move || i18n.t(t::TIMEOUT_PER_RUN_S)),
                 form.timeout_s,
                 Signal::stored("120"),
             )}
             <div class="checks">
                 {check(
                     "warmup",
-                    Signal::derive(move || i18n.t("Warm-up run first (not measured)", "先做一次预热（不计入）")),
+                    Signal::derive(move || i18n.t(t::WARM_UP)),
                     form.warmup,
                 )}
                 {check(
                     "ttft-only",
-                    Signal::derive(move || i18n.t("TTFT only: stop at the first answer token", "只测首字：收到首个回答 token 即停止")),
+                    Signal::derive(move || i18n.t(t::TTFT_ONLY)),
                     form.ttft_only,
                 )}
                 {check(
                     "reasoning",
-                    Signal::derive(move || i18n.t("Ask for reasoning", "请求推理/思考")),
+                    Signal::derive(move || i18n.t(t::ASK_FOR_REASONING)),
                     form.reasoning,
                 )}
             </div>
-            <span class="hint">{move || i18n.pick(format!("Up to {MAX_RUNS} runs."), format!("最多 {MAX_RUNS} 次。"))}</span>
+            <span class="hint">{move || i18n.fill(t::MAX_RUNS_HINT, &[("max_runs", &MAX_RUNS)])}</span>
         </div>
     }
 }

@@ -6,6 +6,7 @@ use ttft_core::lang::Lang;
 
 use crate::i18n::{use_i18n, I18n};
 use crate::persist;
+use crate::texts as t;
 
 /// Switches the language and remembers the choice for the next visit.
 fn choose_lang(i18n: I18n, lang: Lang) {
@@ -28,11 +29,11 @@ pub fn ThemeSwitch(
     let code = move || theme.get().map_or("auto", Theme::code);
     view! {
         <label class="theme-switch">
-            <span>{move || i18n.t("Theme", "主题")}</span>
+            <span>{move || i18n.t(t::THEME)}</span>
             <select data-testid="theme" on:change=choose prop:value=code>
-                <option value="auto" selected=move || code() == "auto">{move || i18n.t("System", "跟随系统")}</option>
-                <option value="light" selected=move || code() == "light">{move || i18n.t("Light", "浅色")}</option>
-                <option value="dark" selected=move || code() == "dark">{move || i18n.t("Dark", "深色")}</option>
+                <option value="auto" selected=move || code() == "auto">{move || i18n.t(t::THEME_SYSTEM)}</option>
+                <option value="light" selected=move || code() == "light">{move || i18n.t(t::THEME_LIGHT)}</option>
+                <option value="dark" selected=move || code() == "dark">{move || i18n.t(t::THEME_DARK)}</option>
             </select>
         </label>
     }
@@ -50,10 +51,7 @@ pub fn PageHeader(
         <header>
             <h1>"TTFT Meter"</h1>
             <p class="tagline">
-                {move || i18n.t(
-                    "Time to first token, measured in your browser, as painted.",
-                    "在你的浏览器中测量首 token 时间——以屏幕上显示为准。",
-                )}
+                {move || i18n.t(t::TAGLINE)}
             </p>
             <LanguageSwitch />
             <ThemeSwitch theme=theme />
@@ -62,19 +60,19 @@ pub fn PageHeader(
     }
 }
 
-/// English / 中文.
+/// The language switch: each language's name in that language.
 #[component]
 pub fn LanguageSwitch() -> impl IntoView {
     let i18n = use_i18n();
     view! {
-        <div class="lang-switch" role="group" aria-label="Language / 语言">
+        <div class="lang-switch" role="group" aria-label=move || i18n.t(t::LANGUAGE_SWITCH)>
             <button
                 type="button"
                 data-testid="lang-en"
                 aria-pressed=move || (i18n.lang.get() == Lang::En).to_string()
                 on:click=move |_| choose_lang(i18n, Lang::En)
             >
-                "English"
+                {t::LANGUAGE_NAME.get(Lang::En)}
             </button>
             <button
                 type="button"
@@ -82,7 +80,7 @@ pub fn LanguageSwitch() -> impl IntoView {
                 aria-pressed=move || (i18n.lang.get() == Lang::Zh).to_string()
                 on:click=move |_| choose_lang(i18n, Lang::Zh)
             >
-                "中文"
+                {t::LANGUAGE_NAME.get(Lang::Zh)}
             </button>
         </div>
     }

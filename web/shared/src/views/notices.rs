@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use crate::form::FormState;
 use crate::i18n::use_i18n;
 use crate::session::Session;
+use crate::texts as t;
 
 /// What the user should know about the stored history (storage full, a history set aside,
 /// runs renumbered or refused), each with a button to dismiss it.
@@ -29,7 +30,7 @@ pub fn HistoryNotices(
                             {move || notice.message(i18n.lang.get())}
                             " "
                             <button type="button" class="small" on:click=move |_| session.dismiss_notice(index)>
-                                {move || i18n.t("OK", "知道了")}
+                                {move || i18n.t(t::DISMISS_NOTICE)}
                             </button>
                         </p>
                     }
@@ -54,10 +55,7 @@ pub fn ChooseEndpointNotice(
     view! {
         <Show when=shown>
             <p class="notice" data-testid="choose-endpoint" role="status">
-                {move || i18n.t(
-                    "Choose your endpoint: pick a preset below or type your server's base URL (this page is not served by the bundled simulator, so there is nothing to measure yet).",
-                    "请选择要测量的接口：在下方选择预设，或填写服务器的基础 URL（此页面不是由内置模拟器提供的，因此还没有可测量的接口）。",
-                )}
+                {move || i18n.t(t::CHOOSE_ENDPOINT_NOTICE)}
             </p>
         </Show>
     }
@@ -74,10 +72,7 @@ pub fn KeyRefusedNotice(
         let names = names.join(", ");
         view! {
             <p class="notice" role="alert" data-testid="key-refused">
-                {move || i18n.pick(
-                    format!("A key in the page address ({names}) was ignored and removed from the address: addresses end up in browser history, server logs and shared links. Type the key in the API key field instead; it stays in this tab only."),
-                    format!("页面地址中的密钥（{names}）已被忽略并从地址中移除：地址会留在浏览器历史、服务器日志和分享的链接中。请在 API 密钥输入框中输入密钥；它只保存在当前标签页中。"),
-                )}
+                {move || i18n.fill(t::KEY_REFUSED_NOTICE, &[("names", &names)])}
             </p>
         }
     })

@@ -5,21 +5,18 @@ use leptos::prelude::*;
 use web_sys::MouseEvent;
 
 use crate::i18n::use_i18n;
+use crate::texts as t;
 use crate::views::live::{LivePanes, LiveRun, Readouts};
 
 pub fn status_text(live: LiveRun) -> String {
     let i18n = use_i18n();
     let (run, total) = live.progress.get();
     let of = if total > 1 {
-        i18n.pick(
-            format!(" (run {run} of {total})"),
-            format!("（第 {run}/{total} 次）"),
-        )
+        i18n.fill(t::STATUS_RUN_OF, &[("run", &run), ("total", &total)])
     } else {
         String::new()
     };
-    let (en, zh) = live.status.get().text();
-    let state = i18n.t(en, zh);
+    let state = i18n.t(live.status.get().text());
     format!("{state}{of}")
 }
 
@@ -38,7 +35,7 @@ pub fn RunProgress(
                 data-testid="run-progress"
                 max=move || live.progress.get().1
                 value=move || live.progress.get().0.saturating_sub(1)
-                aria-label=move || i18n.t("Runs done", "已完成的运行")
+                aria-label=move || i18n.t(t::RUNS_DONE)
             ></progress>
         </Show>
     }
@@ -62,7 +59,7 @@ where
     let i18n = use_i18n();
     view! {
         <section class="panel" aria-labelledby="run-heading">
-            <h2 id="run-heading">{move || i18n.t("Run", "运行")}</h2>
+            <h2 id="run-heading">{move || i18n.t(t::RUN_HEADING)}</h2>
             <div class="actions">
                 <button
                     class="primary"
@@ -70,10 +67,10 @@ where
                     on:click=send
                     disabled=move || live.streaming.get()
                 >
-                    {move || i18n.t("Send", "发送")}
+                    {move || i18n.t(t::SEND)}
                 </button>
                 <button data-testid="stop" on:click=move |_| stop() disabled=move || !live.streaming.get()>
-                    {move || i18n.t("Stop", "停止")}
+                    {move || i18n.t(t::STOP)}
                 </button>
                 <span class="status" data-testid="status" data-state=move || live.status.get().code() role="status">
                     {move || status_text(live)}

@@ -8,11 +8,13 @@ use leptos::prelude::*;
 use ttft_core::failure::NetworkFailure;
 use ttft_core::metric::{Column, METRICS};
 use ttft_core::record::RunRecord;
+use ttft_core::text::Text;
 use ttft_core::timeline::RunOutcome;
 
 use super::controls::ShowAllToggle;
 use super::live::{format_ms, DiagnosisBox};
 use crate::i18n::use_i18n;
+use crate::texts as t;
 
 pub fn cell_number(value: Option<f64>, decimals: usize) -> String {
     value
@@ -26,41 +28,39 @@ fn cell_count(value: Option<u64>) -> String {
         .unwrap_or_else(|| "—".into())
 }
 
-/// A short outcome label (en, zh).
-fn outcome_label(outcome: &RunOutcome) -> (String, String) {
+/// A run's short outcome label (an HTTP error's is a template for its `{status}`).
+fn outcome_label(outcome: &RunOutcome) -> Text {
     match outcome {
-        RunOutcome::Streaming => ("streaming".into(), "进行中".into()),
-        RunOutcome::Completed => ("ok".into(), "成功".into()),
-        RunOutcome::StoppedAfterFirstAnswer => ("ok (TTFT only)".into(), "成功（只测首字）".into()),
-        RunOutcome::HttpError { status } => (format!("HTTP {status}"), format!("HTTP {status}")),
-        RunOutcome::NetworkFailure { failure } => {
-            let (en, zh) = match failure {
-                NetworkFailure::NetworkError => ("network error", "网络错误"),
-                NetworkFailure::Timeout => ("timeout", "超时"),
-                NetworkFailure::Aborted => ("stopped", "已停止"),
-                NetworkFailure::Redirected => ("redirected", "被重定向"),
-            };
-            (en.into(), zh.into())
-        }
-        RunOutcome::StreamError { .. } => ("error in stream".into(), "流中出错".into()),
-        RunOutcome::MalformedChunk { .. } => ("malformed chunk".into(), "数据块格式错误".into()),
-        RunOutcome::EmptyStream => ("empty stream".into(), "空响应流".into()),
-        RunOutcome::EndedWithoutTerminal => ("cut off".into(), "流被截断".into()),
-        RunOutcome::NotSent => ("not sent".into(), "未发送".into()),
+        RunOutcome::Streaming => t::OUTCOME_STREAMING,
+        RunOutcome::Completed => t::OUTCOME_OK,
+        RunOutcome::StoppedAfterFirstAnswer => t::OUTCOME_OK_TTFT_ONLY,
+        RunOutcome::HttpError { .. } => t::OUTCOME_HTTP_STATUS,
+        RunOutcome::NetworkFailure { failure } => match failure {
+            NetworkFailure::NetworkError => t::OUTCOME_NETWORK_ERROR,
+            NetworkFailure::Timeout => t::OUTCOME_TIMEOUT,
+            NetworkFailure::Aborted => t::OUTCOME_STOPPED,
+            NetworkFailure::Redirected => t::OUTCOME_REDIRECTED,
+        },
+        RunOutcome::StreamError { .. } => t::OUTCOME_STREAM_ERROR,
+        RunOutcome::MalformedChunk { .. } => t::OUTCOME_MALFORMED_CHUNK,
+        RunOutcome::EmptyStream => t::OUTCOME_EMPTY_STREAM,
+        RunOutcome::EndedWithoutTerminal => t::OUTCOME_CUT_OFF,
+        RunOutcome::NotSent => t::OUTCOME_NOT_SENT,
     }
 }
 
-fn connection_label(record: &RunRecord) -> (&'static str, &'static str) {
+/// How the run's connection was: warm-up, cold (with a preflight), warm.
+fn connection_label(record: &RunRecord) -> Text {
     let preflight = record
         .network
         .as_ref()
         .is_some_and(|network| network.preflight_ms.is_some());
     match (record.warm_up, record.cold) {
-        (true, _) => ("warm-up", "预热"),
-        (false, Some(true)) if preflight => ("cold (preflight)", "冷（预检）"),
-        (false, Some(true)) => ("cold", "冷"),
-        (false, Some(false)) => ("warm", "热"),
-        (false, None) => ("?", "?"),
+        (true, _) => t::CONNECTION_WARM_UP,
+        (false, Some(true)) if preflight => t::CONNECTION_COLD_PREFLIGHT,
+        (false, Some(true)) => t::CONNECTION_COLD,
+        (false, Some(false)) => t::CONNECTION_WARM,
+        (false, None) => t::CONNECTION_UNKNOWN,
     }
 }
 
@@ -124,25 +124,15 @@ impl RunsView {
 pub const TABLE_WINDOW_ROWS: usize = 100;
 
 /// The columns after the catalogue's metrics: (test id or name, shown only with "More
-/// columns", en header, zh header).
-const OTHER_COLUMNS: [(&str, bool, &str, &str); 7] = [
-    (
-        "tokens",
-        false,
-        "tokens in / cached / out",
-        "输入 / 缓存 / 输出 token",
-    ),
-    ("paint", true, "paint", "绘制方法"),
-    (
-        "paint error",
-        true,
-        "paint error (bias, p95)",
-        "绘制时间误差（偏差，p95）",
-    ),
-    ("dns/tcp/tls_ms", true, "dns/tcp/tls_ms", "dns/tcp/tls_ms"),
-    ("transport", true, "transport", "传输"),
-    ("model", true, "model", "模型"),
-    ("experiment", true, "experiment", "实验"),
+/// columns", header).
+const OTHER_COLUMNS: [(&str, bool, Text); 7] = [
+    ("tokens", false, t::COLUMN_TOKENS),
+    ("paint", true, t::COLUMN_PAINT),
+    ("paint error", true, t::COLUMN_PAINT_ERROR),
+    ("dns/tcp/tls_ms", true, t::COLUMN_NETWORK_SETUP),
+    ("transport", true, t::COLUMN_TRANSPORT),
+    ("model", true, t::COLUMN_MODEL),
+    ("experiment", true, t::COLUMN_EXPERIMENT),
 ];
 
 /// Whether the possible arrival delay is a main column: where this browser's Worker arrivals
@@ -175,8 +165,12 @@ fn paint_error_cell(record: &RunRecord) -> String {
 fn run_row(record: RunRecord, selected: RwSignal<Option<u32>>, bound_main: bool) -> impl IntoView {
     let i18n = use_i18n();
     let number = record.run_index;
-    let (outcome_en, outcome_zh) = outcome_label(&record.outcome);
-    let (connection_en, connection_zh) = connection_label(&record);
+    let outcome = outcome_label(&record.outcome);
+    let http_status = match record.outcome {
+        RunOutcome::HttpError { status } => Some(status),
+        _ => None,
+    };
+    let connection = connection_label(&record);
     let failed = !record.is_ok();
     let delayed = record.arrival_delayed();
     let metric_cells = METRICS
@@ -251,8 +245,11 @@ fn run_row(record: RunRecord, selected: RwSignal<Option<u32>>, bound_main: bool)
             }
         >
             <td>{number}{run_mark(number)}</td>
-            <td>{move || i18n.t(connection_en, connection_zh)}</td>
-            <td data-testid="run-outcome">{move || i18n.pick(outcome_en.clone(), outcome_zh.clone())}</td>
+            <td>{move || i18n.t(connection)}</td>
+            <td data-testid="run-outcome">{move || match http_status {
+                Some(status) => i18n.fill(outcome, &[("status", &status)]),
+                None => i18n.t(outcome).to_owned(),
+            }}</td>
             {metric_cells}
             <td>{tokens}</td>
             <td class="extra" data-testid="paint-method">{paint.unwrap_or("—")}</td>
@@ -279,15 +276,9 @@ fn run_mark(run_index: u32) -> impl IntoView {
     move || {
         let met = marks?.0.with(|marks| marks.get(&run_index).copied())?;
         let title = if met {
-            i18n.t(
-                "Met every per-run SLO threshold",
-                "达到全部单次运行 SLO 阈值",
-            )
+            i18n.t(t::SLO_MET)
         } else {
-            i18n.t(
-                "Missed a per-run SLO threshold",
-                "未达到某个单次运行 SLO 阈值",
-            )
+            i18n.t(t::SLO_MISSED)
         };
         Some(view! {
             <span class="slo-mark" class:missed=!met data-testid="run-slo" data-met=met.to_string() title=title aria-label=title>
@@ -324,9 +315,9 @@ pub fn RunsTable(
         .iter()
         .filter(|metric| metric.column != Column::Hidden)
         .map(|metric| {
-            let (en, zh) = metric.label;
+            let label = metric.label;
             view! {
-                <th scope="col" class:extra=is_extra(metric.name, metric.column, bound_main) title=move || i18n.t(en, zh)>
+                <th scope="col" class:extra=is_extra(metric.name, metric.column, bound_main) title=move || i18n.t(label)>
                     {metric.name}
                 </th>
             }
@@ -334,7 +325,7 @@ pub fn RunsTable(
         .collect_view();
     let other_headers = OTHER_COLUMNS
         .iter()
-        .map(|&(_, extra, en, zh)| view! { <th scope="col" class:extra=extra>{move || i18n.t(en, zh)}</th> })
+        .map(|&(_, extra, header)| view! { <th scope="col" class:extra=extra>{move || i18n.t(header)}</th> })
         .collect_view();
     // Clearing the table also clears the stored history: a second click confirms (in the
     // page: an embedding iframe may not allow `window.confirm`).
@@ -372,26 +363,23 @@ pub fn RunsTable(
     });
     view! {
         <div class="table-head">
-            <h3>{move || i18n.t("Runs", "运行记录")}</h3>
+            <h3>{move || i18n.t(t::RUNS_HEADING)}</h3>
             <label class="check">
                 <input type="checkbox" data-testid="more-columns" prop:checked=move || more.get() on:change=move |event| more.set(event_target_checked(&event)) />
-                {move || i18n.t("More columns", "更多列")}
+                {move || i18n.t(t::MORE_COLUMNS)}
             </label>
             <ShowAllToggle testid="show-all-runs" show_all=show_all total=total window=TABLE_WINDOW_ROWS />
             <button type="button" data-testid="clear-runs" on:click=clear on:blur=move |_| confirming.set(false)>
                 {move || if confirming.get() {
-                    i18n.t("Also deletes the stored history: click again", "也会删除已保存的历史：再点一次")
+                    i18n.t(t::CLEAR_RUNS_CONFIRM)
                 } else {
-                    i18n.t("Clear", "清空")
+                    i18n.t(t::CLEAR_RUNS)
                 }}
             </button>
         </div>
         <Show when=move || { hidden() > 0 }>
             <p class="meta" data-testid="rows-hidden">
-                {move || i18n.pick(
-                    format!("The {} older runs are left out of the table (they are in the summary, the charts and the exports).", hidden()),
-                    format!("较早的 {} 次运行未列在表中（汇总、图表和导出中仍包含它们）。", hidden()),
-                )}
+                {move || i18n.fill(t::ROWS_HIDDEN, &[("hidden", &hidden())])}
             </p>
         </Show>
         <div class="table-scroll runs-scroll" tabindex="0" node_ref=scroller on:scroll=on_scroll>
@@ -399,8 +387,8 @@ pub fn RunsTable(
                 <thead>
                     <tr>
                         <th scope="col">"#"</th>
-                        <th scope="col">{move || i18n.t("connection", "连接")}</th>
-                        <th scope="col">{move || i18n.t("outcome", "结果")}</th>
+                        <th scope="col">{move || i18n.t(t::COLUMN_CONNECTION)}</th>
+                        <th scope="col">{move || i18n.t(t::COLUMN_OUTCOME)}</th>
                         {metric_headers}
                         {other_headers}
                     </tr>
@@ -446,46 +434,40 @@ pub fn run_detail<C: IntoView + 'static>(record: RunRecord, chart: Option<C>) ->
     let preflight_line = network.as_ref().and_then(|network| network.preflight_ms).map(|preflight_ms| {
         view! {
             <p class="meta" data-testid="preflight" data-ms=format!("{preflight_ms:.3}")>
-                {move || i18n.pick(
-                    format!("CORS preflight: the browser asked the server with OPTIONS first ({}, inside the queueing time; it also opened the connection). Later runs to this origin skip it while the browser caches the answer.", format_ms(Some(preflight_ms))),
-                    format!("CORS 预检：浏览器先用 OPTIONS 询问服务器（{}，包含在排队时间内；它也建立了连接）。在浏览器缓存预检结果期间，之后对该源的运行不再预检。", format_ms(Some(preflight_ms))),
-                )}
+                {move || i18n.fill(t::PREFLIGHT_NOTE, &[("preflight_ms", &format_ms(Some(preflight_ms)))])}
             </p>
         }
     });
     let network_line = network.map(|network| {
-        let queueing = network.queueing_ms;
+        let dns = format_ms(network.dns_ms);
+        let tcp = format_ms(network.tcp_ms);
+        let tls = format_ms(network.tls_ms);
+        let queueing = format_ms(network.queueing_ms);
+        let request = format_ms(network.request_ms);
+        let waiting = format_ms(network.waiting_ms);
+        let timing = if network.timing_visible {
+            t::NETWORK_TIMING_VISIBLE
+        } else {
+            t::NETWORK_TIMING_HIDDEN
+        };
         view! {
             <p class="meta" data-testid="network-breakdown">
-                {move || i18n.pick(
-                    format!(
-                        "DNS {} · TCP {} · TLS {} · browser queueing {} · request {} · waiting for first byte {} ({})",
-                        format_ms(network.dns_ms),
-                        format_ms(network.tcp_ms),
-                        format_ms(network.tls_ms),
-                        format_ms(queueing),
-                        format_ms(network.request_ms),
-                        format_ms(network.waiting_ms),
-                        if network.timing_visible { "Resource Timing" } else { "hidden: the server sends no Timing-Allow-Origin" },
-                    ),
-                    format!(
-                        "DNS {} · TCP {} · TLS {} · 浏览器排队 {} · 请求 {} · 等待首字节 {}（{}）",
-                        format_ms(network.dns_ms),
-                        format_ms(network.tcp_ms),
-                        format_ms(network.tls_ms),
-                        format_ms(queueing),
-                        format_ms(network.request_ms),
-                        format_ms(network.waiting_ms),
-                        if network.timing_visible { "Resource Timing" } else { "不可见：服务器未发送 Timing-Allow-Origin" },
-                    ),
-                )}
+                {move || i18n.fill(t::NETWORK_BREAKDOWN, &[
+                    ("dns", &dns),
+                    ("tcp", &tcp),
+                    ("tls", &tls),
+                    ("queueing", &queueing),
+                    ("request", &request),
+                    ("waiting", &waiting),
+                    ("timing", &i18n.t(timing)),
+                ])}
             </p>
         }
     });
     let failed = (!record.is_ok()).then(|| record.clone());
     view! {
         <div class="run-detail" data-testid="run-detail" data-run=number>
-            <h3>{move || i18n.pick(format!("Run {number}"), format!("第 {number} 次运行"))}</h3>
+            <h3>{move || i18n.fill(t::RUN_DETAIL_HEADING, &[("number", &number)])}</h3>
             <p class="meta">{format!("POST {url}")}</p>
             {failed.map(|record| view! { <DiagnosisBox record=record /> })}
             {network_line}

@@ -73,7 +73,11 @@ fn scatter_layout(chart: &Chart, names: &[String], fit_names: &[String], frame: 
         x_axis: geometry.x_axis,
         y_axis: geometry.y_axis,
         references: Vec::new(),
-        curves: geometry.curves.into_iter().map(|curve| curve.path).collect(),
+        curves: geometry
+            .curves
+            .into_iter()
+            .map(|curve| curve.path)
+            .collect(),
         groups: geometry
             .series
             .into_iter()

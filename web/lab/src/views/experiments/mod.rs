@@ -15,6 +15,7 @@ use leptos::prelude::*;
 use ttft_core::lang::Bilingual;
 
 use crate::experiments::Experiments;
+use crate::texts as t;
 use ttft_web::form::FormState;
 use ttft_web::i18n::use_i18n;
 
@@ -67,20 +68,17 @@ pub fn ExperimentsPanel(
     view! {
         <section class="panel experiments" aria-labelledby="experiments-heading" data-testid="experiments"
             data-outcomes=move || experiments.outcomes.with(Vec::len).to_string()>
-            <h2 id="experiments-heading">{move || i18n.t("Experiments", "实验")}</h2>
+            <h2 id="experiments-heading">{move || i18n.t(t::EXPERIMENTS)}</h2>
             <p class="meta">
-                {move || i18n.t(
-                    "Planned series of runs against the endpoint above; each ends with a verdict.",
-                    "针对上方接口的成组运行；每个实验最后给出结论。",
-                )}
+                {move || i18n.t(t::EXPERIMENTS_INTRO)}
             </p>
             <ParamsEditor choice=choice busy=Signal::derive(move || experiments.state.get().busy()) />
             <div class="actions">
                 <button class="primary" data-testid="exp-run" on:click=run disabled=move || experiments.state.get().busy()>
-                    {move || i18n.t("Run experiment", "运行实验")}
+                    {move || i18n.t(t::RUN_EXPERIMENT)}
                 </button>
                 <button data-testid="exp-stop" on:click=move |_| experiments.stop() disabled=move || !experiments.state.get().busy()>
-                    {move || i18n.t("Stop", "停止")}
+                    {move || i18n.t(t::STOP)}
                 </button>
                 <ProgressLine experiments=experiments />
             </div>

@@ -6,6 +6,7 @@ use ttft_lab::experiment::find;
 
 use super::table::data_table;
 use crate::experiments::ExperimentOutcome;
+use crate::texts as t;
 use ttft_web::i18n::use_i18n;
 
 /// The list of past experiments (shown once there is one), redrawn whole on a change or a
@@ -20,17 +21,17 @@ pub(super) fn OutcomesList(
         let lang = i18n.lang.get();
         outcomes.with(|outcomes| {
             (!outcomes.is_empty()).then(|| {
-                let headers = [
-                    ("#", "#"),
-                    ("experiment", "实验"),
-                    ("model", "模型"),
-                    ("runs", "次数"),
-                    ("ended", "结束"),
-                    ("verdict", "结论"),
-                ]
-                .into_iter()
-                .map(|(en, zh)| lang.pick(en, zh).to_owned())
-                .collect();
+                let columns = [
+                    t::COLUMN_EXPERIMENT,
+                    t::COLUMN_MODEL,
+                    t::COLUMN_RUNS,
+                    t::COLUMN_ENDED,
+                    t::COLUMN_VERDICT,
+                ];
+                let headers = std::iter::once("#")
+                    .chain(columns.into_iter().map(|column| column.get(lang)))
+                    .map(str::to_owned)
+                    .collect();
                 let rows = outcomes
                     .iter()
                     .enumerate()
@@ -40,9 +41,9 @@ pub(super) fn OutcomesList(
                             |experiment| experiment.label().get(lang).to_owned(),
                         );
                         let ended = if outcome.complete {
-                            lang.pick("complete", "完成")
+                            t::EXPERIMENT_ENDED_COMPLETE.get(lang)
                         } else {
-                            lang.pick("stopped", "已停止")
+                            t::EXPERIMENT_ENDED_STOPPED.get(lang)
                         };
                         let verdict = outcome
                             .report
@@ -72,7 +73,7 @@ pub(super) fn OutcomesList(
                     })
                     .collect();
                 view! {
-                    <h3>{lang.pick("Experiments this session", "本次会话的实验")}</h3>
+                    <h3>{t::EXPERIMENTS_THIS_SESSION.get(lang)}</h3>
                     {data_table("exp-outcomes", headers, rows, codes)}
                 }
             })

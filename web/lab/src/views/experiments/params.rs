@@ -6,6 +6,7 @@ use ttft_core::lang::Lang;
 use ttft_lab::experiment::params::{Inputs, ParamKind, ParamSpec};
 use ttft_lab::experiment::{find, Experiment, REGISTRY};
 
+use crate::texts as t;
 use ttft_web::i18n::use_i18n;
 
 /// One field: what it is and what was typed.
@@ -118,7 +119,7 @@ pub(super) fn ParamsEditor(
     view! {
         <div class="fields">
             <div class="field">
-                <label for="exp-kind">{move || i18n.t("Experiment", "实验")}</label>
+                <label for="exp-kind">{move || i18n.t(t::EXPERIMENT)}</label>
                 <select
                     id="exp-kind"
                     data-testid="exp-kind"

@@ -3,6 +3,7 @@
 use leptos::prelude::*;
 
 use crate::experiments::{ExperimentState, Experiments};
+use crate::texts as t;
 use ttft_web::i18n::use_i18n;
 
 /// The experiment's progress, with its state and counts on `data-*` attributes.
@@ -16,23 +17,15 @@ pub(super) fn ProgressLine(
         let (done, planned) = experiments.progress.get();
         let next = (done + 1).min(planned.max(1));
         match experiments.state.get() {
-            ExperimentState::Preparing => i18n
-                .t(
-                    "Asking the server for its context window and token counts…",
-                    "正在向服务器查询上下文窗口和 token 数…",
-                )
-                .to_owned(),
-            ExperimentState::Running => i18n.pick(
-                format!("Run {next} of {planned}…"),
-                format!("第 {next}/{planned} 次运行…"),
+            ExperimentState::Preparing => i18n.t(t::EXPERIMENT_PREPARING).to_owned(),
+            ExperimentState::Running => i18n.fill(
+                t::EXPERIMENT_RUN_OF,
+                &[("next", &next), ("planned", &planned)],
             ),
-            ExperimentState::Done => i18n.pick(
-                format!("Done: {done} runs."),
-                format!("完成：共 {done} 次运行。"),
-            ),
-            ExperimentState::Stopped => i18n.pick(
-                format!("Stopped after {done} of {planned} runs; the results so far are kept."),
-                format!("已在 {done}/{planned} 次运行后停止；已有结果保留。"),
+            ExperimentState::Done => i18n.fill(t::EXPERIMENT_DONE, &[("done", &done)]),
+            ExperimentState::Stopped => i18n.fill(
+                t::EXPERIMENT_STOPPED_AFTER,
+                &[("done", &done), ("planned", &planned)],
             ),
             ExperimentState::Idle | ExperimentState::Refused => String::new(),
         }

@@ -8,6 +8,7 @@ use ttft_lab::experiment::report::{Report, RunTally};
 
 use super::chart::chart_view;
 use super::table::data_table;
+use crate::texts as t;
 
 /// What the experiment sent: measured runs (failed, priming) and calibration requests.
 fn tally_text(tally: &RunTally, lang: Lang) -> String {
@@ -18,26 +19,26 @@ fn tally_text(tally: &RunTally, lang: Lang) -> String {
         calibration_requests,
         planned,
     } = *tally;
-    let mut text = lang.pick(
-        format!("{measured} of {planned} planned runs made ({failed} failed)"),
-        format!("已完成计划中 {planned} 次运行里的 {measured} 次（{failed} 次失败）"),
-    );
-    if priming > 0 {
-        text.push_str(&lang.pick(
-            format!("; {priming} of them priming runs, in no statistic"),
-            format!("；其中 {priming} 次为预热请求，不计入统计"),
-        ));
-    }
-    if calibration_requests > 0 {
-        text.push_str(&lang.pick(
-            format!(
-                "; {calibration_requests} calibration requests counted tokens (not measured runs)"
-            ),
-            format!("；另有 {calibration_requests} 次校准请求用于计数 token（不是测量运行）"),
-        ));
-    }
-    text.push_str(lang.pick(".", "。"));
-    text
+    let priming = if priming > 0 {
+        t::TALLY_PRIMING.fill(lang, &[("priming", &priming)])
+    } else {
+        String::new()
+    };
+    let calibration = if calibration_requests > 0 {
+        t::TALLY_CALIBRATION.fill(lang, &[("calibration_requests", &calibration_requests)])
+    } else {
+        String::new()
+    };
+    t::TALLY.fill(
+        lang,
+        &[
+            ("measured", &measured),
+            ("planned", &planned),
+            ("failed", &failed),
+            ("priming", &priming),
+            ("calibration", &calibration),
+        ],
+    )
 }
 
 /// The report of the current experiment in `lang` (redrawn whole when either changes:

@@ -4,6 +4,7 @@ use super::diagnosis_box::DiagnosisBox;
 use super::state::LiveRun;
 use super::text_writer::StreamedText;
 use crate::i18n::use_i18n;
+use crate::texts as t;
 use leptos::prelude::*;
 use leptos::tachys::html::attribute::custom::CustomAttribute;
 use ttft_core::measure::cut_note;
@@ -54,12 +55,12 @@ pub fn LivePanes(
         })}
         {move || live.failed.get().map(|record| view! { <DiagnosisBox record=record /> })}
         <Show when=move || !live.reasoning.is_empty()>
-            <h3 class="pane-title">{move || i18n.t("Reasoning", "推理")}</h3>
+            <h3 class="pane-title">{move || i18n.t(t::REASONING)}</h3>
             <pre class="pane reasoning" data-testid="reasoning">
                 <StreamedPane text=live.reasoning />
             </pre>
         </Show>
-        <h3 class="pane-title">{move || i18n.t("Answer", "回答")}</h3>
+        <h3 class="pane-title">{move || i18n.t(t::ANSWER)}</h3>
         <pre class="pane" id="answer-pane" data-testid="answer" aria-live="polite">
             <StreamedPane text=live.answer />
         </pre>

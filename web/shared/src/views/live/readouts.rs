@@ -4,6 +4,7 @@
 use super::state::LiveRun;
 use crate::clock;
 use crate::i18n::use_i18n;
+use crate::texts as t;
 use leptos::prelude::*;
 use leptos::tachys::html::attribute::custom::CustomAttribute;
 
@@ -61,41 +62,43 @@ pub fn Readouts(
     let i18n = use_i18n();
     let resolution = clock::timer_resolution_ms();
     let isolated = clock::cross_origin_isolated();
+    let step = resolution.map(|step_ms| format!("{step_ms:.3}"));
     view! {
         <div class="readouts">
             <Readout
                 test_id="ttfa"
-                label=Signal::derive(move || i18n.t("First answer token", "首个回答 token"))
+                label=Signal::derive(move || i18n.t(t::FIRST_ANSWER_TOKEN))
                 note="ttfa_ms"
                 value_ms=live.ttfa_ms
             />
             <Readout
                 test_id="perceived-ttfa"
-                label=Signal::derive(move || i18n.t("First answer on screen", "回答首次显示"))
+                label=Signal::derive(move || i18n.t(t::FIRST_ANSWER_ON_SCREEN))
                 note="perceived_ttfa_ms"
                 value_ms=live.perceived_ttfa_ms
             />
             <Readout
                 test_id="ttfr"
-                label=Signal::derive(move || i18n.t("First reasoning token", "首个推理 token"))
+                label=Signal::derive(move || i18n.t(t::FIRST_REASONING_TOKEN))
                 note="ttfr_ms"
                 value_ms=live.ttfr_ms
             />
             <Readout
                 test_id="first-chunk"
-                label=Signal::derive(move || i18n.t("First chunk of any kind", "首个数据块"))
+                label=Signal::derive(move || i18n.t(t::FIRST_CHUNK_OF_ANY_KIND))
                 note="first_chunk_ms"
                 value_ms=live.first_chunk_ms
             />
             <Readout
                 test_id="elapsed"
-                label=Signal::derive(move || i18n.t("Elapsed", "已用时间"))
+                label=Signal::derive(move || i18n.t(t::ELAPSED))
                 note="e2e_ms"
                 value_ms=live.elapsed_ms
                 running_s=live.running_s
             />
         </div>
         {move || live.arrival_delay.get().map(|(bound_ms, flagged)| {
+            let bound = format!("{bound_ms:.0}");
             view! {
                 <p
                     class="meta arrival-delay"
@@ -104,34 +107,20 @@ pub fn Readouts(
                     data-ms=format!("{bound_ms:.3}")
                     data-flagged=flagged.to_string()
                 >
-                    {move || i18n.pick(
-                        format!(
-                            "Arrival times may be late by up to {bound_ms:.0} ms{}: this browser hands a worker's network traffic to the page's main thread, which was busy that long while the run waited for its first answer token.",
-                            if flagged { " (over 50 ms: read this run's times with care)" } else { "" },
-                        ),
-                        format!(
-                            "到达时间最多可能偏晚 {bound_ms:.0} ms{}：此浏览器的 Worker 网络数据需经页面主线程传递，而在等待首个回答 token 期间主线程曾繁忙这么久。",
-                            if flagged { "（超过 50 ms：请谨慎看待本次运行的时间）" } else { "" },
-                        ),
-                    )}
+                    {move || i18n.fill(t::ARRIVAL_DELAY, &[
+                        ("bound_ms", &bound),
+                        ("flagged", &if flagged { i18n.t(t::ARRIVAL_DELAY_FLAGGED) } else { "" }),
+                    ])}
                 </p>
             }
         })}
         <p class="meta" data-testid="timer-resolution" data-step-ms=resolution.map(|step_ms| format!("{step_ms}")).unwrap_or_default()>
-            {move || match resolution {
-                Some(step_ms) => {
-                    i18n.pick(
-                        format!(
-                            "Timer step {step_ms:.3} ms{}",
-                            if isolated { " (cross-origin isolated)" } else { " (not isolated: serve with COOP/COEP for 5 µs steps)" },
-                        ),
-                        format!(
-                            "计时精度 {step_ms:.3} ms{}",
-                            if isolated { "（已跨源隔离）" } else { "（未隔离：使用 COOP/COEP 可达 5 µs）" },
-                        ),
-                    )
-                }
-                None => i18n.t("Timer step unknown", "计时精度未知").to_string(),
+            {move || match &step {
+                Some(step) => i18n.fill(t::TIMER_STEP, &[
+                    ("step_ms", step),
+                    ("isolation", &i18n.t(if isolated { t::TIMER_STEP_ISOLATED } else { t::TIMER_STEP_NOT_ISOLATED })),
+                ]),
+                None => i18n.t(t::TIMER_STEP_UNKNOWN).to_string(),
             }}
         </p>
     }

@@ -3,9 +3,11 @@
 
 use super::text_writer::{StreamedText, REASONING_FLUSH_MS};
 use crate::clock;
+use crate::texts as t;
 use leptos::prelude::*;
 use ttft_core::measure::{Channel, InputError, Progress};
 use ttft_core::record::RunRecord;
+use ttft_core::text::Text;
 
 /// Where the run shown stands, as `data-state` says it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,15 +39,15 @@ impl RunStatus {
         }
     }
 
-    /// The one-line state shown beside Send (en, zh).
-    pub fn text(self) -> (&'static str, &'static str) {
+    /// The one-line state shown beside Send.
+    pub fn text(self) -> Text {
         match self {
-            RunStatus::Ready => ("Ready.", "就绪。"),
-            RunStatus::Waiting => ("Waiting for the first token…", "正在等待首个 token…"),
-            RunStatus::Streaming => ("Streaming…", "正在接收…"),
-            RunStatus::Done => ("Done.", "完成。"),
-            RunStatus::Failed => ("The run failed; see why below.", "运行失败，原因见下方。"),
-            RunStatus::InvalidInput => ("Check the input.", "请检查输入。"),
+            RunStatus::Ready => t::STATUS_READY,
+            RunStatus::Waiting => t::STATUS_WAITING,
+            RunStatus::Streaming => t::STATUS_STREAMING,
+            RunStatus::Done => t::STATUS_DONE,
+            RunStatus::Failed => t::STATUS_FAILED,
+            RunStatus::InvalidInput => t::STATUS_INVALID_INPUT,
         }
     }
 }

@@ -1,0 +1,352 @@
+//! The catalogue of this crate's texts: one line per text, English then Simplified
+//! Chinese (docs/DESIGN.md §4, "One shape for UI text"). Each is a `ttft_core::text::Text`.
+
+ttft_core::texts! {
+    /// The answer pane's title.
+    ANSWER =
+        "Answer",
+        "回答";
+    API_KEY =
+        "API key",
+        "API 密钥";
+    /// Under the readouts when a run's arrivals waited for the main thread (WebKit);
+    /// `{flagged}` is [`ARRIVAL_DELAY_FLAGGED`] over the threshold, else empty.
+    ARRIVAL_DELAY =
+        "Arrival times may be late by up to {bound_ms} ms{flagged}: this browser hands a worker's network traffic to the page's main thread, which was busy that long while the run waited for its first answer token.",
+        "到达时间最多可能偏晚 {bound_ms} ms{flagged}：此浏览器的 Worker 网络数据需经页面主线程传递，而在等待首个回答 token 期间主线程曾繁忙这么久。";
+    /// Filled into [`ARRIVAL_DELAY`] when the bound is over the threshold.
+    ARRIVAL_DELAY_FLAGGED =
+        " (over 50 ms: read this run's times with care)",
+        "（超过 50 ms：请谨慎看待本次运行的时间）";
+    ASK_FOR_REASONING =
+        "Ask for reasoning",
+        "请求推理/思考";
+    BASE_URL =
+        "Base URL",
+        "基础 URL";
+    /// The preset list's empty choice.
+    CHOOSE_A_SERVER =
+        "Choose a server…",
+        "选择服务器…";
+    /// Above the form on a page not served by the simulator, until a base URL is set.
+    CHOOSE_ENDPOINT_NOTICE =
+        "Choose your endpoint: pick a preset below or type your server's base URL (this page is not served by the bundled simulator, so there is nothing to measure yet).",
+        "请选择要测量的接口：在下方选择预设，或填写服务器的基础 URL（此页面不是由内置模拟器提供的，因此还没有可测量的接口）。";
+    CLEAR_RUNS =
+        "Clear",
+        "清空";
+    /// The Clear button after one click: the second click clears.
+    CLEAR_RUNS_CONFIRM =
+        "Also deletes the stored history: click again",
+        "也会删除已保存的历史：再点一次";
+    /// The runs table's column headers (the catalogue's metrics name theirs).
+    COLUMN_CONNECTION =
+        "connection",
+        "连接";
+    COLUMN_EXPERIMENT =
+        "experiment",
+        "实验";
+    COLUMN_MODEL =
+        "model",
+        "模型";
+    COLUMN_NETWORK_SETUP =
+        "dns/tcp/tls_ms",
+        "dns/tcp/tls_ms";
+    COLUMN_OUTCOME =
+        "outcome",
+        "结果";
+    COLUMN_PAINT =
+        "paint",
+        "绘制方法";
+    COLUMN_PAINT_ERROR =
+        "paint error (bias, p95)",
+        "绘制时间误差（偏差，p95）";
+    COLUMN_TOKENS =
+        "tokens in / cached / out",
+        "输入 / 缓存 / 输出 token";
+    COLUMN_TRANSPORT =
+        "transport",
+        "传输";
+    /// The runs table's connection cell.
+    CONNECTION_COLD =
+        "cold",
+        "冷";
+    CONNECTION_COLD_PREFLIGHT =
+        "cold (preflight)",
+        "冷（预检）";
+    CONNECTION_UNKNOWN =
+        "?",
+        "?";
+    CONNECTION_WARM =
+        "warm",
+        "热";
+    CONNECTION_WARM_UP =
+        "warm-up",
+        "预热";
+    /// The crash banner (plain DOM, after a panic) and its reload link.
+    CRASH_MESSAGE =
+        "TTFT Meter stopped because of an internal error. Your finished runs are saved in this browser; reload the page to continue. (Details are in the browser console.)",
+        "TTFT Meter 因内部错误而停止。已完成的运行都已保存在此浏览器中；刷新页面即可继续。（详细信息见浏览器控制台。）";
+    CRASH_RELOAD =
+        "Reload",
+        "刷新页面";
+    /// Dismisses a history notice.
+    DISMISS_NOTICE =
+        "OK",
+        "知道了";
+    ELAPSED =
+        "Elapsed",
+        "已用时间";
+    ENDPOINT =
+        "Endpoint",
+        "接口";
+    FIRST_ANSWER_ON_SCREEN =
+        "First answer on screen",
+        "回答首次显示";
+    FIRST_ANSWER_TOKEN =
+        "First answer token",
+        "首个回答 token";
+    FIRST_CHUNK_OF_ANY_KIND =
+        "First chunk of any kind",
+        "首个数据块";
+    FIRST_REASONING_TOKEN =
+        "First reasoning token",
+        "首个推理 token";
+    FORGET_KEY =
+        "Forget",
+        "清除";
+    /// The key question's answers.
+    KEY_CONSENT_REFUSE =
+        "Don't send",
+        "不发送";
+    KEY_CONSENT_SEND =
+        "Send key",
+        "发送密钥";
+    /// The note under the API key field: a key, the origin it goes to.
+    KEY_NOTE_BOUND =
+        "{masked} · kept in this tab's sessionStorage only · sent to {origin}; any other server asks first",
+        "{masked} · 仅保存在本标签页的 sessionStorage 中 · 发送到 {origin}；发往其他服务器前会先询问";
+    /// The note under the API key field while it is empty.
+    KEY_NOTE_NO_KEY =
+        "Kept in this tab's sessionStorage only; sent only to the endpoint it is typed for (any other asks first).",
+        "仅保存在本标签页的 sessionStorage 中；只发送到输入它时的接口（发往其他地址前会先询问）。";
+    /// The note under the API key field: a key not yet tied to an origin.
+    KEY_NOTE_UNBOUND =
+        "{masked} · kept in this tab's sessionStorage only · not yet tied to a server: asks before sending",
+        "{masked} · 仅保存在本标签页的 sessionStorage 中 · 尚未绑定服务器：发送前会先询问";
+    /// The API key field's placeholder.
+    KEY_PLACEHOLDER =
+        "not needed for the simulator",
+        "模拟器无需密钥";
+    /// Above the form when a key in the URL was dropped; `{names}` the parameters.
+    KEY_REFUSED_NOTICE =
+        "A key in the page address ({names}) was ignored and removed from the address: addresses end up in browser history, server logs and shared links. Type the key in the API key field instead; it stays in this tab only.",
+        "页面地址中的密钥（{names}）已被忽略并从地址中移除：地址会留在浏览器历史、服务器日志和分享的链接中。请在 API 密钥输入框中输入密钥；它只保存在当前标签页中。";
+    /// A language's name in that language: the language switch's buttons.
+    LANGUAGE_NAME =
+        "English",
+        "中文";
+    /// The language switch's label, in both languages whatever the page's.
+    LANGUAGE_SWITCH =
+        "Language / 语言",
+        "Language / 语言";
+    LIST_MODELS =
+        "List models",
+        "列出模型";
+    /// Under the run options.
+    MAX_RUNS_HINT =
+        "Up to {max_runs} runs.",
+        "最多 {max_runs} 次。";
+    MAX_TOKENS =
+        "max_tokens",
+        "max_tokens";
+    /// The max_tokens field's placeholder.
+    MAX_TOKENS_PLACEHOLDER =
+        "server default",
+        "服务器默认";
+    MODEL =
+        "Model",
+        "模型";
+    /// Beside List models, once the endpoint listed some.
+    MODELS_LISTED =
+        "{count} models listed by the endpoint",
+        "接口列出了 {count} 个模型";
+    MORE_COLUMNS =
+        "More columns",
+        "更多列";
+    /// The selected run's network line; `{timing}` is [`NETWORK_TIMING_VISIBLE`] or
+    /// [`NETWORK_TIMING_HIDDEN`].
+    NETWORK_BREAKDOWN =
+        "DNS {dns} · TCP {tcp} · TLS {tls} · browser queueing {queueing} · request {request} · waiting for first byte {waiting} ({timing})",
+        "DNS {dns} · TCP {tcp} · TLS {tls} · 浏览器排队 {queueing} · 请求 {request} · 等待首字节 {waiting}（{timing}）";
+    NETWORK_TIMING_HIDDEN =
+        "hidden: the server sends no Timing-Allow-Origin",
+        "不可见：服务器未发送 Timing-Allow-Origin";
+    NETWORK_TIMING_VISIBLE =
+        "Resource Timing",
+        "Resource Timing";
+    /// The runs table's outcome cell.
+    OUTCOME_CUT_OFF =
+        "cut off",
+        "流被截断";
+    OUTCOME_EMPTY_STREAM =
+        "empty stream",
+        "空响应流";
+    OUTCOME_HTTP_STATUS =
+        "HTTP {status}",
+        "HTTP {status}";
+    OUTCOME_MALFORMED_CHUNK =
+        "malformed chunk",
+        "数据块格式错误";
+    OUTCOME_NETWORK_ERROR =
+        "network error",
+        "网络错误";
+    OUTCOME_NOT_SENT =
+        "not sent",
+        "未发送";
+    OUTCOME_OK =
+        "ok",
+        "成功";
+    OUTCOME_OK_TTFT_ONLY =
+        "ok (TTFT only)",
+        "成功（只测首字）";
+    OUTCOME_REDIRECTED =
+        "redirected",
+        "被重定向";
+    OUTCOME_STOPPED =
+        "stopped",
+        "已停止";
+    OUTCOME_STREAMING =
+        "streaming",
+        "进行中";
+    OUTCOME_STREAM_ERROR =
+        "error in stream",
+        "流中出错";
+    OUTCOME_TIMEOUT =
+        "timeout",
+        "超时";
+    /// Under the selected run's network line when a CORS preflight went first.
+    PREFLIGHT_NOTE =
+        "CORS preflight: the browser asked the server with OPTIONS first ({preflight_ms}, inside the queueing time; it also opened the connection). Later runs to this origin skip it while the browser caches the answer.",
+        "CORS 预检：浏览器先用 OPTIONS 询问服务器（{preflight_ms}，包含在排队时间内；它也建立了连接）。在浏览器缓存预检结果期间，之后对该源的运行不再预检。";
+    PRESET =
+        "Preset",
+        "预设";
+    PROMPT =
+        "Prompt",
+        "提示词";
+    PROTOCOL =
+        "Protocol",
+        "协议";
+    PROTOCOL_AUTO =
+        "Auto (from the URL)",
+        "自动（根据 URL）";
+    /// The reasoning pane's title.
+    REASONING =
+        "Reasoning",
+        "推理";
+    /// Above the runs table when only the newest rows are shown.
+    ROWS_HIDDEN =
+        "The {hidden} older runs are left out of the table (they are in the summary, the charts and the exports).",
+        "较早的 {hidden} 次运行未列在表中（汇总、图表和导出中仍包含它们）。";
+    /// The series' progress bar (its accessible name).
+    RUNS_DONE =
+        "Runs done",
+        "已完成的运行";
+    /// The runs table's heading.
+    RUNS_HEADING =
+        "Runs",
+        "运行记录";
+    /// The run options' number of runs.
+    RUN_COUNT =
+        "Runs",
+        "运行次数";
+    /// The selected run's heading.
+    RUN_DETAIL_HEADING =
+        "Run {number}",
+        "第 {number} 次运行";
+    RUN_HEADING =
+        "Run",
+        "运行";
+    SEND =
+        "Send",
+        "发送";
+    SHOW_ALL =
+        "Show all {total}",
+        "显示全部 {total} 条";
+    SHOW_THE_NEWEST =
+        "Show the newest {window}",
+        "只显示最新 {window} 条";
+    /// A runs table row's SLO mark (its title).
+    SLO_MET =
+        "Met every per-run SLO threshold",
+        "达到全部单次运行 SLO 阈值";
+    SLO_MISSED =
+        "Missed a per-run SLO threshold",
+        "未达到某个单次运行 SLO 阈值";
+    /// The status beside Send ([`STATUS_RUN_OF`] follows it during a series).
+    STATUS_DONE =
+        "Done.",
+        "完成。";
+    STATUS_FAILED =
+        "The run failed; see why below.",
+        "运行失败，原因见下方。";
+    STATUS_INVALID_INPUT =
+        "Check the input.",
+        "请检查输入。";
+    STATUS_READY =
+        "Ready.",
+        "就绪。";
+    /// After the status during a series of several runs.
+    STATUS_RUN_OF =
+        " (run {run} of {total})",
+        "（第 {run}/{total} 次）";
+    STATUS_STREAMING =
+        "Streaming…",
+        "正在接收…";
+    STATUS_WAITING =
+        "Waiting for the first token…",
+        "正在等待首个 token…";
+    STOP =
+        "Stop",
+        "停止";
+    /// The header's tagline.
+    TAGLINE =
+        "Time to first token, measured in your browser, as painted.",
+        "在你的浏览器中测量首 token 时间——以屏幕上显示为准。";
+    THEME =
+        "Theme",
+        "主题";
+    THEME_DARK =
+        "Dark",
+        "深色";
+    THEME_LIGHT =
+        "Light",
+        "浅色";
+    THEME_SYSTEM =
+        "System",
+        "跟随系统";
+    TIMEOUT_PER_RUN_S =
+        "Timeout per run (s)",
+        "每次超时（秒）";
+    /// Under the readouts; `{isolation}` is [`TIMER_STEP_ISOLATED`] or
+    /// [`TIMER_STEP_NOT_ISOLATED`].
+    TIMER_STEP =
+        "Timer step {step_ms} ms{isolation}",
+        "计时精度 {step_ms} ms{isolation}";
+    TIMER_STEP_ISOLATED =
+        " (cross-origin isolated)",
+        "（已跨源隔离）";
+    TIMER_STEP_NOT_ISOLATED =
+        " (not isolated: serve with COOP/COEP for 5 µs steps)",
+        "（未隔离：使用 COOP/COEP 可达 5 µs）";
+    TIMER_STEP_UNKNOWN =
+        "Timer step unknown",
+        "计时精度未知";
+    TTFT_ONLY =
+        "TTFT only: stop at the first answer token",
+        "只测首字：收到首个回答 token 即停止";
+    WARM_UP =
+        "Warm-up run first (not measured)",
+        "先做一次预热（不计入）";
+}
