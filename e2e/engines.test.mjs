@@ -7,7 +7,7 @@ import { WidgetPage } from './pages/widget.mjs';
 import { startStaticHost } from './servers.mjs';
 import { forEachEngine, launchBrowser, perEngine, startSim } from './support.mjs';
 import {
-  ARRIVAL_BOUND, AT_ONCE_MS, BUSY_LOOP_EDGE_MS, LATE_MS, SCHEDULING_MS, SAME_READ_MS, TIMER_STEP, assertOnTime,
+  ARRIVAL_BOUND, AT_ONCE_MS, BUSY_LOOP_EDGE_MS, LATE_MS, SAME_READ_MS, SCHEDULING_MS, TIMER_STEP, assertOnTime,
 } from './timing.mjs';
 
 /**

@@ -176,19 +176,19 @@ const FAULTS = [
 forEachEngine((engine) => {
   let simB;
   let simA;
-  let host;
+  let hostServer;
   let browser;
   before(async () => {
     simB = await startSim(['--record-requests'], { dist: false });
     simA = await startSim(['--record-requests', '--redirect-to', simB.url]);
-    host = await startHost();
+    hostServer = await startHost();
     browser = await launchBrowser(engine);
   });
   after(async () => {
     await browser?.close();
     await simA?.stop();
     await simB?.stop();
-    await host?.stop();
+    await hostServer?.stop();
   });
 
   /** The widget at `query` of sim A, in a fresh context whose every request is observed (page.requests). */
@@ -200,10 +200,9 @@ forEachEngine((engine) => {
     test(`${name} key: after every fault, the key is nowhere but sessionStorage`, async () => {
       await takeRecorded(simA);
       await takeRecorded(simB);
-      host.requests.length = 0;
+      hostServer.requests.length = 0;
       const config = new URLSearchParams({ compact: '0', lang: 'en' });
-      const hosted = await HostPage.open(browser, host.url, 'embed-example.html', { widgetUrl: `${simA.url}/`, config, options: { observeRequests: true } });
-      const { page, widget } = hosted;
+      const { page, widget } = await HostPage.open(browser, hostServer.url, 'embed-example.html', { widgetUrl: `${simA.url}/`, config, options: { observeRequests: true } });
       // Typed while the base URL is the page's own sim: the key belongs to A.
       await widget.fill({ apiKey: key });
       const seen = [];
@@ -281,7 +280,7 @@ forEachEngine((engine) => {
       // Requests, as the servers received them: the host page's server and A under its other
       // name (localhost, another origin) never got the key; the redirect target (B) got
       // nothing at all.
-      assertNoLeak(key, JSON.stringify(host.requests), "requests the host page's server received");
+      assertNoLeak(key, JSON.stringify(hostServer.requests), "requests the host page's server received");
       const atA = await takeRecorded(simA);
       const atALocalhost = atA.filter((request) => hostOf(request).startsWith('localhost:'));
       assert.ok(atALocalhost.length > 0, 'A received the cross-origin run under its other name');
@@ -532,7 +531,7 @@ forEachEngine((engine) => {
     const notice = lab.locator('[data-testid=storage-notice][data-notice=set_aside]');
     await notice.waitFor({ timeout: 20_000 });
     assert.match(await notice.textContent(), /schema version 99/);
-    const aside = await lab.evaluate(() => Object.keys(localStorage).filter((slot) => slot.startsWith('ttft-meter.runs.v1.unreadable-')));
+    const aside = await lab.evaluate((runsSlot) => Object.keys(localStorage).filter((slot) => slot.startsWith(`${runsSlot}.unreadable-`)), RUNS_SLOT);
     assert.equal(aside.length, 1);
     assert.equal(await lab.evaluate((slot) => localStorage.getItem(slot), aside[0]),
       '{"schema":"ttft-meter/export","schema_version":99,"runs":[]}', 'kept as it was');

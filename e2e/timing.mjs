@@ -36,8 +36,9 @@ export const LATE_MS = {
    */
   oneRun: 60,
   /**
-   * The good run a test makes first, to compare with itself after the faults that follow:
-   * the same situation as `oneRun`, with the room that test has always had.
+   * The good run a test makes before its faults, whose numbers are compared with themselves
+   * after them: it tells a good run from a broken or stuck one, in a fresh page's first
+   * connection; the faults are what that test is about.
    */
   baseline: 70,
   /**
@@ -56,11 +57,11 @@ export const LATE_MS = {
 export const MEASURED_UNDER_MS = 1000;
 
 /**
- * The part of a run's lateness that its own record explains: where a run's
- * arrivals wait for the page's main thread (WebKit's Worker traffic passes through it; the
- * main-thread transport), the run records the longest main-thread stall before its first
- * answer (`arrival_delay_bound_ms`, the bound the meter states and flags; docs/engines.md).
- * A run may be late by that stall on top of its allowance: on a loaded machine a WebKit run
+ * The part of a run's lateness that its own record explains: where a run's arrivals wait
+ * for the page's main thread (WebKit's Worker traffic passes through it; the main-thread
+ * transport), the run records the longest main-thread stall before its first answer
+ * (`arrival_delay_bound_ms`, the bound the meter states and flags; docs/engines.md). A run
+ * may be late by that stall on top of its allowance: on a loaded machine a WebKit run
  * started right after its page loaded reads about 500 ms for 150 scripted, and records the
  * stall. Chromium and Firefox (`arrivals_wait_for_main_thread` false) get no allowance.
  */
@@ -204,6 +205,13 @@ export function assertShownTenth(shown, value, what) {
 }
 
 /**
+ * One instant written twice: a record's ms value and the same instant in an OTLP span
+ * (integer nanoseconds, the span's start subtracted), within this (ms): the nanoseconds'
+ * rounding of each stamp, and float noise.
+ */
+export const SAME_INSTANT_MS = 0.01;
+
+/**
  * Timer steps (the clamp of performance.now(), docs/engines.md): a measured step is the
  * engine's clamp up to float noise (`floatBelow`; a slow loop may miss the smallest step,
  * never go below it, hence `slowLoopAbove`); the page's readout is the clamp up to float
@@ -213,14 +221,13 @@ export function assertShownTenth(shown, value, what) {
 export const TIMER_STEP = { floatBelow: 0.99, slowLoopAbove: 1.5, readoutAbove: 1.01, exportedAtMostMs: 0.1 };
 
 /**
- * Fits of the lab's experiments against the sim's timing model (crates/sim/README.md):
- * a coefficient fitted over the runs of a sweep is within `share` of the model's (the
- * tails' p50 within `tailsShare`: four runs in flight share the machine); a fitted intercept
- * within [model − earlyMs, model + lateMs] (a line through runs that are each late by their
+ * Fits of the lab's experiments against the sim's timing model (crates/sim/README.md): a
+ * coefficient fitted over the runs of a sweep is within `share` of the model's (the tails'
+ * p50 within `tailsShare`: four runs in flight share the machine); a fitted intercept within
+ * [model − earlyMs, model + lateMs] (a line through runs that are each late by their
  * scheduling lies above the model by about that, and may cross the axis a little under it);
- * a p50 of three runs within [model, model + p50LateMs);
- * a difference the model says is zero below `noiseMs`; a share of the wait within
- * `shareOfWait` of the model's.
+ * a p50 of three runs within [model, model + p50LateMs); a difference the model says is zero
+ * below `noiseMs`; a share of the wait within `shareOfWait` of the model's.
  */
 export const FIT = {
   share: 0.1,

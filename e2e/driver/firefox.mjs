@@ -36,7 +36,7 @@ export async function launchFirefox() {
     executablePath: FIREFOX_BINARY,
     headless: true,
     extraPrefsFirefox: FIREFOX_PREFS,
-    // Root (as here and in CI) with a HOME it owns: Firefox needs nothing more.
+    // Run as root (as the test machines run it) with a HOME it owns: Firefox needs nothing more.
     env: { ...process.env, MOZ_CRASHREPORTER_DISABLE: '1' },
   });
   return {

@@ -46,7 +46,7 @@ async function startDriver(env) {
   // Its own process group: MiniBrowser and WebKit's helper processes, which the driver
   // starts, inherit it, so `stop` ends them all even when the session's quit failed. A
   // MiniBrowser left behind would keep this process alive (it holds the driver's stderr
-  // pipe) and the test file would never exit: seen once in CI, after every test had passed.
+  // pipe) and the test file would never exit, after every test had passed.
   const driver = spawn(WEBKIT_DRIVER, [`--port=${port}`], { stdio: ['ignore', 'ignore', 'pipe'], env, detached: true });
   let driverLog = '';
   driver.stderr.on('data', (data) => (driverLog = (driverLog + data).slice(-4000)));

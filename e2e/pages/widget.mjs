@@ -124,8 +124,13 @@ export class WidgetPage {
    */
   async measure({ consent = null, timeout, ...fields } = {}) {
     await this.fill(fields);
-    const runs = fields.runs ?? Number(await this.byTestId('run-count').inputValue());
-    const expected = (await this.runRows.count()) + runs + (fields.warmup ? 1 : 0);
+    // The series as the form now says: its run count, and a warm-up run when it is checked.
+    const series = await this.evaluate(() => ({
+      rows: document.querySelectorAll('[data-testid=run-row]').length,
+      runs: Number(document.querySelector('[data-testid=run-count]')?.value || 1),
+      warmup: document.querySelector('[data-testid=warmup]')?.checked === true,
+    }));
+    const expected = series.rows + series.runs + (series.warmup ? 1 : 0);
     await this.send();
     if (consent) {
       await this.byTestId('key-consent').waitFor({ timeout: 5_000 });
@@ -274,8 +279,9 @@ export class WidgetPage {
         crossOriginIsolated: globalThis.crossOriginIsolated ?? null,
       };
     }).catch((error) => ({ evaluate_failed: String(error?.message ?? error) }));
-    const consoleLines = await this.page.consoleMessages().catch(() => []);
-    const errors = await this.page.pageErrors().catch(() => []);
+    // (A Playwright page of the budget test has neither: the report goes without them.)
+    const consoleLines = await Promise.resolve().then(() => this.page.consoleMessages()).catch(() => []);
+    const errors = await Promise.resolve().then(() => this.page.pageErrors()).catch(() => []);
     return `page state: ${JSON.stringify(state)}; page errors: ${JSON.stringify(errors)}; console (last 20): ${JSON.stringify(consoleLines.slice(-20))}`;
   }
 }
