@@ -33,6 +33,10 @@ node scripts/check-cycles.mjs
 
 step "cargo test: the native crates (ttft-stream, ttft-core, ttft-lab, ttft-sim, ttft-tokens)"
 cargo test -p ttft-stream -p ttft-core -p ttft-lab -p ttft-sim -p ttft-tokens
+step "ttft-core's texts as the widget builds them (zh-on-demand: the Chinese column loaded from zh.json)"
+cargo clippy --quiet -p ttft-core --features zh-on-demand --all-targets -- -D warnings
+cargo test --quiet -p ttft-core --features zh-on-demand --lib text
+node scripts/zh-catalogue.mjs --check
 
 step "OTLP bodies through the strict receiver (official protobuf definitions, CORS as the Collector)"
 "$OTLP_PYTHON" tests/otlp/receiver_test.py

@@ -110,8 +110,8 @@ pub struct Shown {
     ///
     /// [`RunsSummary::get`]: crate::timeline::RunsSummary::get
     pub summary: bool,
-    /// A series of the runs chart, drawn with this CSS class.
-    pub runs_chart: Option<&'static str>,
+    /// A series of the runs chart: its CSS class and its legend.
+    pub runs_chart: Option<(&'static str, Text)>,
     /// A summary row of a share link's view (a link carries this metric of every run).
     pub shared: bool,
 }
@@ -156,11 +156,13 @@ impl Metric {
         self.label.get(lang)
     }
 
-    /// The runs chart's legend for this metric: its short name and label
-    /// (`ttfa (first answer token)`).
-    pub fn legend(&self, lang: Lang) -> String {
-        let short = self.name.trim_end_matches("_ms").replace('_', " ");
-        t::METRIC_LEGEND.fill(lang, &[("name", &short), ("label", &self.label.get(lang))])
+    /// The runs chart's legend for this metric (`ttfa (first answer token)`); its label
+    /// when it is not on the runs chart.
+    pub fn legend(&self, lang: Lang) -> &'static str {
+        self.shown
+            .runs_chart
+            .map_or(self.label, |(_, legend)| legend)
+            .get(lang)
     }
 
     /// Also a row of the lab's summary table.
@@ -169,9 +171,9 @@ impl Metric {
         self
     }
 
-    /// Also a series of the runs chart, drawn with `class`.
-    const fn on_runs_chart(mut self, class: &'static str) -> Metric {
-        self.shown.runs_chart = Some(class);
+    /// Also a series of the runs chart, drawn with `class`, its legend `legend`.
+    const fn on_runs_chart(mut self, class: &'static str, legend: Text) -> Metric {
+        self.shown.runs_chart = Some((class, legend));
         self
     }
 
@@ -191,7 +193,7 @@ pub fn summary_metrics() -> impl Iterator<Item = &'static Metric> {
 pub fn runs_chart_metrics() -> impl Iterator<Item = (&'static Metric, &'static str)> {
     METRICS
         .iter()
-        .filter_map(|metric| Some((metric, metric.shown.runs_chart?)))
+        .filter_map(|metric| Some((metric, metric.shown.runs_chart?.0)))
 }
 
 /// The metrics a share link carries, in catalogue order.
@@ -256,11 +258,11 @@ pub const METRICS: &[Metric] = &[
     metric!("ttft_ms", Ms, t::METRIC_LABEL_TTFT_MS, Main,
         peers(Some("time_to_first_token"), Some("time_to_first_token_ms"),
             "Same interval: request sent to the first non-empty reasoning or answer token."),
-        |r| ms(r.metrics.ttft_ms)).in_summary().on_runs_chart("series-ttft").shared(),
+        |r| ms(r.metrics.ttft_ms)).in_summary().on_runs_chart("series-ttft", t::RUNS_CHART_LEGEND_TTFT).shared(),
     metric!("ttfa_ms", Ms, t::METRIC_LABEL_TTFA_MS, Main,
         peers(Some("time_to_first_output_token"), Some("time_to_first_output_token_ms"),
             "Same interval: request sent to the first answer (non-reasoning) token."),
-        |r| ms(r.metrics.ttfa_ms)).in_summary().on_runs_chart("series-ttfa").shared(),
+        |r| ms(r.metrics.ttfa_ms)).in_summary().on_runs_chart("series-ttfa", t::RUNS_CHART_LEGEND_TTFA).shared(),
     metric!("ttfa_visible_ms", Ms, t::METRIC_LABEL_TTFA_VISIBLE_MS, More,
         peers(None, None, "First answer text that is not only whitespace; no peer separates it."),
         |r| ms(r.metrics.ttfa_visible_ms)),
@@ -279,7 +281,7 @@ pub const METRICS: &[Metric] = &[
         |r| ms(r.metrics.perceived_ttft_ms)),
     metric!("perceived_ttfa_ms", Ms, t::METRIC_LABEL_PERCEIVED_TTFA_MS, Main,
         peers(None, None, "Ours: click to first answer painted on screen."),
-        |r| ms(r.metrics.perceived_ttfa_ms)).in_summary().on_runs_chart("series-perceived").shared(),
+        |r| ms(r.metrics.perceived_ttfa_ms)).in_summary().on_runs_chart("series-perceived", t::RUNS_CHART_LEGEND_PERCEIVED_TTFA).shared(),
     metric!("perceived_from", Label, t::METRIC_LABEL_PERCEIVED_FROM, Hidden,
         peers(None, None, "Not a measurement: which instant the perceived metrics start from."),
         |r| code(Some(&r.metrics.perceived_from))),
@@ -464,8 +466,8 @@ mod tests {
         }
         assert_eq!(shared_metrics().count(), 7);
         assert_eq!(
-            find("ttfa_ms").map(|metric| metric.legend(Lang::Zh)),
-            Some("ttfa（首个回答 token）".to_owned())
+            find("perceived_ttfa_ms").map(|metric| metric.legend(Lang::Zh)),
+            Some("感知 ttfa（已显示）")
         );
     }
 }

@@ -2,6 +2,7 @@
 //! Chinese (docs/DESIGN.md §4, "One shape for UI text"). Each is a `ttft_core::text::Text`.
 
 crate::texts! {
+    catalogue = crate::text::catalogue::CORE;
     BODY_ERROR_MISSING_MODEL =
         "Enter a model name.",
         "请填写模型名称。";
@@ -418,9 +419,6 @@ crate::texts! {
     METRIC_LABEL_WAITING_MS =
         "waiting for the server",
         "等待服务器";
-    METRIC_LEGEND =
-        "{name} ({label})",
-        "{name}（{label}）";
     PROBE_ERROR_ALREADY_RAN =
         "Probe mode already ran in this tab; it runs at most once per session. Press Send to measure again.",
         "探测模式已在此标签页中运行过；每个会话最多运行一次。如需再次测量，请点击“发送”。";
@@ -430,6 +428,16 @@ crate::texts! {
     PROBE_ERROR_KEY_PRESENT =
         "Probe mode did not start: an API key is set in this tab. Probe mode runs on page load without a click, so it only measures endpoints that need no key. Press Send to measure with your key, or remove it (Forget) and reload.",
         "探测模式没有启动：此标签页中已设置 API 密钥。探测模式会在页面加载时自动运行、无需点击，因此只测量不需要密钥的接口。如需用你的密钥测量，请点击“发送”；或删除密钥（忘记）后重新加载。";
+    /// The runs chart's legends.
+    RUNS_CHART_LEGEND_PERCEIVED_TTFA =
+        "perceived ttfa (painted)",
+        "感知 ttfa（已显示）";
+    RUNS_CHART_LEGEND_TTFA =
+        "ttfa (first answer token)",
+        "ttfa（首个回答 token）";
+    RUNS_CHART_LEGEND_TTFT =
+        "ttft (first token)",
+        "ttft（首个 token）";
     SHOWN_TEXT_CUT_NOTE =
         "… (text cut at {mib} MiB; the measurement goes on)",
         "…（文本在 {mib} MiB 处截断；测量继续进行）";

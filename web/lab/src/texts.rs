@@ -2,6 +2,7 @@
 //! Chinese (docs/DESIGN.md §4, "One shape for UI text"). Each is a `ttft_core::text::Text`.
 
 ttft_core::texts! {
+    catalogue = ttft_core::text::catalogue::LAB_PAGE;
     ALL_RUNS =
         "All runs",
         "全部运行";

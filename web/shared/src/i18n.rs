@@ -6,6 +6,8 @@ use leptos::prelude::*;
 use ttft_core::lang::{Bilingual, Lang};
 use ttft_core::text::Text;
 
+use crate::transport::{main_thread, HttpRequest};
+
 /// The page's language, shared through context.
 #[derive(Clone, Copy)]
 pub struct I18n {
@@ -56,4 +58,51 @@ pub fn use_i18n() -> I18n {
     use_context::<I18n>().unwrap_or_else(|| I18n {
         lang: RwSignal::new(Lang::En),
     })
+}
+
+/// Where the widget's second language is, relative to its page (written beside it by
+/// `scripts/zh-catalogue.mjs`).
+pub const SECOND_LANGUAGE_FILE: &str = "zh.json";
+
+/// Longest second-language file read, bytes (it is about 19 KB).
+const MAX_LANGUAGE_FILE_BYTES: usize = 256 * 1024;
+
+/// Makes `lang`'s texts available: loads them when this build loads them on demand (the
+/// widget's Chinese, ttft-core's `zh-on-demand`) and they are not there yet. Returns whether
+/// they are there now; when not (the file could not be read), the page reads as English.
+pub async fn ensure_texts(lang: Lang) -> bool {
+    if !ttft_core::text::needs_loading(lang) {
+        return true;
+    }
+    let Ok(controller) = web_sys::AbortController::new() else {
+        return false;
+    };
+    let request = HttpRequest {
+        method: "GET",
+        url: SECOND_LANGUAGE_FILE.to_owned(),
+        headers: Vec::new(),
+        body: None,
+    };
+    let Ok(response) = main_thread::open(&request, &controller.signal()).await else {
+        return false;
+    };
+    if response.head.status != 200 {
+        return false;
+    }
+    let Ok(Some(json)) = response.text_bounded(MAX_LANGUAGE_FILE_BYTES).await else {
+        return false;
+    };
+    ttft_core::text::install(&json).is_ok()
+}
+
+/// Switches the page to `lang`, at once when its texts are there, else once they are loaded.
+pub fn switch_lang(i18n: I18n, lang: Lang) {
+    if !ttft_core::text::needs_loading(lang) {
+        i18n.lang.set(lang);
+        return;
+    }
+    leptos::task::spawn_local(async move {
+        ensure_texts(lang).await;
+        i18n.lang.set(lang);
+    });
 }

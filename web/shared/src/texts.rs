@@ -2,6 +2,7 @@
 //! Chinese (docs/DESIGN.md §4, "One shape for UI text"). Each is a `ttft_core::text::Text`.
 
 ttft_core::texts! {
+    catalogue = ttft_core::text::catalogue::WEB;
     /// The answer pane's title.
     ANSWER =
         "Answer",
@@ -18,6 +19,10 @@ ttft_core::texts! {
     ARRIVAL_DELAY_FLAGGED =
         " (over 50 ms: read this run's times with care)",
         "（超过 50 ms：请谨慎看待本次运行的时间）";
+    /// A run row's tooltip when its arrivals may be late.
+    ARRIVAL_DELAY_ROW_TITLE =
+        "Arrival times may be late by up to {bound_ms} ms: the page's main thread was busy that long while this run waited for its first answer token (more than 50 ms).",
+        "到达时间最多可能偏晚 {bound_ms} ms：本次运行等待首个回答 token 期间，页面主线程忙碌了这么久（超过 50 ms）。";
     ASK_FOR_REASONING =
         "Ask for reasoning",
         "请求推理/思考";
@@ -225,6 +230,10 @@ ttft_core::texts! {
     OUTCOME_TIMEOUT =
         "timeout",
         "超时";
+    /// The paint-error cell of the reference paint method (Element Timing).
+    PAINT_ERROR_REFERENCE =
+        "0 (reference)",
+        "0（基准）";
     /// Under the selected run's network line when a CORS preflight went first.
     PREFLIGHT_NOTE =
         "CORS preflight: the browser asked the server with OPTIONS first ({preflight_ms}, inside the queueing time; it also opened the connection). Later runs to this origin skip it while the browser caches the answer.",

@@ -19,7 +19,7 @@ use leptos::task::spawn_local;
 use ttft_core::config::UrlConfig;
 use ttft_core::preset::SIMULATOR_PROBE_PATH;
 use ttft_core::record::Transport;
-use ttft_web::i18n::browser_lang;
+use ttft_web::i18n::{browser_lang, ensure_texts};
 use ttft_web::key_gate::KeyConsent;
 use ttft_web::navigation::{lab_href, replace_with_lab};
 use ttft_web::page::{post_ready, start_transport, PageStart, PageState};
@@ -42,15 +42,25 @@ pub fn start() {
     let fragment = web_sys::window()
         .and_then(|window| window.location().hash().ok())
         .unwrap_or_default();
+    let lang = config
+        .lang
+        .or_else(persist::saved_lang)
+        .unwrap_or_else(browser_lang);
     if config.needs_lab(&fragment) && replace_with_lab() {
-        let lang = config
-            .lang
-            .or_else(persist::saved_lang)
-            .unwrap_or_else(browser_lang);
         show_opening_lab(t::OPENING_THE_LAB.get(lang));
         return;
     }
-    leptos::mount::mount_to_body(move || view! { <WidgetApp config=config /> });
+    // Chinese is loaded before the first render (the widget is built with ttft-core's
+    // `zh-on-demand`): a Chinese visitor never sees the page in English first.
+    if ttft_core::text::needs_loading(lang) {
+        // Leptos's executor starts with the mount: before it, wasm-bindgen's.
+        wasm_bindgen_futures::spawn_local(async move {
+            ensure_texts(lang).await;
+            leptos::mount::mount_to_body(move || view! { <WidgetApp config=config /> });
+        });
+    } else {
+        leptos::mount::mount_to_body(move || view! { <WidgetApp config=config /> });
+    }
 }
 
 /// One plain line in the page's body while the lab replaces it (text, never HTML).

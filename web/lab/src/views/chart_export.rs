@@ -228,7 +228,7 @@ const MAX_TABLE_ROWS: usize = 500;
 
 /// A column named by a metric's name (`ttfa_ms`), which reads the same in both languages.
 pub(crate) const fn untranslated(name: &'static str) -> Text {
-    Text::new(name, name)
+    Text::same(name)
 }
 
 /// Under a chart: SVG and PNG downloads, and the chart's data as a table.

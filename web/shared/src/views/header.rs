@@ -4,14 +4,14 @@ use leptos::prelude::*;
 use ttft_core::config::Theme;
 use ttft_core::lang::Lang;
 
-use crate::i18n::{use_i18n, I18n};
+use crate::i18n::{switch_lang, use_i18n, I18n};
 use crate::persist;
 use crate::texts as t;
 
 /// Switches the language and remembers the choice for the next visit.
 fn choose_lang(i18n: I18n, lang: Lang) {
-    i18n.lang.set(lang);
     persist::save_preference(persist::LANG_SLOT, Some(lang.code()));
+    switch_lang(i18n, lang);
 }
 
 /// Light / dark / the system's choice; remembered for the next visit.

@@ -147,17 +147,20 @@ fn is_extra(name: &str, column: Column, bound_main: bool) -> bool {
 }
 
 /// The paint method's expected error as shown: "0 (reference)", "−0.7 / ±5.2 ms".
-fn paint_error_cell(record: &RunRecord) -> String {
+fn paint_error_cell(record: &RunRecord) -> Result<String, Text> {
     let Some(painted) = record.instants.answer_painted else {
-        return "—".into();
+        return Ok("—".into());
     };
     let error = painted
         .expected_error
         .unwrap_or_else(|| painted.method.expected_error());
     if error.error_p95_ms == 0.0 && error.bias_ms == 0.0 {
-        return "0 (reference)".into();
+        return Err(t::PAINT_ERROR_REFERENCE);
     }
-    format!("{:+.1} / ±{:.1} ms", error.bias_ms, error.error_p95_ms)
+    Ok(format!(
+        "{:+.1} / ±{:.1} ms",
+        error.bias_ms, error.error_p95_ms
+    ))
 }
 
 /// One row of the runs table. The rare columns are always rendered and hidden by the
@@ -193,10 +196,8 @@ fn run_row(record: RunRecord, selected: RwSignal<Option<u32>>, bound_main: bool)
         .arrival_delay_bound_ms
         .map(|bound_ms| format!("{bound_ms:.3}"));
     let delay_title = delayed.then(|| {
-        format!(
-            "Arrival times may be late by up to {:.0} ms: the page's main thread was busy that long while this run waited for its first answer token (more than 50 ms).",
-            record.arrival_delay_bound_ms.unwrap_or_default()
-        )
+        let bound_ms = format!("{:.0}", record.arrival_delay_bound_ms.unwrap_or_default());
+        move || i18n.fill(t::ARRIVAL_DELAY_ROW_TITLE, &[("bound_ms", &bound_ms)])
     });
     let metrics = &record.metrics;
     let tokens = format!(
@@ -210,6 +211,10 @@ fn run_row(record: RunRecord, selected: RwSignal<Option<u32>>, bound_main: bool)
         .answer_painted
         .map(|painted| painted.method.label());
     let paint_error = paint_error_cell(&record);
+    let paint_error = move || match &paint_error {
+        Ok(cell) => cell.clone(),
+        Err(text) => i18n.t(*text).to_owned(),
+    };
     let setup = record.network.as_ref().map(|network| {
         format!(
             "{}/{}/{}",
