@@ -299,6 +299,71 @@ forEachEngine((engine) => {
     }
   });
 
+  test('experiment runs are kept as Send\'s are: traceparent on each measured request, one span each in the receiver with the ids its request carried, and the trace-context check on failure', async () => {
+    const receiver = await startReceiver([sim.url]);
+    // The model requests go through a recording proxy on another origin: it sees each one's
+    // traceparent header as the server would. Calibration requests (token counts) are not
+    // measured runs and carry none.
+    const api = await startRecorder(sim.url);
+    const strict = await startSim(['--no-trace-headers'], { dist: false });
+    try {
+      const query = new URLSearchParams({
+        base_url: `${api.url}/v1`,
+        lang: 'en',
+        otlp_endpoint: receiver.url,
+        traceparent: '1',
+      });
+      const lab = await LabPage.open(browser, sim.url, `?${query}`);
+      await lab.startExperiment({
+        model: 'sim-fast@prefill_ms=60',
+        kind: 'max_tokens',
+        fields: { 'exp-max-tokens': '16, 32', 'exp-prompt-tokens': '100', 'exp-repetitions': '1' },
+      });
+      await lab.waitForExperimentEnd('done');
+      const records = (await lab.storedRuns()).filter((record) => record.experiment?.kind === 'max_tokens');
+      assert.equal(records.length, 2, 'two measured experiment runs');
+      assert.deepEqual(records.map((record) => record.outcome.kind), ['completed', 'completed']);
+      const traced = api.requests.filter((request) => request.method === 'POST' && request.headers.traceparent);
+      assert.equal(traced.length, records.length, 'every measured run, and only those, sent traceparent');
+      const received = await eventually(async () => {
+        const got = await receiver.received();
+        return countedRuns(got) === records.length && spans(got).length === records.length ? got : undefined;
+      }, 'both experiment runs in the receiver');
+      assert.deepEqual(await receiver.rejected(), [], 'every body parsed strictly');
+      const receivedSpans = spans(received);
+      for (const record of records) {
+        const header = record.settings.request.headers.find(([name]) => name === 'traceparent')?.[1];
+        assert.match(header ?? '', /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/, `run ${record.run_index} recorded the traceparent it sent`);
+        assert.ok(traced.some((request) => request.headers.traceparent === header), 'the server saw that header');
+        const [, traceId, spanId] = header.split('-');
+        const span = receivedSpans.find((candidate) => candidate.spanId === spanId);
+        assert.ok(span, `the span of run ${record.run_index} has its request's span id`);
+        assert.equal(span.traceId, traceId);
+        assert.equal(attributes(span.attributes)['ttft_meter.run.index'], String(record.run_index));
+        assert.equal(attributes(span.attributes)['ttft_meter.ttfa_ms'], record.metrics.ttfa_ms);
+      }
+
+      // Against a server whose CORS refuses traceparent, an experiment's runs are checked as
+      // Send's are: each failed run gets the cause the check finds.
+      await lab.fill({ baseUrl: `${strict.url}/v1` });
+      await lab.startExperiment({
+        model: 'sim-fast@prefill_ms=60',
+        kind: 'max_tokens',
+        fields: { 'exp-max-tokens': '16, 32', 'exp-prompt-tokens': '100', 'exp-repetitions': '1' },
+      });
+      await lab.waitForExperimentEnd('done');
+      const refused = (await lab.storedRuns()).filter((record) => record.experiment?.kind === 'max_tokens' && record.experiment.session === 2);
+      assert.ok(refused.length >= 1, 'the second experiment recorded its runs');
+      assert.deepEqual(refused.map((record) => record.diagnosis_cause), refused.map(() => 'trace_context_refused'));
+      assert.deepEqual(await lab.pageErrors(), []);
+      await lab.close();
+    } finally {
+      await receiver.stop();
+      await api.stop();
+      await strict.stop();
+    }
+  });
+
   test('a refusing collector (HTTP 500, then no CORS) shows a status line in English and Chinese, and every run still succeeds', async () => {
     const receiver = await startReceiver([sim.url]);
     try {
