@@ -8,6 +8,7 @@ use serde::Deserialize;
 
 use crate::cache::CacheMode;
 use crate::fault::Fault;
+use crate::network::{Alpn, NetworkOptions};
 use crate::profile::{Profile, ProfileError, Profiles};
 
 /// Default TCP port.
@@ -18,7 +19,8 @@ pub const DEFAULT_SLOTS: usize = 4;
 pub const DEFAULT_BLOCK_TOKENS: usize = 64;
 /// Default `frame-ancestors` of the page's CSP: the page itself and pages on loopback (the
 /// sim only listens there, so no site on the internet may frame it).
-pub const DEFAULT_FRAME_ANCESTORS: &str = "'self' http://127.0.0.1:* http://localhost:*";
+pub const DEFAULT_FRAME_ANCESTORS: &str =
+    "'self' http://127.0.0.1:* http://localhost:* https://127.0.0.1:* https://localhost:*";
 /// Default `connect-src` of the page's CSP: the page must reach any endpoint its user types.
 pub const DEFAULT_CONNECT_SRC: &str = "'self' http: https:";
 
@@ -81,6 +83,8 @@ pub struct ServerConfig {
     pub csp: CspConfig,
     /// Model profiles.
     pub profiles: Profiles,
+    /// TLS, closing connections, the delay line (command line only).
+    pub network: NetworkOptions,
 }
 
 impl Default for ServerConfig {
@@ -103,6 +107,7 @@ impl Default for ServerConfig {
             trace_headers_allowed: true,
             csp: CspConfig::default(),
             profiles: Profiles::builtin(),
+            network: NetworkOptions::default(),
         }
     }
 }
@@ -213,6 +218,15 @@ pub enum OptionError {
     /// `redirect_to` is not an http(s) URL.
     #[error("redirect target `{0}` is not an http:// or https:// URL")]
     RedirectTo(String),
+    /// `alpn` names no offer.
+    #[error("ALPN offer `{0}` is unknown; known offers: both (h2 and http/1.1), h2, http/1.1")]
+    Alpn(String),
+    /// `delay_ms` is negative or not a number.
+    #[error("delay `{0}` ms is not a number of milliseconds from 0 to 10000")]
+    DelayMs(String),
+    /// `close_after` is 0.
+    #[error("close after 0 requests would serve nothing; give 1 or more")]
+    CloseAfterZero,
     /// A CSP source list would break the header (a `;`, a comma or a line break in it).
     #[error("CSP sources `{0}` may not contain `;`, `,` or line breaks")]
     CspSources(String),
@@ -226,6 +240,29 @@ pub fn parse_cache_mode(value: &str) -> Result<CacheMode, OptionError> {
 /// Parses `--fault`.
 pub fn parse_fault(value: &str) -> Result<Fault, OptionError> {
     Fault::parse(value).ok_or_else(|| OptionError::Fault(value.to_string()))
+}
+
+/// Parses `--alpn`.
+pub fn parse_alpn(value: &str) -> Result<Alpn, OptionError> {
+    Alpn::parse(value).ok_or_else(|| OptionError::Alpn(value.to_string()))
+}
+
+/// Checks `--delay-ms` (0 to 10 s one way).
+pub fn parse_delay_ms(value: f64) -> Result<f64, OptionError> {
+    if value.is_finite() && (0.0..=10_000.0).contains(&value) {
+        Ok(value)
+    } else {
+        Err(OptionError::DelayMs(value.to_string()))
+    }
+}
+
+/// Checks `--close-after`.
+pub fn parse_close_after(value: u32) -> Result<u32, OptionError> {
+    if value == 0 {
+        Err(OptionError::CloseAfterZero)
+    } else {
+        Ok(value)
+    }
 }
 
 /// Checks `--redirect-to`.

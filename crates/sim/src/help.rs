@@ -28,7 +28,8 @@ pub const HELP: &str = r#"ENDPOINTS (127.0.0.1 only)
   "type":"invalid_request_error","param":null,"code":null}} as api.openai.com answers.
   Some gateways also accept unversioned paths; --accept-unversioned serves
   /chat/completions, /messages, /responses and /models too.
-  On start, exactly one line goes to stdout: `ttft-sim listening on http://127.0.0.1:PORT`.
+  On start, exactly one line goes to stdout: `ttft-sim listening on http://127.0.0.1:PORT`
+  (https:// with --tls, and a second line with the certificate's hash: NETWORK, below).
 
 TIMING MODEL (deterministic; all times in ms after the request reached the server)
   slots      --slots N requests run at once; a request holds a slot from its start until
@@ -241,8 +242,31 @@ REQUEST RECORDER (--record-requests)
   Every request received (preflights and page files included; not /__sim/requests
   itself) is kept: GET /__sim/requests -> {"requests":[{"seq","at_ms","method","path"
   (with query),"origin","headers":[[name,value],...],"body" (first 64 KiB, lossy UTF-8),
-  "body_bytes","body_truncated"}],"dropped"}, oldest first, the last 10000 kept;
-  DELETE /__sim/requests forgets them. Without the flag both answer 404.
+  "body_bytes","body_truncated","client_port","connection","connection_request",
+  "protocol"}],"dropped","connections":[{"id","client_port","protocol","tls",
+  "opened_at_ms","closed_at_ms","requests"}]}, oldest first, the last 10000 kept;
+  `connection` numbers connections from 1 in accept order and `connection_request` the
+  request on it from 1: the ground truth of cold (1) and warm (2+) requests.
+  DELETE /__sim/requests forgets the requests and the closed connections. Without the
+  flag both answer 404.
+
+NETWORK (command line only)
+  --tls          TLS with a key and a self-signed certificate made at start (rcgen; never
+                 stored), for --tls-name NAME (repeatable; default 127.0.0.1 and
+                 localhost). ALPN offers h2 and http/1.1 (--alpn both, the default), or
+                 one of them (--alpn h2, --alpn http/1.1); a connection serves what ALPN
+                 chose. Plain connections speak HTTP/1.1. A second stdout line gives
+                 `ttft-sim certificate spki sha256 BASE64` for Chromium's
+                 --ignore-certificate-errors-spki-list; --tls-cert-out FILE writes the
+                 certificate (PEM; not the key) for clients that trust a file.
+  --close-after N  each connection takes N requests (preflights count, as at a gateway),
+                 then closes: HTTP/1.1 answers the Nth with `Connection: close`, HTTP/2
+                 sends GOAWAY and finishes its open streams.
+  --delay-ms D   every byte waits D ms in each direction (a round trip costs 2·D, without
+                 a throughput limit): the TLS handshake (1 round trip with TLS 1.3), a CORS
+                 preflight, the request and the response all pay it. The kernel's TCP
+                 handshake does not. The timing model's times stay "after the request
+                 reached the server", so a client sees them D later, plus D for the reply.
 
 STATIC PAGE (--dist DIR)
   Files of DIR at / (index.html for directories) with Cross-Origin-Opener-Policy:
@@ -261,7 +285,7 @@ STATIC PAGE (--dist DIR)
     default-src 'self'; script-src 'self' 'wasm-unsafe-eval' 'sha256-...' (a hash of
     each inline script of that index.html, computed when it is served); style-src 'self';
     img-src 'self' data: blob:; connect-src 'self' http: https: (--csp-connect-src);
-    worker-src 'self'; frame-ancestors 'self' http://127.0.0.1:* http://localhost:*
+    worker-src 'self'; frame-ancestors 'self' http://127.0.0.1:* http://localhost:* https://127.0.0.1:* https://localhost:*
     (--csp-frame-ancestors); base-uri 'self'; form-action 'self'; object-src 'none'
   connect-src allows every http(s) endpoint because the page calls whatever endpoint its
   user types. `ttft-sim --print-csp --dist DIR [--csp-frame-ancestors ...]` prints the

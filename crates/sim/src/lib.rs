@@ -7,11 +7,14 @@ pub mod auth;
 pub mod cache;
 mod clock;
 pub mod config;
+mod connection;
+mod delay;
 pub mod dialect;
 pub mod extras;
 pub mod fault;
 pub mod help;
 mod http;
+pub mod network;
 pub mod profile;
 pub mod recorder;
 pub mod request;
@@ -20,6 +23,7 @@ pub mod server;
 pub mod static_files;
 pub mod text;
 pub mod timing;
+pub mod tls;
 pub mod tokens;
 
 use std::net::SocketAddr;
@@ -27,22 +31,31 @@ use std::net::SocketAddr;
 pub use config::ServerConfig;
 pub use help::HELP;
 
-/// Serves `config` on `listener` until the process ends (or the future is dropped).
-/// `TCP_NODELAY` is set on every connection so small SSE frames are not held back by
-/// Nagle's algorithm.
+/// Serves `config` on `listener` until the process ends (or the future is dropped): plain
+/// HTTP/1.1, or TLS with HTTP/2 and HTTP/1.1 by ALPN when `config.network.tls` is set
+/// (a certificate made now; use [`serve_tls`] to know it). `TCP_NODELAY` is set on every
+/// connection so small SSE frames are not held back by Nagle's algorithm.
 pub async fn serve(config: ServerConfig, listener: tokio::net::TcpListener) -> std::io::Result<()> {
-    use axum::serve::ListenerExt;
+    let tls = match &config.network.tls {
+        Some(options) => Some(std::sync::Arc::new(
+            tls::Tls::new(options).map_err(std::io::Error::other)?,
+        )),
+        None => None,
+    };
+    serve_tls(config, listener, tls).await
+}
+
+/// [`serve`] with the TLS set-up made by the caller (`None`: plain HTTP).
+pub async fn serve_tls(
+    config: ServerConfig,
+    listener: tokio::net::TcpListener,
+    tls: Option<std::sync::Arc<tls::Tls>>,
+) -> std::io::Result<()> {
     let port = listener.local_addr()?.port();
-    let listener = listener.tap_io(|tcp| {
-        // Best effort: without it frames may be delayed by up to one delayed-ACK period.
-        let _ = tcp.set_nodelay(true);
-    });
-    // Connection info: the request log tells connections apart by the client's port.
-    axum::serve(
-        listener,
-        server::router(config, port).into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .await
+    let network = config.network.clone();
+    let app = std::sync::Arc::new(app::App::new(config, port));
+    let router = server::router(std::sync::Arc::clone(&app));
+    connection::accept_loop(listener, router, app, network, tls).await
 }
 
 /// Binds `127.0.0.1:port` (0 = any free port) and serves in a background task; returns the

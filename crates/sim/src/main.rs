@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use ttft_sim::cache::CacheMode;
 use ttft_sim::config::{self, FileConfig, DEFAULT_PORT};
+use ttft_sim::network::TlsOptions;
 use ttft_sim::ServerConfig;
 
 /// A simulated LLM provider with a deterministic timing model.
@@ -48,7 +49,7 @@ struct Cli {
     #[arg(long)]
     no_csp: bool,
     /// CSP frame-ancestors: who may frame the page
-    /// [default: 'self' http://127.0.0.1:* http://localhost:*]
+    /// [default: 'self' http://127.0.0.1:* http://localhost:* https://127.0.0.1:* https://localhost:*]
     #[arg(long, value_name = "SOURCES")]
     csp_frame_ancestors: Option<String>,
     /// CSP connect-src: what the page may call [default: 'self' http: https:]
@@ -79,6 +80,24 @@ struct Cli {
     /// CORS preflights do not allow traceparent/tracestate
     #[arg(long)]
     no_trace_headers: bool,
+    /// Serve TLS with a certificate made at start: HTTP/2 and HTTP/1.1 by ALPN
+    #[arg(long)]
+    tls: bool,
+    /// With --tls, the ALPN offer: both (h2, http/1.1), h2 or http/1.1 [default: both]
+    #[arg(long, value_name = "OFFER")]
+    alpn: Option<String>,
+    /// With --tls, a name of the certificate (repeatable) [default: 127.0.0.1 and localhost]
+    #[arg(long = "tls-name", value_name = "NAME")]
+    tls_names: Vec<String>,
+    /// With --tls, write the certificate (PEM, not the key) to this file
+    #[arg(long, value_name = "FILE")]
+    tls_cert_out: Option<PathBuf>,
+    /// Close each connection after N requests (preflights count), as gateways do
+    #[arg(long, value_name = "N")]
+    close_after: Option<u32>,
+    /// Delay every byte by D ms in each direction (a round trip of 2·D) [default: 0]
+    #[arg(long, value_name = "D")]
+    delay_ms: Option<f64>,
     /// Config file (TOML, or JSON if it ends in .json)
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
@@ -157,6 +176,7 @@ fn build_config(cli: &Cli) -> Result<(ServerConfig, u16), String> {
     if let Some(sources) = &cli.csp_connect_src {
         config.csp.connect_src = config::parse_csp_sources(sources).map_err(|e| e.to_string())?;
     }
+    apply_network(cli, &mut config)?;
     for pair in &cli.set {
         let (key, value) = pair
             .split_once('=')
@@ -167,6 +187,34 @@ fn build_config(cli: &Cli) -> Result<(ServerConfig, u16), String> {
             .map_err(|e| format!("--set {pair}: {e}"))?;
     }
     Ok((config, port))
+}
+
+/// `--tls`, `--alpn`, `--tls-name`, `--tls-cert-out`, `--close-after`, `--delay-ms`.
+fn apply_network(cli: &Cli, config: &mut ServerConfig) -> Result<(), String> {
+    let tls_only = cli.alpn.is_some() || !cli.tls_names.is_empty() || cli.tls_cert_out.is_some();
+    if tls_only && !cli.tls {
+        return Err("--alpn, --tls-name and --tls-cert-out need --tls".into());
+    }
+    if cli.tls {
+        let mut tls = TlsOptions::default();
+        if let Some(offer) = &cli.alpn {
+            tls.alpn = config::parse_alpn(offer).map_err(|e| e.to_string())?;
+        }
+        if !cli.tls_names.is_empty() {
+            tls.names.clone_from(&cli.tls_names);
+        }
+        tls.cert_out.clone_from(&cli.tls_cert_out);
+        config.network.tls = Some(tls);
+    }
+    if let Some(requests) = cli.close_after {
+        config.network.close_after_requests =
+            Some(config::parse_close_after(requests).map_err(|e| e.to_string())?);
+    }
+    if let Some(delay_ms) = cli.delay_ms {
+        config.network.one_way_delay_ms =
+            config::parse_delay_ms(delay_ms).map_err(|e| e.to_string())?;
+    }
+    Ok(())
 }
 
 /// `--print-csp`: the header a deployer should send with the page.
@@ -221,14 +269,33 @@ async fn main() -> ExitCode {
         }
     };
     let bound_port = listener.local_addr().map_or(port, |a| a.port());
+    let tls = match &config.network.tls {
+        Some(options) => match ttft_sim::tls::Tls::new(options) {
+            Ok(tls) => Some(std::sync::Arc::new(tls)),
+            Err(error) => {
+                eprintln!("ttft-sim: {error}");
+                return ExitCode::from(2);
+            }
+        },
+        None => None,
+    };
     let mut stdout = std::io::stdout();
-    // Scripts wait for exactly this line to learn the port.
+    // Scripts wait for exactly this line to learn the port (and the scheme).
     let _ = writeln!(
         stdout,
-        "ttft-sim listening on http://127.0.0.1:{bound_port}"
+        "ttft-sim listening on {}://127.0.0.1:{bound_port}",
+        config.network.scheme()
     );
+    if let Some(tls) = &tls {
+        // What Chromium's --ignore-certificate-errors-spki-list takes.
+        let _ = writeln!(
+            stdout,
+            "ttft-sim certificate spki sha256 {}",
+            tls.spki_sha256_base64
+        );
+    }
     let _ = stdout.flush();
-    match ttft_sim::serve(config, listener).await {
+    match ttft_sim::serve_tls(config, listener, tls).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("ttft-sim: {error}");

@@ -8,6 +8,8 @@ use std::sync::Mutex;
 use axum::http::request::Parts;
 use serde::{Deserialize, Serialize};
 
+use crate::network::{ConnectionInfo, WireProtocol};
+
 /// The route that lists (GET) and clears (DELETE) the recorded requests; never recorded.
 pub const REQUESTS_PATH: &str = "/__sim/requests";
 /// Requests kept; older ones are dropped (and counted).
@@ -40,6 +42,34 @@ pub struct RecordedRequest {
     /// (`None` when the server was not given connection info).
     #[serde(default)]
     pub client_port: Option<u16>,
+    /// The connection's number (see [`RecordedConnection`]), from 1 in accept order.
+    #[serde(default)]
+    pub connection: Option<u64>,
+    /// This request's number on its connection, from 1 (CORS preflights count).
+    #[serde(default)]
+    pub connection_request: Option<u32>,
+    /// The protocol of its connection: `http/1.1` or `h2`.
+    #[serde(default)]
+    pub protocol: Option<WireProtocol>,
+}
+
+/// One connection as the server saw it: the ground truth of cold and warm requests.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RecordedConnection {
+    /// Its number, from 1 in accept order.
+    pub id: u64,
+    /// The client's TCP port.
+    pub client_port: u16,
+    /// `http/1.1` or `h2`.
+    pub protocol: WireProtocol,
+    /// Whether it is TLS.
+    pub tls: bool,
+    /// Accepted, ms after the server started.
+    pub opened_at_ms: f64,
+    /// Closed (by either side), ms after the server started; `None` while open.
+    pub closed_at_ms: Option<f64>,
+    /// Requests it carried so far.
+    pub requests: u32,
 }
 
 /// What `GET /__sim/requests` answers.
@@ -49,11 +79,16 @@ pub struct RecordedRequests {
     pub requests: Vec<RecordedRequest>,
     /// Requests dropped because more than [`MAX_REQUESTS`] arrived.
     pub dropped: u64,
+    /// The connections that carried them (and any without a request yet), oldest first;
+    /// at most [`MAX_REQUESTS`] kept.
+    #[serde(default)]
+    pub connections: Vec<RecordedConnection>,
 }
 
 #[derive(Debug, Default)]
 struct Log {
     requests: VecDeque<RecordedRequest>,
+    connections: VecDeque<RecordedConnection>,
     next_seq: u64,
     dropped: u64,
 }
@@ -83,6 +118,7 @@ impl Recorder {
             .extensions
             .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
             .map(|info| info.0.port());
+        let connection = parts.extensions.get::<ConnectionInfo>().copied();
         let lossy = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
         let headers: Vec<(String, String)> = parts
             .headers
@@ -110,12 +146,52 @@ impl Recorder {
             body_bytes: body.len(),
             body_truncated: kept.len() < body.len(),
             client_port,
+            connection: connection.map(|info| info.id),
+            connection_request: connection.map(|info| info.request_number),
+            protocol: connection.map(|info| info.protocol),
         };
+        if let Some(info) = connection {
+            if let Some(kept) = log.connections.iter_mut().rev().find(|c| c.id == info.id) {
+                kept.requests = kept.requests.max(info.request_number);
+            }
+        }
         if log.requests.len() == MAX_REQUESTS {
             log.requests.pop_front();
             log.dropped += 1;
         }
         log.requests.push_back(entry);
+    }
+
+    /// A connection was accepted (and, with TLS, its handshake done).
+    pub fn connection_opened(
+        &self,
+        id: u64,
+        client_port: u16,
+        protocol: WireProtocol,
+        tls: bool,
+        at_ms: f64,
+    ) {
+        let mut log = self.lock();
+        if log.connections.len() == MAX_REQUESTS {
+            log.connections.pop_front();
+        }
+        log.connections.push_back(RecordedConnection {
+            id,
+            client_port,
+            protocol,
+            tls,
+            opened_at_ms: at_ms,
+            closed_at_ms: None,
+            requests: 0,
+        });
+    }
+
+    /// Connection `id` closed.
+    pub fn connection_closed(&self, id: u64, at_ms: f64) {
+        let mut log = self.lock();
+        if let Some(kept) = log.connections.iter_mut().rev().find(|c| c.id == id) {
+            kept.closed_at_ms = Some(at_ms);
+        }
     }
 
     /// Everything kept, oldest first.
@@ -124,13 +200,15 @@ impl Recorder {
         RecordedRequests {
             requests: log.requests.iter().cloned().collect(),
             dropped: log.dropped,
+            connections: log.connections.iter().cloned().collect(),
         }
     }
 
-    /// Forgets every request (numbering goes on).
+    /// Forgets every request, and every closed connection (numbering goes on).
     pub fn clear(&self) {
         let mut log = self.lock();
         log.requests.clear();
+        log.connections.retain(|c| c.closed_at_ms.is_none());
         log.dropped = 0;
     }
 }

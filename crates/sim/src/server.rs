@@ -15,7 +15,6 @@ use tokio::time::Instant;
 use crate::app::{header_fault, status_refusal, App, Refusal};
 use crate::cache::{token_hash, CacheMode};
 use crate::clock::unix_seconds;
-use crate::config::ServerConfig;
 use crate::dialect::errors::{invalid_url, ApiError, Overflow};
 use crate::dialect::{self, FaultDetails, Frame, FrameBody, Usage, WriterInput};
 use crate::fault::{self, Fault};
@@ -48,9 +47,8 @@ pub const GROUND_TRUTH_HEADERS: &[&str] = &[
     "x-sim-output-tokens",
 ];
 
-/// The axum router serving everything, for a server listening on `port`.
-pub fn router(config: ServerConfig, port: u16) -> Router {
-    let app = Arc::new(App::new(config, port));
+/// The axum router serving everything for `app`.
+pub(crate) fn router(app: Arc<App>) -> Router {
     Router::new()
         .fallback(handle)
         .layer(axum::middleware::from_fn_with_state(

@@ -343,7 +343,7 @@ mod tests {
         assert!(
             policy.starts_with("default-src 'self'; script-src 'self' 'wasm-unsafe-eval' 'sha256-")
         );
-        assert!(policy.contains("frame-ancestors 'self' http://127.0.0.1:* http://localhost:*"));
+        assert!(policy.contains("frame-ancestors 'self' http://127.0.0.1:* http://localhost:* https://127.0.0.1:* https://localhost:*"));
         assert!(!policy.contains("unsafe-inline"));
     }
 }

@@ -75,7 +75,7 @@ async fn the_page_gets_a_strict_csp_with_its_inline_script_hash() {
         format!(
             "default-src 'self'; script-src 'self' 'wasm-unsafe-eval' {INLINE_LOADER_HASH}; \
              style-src 'self'; img-src 'self' data: blob:; connect-src 'self' http: https:; \
-             worker-src 'self'; frame-ancestors 'self' http://127.0.0.1:* http://localhost:*; \
+             worker-src 'self'; frame-ancestors 'self' http://127.0.0.1:* http://localhost:* https://127.0.0.1:* https://localhost:*; \
              base-uri 'self'; form-action 'self'; object-src 'none'"
         )
     );

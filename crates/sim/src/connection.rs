@@ -1,0 +1,192 @@
+//! The accept loop: every connection numbered, optionally behind the delay line and TLS,
+//! served by hyper as HTTP/1.1 or HTTP/2 (ALPN decides over TLS; plain connections speak
+//! HTTP/1.1), closed after `--close-after` requests, and logged (with `--record-requests`)
+//! as the ground truth of which request came on which connection.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::ConnectInfo;
+use axum::Router;
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::server::conn::auto;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Notify;
+use tokio::time::Instant;
+use tower::ServiceExt as _;
+
+use crate::app::App;
+use crate::delay::delay_line;
+use crate::network::{ConnectionInfo, NetworkOptions, WireProtocol};
+use crate::tls::Tls;
+
+/// A connection being served.
+struct Served {
+    id: u64,
+    protocol: WireProtocol,
+    tls: bool,
+    requests: AtomicU32,
+    close_after_requests: Option<u32>,
+    /// Notified when the connection has taken its last request.
+    closing: Notify,
+}
+
+impl Served {
+    /// Numbers a new request; notifies `closing` when it is the last one allowed.
+    fn take_request(&self) -> ConnectionInfo {
+        let request_number = self.requests.fetch_add(1, Ordering::SeqCst) + 1;
+        if self.close_after_requests == Some(request_number) {
+            self.closing.notify_one();
+        }
+        ConnectionInfo {
+            id: self.id,
+            protocol: self.protocol,
+            tls: self.tls,
+            request_number,
+        }
+    }
+}
+
+/// Serves `router` on `listener` with `network` until the process ends.
+pub async fn accept_loop(
+    listener: TcpListener,
+    router: Router,
+    app: Arc<App>,
+    network: NetworkOptions,
+    tls: Option<Arc<Tls>>,
+) -> std::io::Result<()> {
+    let next_id = AtomicU64::new(1);
+    loop {
+        let (socket, peer) = match listener.accept().await {
+            Ok(accepted) => accepted,
+            // Out of file descriptors and the like: wait a little rather than spin.
+            Err(_) => {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        // Without it small SSE frames may wait for a delayed ACK.
+        let _ = socket.set_nodelay(true);
+        let id = next_id.fetch_add(1, Ordering::SeqCst);
+        let router = router.clone();
+        let app = Arc::clone(&app);
+        let network = network.clone();
+        let tls = tls.clone();
+        tokio::spawn(async move {
+            serve_socket(socket, peer, id, router, app, &network, tls).await;
+        });
+    }
+}
+
+async fn serve_socket(
+    socket: TcpStream,
+    peer: SocketAddr,
+    id: u64,
+    router: Router,
+    app: Arc<App>,
+    network: &NetworkOptions,
+    tls: Option<Arc<Tls>>,
+) {
+    let opened_ms = app.ms_since_epoch(Instant::now());
+    if network.one_way_delay_ms > 0.0 {
+        let one_way = Duration::from_secs_f64(network.one_way_delay_ms / 1000.0);
+        let line = delay_line(socket, one_way);
+        serve_io(line, peer, id, opened_ms, router, app, network, tls).await;
+    } else {
+        serve_io(socket, peer, id, opened_ms, router, app, network, tls).await;
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn serve_io<I>(
+    io: I,
+    peer: SocketAddr,
+    id: u64,
+    opened_ms: f64,
+    router: Router,
+    app: Arc<App>,
+    network: &NetworkOptions,
+    tls: Option<Arc<Tls>>,
+) where
+    I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    match tls {
+        Some(tls) => {
+            // A client that gives up on the handshake (or distrusts the certificate) just
+            // closes: nothing to serve.
+            let Ok(stream) = tls.acceptor.accept(io).await else {
+                return;
+            };
+            let protocol = WireProtocol::from_alpn(stream.get_ref().1.alpn_protocol());
+            let served = served(id, protocol, true, network);
+            serve_http(stream, peer, opened_ms, served, router, app).await;
+        }
+        None => {
+            let served = served(id, WireProtocol::Http11, false, network);
+            serve_http(io, peer, opened_ms, served, router, app).await;
+        }
+    }
+}
+
+fn served(id: u64, protocol: WireProtocol, tls: bool, network: &NetworkOptions) -> Arc<Served> {
+    Arc::new(Served {
+        id,
+        protocol,
+        tls,
+        requests: AtomicU32::new(0),
+        close_after_requests: network.close_after_requests,
+        closing: Notify::new(),
+    })
+}
+
+async fn serve_http<I>(
+    io: I,
+    peer: SocketAddr,
+    opened_ms: f64,
+    served: Arc<Served>,
+    router: Router,
+    app: Arc<App>,
+) where
+    I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    if let Some(recorder) = &app.recorder {
+        recorder.connection_opened(
+            served.id,
+            peer.port(),
+            served.protocol,
+            served.tls,
+            opened_ms,
+        );
+    }
+    let service = {
+        let served = Arc::clone(&served);
+        hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
+            request.extensions_mut().insert(ConnectInfo(peer));
+            request.extensions_mut().insert(served.take_request());
+            router.clone().oneshot(request)
+        })
+    };
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    builder = match served.protocol {
+        WireProtocol::H2 => builder.http2_only(),
+        WireProtocol::Http11 => builder.http1_only(),
+    };
+    let connection = builder.serve_connection(TokioIo::new(io), service);
+    tokio::pin!(connection);
+    tokio::select! {
+        _ = connection.as_mut() => {}
+        () = served.closing.notified() => {
+            // HTTP/1.1: no keep-alive after the response in progress; HTTP/2: GOAWAY, the
+            // open streams finish.
+            connection.as_mut().graceful_shutdown();
+            let _ = connection.await;
+        }
+    }
+    if let Some(recorder) = &app.recorder {
+        recorder.connection_closed(served.id, app.ms_since_epoch(Instant::now()));
+    }
+}
