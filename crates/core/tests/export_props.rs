@@ -20,8 +20,8 @@ use ttft_core::record::RunSettings;
 use ttft_core::record::Transport;
 use ttft_core::request::RequestDescription;
 use ttft_core::timeline::{
-    ConnectionKind, HeadersSource, Instants, NetworkBreakdown, PaintMethod, PaintTime,
-    PerceivedAnchor, RunMetrics, RunOutcome, TokenCountSource,
+    ConnectionEvidence, ConnectionKind, HeadersSource, HttpProtocol, Instants, NetworkBreakdown,
+    PaintMethod, PaintTime, PerceivedAnchor, RunMetrics, RunOutcome, TokenCountSource,
 };
 use ttft_stream::dialect::{Dialect, StreamError, Usage};
 
@@ -164,24 +164,39 @@ fn network() -> impl Strategy<Value = Option<NetworkBreakdown>> {
         Just(ConnectionKind::Reused),
         Just(ConnectionKind::Unknown),
     ];
+    let protocol = prop::option::of(prop::sample::select(HttpProtocol::ALL.to_vec()));
     prop::option::of(
         (
             prop::collection::vec(opt_ms(), 7),
             connection,
             any::<bool>(),
+            protocol,
         )
-            .prop_map(|(phase, connection, timing_visible)| NetworkBreakdown {
-                preflight_ms: phase[6],
-                dns_ms: phase[0],
-                tcp_ms: phase[1],
-                tls_ms: phase[2],
-                queueing_ms: phase[3],
-                waiting_ms: phase[4],
-                request_ms: phase[5],
-                connection,
-                timing_visible,
-            }),
+            .prop_map(
+                |(phase, connection, timing_visible, protocol)| NetworkBreakdown {
+                    protocol,
+                    preflight_ms: phase[6],
+                    dns_ms: phase[0],
+                    tcp_ms: phase[1],
+                    tls_ms: phase[2],
+                    queueing_ms: phase[3],
+                    waiting_ms: phase[4],
+                    request_ms: phase[5],
+                    connection,
+                    timing_visible,
+                },
+            ),
     )
+}
+
+fn evidence() -> impl Strategy<Value = ConnectionEvidence> {
+    prop_oneof![
+        Just(ConnectionEvidence::ResourceTiming),
+        Just(ConnectionEvidence::PreflightOpened),
+        Just(ConnectionEvidence::EarlierRequest),
+        Just(ConnectionEvidence::FirstContact),
+        Just(ConnectionEvidence::Unknown),
+    ]
 }
 
 fn outcome() -> impl Strategy<Value = RunOutcome> {
@@ -295,7 +310,11 @@ fn transport() -> impl Strategy<Value = Transport> {
 fn run(key: String) -> impl Strategy<Value = RunRecord> {
     (
         (any::<u32>(), text(), settings(key), transport()),
-        (prop::option::of(any::<bool>()), any::<bool>()),
+        (
+            prop::option::of(any::<bool>()),
+            any::<bool>(),
+            prop::option::of(evidence()),
+        ),
         (metrics(), instants(), usage(), network(), outcome()),
         (
             prop::option::of(text()),
@@ -306,7 +325,7 @@ fn run(key: String) -> impl Strategy<Value = RunRecord> {
         .prop_map(
             |(
                 (run_index, started_at, settings, transport),
-                (cold, warm_up),
+                (cold, warm_up, connection_evidence),
                 (metrics, instants, usage, network, outcome),
                 (diagnosis_cause, arrival_delay_bound_ms, arrivals_wait_for_main_thread),
             )| RunRecord {
@@ -319,6 +338,7 @@ fn run(key: String) -> impl Strategy<Value = RunRecord> {
                 settings,
                 transport,
                 cold,
+                connection_evidence,
                 warm_up,
                 metrics,
                 instants,

@@ -15,8 +15,8 @@ use ttft_core::measure::{
 use ttft_core::protocol::{Protocol, ProtocolChoice};
 use ttft_core::record::{RunRecord, Transport};
 use ttft_core::timeline::{
-    HeadersSource, PaintMethod, PaintTarget, PerceivedAnchor, ResourceTiming, RunOutcome,
-    TokenCountSource,
+    ConnectionEvidence, HeadersSource, HttpProtocol, OriginContact, PaintMethod, PaintTarget,
+    PerceivedAnchor, ResourceTiming, RunOutcome, TokenCountSource,
 };
 use ttft_stream::dialect::Dialect;
 
@@ -476,6 +476,7 @@ fn paints_resource_timing_and_the_click_make_the_perceived_and_network_numbers()
         secure_connection_start: 0.0,
         request_start: 1002.5,
         response_start: 1004.0,
+        next_hop_protocol: HttpProtocol::Http11,
     });
     let record = run.finish(&context());
     let metrics = &record.metrics;
@@ -546,20 +547,61 @@ fn the_first_preflighted_request_to_an_origin_is_cold_with_its_preflight_shown()
         secure_connection_start: 0.0,
         request_start: 1012.0,
         response_start: 1014.0,
+        next_hop_protocol: HttpProtocol::H2,
     };
-    for (first_preflight, cold, preflight_ms) in
-        [(true, Some(true), Some(11.8)), (false, Some(false), None)]
-    {
+    // (first preflight, the page last heard from the origin at, cold, evidence, preflight)
+    let cases = [
+        (
+            true,
+            None,
+            Some(true),
+            ConnectionEvidence::PreflightOpened,
+            Some(11.8),
+        ),
+        // The models list at load answered 1.7 s before the run: its connection was reused.
+        (
+            true,
+            Some(STARTED_MS - 1700.0),
+            Some(false),
+            ConnectionEvidence::EarlierRequest,
+            Some(11.8),
+        ),
+        // Heard from a minute before: the preflight may have opened a new connection.
+        (
+            true,
+            Some(STARTED_MS - 60_000.0),
+            None,
+            ConnectionEvidence::Unknown,
+            Some(11.8),
+        ),
+        (
+            false,
+            None,
+            Some(false),
+            ConnectionEvidence::ResourceTiming,
+            None,
+        ),
+    ];
+    for (first_preflight, last_heard_ms, cold, evidence, preflight_ms) in cases {
         let mut run = chat_run(false);
         run.on_route(RequestRoute {
             cross_origin: true,
             first_preflight,
         });
+        run.on_origin_contact(OriginContact { last_heard_ms });
         let mut progress = Vec::new();
         let _ = run.on_chunk(1300.0, &delta("Hi"), &mut progress);
         run.on_resource_timing(&timing);
         let record = run.finish(&context());
-        assert_eq!(record.cold, cold, "first preflight {first_preflight}");
+        assert_eq!(
+            record.cold, cold,
+            "first preflight {first_preflight}, {last_heard_ms:?}"
+        );
+        assert_eq!(record.connection_evidence, Some(evidence));
+        assert_eq!(
+            record.network.as_ref().and_then(|n| n.protocol),
+            Some(HttpProtocol::H2)
+        );
         let network = record.network.unwrap();
         assert_eq!(
             network.preflight_ms.map(|ms| (ms * 10.0).round() / 10.0),
@@ -637,6 +679,7 @@ fn the_headers_come_from_response_start_when_fetch_resolved_later() {
         secure_connection_start: 0.0,
         request_start: 1001.0,
         response_start,
+        next_hop_protocol: HttpProtocol::Http11,
     };
     let cases = [
         // (fetch resolved, responseStart, setup_ms, source)

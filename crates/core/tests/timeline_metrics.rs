@@ -2,8 +2,8 @@
 
 use ttft_core::failure::{NetworkFailure, StreamFailure};
 use ttft_core::timeline::{
-    ConnectionKind, NetworkBreakdown, PaintMethod, PaintTarget, PerceivedAnchor, ResourceTiming,
-    RunOutcome, RunTimeline, RunsSummary, TokenCountSource,
+    ConnectionKind, HttpProtocol, NetworkBreakdown, PaintMethod, PaintTarget, PerceivedAnchor,
+    ResourceTiming, RunOutcome, RunTimeline, RunsSummary, TokenCountSource,
 };
 use ttft_stream::dialect::{DecodedEvent, StreamError, Usage};
 
@@ -461,6 +461,7 @@ fn network_breakdown_table() {
         connect_end: 161.0,
         request_start: 162.0,
         response_start: 400.0,
+        next_hop_protocol: HttpProtocol::H2,
     };
     let reused = ResourceTiming {
         fetch_start: 100.0,
@@ -471,6 +472,7 @@ fn network_breakdown_table() {
         secure_connection_start: 0.0,
         request_start: 101.0,
         response_start: 250.0,
+        next_hop_protocol: HttpProtocol::from_next_hop("http/1.1"),
     };
     let new_plain_http = ResourceTiming {
         secure_connection_start: 0.0,
@@ -547,7 +549,38 @@ fn network_breakdown_table() {
         );
         assert_eq!(b.connection, connection);
         assert_eq!(b.timing_visible, visible);
+        assert_eq!(b.protocol, Some(timing.next_hop_protocol), "{timing:?}");
     }
+}
+
+/// `nextHopProtocol` as browsers give it: ALPN ids, drafts of h3, and the empty string when
+/// `Timing-Allow-Origin` hides it; codes and OpenTelemetry names round-trip.
+#[test]
+fn next_hop_protocol_table() {
+    let cases = [
+        ("h2", HttpProtocol::H2, Some(("http", "2"))),
+        ("http/1.1", HttpProtocol::Http11, Some(("http", "1.1"))),
+        ("HTTP/1.1 ", HttpProtocol::Http11, Some(("http", "1.1"))),
+        ("http/1.0", HttpProtocol::Http10, Some(("http", "1.0"))),
+        ("h3", HttpProtocol::H3, Some(("http", "3"))),
+        ("h3-29", HttpProtocol::H3, Some(("http", "3"))),
+        ("", HttpProtocol::Hidden, None),
+        ("spdy/3", HttpProtocol::Hidden, None),
+    ];
+    for (next_hop, protocol, otel) in cases {
+        assert_eq!(
+            HttpProtocol::from_next_hop(next_hop),
+            protocol,
+            "{next_hop:?}"
+        );
+        assert_eq!(protocol.otel_name_version(), otel, "{next_hop:?}");
+        assert_eq!(HttpProtocol::from_code(protocol.code()), Some(protocol));
+        let json = serde_json::to_string(&protocol).unwrap();
+        assert_eq!(json, format!("\"{}\"", protocol.code()));
+    }
+    assert_eq!(HttpProtocol::H2.multiplexed(), Some(true));
+    assert_eq!(HttpProtocol::Http11.multiplexed(), Some(false));
+    assert_eq!(HttpProtocol::Hidden.multiplexed(), None);
 }
 
 #[test]

@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use ttft_core::failure::NetworkFailure;
-use ttft_core::timeline::{NetworkBreakdown, ResourceTiming, RunTimeline};
+use ttft_core::timeline::{HttpProtocol, NetworkBreakdown, ResourceTiming, RunTimeline};
 use ttft_lab::experiment::RunSample;
 use ttft_stream::dialect::{DecodedEvent, Usage};
 
@@ -52,6 +52,7 @@ fn a_completed_run_gives_its_numbers() {
         secure_connection_start: 0.0,
         request_start: 1_700.0,
         response_start: 1_780.0,
+        next_hop_protocol: HttpProtocol::Http11,
     }));
     let sample = RunSample::from_timeline(&run);
     assert_eq!(

@@ -14,7 +14,7 @@ use ttft_core::protocol::Protocol;
 use ttft_core::record::{RunRecord, RunSettings, Transport};
 use ttft_core::request::{normalize_base_url, prepare_request, ApiKey, PromptSpec};
 use ttft_core::timeline::{
-    NetworkBreakdown, PaintMethod, PaintTarget, ResourceTiming, RunTimeline,
+    HttpProtocol, NetworkBreakdown, PaintMethod, PaintTarget, ResourceTiming, RunTimeline,
 };
 use ttft_lab::otlp::{
     metrics_request, traces_request, ConnectionFacts, DeltaWindow, ExportOptions, OtlpExporter,
@@ -44,6 +44,7 @@ fn record_from(run_index: u32, settings: RunSettings, run: &RunTimeline) -> RunR
             .network
             .as_ref()
             .and_then(|network| network.connection.cold()),
+        connection_evidence: None,
         warm_up: false,
         metrics: run.metrics(),
         instants: run.instants.clone(),
@@ -108,6 +109,7 @@ fn completed() -> RunRecord {
         secure_connection_start: 0.0,
         request_start: 1010.0,
         response_start: 1048.0,
+        next_hop_protocol: HttpProtocol::H2,
     }));
     run.on_headers(1050.0, 200);
     run.on_body_chunk(1060.0, 90);

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use proptest::prelude::*;
+use ttft_core::timeline::HttpProtocol;
 use ttft_lab::share::{decode, encode, encode_fitting, ShareError, SharedResults, SharedRun};
 
 fn time() -> impl Strategy<Value = Option<f64>> {
@@ -30,11 +31,15 @@ fn run() -> impl Strategy<Value = SharedRun> {
         proptest::option::of(text(80)),
         proptest::option::of(prop::sample::select(vec!["cold", "warm", "A", "B · 4k"])),
         prop::sample::select(vec!["completed", "http_error", "network_failure"]),
-        proptest::option::of(any::<bool>()),
+        (
+            proptest::option::of(any::<bool>()),
+            proptest::option::of(prop::sample::select(HttpProtocol::ALL.to_vec())),
+        ),
         [time(), time(), time(), time(), time(), time(), time()],
     )
         .prop_map(
-            |(run_index, label, cohort, outcome, cold, times)| SharedRun {
+            |(run_index, label, cohort, outcome, (cold, http_protocol), times)| SharedRun {
+                http_protocol,
                 run_index,
                 label,
                 cohort: cohort.map(str::to_owned),

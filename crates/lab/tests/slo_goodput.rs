@@ -20,6 +20,7 @@ fn record_from(run_index: u32, settings: RunSettings, run: &RunTimeline) -> RunR
             .network
             .as_ref()
             .and_then(|network| network.connection.cold()),
+        connection_evidence: None,
         warm_up: false,
         metrics: run.metrics(),
         instants: run.instants.clone(),

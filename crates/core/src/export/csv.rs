@@ -149,6 +149,16 @@ const LEADING: &[CsvColumn] = &[
     column!("connection", |r| {
         serde_name(r.network.as_ref().map(|n| n.connection).as_ref())
     }),
+    column!("connection_evidence", |r| r
+        .connection_evidence
+        .map(|evidence| evidence.code().to_owned())
+        .unwrap_or_default()),
+    column!("http_protocol", |r| r
+        .network
+        .as_ref()
+        .and_then(|n| n.protocol)
+        .map(|protocol| protocol.code().to_owned())
+        .unwrap_or_default()),
 ];
 
 /// The columns after the metrics: the instants of DESIGN.md §2, page clock.

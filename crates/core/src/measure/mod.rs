@@ -55,7 +55,8 @@ use crate::record::{DiagnosisText, RunRecord, Transport};
 use crate::request::RequestDescription;
 use crate::scrub::{KeyScrubber, StreamScrub};
 use crate::timeline::{
-    NetworkBreakdown, PaintMethod, PaintTarget, ResourceTiming, RunOutcome, RunTimeline,
+    ConnectionKind, ConnectionVerdict, NetworkBreakdown, OriginContact, PaintMethod, PaintTarget,
+    ResourceTiming, RunOutcome, RunTimeline,
 };
 use ttft_stream::dialect::{DecodedEvent, StreamError, StreamReader, Usage};
 
@@ -294,6 +295,7 @@ pub struct Measurement {
     error_body_dropped_bytes: u64,
     decoded: Vec<DecodedEvent>,
     route: RequestRoute,
+    origin_contact: OriginContact,
     main_thread: MainThreadMonitor,
 }
 
@@ -323,6 +325,7 @@ impl Measurement {
             error_body_dropped_bytes: 0,
             decoded: Vec::new(),
             route: RequestRoute::default(),
+            origin_contact: OriginContact::default(),
             main_thread: MainThreadMonitor::new(request_started_ms),
         }
     }
@@ -368,6 +371,27 @@ impl Measurement {
     /// Where the request went (the transport tells it when it starts).
     pub fn on_route(&mut self, route: RequestRoute) {
         self.route = route;
+    }
+
+    /// When the page last heard from the endpoint's origin before this run (its own
+    /// requests: the models list, token counting, earlier runs): what decides cold and
+    /// warm where Resource Timing cannot ([`ConnectionVerdict`]).
+    pub fn on_origin_contact(&mut self, contact: OriginContact) {
+        self.origin_contact = contact;
+    }
+
+    /// Cold or warm, and why: the request's own Resource Timing, its preflight and the
+    /// page's earlier contact with the origin.
+    pub fn connection_verdict(&self) -> ConnectionVerdict {
+        let connection = self
+            .timeline
+            .network
+            .as_ref()
+            .map_or(ConnectionKind::Unknown, |network| network.connection);
+        let heard_ago_ms = self
+            .origin_contact
+            .ago_ms(self.timeline.instants.request_started);
+        ConnectionVerdict::decide(connection, self.route.first_preflight, heard_ago_ms)
     }
 
     /// The main thread's heartbeat ran at `now_ms` (see [`MainThreadMonitor`]). The glue
@@ -623,23 +647,15 @@ impl Measurement {
             .flatten();
         let dialect = self.head.is_some().then(|| self.reader.dialect());
         let scrubber = self.scrubber.clone();
+        let verdict = self.connection_verdict();
         let timeline = self.timeline;
         let mut record = RunRecord {
             run_index: 0,
             started_at: context.started_at.to_owned(),
             settings: self.plan.settings(dialect.or(self.plan.dialect)),
             transport: context.transport,
-            // The page's first preflighted request to an origin paid the preflight, and in
-            // practice the new connection with it: its POST then reuses that connection, which
-            // Resource Timing alone would call warm.
-            cold: if self.route.first_preflight {
-                Some(true)
-            } else {
-                timeline
-                    .network
-                    .as_ref()
-                    .and_then(|network| network.connection.cold())
-            },
+            cold: verdict.cold,
+            connection_evidence: Some(verdict.evidence),
             warm_up: context.warm_up,
             metrics: timeline.metrics(),
             usage: timeline.usage.clone(),

@@ -15,7 +15,9 @@ use crate::lang::{Bilingual, Lang};
 use crate::protocol::Protocol;
 use crate::request::RequestDescription;
 use crate::stats::StatsError;
-use crate::timeline::{Instants, NetworkBreakdown, RunMetrics, RunOutcome, RunsSummary};
+use crate::timeline::{
+    ConnectionEvidence, Instants, NetworkBreakdown, RunMetrics, RunOutcome, RunsSummary,
+};
 use ttft_stream::dialect::{Dialect, Usage};
 
 /// Which code measured the arrival times.
@@ -125,6 +127,11 @@ pub struct RunRecord {
     /// `true`: a new connection (DNS/TCP/TLS paid), `false`: a reused one, `None`: unknown
     /// (Resource Timing hidden by a missing `Timing-Allow-Origin`).
     pub cold: Option<bool>,
+    /// Why `cold` is what it is (the request's Resource Timing, its preflight, the page's
+    /// earlier contact with the origin; see [`ConnectionVerdict`](crate::timeline::ConnectionVerdict)).
+    /// Absent in records made before schema 4. Since schema 4.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connection_evidence: Option<ConnectionEvidence>,
     /// A warm-up run: measured, but left out of statistics.
     pub warm_up: bool,
     /// The metrics of DESIGN.md §2.

@@ -18,6 +18,7 @@ impl RunRecord {
             settings,
             transport: _,
             cold: _,
+            connection_evidence: _,
             warm_up: _,
             metrics: _,
             instants: _,

@@ -23,12 +23,14 @@
 //! assert_eq!(metrics.perceived_ttfa_ms, Some(271.0)); // 1266 − 995
 //! ```
 
+mod connection;
 mod network;
 mod paint;
 mod run;
 mod summary;
 
-pub use network::{ConnectionKind, NetworkBreakdown, ResourceTiming};
+pub use connection::{ConnectionEvidence, ConnectionVerdict, OriginContact, KEEP_ALIVE_ASSUMED_MS};
+pub use network::{ConnectionKind, HttpProtocol, NetworkBreakdown, ResourceTiming};
 pub use paint::{
     PaintError, PaintMethod, PaintTarget, PaintTime, RAF_MESSAGE_CHANNEL_ERROR, RENDER_TIME_ERROR,
 };

@@ -23,6 +23,98 @@ pub struct ResourceTiming {
     pub request_start: f64,
     /// `responseStart`.
     pub response_start: f64,
+    /// `nextHopProtocol`, read ([`HttpProtocol::from_next_hop`]).
+    #[serde(default)]
+    pub next_hop_protocol: HttpProtocol,
+}
+
+/// The HTTP version a request went over, as Resource Timing's `nextHopProtocol` names it
+/// (the ALPN ids of the IANA registry). Browsers leave it empty when the server's
+/// `Timing-Allow-Origin` does not cover the page, and for some cached or service-worker
+/// answers: then [`HttpProtocol::Hidden`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum HttpProtocol {
+    /// `http/1.0`.
+    #[serde(rename = "http/1.0")]
+    Http10,
+    /// `http/1.1`.
+    #[serde(rename = "http/1.1")]
+    Http11,
+    /// `h2`: HTTP/2 over TLS (or `h2c` in clear).
+    #[serde(rename = "h2")]
+    H2,
+    /// `h3` (and the drafts' `h3-29`…): HTTP/3 over QUIC.
+    #[serde(rename = "h3")]
+    H3,
+    /// The browser did not say.
+    #[default]
+    #[serde(rename = "hidden")]
+    Hidden,
+}
+
+impl HttpProtocol {
+    /// Every protocol, for tables and tests.
+    pub const ALL: [HttpProtocol; 5] = [
+        HttpProtocol::Http10,
+        HttpProtocol::Http11,
+        HttpProtocol::H2,
+        HttpProtocol::H3,
+        HttpProtocol::Hidden,
+    ];
+
+    /// Reads `nextHopProtocol` (case and surrounding spaces ignored; an id this build does
+    /// not know is [`HttpProtocol::Hidden`], since nothing true can be said of it).
+    pub fn from_next_hop(value: &str) -> HttpProtocol {
+        let value = value.trim().to_ascii_lowercase();
+        match value.as_str() {
+            "http/1.0" => HttpProtocol::Http10,
+            "http/1.1" => HttpProtocol::Http11,
+            "h2" | "h2c" => HttpProtocol::H2,
+            "h3" => HttpProtocol::H3,
+            other if other.starts_with("h3-") => HttpProtocol::H3,
+            _ => HttpProtocol::Hidden,
+        }
+    }
+
+    /// The code shown and exported: `http/1.0`, `http/1.1`, `h2`, `h3` or `hidden`.
+    pub fn code(self) -> &'static str {
+        match self {
+            HttpProtocol::Http10 => "http/1.0",
+            HttpProtocol::Http11 => "http/1.1",
+            HttpProtocol::H2 => "h2",
+            HttpProtocol::H3 => "h3",
+            HttpProtocol::Hidden => "hidden",
+        }
+    }
+
+    /// Parses [`HttpProtocol::code`] back.
+    pub fn from_code(code: &str) -> Option<HttpProtocol> {
+        HttpProtocol::ALL
+            .into_iter()
+            .find(|protocol| protocol.code() == code)
+    }
+
+    /// OpenTelemetry's `network.protocol.name` and `network.protocol.version`
+    /// (`http` and `1.1`, `2` or `3`), when known.
+    pub fn otel_name_version(self) -> Option<(&'static str, &'static str)> {
+        match self {
+            HttpProtocol::Http10 => Some(("http", "1.0")),
+            HttpProtocol::Http11 => Some(("http", "1.1")),
+            HttpProtocol::H2 => Some(("http", "2")),
+            HttpProtocol::H3 => Some(("http", "3")),
+            HttpProtocol::Hidden => None,
+        }
+    }
+
+    /// Whether requests to one origin share one connection (HTTP/2 and HTTP/3), rather than
+    /// up to six at once (HTTP/1.x).
+    pub fn multiplexed(self) -> Option<bool> {
+        match self {
+            HttpProtocol::Http10 | HttpProtocol::Http11 => Some(false),
+            HttpProtocol::H2 | HttpProtocol::H3 => Some(true),
+            HttpProtocol::Hidden => None,
+        }
+    }
 }
 
 /// Whether the request opened a new connection.
@@ -79,6 +171,10 @@ pub struct NetworkBreakdown {
     /// preflight itself. Since schema 2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preflight_ms: Option<f64>,
+    /// The HTTP version the request went over (`nextHopProtocol`); `None` in records made
+    /// before schema 4, which did not keep it. Since schema 4.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<HttpProtocol>,
 }
 
 /// `end − start` when both are real timestamps (non-zero) in order.
@@ -105,6 +201,7 @@ impl NetworkBreakdown {
                 connection: ConnectionKind::Unknown,
                 timing_visible: false,
                 preflight_ms: None,
+                protocol: Some(timing.next_hop_protocol),
             };
         }
         let has_tls = timing.secure_connection_start > 0.0;
@@ -134,6 +231,7 @@ impl NetworkBreakdown {
             connection,
             timing_visible: true,
             preflight_ms: None,
+            protocol: Some(timing.next_hop_protocol),
         }
     }
 }

@@ -12,7 +12,8 @@ use ttft_core::request::{
     normalize_base_url, prepare_request, ApiKey, PromptSpec, ReasoningEffort, RequestDescription,
 };
 use ttft_core::timeline::{
-    NetworkBreakdown, PaintMethod, PaintTarget, ResourceTiming, RunTimeline,
+    ConnectionEvidence, HttpProtocol, NetworkBreakdown, PaintMethod, PaintTarget, ResourceTiming,
+    RunTimeline,
 };
 use ttft_stream::dialect::{DecodedEvent, Dialect, Usage};
 
@@ -70,6 +71,7 @@ pub fn network(start_ms: f64, cold: bool) -> NetworkBreakdown {
         secure_connection_start: if cold { start_ms + 20.0 } else { 0.0 },
         request_start: connect_end,
         response_start: start_ms + 48.0,
+        next_hop_protocol: HttpProtocol::H2,
     })
 }
 
@@ -186,6 +188,10 @@ pub fn record_from_timeline(
             .network
             .as_ref()
             .and_then(|network| network.connection.cold()),
+        connection_evidence: timeline
+            .network
+            .as_ref()
+            .map(|_| ConnectionEvidence::ResourceTiming),
         warm_up: false,
         metrics: timeline.metrics(),
         instants: timeline.instants.clone(),

@@ -260,6 +260,7 @@ mod tests {
             connection: ConnectionKind::New,
             timing_visible: true,
             preflight_ms: None,
+            protocol: None,
         };
         let spans: Vec<(Phase, f64, f64)> = run_phases(&instants, Some(&network))
             .iter()

@@ -242,6 +242,11 @@ pub mod attr {
     pub const ERROR_TYPE: &str = "error.type";
     /// `http.response.status_code` (span).
     pub const HTTP_RESPONSE_STATUS_CODE: &str = "http.response.status_code";
+    /// `network.protocol.name` (span): `http`, when the browser said which version the
+    /// request went over (Resource Timing's `nextHopProtocol`).
+    pub const NETWORK_PROTOCOL_NAME: &str = "network.protocol.name";
+    /// `network.protocol.version` (span): `1.1`, `2` or `3`.
+    pub const NETWORK_PROTOCOL_VERSION: &str = "network.protocol.version";
 
     /// Resource: `service.name`.
     pub const SERVICE_NAME: &str = "service.name";

@@ -136,6 +136,12 @@ fn span_attributes(record: &RunRecord, options: &ExportOptions) -> Attributes {
     if let Some(status) = metrics.http_status {
         attributes.int(attr::HTTP_RESPONSE_STATUS_CODE, i64::from(status));
     }
+    let protocol = record.network.as_ref().and_then(|network| network.protocol);
+    if let Some((name, version)) = protocol.and_then(|protocol| protocol.otel_name_version()) {
+        attributes
+            .str(attr::NETWORK_PROTOCOL_NAME, name)
+            .str(attr::NETWORK_PROTOCOL_VERSION, version);
+    }
     attributes
         .int(attr::RUN_INDEX, i64::from(record.run_index))
         .str(attr::RUN_OUTCOME, record.outcome.code())

@@ -3,7 +3,7 @@
 //! millisecond (consecutive runs differ by tens to hundreds of ms: one or two bytes).
 //!
 //! ```text
-//! version (1)        byte 1
+//! version (2)        byte 2 (format 1, without the http column, is still read)
 //! tool, at           string, string            string = varint length, UTF-8 bytes
 //! facts              byte of flags (host, model, protocol, env, slo, prompt), then each set one
 //! cohorts, outcomes  varint count, strings
@@ -13,6 +13,7 @@
 //!   cohort           0 = none, else table index + 1
 //!   outcome          table index
 //!   cold             0 = unknown, 1 = false, 2 = true
+//!   http             0 = not recorded, else 1 + its place in HttpProtocol::ALL (format 2)
 //!   7 time columns   0 = none, else zigzag(delta in tenths) + 1
 //! ```
 //!
@@ -20,10 +21,14 @@
 //! against the bytes left before anything is made, so a short link cannot expand into a large
 //! one (the decompression bomb of general-purpose compressors has no equivalent here).
 
+use ttft_core::timeline::HttpProtocol;
+
 use super::Wire;
 
 /// The format version byte.
-const VERSION: u8 = 1;
+const VERSION: u8 = 2;
+/// The first format, without the `http` column: still read.
+const VERSION_1: u8 = 1;
 
 pub(super) struct Writer {
     bytes: Vec<u8>,
@@ -78,8 +83,14 @@ fn unzigzag(value: u64) -> i64 {
 
 /// The bytes of `wire` (validated by the caller).
 pub(super) fn write(wire: &Wire) -> Vec<u8> {
+    write_format(wire, VERSION)
+}
+
+/// The bytes of `wire` in format `version` (format 1 has no `http` column; tests write it to
+/// prove old links still read).
+pub(super) fn write_format(wire: &Wire, version: u8) -> Vec<u8> {
     let mut out = Writer {
-        bytes: vec![VERSION],
+        bytes: vec![version],
     };
     out.string(&wire.tool);
     out.string(&wire.at);
@@ -129,6 +140,10 @@ pub(super) fn write(wire: &Wire) -> Vec<u8> {
             Some(false) => 1,
             Some(true) => 2,
         });
+    }
+    for http in wire.http.iter().filter(|_| version != VERSION_1) {
+        let place = http.and_then(|protocol| HttpProtocol::ALL.iter().position(|p| *p == protocol));
+        out.varint(place.map_or(0, |place| place as u64 + 1));
     }
     for column in [
         &wire.ttft,
@@ -235,8 +250,10 @@ impl Reader<'_> {
 pub(super) fn read(bytes: &[u8]) -> Result<Wire, ReadError> {
     let mut input = Reader { bytes, at: 0 };
     let version = input.byte()?;
-    if version != VERSION {
-        return Err(format!("format {version}, this build reads {VERSION}"));
+    if version != VERSION && version != VERSION_1 {
+        return Err(format!(
+            "format {version}, this build reads {VERSION_1} and {VERSION}"
+        ));
     }
     let tool = input.string()?;
     let at = input.string()?;
@@ -287,6 +304,22 @@ pub(super) fn read(bytes: &[u8]) -> Result<Wire, ReadError> {
             _ => return Err("a connection flag is not 0, 1 or 2".to_owned()),
         });
     }
+    let mut http = Vec::with_capacity(count);
+    for _ in 0..count {
+        http.push(if version == VERSION_1 {
+            None
+        } else {
+            match input.varint()? {
+                0 => None,
+                coded => Some(
+                    *usize::try_from(coded - 1)
+                        .ok()
+                        .and_then(|place| HttpProtocol::ALL.get(place))
+                        .ok_or_else(|| "an HTTP version is unknown".to_owned())?,
+                ),
+            }
+        });
+    }
     let mut columns = Vec::with_capacity(7);
     for _ in 0..7 {
         columns.push(input.times(count)?);
@@ -314,6 +347,7 @@ pub(super) fn read(bytes: &[u8]) -> Result<Wire, ReadError> {
         cohort,
         outcome,
         cold,
+        http,
         ttft: column(),
         ttfa: column(),
         ttfr: column(),

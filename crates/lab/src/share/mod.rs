@@ -1,7 +1,7 @@
 //! Share links: a results summary and the chart data in the URL fragment, compressed.
 //!
 //! "Copy link" puts the runs' main numbers (per run: ttft, ttfa, ttfr, perceived ttfa, first
-//! chunk, e2e, ITL, outcome, cold/warm, label, cohort) and a few facts (tool version, host,
+//! chunk, e2e, ITL, outcome, cold/warm, HTTP version, label, cohort) and a few facts (tool version, host,
 //! model, protocol, environment, SLO) in `#share=v1.<data>`, where `<data>` is a compact
 //! binary form of [`SharedResults`] (columns of varint-coded differences: see `codec.rs`),
 //! base64url-encoded without padding. Opening the link shows the charts read-only; statistics
@@ -45,6 +45,7 @@ use ttft_core::cut::prefix_within;
 use ttft_core::lang::Lang;
 use ttft_core::record::RunRecord;
 use ttft_core::stats::Summary;
+use ttft_core::timeline::HttpProtocol;
 
 use crate::texts as t;
 
@@ -78,6 +79,10 @@ pub struct SharedRun {
     pub outcome: String,
     /// New connection (`true`), reused (`false`), unknown (`None`).
     pub cold: Option<bool>,
+    /// The HTTP version of its request (`h2`, `http/1.1`, …; `hidden` when the browser did
+    /// not say), `None` when not recorded (and in links of format 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_protocol: Option<HttpProtocol>,
     /// `ttft_ms`.
     pub ttft_ms: Option<f64>,
     /// `ttfa_ms`.
@@ -111,6 +116,7 @@ impl SharedRun {
                 .map(|cold| if cold { "cold" } else { "warm" }.to_owned()),
             outcome: record.outcome.code().to_owned(),
             cold: record.cold,
+            http_protocol: record.network.as_ref().and_then(|network| network.protocol),
             ttft_ms: metrics.ttft_ms,
             ttfa_ms: metrics.ttfa_ms,
             ttfr_ms: metrics.ttfr_ms,
@@ -166,6 +172,8 @@ struct Wire {
     cohort: Vec<Option<u16>>,
     outcome: Vec<u16>,
     cold: Vec<Option<bool>>,
+    /// Since format 2.
+    http: Vec<Option<HttpProtocol>>,
     ttft: Vec<Option<f64>>,
     ttfa: Vec<Option<f64>>,
     ttfr: Vec<Option<f64>>,
@@ -337,6 +345,7 @@ impl SharedResults {
                 .map(|run| intern(&mut outcomes, &run.outcome))
                 .collect(),
             cold: runs.iter().map(|run| run.cold).collect(),
+            http: runs.iter().map(|run| run.http_protocol).collect(),
             ttft: column(|run| run.ttft_ms),
             ttfa: column(|run| run.ttfa_ms),
             ttfr: column(|run| run.ttfr_ms),
@@ -383,6 +392,7 @@ impl Wire {
             ("cohort", self.cohort.len()),
             ("outcome", self.outcome.len()),
             ("cold", self.cold.len()),
+            ("http", self.http.len()),
             ("ttft", self.ttft.len()),
             ("ttfa", self.ttfa.len()),
             ("ttfr", self.ttfr.len()),
@@ -452,6 +462,7 @@ impl Wire {
                     .transpose()?,
                 outcome: lookup(&self.outcomes, self.outcome[i])?,
                 cold: self.cold[i],
+                http_protocol: self.http[i],
                 ttft_ms: self.ttft[i],
                 ttfa_ms: self.ttfa[i],
                 ttfr_ms: self.ttfr[i],
@@ -718,6 +729,7 @@ mod tests {
                         cohort: Some(if i == 0 { "cold" } else { "warm" }.into()),
                         outcome: "completed".into(),
                         cold: Some(i == 0),
+                        http_protocol: Some(HttpProtocol::H2),
                         ttft_ms: Some(ttft + 0.04),
                         ttfa_ms: Some(ttft),
                         ttfr_ms: None,
@@ -761,6 +773,7 @@ mod tests {
             },
             transport: Transport::Worker,
             cold: Some(run_index == 1),
+            connection_evidence: None,
             warm_up,
             metrics: timeline.metrics(),
             instants: timeline.instants.clone(),
@@ -889,6 +902,25 @@ mod tests {
     }
 
     #[test]
+    fn links_of_format_1_still_open_without_the_http_version() {
+        let results = sample(3);
+        assert!(results.runs.iter().all(|run| run.http_protocol.is_some()));
+        let link = |bytes: &[u8]| format!("{FRAGMENT_PREFIX}{}", URL_SAFE_NO_PAD.encode(bytes));
+        // Times come back rounded to 0.1 ms: compare with the current format's reading.
+        let current = decode(&link(&codec::write(&results.to_wire()))).unwrap();
+        assert!(current
+            .runs
+            .iter()
+            .all(|run| run.http_protocol == Some(HttpProtocol::H2)));
+        let old = decode(&link(&codec::write_format(&results.to_wire(), 1))).unwrap();
+        let mut expected = current.clone();
+        for run in &mut expected.runs {
+            run.http_protocol = None;
+        }
+        assert_eq!(old, expected);
+    }
+
+    #[test]
     fn damaged_and_foreign_links_are_refused_with_a_reason() {
         let fragment = encode(&sample(5)).unwrap();
         assert_eq!(decode("#lang=zh"), Err(ShareError::NotAShareLink));
@@ -939,14 +971,14 @@ mod tests {
         .unwrap_err()
         .to_string()
         .contains("left over"));
-        bytes[0] = 2;
+        bytes[0] = 3;
         assert!(decode(&format!(
             "{FRAGMENT_PREFIX}{}",
             URL_SAFE_NO_PAD.encode(&bytes)
         ))
         .unwrap_err()
         .to_string()
-        .contains("format 2"));
+        .contains("format 3"));
         for error in [ShareError::NoRuns, ShareError::NotAShareLink] {
             assert!(!error.message(Lang::Zh).is_empty());
         }

@@ -1,0 +1,191 @@
+//! Cold or warm: whether a run paid for opening a connection, from what the browser says and
+//! what the page did before.
+//!
+//! Resource Timing tells whether the request itself opened a connection
+//! (`connectEnd > connectStart`) when the server's `Timing-Allow-Origin` lets the page see
+//! it. Two things it does not tell:
+//!
+//! - A CORS preflight has no entry of its own. The page's first preflighted request to an
+//!   origin sends OPTIONS first; if that opened the connection, the request then reuses it
+//!   and looks warm, although the run paid the handshake. But the connection may as well
+//!   have been opened earlier by the page's own requests (the models list at load, token
+//!   counting): then the run is warm.
+//! - Without `Timing-Allow-Origin` nothing is visible at all.
+//!
+//! So the page keeps, per origin, when it last heard from it ([`OriginContact`]), and the
+//! rule ([`ConnectionVerdict::decide`]) never calls a connection cold that the page had
+//! already used, nor warm one that nobody could have opened before:
+//!
+//! ```
+//! use ttft_core::timeline::{ConnectionEvidence, ConnectionKind, ConnectionVerdict};
+//!
+//! // The models list at load answered 1.7 s before Send; the run's POST was preflighted and
+//! // its own entry shows a reused connection: warm, not "cold (preflight)".
+//! let verdict = ConnectionVerdict::decide(ConnectionKind::Reused, true, Some(1700.0));
+//! assert_eq!(verdict.cold, Some(false));
+//! // The same with nothing before: the preflight opened the connection.
+//! let verdict = ConnectionVerdict::decide(ConnectionKind::Reused, true, None);
+//! assert_eq!((verdict.cold, verdict.evidence), (Some(true), ConnectionEvidence::PreflightOpened));
+//! ```
+
+use serde::{Deserialize, Serialize};
+
+use super::network::ConnectionKind;
+
+/// How long after the page last heard from an origin its connection is taken to be still
+/// open: below the shortest keep-alive of the servers users run (uvicorn's 5 s, behind
+/// vLLM, SGLang and LiteLLM; Node's 5 s; nginx keeps 75 s). Past it, a connection found
+/// reused by a preflighted request may have been opened by the preflight: unknown.
+pub const KEEP_ALIVE_ASSUMED_MS: f64 = 4000.0;
+
+/// What the page knows of its earlier traffic with an origin: the end of its latest
+/// exchange (a response received, a run ended), ms on the page clock.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct OriginContact {
+    /// The latest, `None` when the page never heard from the origin.
+    pub last_heard_ms: Option<f64>,
+}
+
+impl OriginContact {
+    /// How long before `now_ms` the page last heard from the origin.
+    pub fn ago_ms(&self, now_ms: f64) -> Option<f64> {
+        self.last_heard_ms
+            .map(|heard_ms| (now_ms - heard_ms).max(0.0))
+    }
+}
+
+/// Why a run is called cold, warm or unknown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConnectionEvidence {
+    /// The request's own Resource Timing entry: it opened a connection, or reused one
+    /// without a preflight before it.
+    ResourceTiming,
+    /// Its CORS preflight opened the connection: the page's first preflighted request to
+    /// the origin, found on a reused connection, from an origin the page had not heard from
+    /// before.
+    PreflightOpened,
+    /// Reused after a preflight, and the page's own request had used the connection a
+    /// moment before (within [`KEEP_ALIVE_ASSUMED_MS`]).
+    EarlierRequest,
+    /// Timing hidden, but the page had never heard from the origin: this run (its request
+    /// or its preflight) opened the connection.
+    FirstContact,
+    /// Not knowable: timing hidden after earlier traffic, or a preflight on a reused
+    /// connection long after the page last heard from the origin.
+    Unknown,
+}
+
+impl ConnectionEvidence {
+    /// The code in exports.
+    pub fn code(self) -> &'static str {
+        match self {
+            ConnectionEvidence::ResourceTiming => "resource_timing",
+            ConnectionEvidence::PreflightOpened => "preflight_opened",
+            ConnectionEvidence::EarlierRequest => "earlier_request",
+            ConnectionEvidence::FirstContact => "first_contact",
+            ConnectionEvidence::Unknown => "unknown",
+        }
+    }
+}
+
+/// Cold (`Some(true)`), warm (`Some(false)`) or unknown, and why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConnectionVerdict {
+    /// Whether the run paid for a new connection.
+    pub cold: Option<bool>,
+    /// Why.
+    pub evidence: ConnectionEvidence,
+}
+
+impl ConnectionVerdict {
+    /// Decides from the request's Resource Timing (`connection`), whether it was the page's
+    /// first preflighted request to its origin, and how long before the request the page
+    /// last heard from that origin (`heard_ago_ms`; `None`: never).
+    pub fn decide(
+        connection: ConnectionKind,
+        first_preflight: bool,
+        heard_ago_ms: Option<f64>,
+    ) -> ConnectionVerdict {
+        use ConnectionEvidence as E;
+        let verdict = |cold, evidence| ConnectionVerdict { cold, evidence };
+        let recently_heard = heard_ago_ms.is_some_and(|ago_ms| ago_ms <= KEEP_ALIVE_ASSUMED_MS);
+        match connection {
+            ConnectionKind::New => verdict(Some(true), E::ResourceTiming),
+            ConnectionKind::Reused if !first_preflight => verdict(Some(false), E::ResourceTiming),
+            ConnectionKind::Reused if heard_ago_ms.is_none() => {
+                verdict(Some(true), E::PreflightOpened)
+            }
+            ConnectionKind::Reused if recently_heard => verdict(Some(false), E::EarlierRequest),
+            ConnectionKind::Reused => verdict(None, E::Unknown),
+            ConnectionKind::Unknown if heard_ago_ms.is_none() => {
+                verdict(Some(true), E::FirstContact)
+            }
+            ConnectionKind::Unknown => verdict(None, E::Unknown),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ConnectionEvidence as E;
+    use ConnectionKind::{New, Reused, Unknown};
+
+    /// Every case: (connection, first preflight, heard ago) → (cold, evidence).
+    #[test]
+    fn the_rule_as_a_table() {
+        let cases = [
+            (New, false, None, Some(true), E::ResourceTiming),
+            (New, false, Some(100.0), Some(true), E::ResourceTiming),
+            (New, true, Some(100.0), Some(true), E::ResourceTiming),
+            (Reused, false, None, Some(false), E::ResourceTiming),
+            (
+                Reused,
+                false,
+                Some(60_000.0),
+                Some(false),
+                E::ResourceTiming,
+            ),
+            // The issue's case: the models list at load 1.7 s before, then a preflight.
+            (Reused, true, Some(1700.0), Some(false), E::EarlierRequest),
+            (
+                Reused,
+                true,
+                Some(KEEP_ALIVE_ASSUMED_MS),
+                Some(false),
+                E::EarlierRequest,
+            ),
+            (
+                Reused,
+                true,
+                Some(KEEP_ALIVE_ASSUMED_MS + 1.0),
+                None,
+                E::Unknown,
+            ),
+            (Reused, true, None, Some(true), E::PreflightOpened),
+            (Unknown, false, None, Some(true), E::FirstContact),
+            (Unknown, true, None, Some(true), E::FirstContact),
+            (Unknown, false, Some(10.0), None, E::Unknown),
+            (Unknown, true, Some(10.0), None, E::Unknown),
+        ];
+        for (connection, first_preflight, heard_ago_ms, cold, evidence) in cases {
+            let verdict = ConnectionVerdict::decide(connection, first_preflight, heard_ago_ms);
+            assert_eq!(
+                (verdict.cold, verdict.evidence),
+                (cold, evidence),
+                "{connection:?}, first preflight {first_preflight}, heard {heard_ago_ms:?} ms ago"
+            );
+        }
+    }
+
+    #[test]
+    fn contact_age() {
+        let contact = OriginContact {
+            last_heard_ms: Some(1000.0),
+        };
+        assert_eq!(contact.ago_ms(2700.0), Some(1700.0));
+        assert_eq!(contact.ago_ms(900.0), Some(0.0));
+        assert_eq!(OriginContact::default().ago_ms(5.0), None);
+    }
+}
