@@ -28,7 +28,7 @@
 //! #     endpoint_url: "http://127.0.0.1:8787/v1/chat/completions".into(), model: "sim-fast".into(),
 //! #     dialect: None, max_tokens: None, ttft_only: false, reasoning: false, request: None };
 //! # let record = RunRecord { run_index: 1, started_at: String::new(), settings,
-//! #     transport: Transport::Worker, cold: None, warm_up: false, metrics: timeline.metrics(),
+//! #     transport: Transport::Worker, cold: None, connection_evidence: None, warm_up: false, metrics: timeline.metrics(),
 //! #     instants: timeline.instants.clone(), usage: None, network: None,
 //! #     outcome: timeline.outcome.clone(), diagnosis_cause: None, diagnosis: None,
 //! #     experiment: None, arrival_delay_bound_ms: None, arrivals_wait_for_main_thread: None };
