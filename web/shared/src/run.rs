@@ -199,6 +199,8 @@ pub async fn measure_with(
     let on_started: OnSent = Rc::new(RefCell::new(Some(Box::new(on_started))));
     let mut ui_start_timer: Option<Timer> = None;
     let request = HttpRequest::from(plan.request());
+    // Read before this run's own answer can count as one.
+    let contact = transport::contacts::contact_with(&request.url);
     let paint_key = next_paint_key();
     // Until the transport says it started, the run starts now (a transport that cannot
     // even open leaves a failed record from here).
@@ -239,6 +241,7 @@ pub async fn measure_with(
                     TransportEvent::Started { at_ms, route } => {
                         *run = Measurement::new(plan, options.clicked_ms, at_ms, paint_key);
                         run.on_route(route);
+                        run.on_origin_contact(contact);
                         let timeout_control = control.clone();
                         deadline = Some(Timer::once(plan.timeout_ms, move || {
                             timeout_control.abort(AbortReason::Timeout)
@@ -256,6 +259,7 @@ pub async fn measure_with(
                             Some(Timer::once(UI_START_WAIT_MS, move || fire(&started)));
                     }
                     TransportEvent::Headers { at_ms, head } => {
+                        transport::contacts::heard_from(&request.url, at_ms);
                         run.on_headers(at_ms, head);
                         drop(run);
                         fire(&on_started);
@@ -273,7 +277,11 @@ pub async fn measure_with(
                             );
                         }
                     }
-                    TransportEvent::End { at_ms } => run.on_end(at_ms, &mut progress),
+                    TransportEvent::End { at_ms } => {
+                        // The stream ended with the connection open: the latest contact.
+                        transport::contacts::heard_from(&request.url, at_ms);
+                        run.on_end(at_ms, &mut progress)
+                    }
                     TransportEvent::Failed { at_ms, error } => {
                         run.on_failure(at_ms, &error, control.reason.get(), &mut progress)
                     }

@@ -72,6 +72,9 @@ ttft_core::texts! {
     COLUMN_TRANSPORT =
         "transport",
         "传输";
+    COLUMN_HTTP =
+        "HTTP",
+        "HTTP";
     /// The runs table's connection cell.
     CONNECTION_COLD =
         "cold",
@@ -79,6 +82,34 @@ ttft_core::texts! {
     CONNECTION_COLD_PREFLIGHT =
         "cold (preflight)",
         "冷（预检）";
+    CONNECTION_COLD_FIRST =
+        "cold (first request)",
+        "冷（首次请求）";
+    /// The selected run's connection line: the verdict with its reason, the HTTP version.
+    CONNECTION_LINE =
+        "Connection: {verdict}. HTTP version: {protocol}.",
+        "连接：{verdict}。HTTP 版本：{protocol}。";
+    EVIDENCE_NEW =
+        "cold, this request opened a new connection (Resource Timing)",
+        "冷，本次请求建立了新连接（Resource Timing）";
+    EVIDENCE_REUSED =
+        "warm, this request reused an open connection (Resource Timing)",
+        "热，本次请求复用了已打开的连接（Resource Timing）";
+    EVIDENCE_PREFLIGHT_OPENED =
+        "cold, its CORS preflight opened the connection that the request then reused",
+        "冷，CORS 预检建立了连接，请求随后复用了它";
+    EVIDENCE_EARLIER_REQUEST =
+        "warm, the page's own request to this server had used the connection just before (within 4 s), so the preflight found it open",
+        "热，页面自己对该服务器的请求刚刚（4 秒内）用过这个连接，预检时连接仍然打开";
+    EVIDENCE_FIRST_CONTACT =
+        "cold, the page's first request to this server (its timing is hidden: no Timing-Allow-Origin)",
+        "冷，页面对该服务器的首次请求（其时序被隐藏：没有 Timing-Allow-Origin）";
+    EVIDENCE_UNKNOWN =
+        "unknown, the server hides its timing (no Timing-Allow-Origin) after earlier requests, or the page last heard from it too long ago to know",
+        "未知，服务器在之前的请求之后隐藏了时序（没有 Timing-Allow-Origin），或页面上次与它通信已太久，无法判断";
+    PROTOCOL_HIDDEN =
+        "not shown by the browser",
+        "浏览器未提供";
     CONNECTION_UNKNOWN =
         "?",
         "?";
@@ -236,8 +267,8 @@ ttft_core::texts! {
         "0（基准）";
     /// Under the selected run's network line when a CORS preflight went first.
     PREFLIGHT_NOTE =
-        "CORS preflight: the browser asked the server with OPTIONS first ({preflight_ms}, inside the queueing time; it also opened the connection). Later runs to this origin skip it while the browser caches the answer.",
-        "CORS 预检：浏览器先用 OPTIONS 询问服务器（{preflight_ms}，包含在排队时间内；它也建立了连接）。在浏览器缓存预检结果期间，之后对该源的运行不再预检。";
+        "CORS preflight: the browser asked the server with OPTIONS first ({preflight_ms}, inside the queueing time, with the connection it opened if none was open). Later runs to this origin skip it while the browser caches the answer.",
+        "CORS 预检：浏览器先用 OPTIONS 询问服务器（{preflight_ms}，包含在排队时间内；若当时没有打开的连接，也包括它建立连接的时间）。在浏览器缓存预检结果期间，之后对该源的运行不再预检。";
     PRESET =
         "Preset",
         "预设";

@@ -54,6 +54,43 @@ impl OriginContact {
     }
 }
 
+/// The page's contacts per origin (the latest answer from each), for
+/// [`Measurement::on_origin_contact`](crate::measure::Measurement::on_origin_contact).
+/// Keeps the [`OriginContacts::MAX_ORIGINS`] most recent origins.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OriginContacts {
+    /// `(origin, last heard ms)`, most recent last.
+    heard: Vec<(String, f64)>,
+}
+
+impl OriginContacts {
+    /// Origins kept (a page talks to a handful: its endpoint, a collector, a gateway).
+    pub const MAX_ORIGINS: usize = 32;
+
+    /// The page heard from `origin` (`scheme://host:port`) at `at_ms`.
+    pub fn heard(&mut self, origin: &str, at_ms: f64) {
+        let latest = match self.heard.iter().position(|(known, _)| known == origin) {
+            Some(at) => self.heard.remove(at).1.max(at_ms),
+            None => at_ms,
+        };
+        if self.heard.len() == Self::MAX_ORIGINS {
+            self.heard.remove(0);
+        }
+        self.heard.push((origin.to_owned(), latest));
+    }
+
+    /// What the page knows of `origin`.
+    pub fn contact(&self, origin: &str) -> OriginContact {
+        OriginContact {
+            last_heard_ms: self
+                .heard
+                .iter()
+                .find(|(known, _)| known == origin)
+                .map(|(_, at_ms)| *at_ms),
+        }
+    }
+}
+
 /// Why a run is called cold, warm or unknown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -177,6 +214,37 @@ mod tests {
                 "{connection:?}, first preflight {first_preflight}, heard {heard_ago_ms:?} ms ago"
             );
         }
+    }
+
+    #[test]
+    fn contacts_per_origin_keep_the_latest_and_a_bounded_number() {
+        let mut contacts = OriginContacts::default();
+        contacts.heard("https://a.test", 100.0);
+        contacts.heard("https://b.test", 150.0);
+        contacts.heard("https://a.test", 300.0);
+        // A late report of an older answer does not move it back.
+        contacts.heard("https://a.test", 200.0);
+        assert_eq!(
+            contacts.contact("https://a.test").last_heard_ms,
+            Some(300.0)
+        );
+        assert_eq!(
+            contacts.contact("https://b.test").last_heard_ms,
+            Some(150.0)
+        );
+        assert_eq!(contacts.contact("https://c.test").last_heard_ms, None);
+        for i in 0..OriginContacts::MAX_ORIGINS {
+            contacts.heard(&format!("https://{i}.test"), 400.0 + i as f64);
+        }
+        assert_eq!(
+            contacts.contact("https://a.test").last_heard_ms,
+            None,
+            "the oldest went"
+        );
+        assert_eq!(
+            contacts.contact("https://31.test").last_heard_ms,
+            Some(431.0)
+        );
     }
 
     #[test]

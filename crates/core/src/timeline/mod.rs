@@ -29,7 +29,9 @@ mod paint;
 mod run;
 mod summary;
 
-pub use connection::{ConnectionEvidence, ConnectionVerdict, OriginContact, KEEP_ALIVE_ASSUMED_MS};
+pub use connection::{
+    ConnectionEvidence, ConnectionVerdict, OriginContact, OriginContacts, KEEP_ALIVE_ASSUMED_MS,
+};
 pub use network::{ConnectionKind, HttpProtocol, NetworkBreakdown, ResourceTiming};
 pub use paint::{
     PaintError, PaintMethod, PaintTarget, PaintTime, RAF_MESSAGE_CHANNEL_ERROR, RENDER_TIME_ERROR,

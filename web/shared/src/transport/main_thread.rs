@@ -92,6 +92,8 @@ pub async fn open(
         .map_err(FetchFailure::from_js)?
         .dyn_into()
         .map_err(FetchFailure::from_js)?;
+    // An answer, whatever it says: the connection it came on was open just now.
+    super::contacts::heard_from(&request.url, crate::clock::now_ms());
     if response.type_() == ResponseType::Opaqueredirect {
         return Err(FetchFailure::Redirected);
     }

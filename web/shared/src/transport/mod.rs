@@ -3,6 +3,7 @@
 //! thread ([`main_thread`]). Both report the same [`TransportEvent`]s, stamped on the page
 //! clock where the bytes arrive; the run engine in ttft-core does the rest.
 
+pub mod contacts;
 mod event;
 pub mod main_thread;
 pub mod worker;

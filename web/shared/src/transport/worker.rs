@@ -13,7 +13,7 @@ use futures_channel::mpsc::{unbounded, UnboundedReceiver, UnboundedSender};
 use futures_channel::oneshot;
 use js_sys::{Array, ArrayBuffer, Object, Reflect, Uint8Array};
 use ttft_core::measure::{FetchError, RequestRoute, ResponseHead};
-use ttft_core::timeline::ResourceTiming;
+use ttft_core::timeline::{HttpProtocol, ResourceTiming};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{MessageEvent, Worker};
@@ -68,6 +68,10 @@ fn resource_timing(entry: &JsValue, offset_ms: f64) -> Option<ResourceTiming> {
         secure_connection_start: instant("secureConnectionStart"),
         request_start: instant("requestStart"),
         response_start: instant("responseStart"),
+        next_hop_protocol: text(entry, "nextHopProtocol")
+            .map_or(HttpProtocol::Hidden, |protocol| {
+                HttpProtocol::from_next_hop(&protocol)
+            }),
     })
 }
 

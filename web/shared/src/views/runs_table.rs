@@ -9,7 +9,7 @@ use ttft_core::failure::NetworkFailure;
 use ttft_core::metric::{Column, METRICS};
 use ttft_core::record::RunRecord;
 use ttft_core::text::Text;
-use ttft_core::timeline::RunOutcome;
+use ttft_core::timeline::{ConnectionEvidence, HttpProtocol, RunOutcome};
 
 use super::controls::ShowAllToggle;
 use super::live::{format_ms, DiagnosisBox};
@@ -49,19 +49,44 @@ fn outcome_label(outcome: &RunOutcome) -> Text {
     }
 }
 
-/// How the run's connection was: warm-up, cold (with a preflight), warm.
+/// How the run's connection was: warm-up, cold (opened by its preflight, or the page's
+/// first request to a server that hides its timing), warm, unknown.
 fn connection_label(record: &RunRecord) -> Text {
+    // Records made before schema 4 carry no evidence: a cold one with a preflight was
+    // called cold for its preflight then.
     let preflight = record
         .network
         .as_ref()
         .is_some_and(|network| network.preflight_ms.is_some());
-    match (record.warm_up, record.cold) {
-        (true, _) => t::CONNECTION_WARM_UP,
-        (false, Some(true)) if preflight => t::CONNECTION_COLD_PREFLIGHT,
-        (false, Some(true)) => t::CONNECTION_COLD,
-        (false, Some(false)) => t::CONNECTION_WARM,
-        (false, None) => t::CONNECTION_UNKNOWN,
+    match (record.warm_up, record.cold, record.connection_evidence) {
+        (true, _, _) => t::CONNECTION_WARM_UP,
+        (false, Some(true), Some(ConnectionEvidence::PreflightOpened)) => {
+            t::CONNECTION_COLD_PREFLIGHT
+        }
+        (false, Some(true), Some(ConnectionEvidence::FirstContact)) => t::CONNECTION_COLD_FIRST,
+        (false, Some(true), None) if preflight => t::CONNECTION_COLD_PREFLIGHT,
+        (false, Some(true), _) => t::CONNECTION_COLD,
+        (false, Some(false), _) => t::CONNECTION_WARM,
+        (false, None, _) => t::CONNECTION_UNKNOWN,
     }
+}
+
+/// Why the run is cold, warm or unknown, in words (`None` for records before schema 4).
+fn evidence_text(record: &RunRecord) -> Option<Text> {
+    Some(match record.connection_evidence? {
+        ConnectionEvidence::ResourceTiming if record.cold == Some(true) => t::EVIDENCE_NEW,
+        ConnectionEvidence::ResourceTiming => t::EVIDENCE_REUSED,
+        ConnectionEvidence::PreflightOpened => t::EVIDENCE_PREFLIGHT_OPENED,
+        ConnectionEvidence::EarlierRequest => t::EVIDENCE_EARLIER_REQUEST,
+        ConnectionEvidence::FirstContact => t::EVIDENCE_FIRST_CONTACT,
+        ConnectionEvidence::Unknown => t::EVIDENCE_UNKNOWN,
+    })
+}
+
+/// The HTTP version the run's request went over, as a code (`h2`, `http/1.1`, `hidden`),
+/// `None` when not recorded.
+fn http_protocol(record: &RunRecord) -> Option<HttpProtocol> {
+    record.network.as_ref().and_then(|network| network.protocol)
 }
 
 /// Which runs the results show: all, those made with Send, or one experiment's.
@@ -125,11 +150,12 @@ pub const TABLE_WINDOW_ROWS: usize = 100;
 
 /// The columns after the catalogue's metrics: (test id or name, shown only with "More
 /// columns", header).
-const OTHER_COLUMNS: [(&str, bool, Text); 7] = [
+const OTHER_COLUMNS: [(&str, bool, Text); 8] = [
     ("tokens", false, t::COLUMN_TOKENS),
     ("paint", true, t::COLUMN_PAINT),
     ("paint error", true, t::COLUMN_PAINT_ERROR),
     ("dns/tcp/tls_ms", true, t::COLUMN_NETWORK_SETUP),
+    ("http", true, t::COLUMN_HTTP),
     ("transport", true, t::COLUMN_TRANSPORT),
     ("model", true, t::COLUMN_MODEL),
     ("experiment", true, t::COLUMN_EXPERIMENT),
@@ -174,6 +200,9 @@ fn run_row(record: RunRecord, selected: RwSignal<Option<u32>>, bound_main: bool)
         _ => None,
     };
     let connection = connection_label(&record);
+    let cold = record.cold.map(|cold| cold.to_string());
+    let evidence = record.connection_evidence.map(ConnectionEvidence::code);
+    let protocol = http_protocol(&record).map(HttpProtocol::code);
     let failed = !record.is_ok();
     let delayed = record.arrival_delayed();
     let metric_cells = METRICS
@@ -235,6 +264,9 @@ fn run_row(record: RunRecord, selected: RwSignal<Option<u32>>, bound_main: bool)
             data-outcome=if failed { "failed" } else { "ok" }
             data-arrival-delay-bound-ms=bound_ms
             data-arrival-delayed=delayed.to_string()
+            data-cold=cold
+            data-connection-evidence=evidence
+            data-http-protocol=protocol
             title=delay_title
             class:failed=failed
             class:arrival-delayed=delayed
@@ -260,6 +292,7 @@ fn run_row(record: RunRecord, selected: RwSignal<Option<u32>>, bound_main: bool)
             <td class="extra" data-testid="paint-method">{paint.unwrap_or("—")}</td>
             <td class="extra" data-testid="paint-error">{paint_error}</td>
             <td class="extra">{setup.unwrap_or_else(|| "—".into())}</td>
+            <td class="extra" data-testid="http-protocol">{protocol.unwrap_or("—")}</td>
             <td class="extra" data-testid="transport">{record.transport.code()}</td>
             <td class="extra">{record.settings.model.clone()}</td>
             <td class="extra" data-testid="run-experiment">{experiment}</td>
@@ -419,6 +452,26 @@ pub fn RunsTable(
     }
 }
 
+/// "Connection: cold, its CORS preflight opened the connection…. HTTP version: h2.": the
+/// verdict with its reason and the protocol; nothing for records before schema 4.
+fn connection_line(record: &RunRecord) -> Option<impl IntoView> {
+    let i18n = use_i18n();
+    let evidence = evidence_text(record)?;
+    let protocol = http_protocol(record);
+    let code = protocol.map(HttpProtocol::code);
+    Some(view! {
+        <p class="meta" data-testid="connection-line" data-http-protocol=code>
+            {move || {
+                let protocol = match protocol {
+                    None | Some(HttpProtocol::Hidden) => i18n.t(t::PROTOCOL_HIDDEN),
+                    Some(protocol) => protocol.code(),
+                };
+                i18n.fill(t::CONNECTION_LINE, &[("verdict", &i18n.t(evidence)), ("protocol", &protocol)])
+            }}
+        </p>
+    })
+}
+
 /// The selected run without its waterfall (the widget's: no chart code in its wasm): its
 /// diagnosis and network breakdown.
 #[component]
@@ -470,11 +523,13 @@ pub fn run_detail<C: IntoView + 'static>(record: RunRecord, chart: Option<C>) ->
         }
     });
     let failed = (!record.is_ok()).then(|| record.clone());
+    let connection_line = connection_line(&record);
     view! {
         <div class="run-detail" data-testid="run-detail" data-run=number>
             <h3>{move || i18n.fill(t::RUN_DETAIL_HEADING, &[("number", &number)])}</h3>
             <p class="meta">{format!("POST {url}")}</p>
             {failed.map(|record| view! { <DiagnosisBox record=record /> })}
+            {connection_line}
             {network_line}
             {preflight_line}
             {chart}
