@@ -3,9 +3,10 @@
 // Nothing here mocks fetch or the network. The pages under test are driven through the page
 // objects of e2e/pages/, the other servers of the tests are in e2e/servers.mjs, and every
 // timing tolerance is in e2e/timing.mjs.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launch } from './driver/index.mjs';
@@ -62,7 +63,7 @@ export async function startSim(extraArgs = [], { profile = 'debug', dist = true 
     child.once('exit', (code) => reject(new Error(`ttft-sim exited early with ${code}`)));
     child.stdout.on('data', (data) => {
       buffered += data.toString();
-      const match = buffered.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+      const match = buffered.match(/listening on (https?:\/\/127\.0\.0\.1:\d+)/);
       if (match) {
         clearTimeout(timer);
         resolve(match[1]);
@@ -80,9 +81,37 @@ export async function startSim(extraArgs = [], { profile = 'debug', dist = true 
   };
 }
 
-/** Launches `engine` (chromium, firefox, webkit): Debian's browser, never a downloaded one. */
-export async function launchBrowser(engine = 'chromium') {
-  return launch(engine);
+/**
+ * Launches `engine` (chromium, firefox, webkit): Debian's browser, never a downloaded one.
+ * `options.trustCertificate` ({ certPem }): pages accept that test certificate
+ * (e2e/driver/index.mjs says how in each engine).
+ */
+export async function launchBrowser(engine = 'chromium', options = {}) {
+  return launch(engine, options);
+}
+
+/**
+ * A key and a self-signed certificate for 127.0.0.1 and localhost, made now by Debian's
+ * openssl in a temporary folder (never checked in): `{ certPath, keyPath, certPem,
+ * simArgs }`, where `simArgs` makes a ttft-sim serve TLS with it (every sim of a test file
+ * shares it, so one browser trusts them all).
+ */
+export function makeTestCertificate() {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'ttft-e2e-tls-'));
+  const certPath = path.join(dir, 'cert.pem');
+  const keyPath = path.join(dir, 'key.pem');
+  execFileSync('openssl', [
+    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
+    '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
+    '-keyout', keyPath, '-out', certPath,
+  ], { stdio: ['ignore', 'ignore', 'pipe'] });
+  return {
+    certPath,
+    keyPath,
+    certPem: readFileSync(certPath, 'utf8'),
+    simArgs: ['--tls', '--tls-cert', certPath, '--tls-key', keyPath],
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -99,4 +128,21 @@ export async function eventually(probe, what, timeoutMs = 30_000, intervalMs = 2
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(intervalMs);
   }
+}
+
+/**
+ * Cold or warm per run, from the server's log: a run paid for a connection when its POST was
+ * the first request on its connection, or the second right after its own preflight, which
+ * was the first (`preflight: true`). The truth the page's verdict must match.
+ */
+export function connectionTruth(log, apiPath = '/v1/chat/completions') {
+  const byPlace = new Map(log.requests.map((request) => [`${request.connection}/${request.connection_request}`, request]));
+  return log.requests
+    .filter((request) => request.method === 'POST' && request.path === apiPath)
+    .map((post) => {
+      if (post.connection_request === 1) return { cold: true, preflight: false, post };
+      const before = byPlace.get(`${post.connection}/${post.connection_request - 1}`);
+      const opened = before?.method === 'OPTIONS' && before.path === apiPath && before.connection_request === 1;
+      return { cold: opened, preflight: opened, post };
+    });
 }

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { LabPage } from './pages/lab.mjs';
 import { WidgetPage } from './pages/widget.mjs';
-import { forEachEngine, launchBrowser, perEngine, reasonFor, startSim } from './support.mjs';
+import { connectionTruth, forEachEngine, launchBrowser, perEngine, reasonFor, startSim } from './support.mjs';
 import {
   AT_ONCE_MS, AT_ONCE_SERIES_MS, BLOCK_END_MARGIN_MS, LATE_MS, PAINT_MEDIAN_MS, WEBKIT_MAIN_THREAD,
   assertMedianOnTime, assertOnTime, assertShownTenth, assertWarmSeries, median,
@@ -261,25 +261,16 @@ forEachEngine((engine) => {
         assert.ok(metrics.waiting_ms >= 0 && metrics.waiting_ms < AT_ONCE_SERIES_MS, `run ${number}: waiting ${metrics.waiting_ms} < ${AT_ONCE_SERIES_MS} ms`);
         assert.ok(metrics.ttfa_ms >= 300, `run ${number}: ttfa ${metrics.ttfa_ms} includes the prefill`);
       }
-      // The first run paid the CORS preflight (which opened the connection its POST then
-      // reused): it is cold, with the preflight's cost shown. Each later run is warm when its
-      // POST came on a connection an earlier request used (the sim saw the same client port),
-      // cold otherwise: the truth, whatever the engine's Resource Timing says.
-      const { requests } = await (await fetch(`${recording.url}/__sim/requests`)).json();
-      const seenPorts = new Set();
-      const truth = [];
+      // Each run is cold when the server's log says its POST, or its own preflight just
+      // before it, opened the connection it came on (the models list the page asked for
+      // when the base URL was typed may have opened it first: then run 1 is warm); warm
+      // otherwise: the truth, whatever the engine's Resource Timing says.
+      const log = await (await fetch(`${recording.url}/__sim/requests`)).json();
+      const truth = connectionTruth(log).map((run) => (run.preflight ? 'cold (preflight)' : run.cold ? 'cold' : 'warm'));
       // Whether each POST had its own preflight just before it (an engine that does not
       // cache the preflight sends one per request).
-      const preflighted = [];
-      let previous = null;
-      for (const request of requests.filter((r) => r.path.startsWith('/v1/'))) {
-        if (request.method === 'POST') {
-          truth.push(truth.length === 0 ? 'cold (preflight)' : (seenPorts.has(request.client_port) ? 'warm' : 'cold'));
-          preflighted.push(previous?.method === 'OPTIONS');
-        }
-        seenPorts.add(request.client_port);
-        previous = request;
-      }
+      const byPlace = new Map(log.requests.map((request) => [`${request.connection}/${request.connection_request}`, request]));
+      const preflighted = connectionTruth(log).map(({ post }) => byPlace.get(`${post.connection}/${post.connection_request - 1}`)?.method === 'OPTIONS');
       const labels = await lab.locator('[data-testid=run-row] td:nth-child(2)').allTextContents();
       console.log(`${engine}: labels ${labels.join(', ')}; connections seen by the server: ${truth.join(', ')}`);
       assert.deepEqual(labels, truth);

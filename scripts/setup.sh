@@ -27,6 +27,8 @@ python3 -c 'import venv, ensurepip' 2>/dev/null || missing_debs+=(python3-venv)
 [ -x /usr/lib/firefox-esr/firefox-esr ] || missing_debs+=(firefox-esr)
 [ -x /usr/bin/WebKitWebDriver ] && [ -x "$MINIBROWSER" ] || missing_debs+=(webkit2gtk-driver)
 command -v Xvfb >/dev/null || missing_debs+=(xvfb)
+# The TLS end-to-end tests make their certificate with openssl at test time.
+command -v openssl >/dev/null || missing_debs+=(openssl)
 if [ ${#missing_debs[@]} -gt 0 ]; then
   sudo_cmd=()
   [ "$(id -u)" = 0 ] || sudo_cmd=(sudo)

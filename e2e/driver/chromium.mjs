@@ -12,8 +12,12 @@ export const CHROMIUM_ARGS = [
   '--disable-quic',
 ];
 
-export async function launchChromium() {
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+export async function launchChromium({ trust = null } = {}) {
+  // trustCertificate (index.mjs): Chromium treats a certificate whose key is in this list as
+  // valid (no interstitial, no cert-error state), for any host and port. The flag needs a
+  // --user-data-dir, which playwright always passes.
+  const args = trust ? [...CHROMIUM_ARGS, `--ignore-certificate-errors-spki-list=${trust.spki}`] : CHROMIUM_ARGS;
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args });
   return {
     version: browser.version(),
     /** A page in a fresh context: its own storage, cache and connections. */

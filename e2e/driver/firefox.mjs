@@ -30,9 +30,12 @@ export const FIREFOX_PREFS = {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export async function launchFirefox() {
+export async function launchFirefox({ trust = null } = {}) {
   const browser = await puppeteer.launch({
     browser: 'firefox',
+    // trustCertificate (index.mjs): the BiDi session's acceptInsecureCerts capability. Firefox
+    // then accepts every certificate error (not only this certificate), in every context.
+    ...(trust ? { acceptInsecureCerts: true } : {}),
     executablePath: FIREFOX_BINARY,
     headless: true,
     extraPrefsFirefox: FIREFOX_PREFS,

@@ -7,6 +7,7 @@
 //
 // E2E_ENGINES=chromium,firefox,webkit (the default) chooses which engines a run covers.
 import { afterEach, describe } from 'node:test';
+import { createHash, X509Certificate } from 'node:crypto';
 import { Page } from './page.mjs';
 
 export { DEFAULT_TIMEOUT_MS } from './page.mjs';
@@ -35,12 +36,28 @@ export const DEFAULT_VIEWPORT = { width: 1280, height: 720 };
  * Options: `viewport` ({ width, height } of the page, CSS px), `clipboard` (allow
  * navigator.clipboard reads), `observeRequests` (WebKit: send every request through a
  * recording proxy so that `page.requests` lists them; Chromium and Firefox always do).
+ *
+ * Launch options (all optional; without them nothing changes):
+ *   `trustCertificate: { certPem, spki? }`: make every page of this browser accept HTTPS
+ *   from a server with this (test-time, self-signed) certificate, with no interstitial, in
+ *   the page and in its workers, over HTTP/2 and HTTP/1.1. `spki` (base64 SHA-256 of the
+ *   SubjectPublicKeyInfo DER) is computed from `certPem` when left out. Per engine:
+ *     Chromium  --ignore-certificate-errors-spki-list=<spki>: this key only, any host/port
+ *               (the certificate counts as valid, so no cert-error side effects)
+ *     Firefox   acceptInsecureCerts at launch (WebDriver BiDi session capability): Firefox
+ *               then accepts ANY certificate error, not only this certificate
+ *     WebKit    webkitgtk:browserOptions.certificates [{ host, certificateFile }] for
+ *               127.0.0.1 and localhost (WebKitWebDriver allows exactly this certificate
+ *               for those hosts, any port)
+ *   e2e/tls-probe/ (probe.mjs, README.md) shows what each engine then reports over TLS.
+ *   WebKit's observeRequests proxy refuses CONNECT, so it cannot be used with https pages.
  */
-export async function launch(engine) {
+export async function launch(engine, { trustCertificate = null } = {}) {
+  const trust = trustCertificate ? certificateTrust(trustCertificate) : null;
   const backends = {
-    chromium: async () => (await import('./chromium.mjs')).launchChromium(),
-    firefox: async () => (await import('./firefox.mjs')).launchFirefox(),
-    webkit: async () => (await import('./webkit.mjs')).launchWebKit(),
+    chromium: async () => (await import('./chromium.mjs')).launchChromium({ trust }),
+    firefox: async () => (await import('./firefox.mjs')).launchFirefox({ trust }),
+    webkit: async () => (await import('./webkit.mjs')).launchWebKit({ trust }),
   };
   if (!backends[engine]) throw new Error(`unknown engine ${engine}; the engines are ${ENGINES.join(', ')}`);
   const browser = await backends[engine]();
@@ -71,6 +88,17 @@ export async function launch(engine) {
   };
   openBrowsers.add(launched);
   return launched;
+}
+
+/** `{ certPem, spki }` of a trustCertificate option, `spki` computed when not given. */
+function certificateTrust({ certPem, spki }) {
+  if (typeof certPem !== 'string' || !certPem.includes('BEGIN CERTIFICATE')) {
+    throw new Error('trustCertificate needs certPem, a PEM certificate');
+  }
+  const der = new X509Certificate(certPem).publicKey.export({ type: 'spki', format: 'der' });
+  const computed = createHash('sha256').update(der).digest('base64');
+  if (spki && spki !== computed) throw new Error(`trustCertificate: spki ${spki} is not the certificate's (${computed})`);
+  return { certPem, spki: computed };
 }
 
 // Browsers launched by this process; each test's pages are closed after it.

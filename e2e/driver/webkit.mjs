@@ -111,7 +111,7 @@ function webkitVersion() {
   }
 }
 
-export async function launchWebKit() {
+export async function launchWebKit({ trust = null } = {}) {
   const display = await ensureDisplay();
   // Downloads land in XDG_DOWNLOAD_DIR, which GLib reads from $XDG_CONFIG_HOME/user-dirs.dirs.
   const home = mkdtempSync(path.join(os.tmpdir(), 'e2e-webkit-'));
@@ -120,6 +120,15 @@ export async function launchWebKit() {
   mkdirSync(downloads);
   writeFileSync(path.join(home, 'config', 'user-dirs.dirs'), `XDG_DOWNLOAD_DIR="${downloads}"\n`);
   writeFileSync(path.join(home, 'config', 'gtk-3.0', 'gtk.css'), GTK_CSS);
+  // trustCertificate (index.mjs): WebKitWebDriver's `certificates` browser option makes the
+  // session allow exactly this certificate for each host (webkit_web_context_allow_tls_
+  // certificate_for_host), on any port, in the page and its workers.
+  let certificates = [];
+  if (trust) {
+    const certificateFile = path.join(home, 'trusted-certificate.pem');
+    writeFileSync(certificateFile, trust.certPem);
+    certificates = ['127.0.0.1', 'localhost'].map((host) => ({ host, certificateFile }));
+  }
   const env = {
     ...process.env,
     DISPLAY: display.name,
@@ -143,6 +152,7 @@ export async function launchWebKit() {
             'webkitgtk:browserOptions': {
               binary: MINIBROWSER,
               args: ['--automation', ...(proxy ? [`--proxy=${proxy.url}`] : [])],
+              ...(certificates.length ? { certificates } : {}),
             },
           })
           .build();

@@ -79,6 +79,8 @@ pub struct ServerConfig {
     pub context_info: bool,
     /// CORS preflights allow `traceparent` and `tracestate`.
     pub trace_headers_allowed: bool,
+    /// API responses carry `Timing-Allow-Origin: *` (`--no-timing-allow-origin`: not).
+    pub timing_allow_origin: bool,
     /// The page's Content-Security-Policy.
     pub csp: CspConfig,
     /// Model profiles.
@@ -105,6 +107,7 @@ impl Default for ServerConfig {
             tokenize_enabled: true,
             context_info: true,
             trace_headers_allowed: true,
+            timing_allow_origin: true,
             csp: CspConfig::default(),
             profiles: Profiles::builtin(),
             network: NetworkOptions::default(),

@@ -17,6 +17,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Notify;
 use tokio::time::Instant;
+use futures_util::StreamExt as _;
 use tower::ServiceExt as _;
 
 use crate::app::App;
@@ -37,17 +38,28 @@ struct Served {
 
 impl Served {
     /// Numbers a new request; notifies `closing` when it is the last one allowed.
-    fn take_request(&self) -> ConnectionInfo {
+    /// Numbers a new request; says whether it is the last one the connection takes.
+    fn take_request(&self) -> (ConnectionInfo, bool) {
         let request_number = self.requests.fetch_add(1, Ordering::SeqCst) + 1;
-        if self.close_after_requests == Some(request_number) {
-            self.closing.notify_one();
-        }
-        ConnectionInfo {
+        let info = ConnectionInfo {
             id: self.id,
             protocol: self.protocol,
             tls: self.tls,
             request_number,
-        }
+        };
+        (info, self.close_after_requests == Some(request_number))
+    }
+}
+
+/// Closes its connection (gracefully) when dropped: held by the last response's body over
+/// HTTP/2, so GOAWAY goes out once that response is whole, as gateways send it. (Sent while
+/// the response was still streaming, WebKit's HTTP/2 client failed the request it was
+/// answering, though that stream was never refused.)
+struct CloseWhenDone(Arc<Served>);
+
+impl Drop for CloseWhenDone {
+    fn drop(&mut self) {
+        self.0.closing.notify_one();
     }
 }
 
@@ -166,8 +178,33 @@ async fn serve_http<I>(
         let served = Arc::clone(&served);
         hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
             request.extensions_mut().insert(ConnectInfo(peer));
-            request.extensions_mut().insert(served.take_request());
-            router.clone().oneshot(request)
+            let (info, last) = served.take_request();
+            request.extensions_mut().insert(info);
+            let router = router.clone();
+            let served = Arc::clone(&served);
+            async move {
+                let response = router.oneshot(request).await?;
+                if !last {
+                    return Ok::<_, std::convert::Infallible>(response);
+                }
+                Ok(match served.protocol {
+                    // HTTP/1.1: hyper answers with `Connection: close` and closes after it.
+                    WireProtocol::Http11 => {
+                        served.closing.notify_one();
+                        response
+                    }
+                    WireProtocol::H2 => {
+                        let guard = CloseWhenDone(served);
+                        response.map(|body| {
+                            let stream = body.into_data_stream().map(move |frame| {
+                                let _held = &guard;
+                                frame
+                            });
+                            axum::body::Body::from_stream(stream)
+                        })
+                    }
+                })
+            }
         })
     };
     let mut builder = auto::Builder::new(TokioExecutor::new());

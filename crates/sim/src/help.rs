@@ -229,8 +229,9 @@ CORS (on unless --no-cors)
   (--no-trace-headers leaves the last two out, so a browser's preflight for a request
   with W3C trace context fails, as on servers that do not allow it);
   Access-Control-Max-Age: 600; Access-Control-Expose-Headers: retry-after, x-ttft-sim and
-  the x-sim-* headers; Timing-Allow-Origin: *; and always Cross-Origin-Resource-Policy:
-  cross-origin.
+  the x-sim-* headers; Timing-Allow-Origin: * (not with --no-timing-allow-origin, as most
+  providers: the page's Resource Timing of the request then hides every phase); and
+  always Cross-Origin-Resource-Policy: cross-origin.
 
 GROUND-TRUTH HEADERS (on every simulated completion; ms after arrival at the server)
   x-sim-request-id, x-sim-prompt-tokens, x-sim-cached-tokens, x-sim-queue-ms,
@@ -259,6 +260,9 @@ NETWORK (command line only)
                  `ttft-sim certificate spki sha256 BASE64` for Chromium's
                  --ignore-certificate-errors-spki-list; --tls-cert-out FILE writes the
                  certificate (PEM; not the key) for clients that trust a file.
+                 --tls-cert FILE --tls-key FILE serve a given certificate chain and key
+                 (PEM) instead: several sims sharing one test certificate, or one the
+                 browser already trusts.
   --close-after N  each connection takes N requests (preflights count, as at a gateway),
                  then closes: HTTP/1.1 answers the Nth with `Connection: close`, HTTP/2
                  sends GOAWAY and finishes its open streams.

@@ -80,6 +80,9 @@ struct Cli {
     /// CORS preflights do not allow traceparent/tracestate
     #[arg(long)]
     no_trace_headers: bool,
+    /// No Timing-Allow-Origin (as most providers: a page then sees no Resource Timing detail)
+    #[arg(long)]
+    no_timing_allow_origin: bool,
     /// Serve TLS with a certificate made at start: HTTP/2 and HTTP/1.1 by ALPN
     #[arg(long)]
     tls: bool,
@@ -89,6 +92,12 @@ struct Cli {
     /// With --tls, a name of the certificate (repeatable) [default: 127.0.0.1 and localhost]
     #[arg(long = "tls-name", value_name = "NAME")]
     tls_names: Vec<String>,
+    /// With --tls, serve this certificate chain (PEM) instead of making one (with --tls-key)
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// With --tls, the key of --tls-cert (PEM)
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
     /// With --tls, write the certificate (PEM, not the key) to this file
     #[arg(long, value_name = "FILE")]
     tls_cert_out: Option<PathBuf>,
@@ -176,6 +185,9 @@ fn build_config(cli: &Cli) -> Result<(ServerConfig, u16), String> {
     if let Some(sources) = &cli.csp_connect_src {
         config.csp.connect_src = config::parse_csp_sources(sources).map_err(|e| e.to_string())?;
     }
+    if cli.no_timing_allow_origin {
+        config.timing_allow_origin = false;
+    }
     apply_network(cli, &mut config)?;
     for pair in &cli.set {
         let (key, value) = pair
@@ -191,9 +203,14 @@ fn build_config(cli: &Cli) -> Result<(ServerConfig, u16), String> {
 
 /// `--tls`, `--alpn`, `--tls-name`, `--tls-cert-out`, `--close-after`, `--delay-ms`.
 fn apply_network(cli: &Cli, config: &mut ServerConfig) -> Result<(), String> {
-    let tls_only = cli.alpn.is_some() || !cli.tls_names.is_empty() || cli.tls_cert_out.is_some();
+    let tls_only = cli.alpn.is_some()
+        || !cli.tls_names.is_empty()
+        || cli.tls_cert_out.is_some()
+        || cli.tls_cert.is_some();
     if tls_only && !cli.tls {
-        return Err("--alpn, --tls-name and --tls-cert-out need --tls".into());
+        return Err(
+            "--alpn, --tls-name, --tls-cert, --tls-key and --tls-cert-out need --tls".into(),
+        );
     }
     if cli.tls {
         let mut tls = TlsOptions::default();
@@ -204,6 +221,9 @@ fn apply_network(cli: &Cli, config: &mut ServerConfig) -> Result<(), String> {
             tls.names.clone_from(&cli.tls_names);
         }
         tls.cert_out.clone_from(&cli.tls_cert_out);
+        if let (Some(cert), Some(key)) = (&cli.tls_cert, &cli.tls_key) {
+            tls.cert_and_key = Some((cert.clone(), key.clone()));
+        }
         config.network.tls = Some(tls);
     }
     if let Some(requests) = cli.close_after {
@@ -286,13 +306,9 @@ async fn main() -> ExitCode {
         "ttft-sim listening on {}://127.0.0.1:{bound_port}",
         config.network.scheme()
     );
-    if let Some(tls) = &tls {
+    if let Some(spki) = tls.as_ref().and_then(|tls| tls.spki_sha256_base64.as_ref()) {
         // What Chromium's --ignore-certificate-errors-spki-list takes.
-        let _ = writeln!(
-            stdout,
-            "ttft-sim certificate spki sha256 {}",
-            tls.spki_sha256_base64
-        );
+        let _ = writeln!(stdout, "ttft-sim certificate spki sha256 {spki}");
     }
     let _ = stdout.flush();
     match ttft_sim::serve_tls(config, listener, tls).await {

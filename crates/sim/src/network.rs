@@ -49,6 +49,10 @@ pub struct TlsOptions {
     /// Where to write the certificate (PEM), for clients that trust a file (curl
     /// `--cacert`, a Firefox profile, nginx's `proxy_ssl_trusted_certificate`).
     pub cert_out: Option<PathBuf>,
+    /// A certificate chain and its key (PEM files) to serve instead of making one: several
+    /// sims of a test share one certificate that way, or a user serves one their browser
+    /// already trusts.
+    pub cert_and_key: Option<(PathBuf, PathBuf)>,
 }
 
 impl Default for TlsOptions {
@@ -57,6 +61,7 @@ impl Default for TlsOptions {
             alpn: Alpn::Both,
             names: vec!["127.0.0.1".into(), "localhost".into()],
             cert_out: None,
+            cert_and_key: None,
         }
     }
 }

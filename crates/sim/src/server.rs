@@ -124,12 +124,17 @@ fn route_of(path: &str, accept_unversioned: bool) -> Option<Route> {
 
 /// Every response says it comes from ttft-sim.
 async fn handle(State(app): State<Arc<App>>, request: Request) -> Response {
+    let timing_allowed = app.config.timing_allow_origin;
     let mut response = route(app, request).await;
     set(
         response.headers_mut(),
         IDENTITY_HEADER,
         env!("CARGO_PKG_VERSION"),
     );
+    if !timing_allowed {
+        // As most providers: the page's Resource Timing of the request is hidden.
+        response.headers_mut().remove("timing-allow-origin");
+    }
     response
 }
 
