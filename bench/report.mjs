@@ -120,6 +120,20 @@ export function renderMarkdown(report) {
     out.push('');
   } else if (s.start) out.push('## 3b. Start on a network', '', '```', s.start.error, '```', '');
 
+  if (s.network && !s.network.error) {
+    const n = s.network;
+    out.push('## 2c. Beyond loopback: TLS, HTTP/2 and a 50 ms round trip', '');
+    out.push(`ttft-sim over TLS with HTTP/2, every byte delayed ${n.one_way_delay_ms} ms each way; scripted prefill ${n.prefill_ms} ms, first body bytes = first answer token. Warm: one kept connection (expected ${n.expected_ms.warm} ms: prefill + 1 round trip). Cold: a gateway closing each connection after one request (expected ${n.expected_ms.cold} ms: + 1 round trip for TLS 1.3). ${n.runs} runs per client; ms.`, '');
+    out.push('| connection | client | p50 | p95 | min | max | p50 − expected | widget p50 ÷ client p50 |', '|---|---|---|---|---|---|---|---|');
+    for (const [kind, entry] of Object.entries(n.clients)) {
+      for (const [key, label] of [['widget_ttfa', 'TTFT Meter `ttfa_ms`'], ['browser_fetch_worker', 'bare `fetch()` in a Worker, same page'], ['curl_first_data', 'curl --http2, first body data (its trace)']]) {
+        const c = entry[key];
+        out.push(`| ${kind} | ${label} | ${f(c.p50)} | ${f(c.p95)} | ${f(c.min)} | ${f(c.max)} | ${f(c.p50 - entry.expected_ms)} | ${f(entry.widget_ttfa.p50 / c.p50, 3)} |`);
+      }
+    }
+    out.push('', `The widget's runs: HTTP ${[...new Set(Object.values(n.clients).flatMap((e) => e.widget_http_protocol))].join(', ')}; connection ${Object.entries(n.clients).map(([kind, e]) => `${kind}: ${e.widget_connection.join('/')}`).join('; ')}.`, '');
+  } else if (s.network) out.push('## 2c. Beyond loopback', '', '```', s.network.error, '```', '');
+
   if (s.parser && !s.parser.error) {
     const q = s.parser;
     out.push('## 4. Parser cost (same page, same bytes, same reads)', '');

@@ -279,6 +279,9 @@ forEachEngine((engine) => {
     const codes = await lab.verdicts();
     assert.ok(codes.includes('server_queueing'), `verdicts ${codes}`);
     assert.ok(codes.includes('browser_queueing'), `verdicts ${codes}`);
+    // It says what the endpoint spoke: plain ttft-sim speaks HTTP/1.1.
+    assert.ok(codes.includes('protocol'), `verdicts ${codes}`);
+    assert.match(await lab.byTestId('exp-verdict').textContent(), /went over http\/1\.1/);
     await screenshot(lab, 'experiments-concurrency.png');
   });
 

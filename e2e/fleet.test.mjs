@@ -589,6 +589,9 @@ forEachEngine((engine) => {
     assertTenths(shownTtfa, records.map((record) => record.metrics.ttfa_ms), 'ttfa_ms');
     const shownE2e = await other.locator('[data-testid=shared-run] td[data-metric=e2e_ms]').allTextContents();
     assertTenths(shownE2e, records.map((record) => record.metrics.e2e_ms), 'e2e_ms');
+    // Each run's HTTP version travels with it (format 2): as its record says.
+    const shownHttp = await other.locator('[data-testid=shared-http-protocol]').allTextContents();
+    assert.deepEqual(shownHttp, records.map((record) => record.network?.protocol ?? '—'));
     // The summary is recomputed from the link's runs: min and max of ttfa as the page's own.
     const row = await other.locator('[data-testid=shared-summary] tr[data-metric=ttfa_ms] td').allTextContents();
     const ttfas = records.map((record) => record.metrics.ttfa_ms);

@@ -150,6 +150,25 @@ forEachEngine((engine) => {
     });
   }
 
+  test('h2 over TLS, headers held until the first token (as nginx before 1.23 does): the run says the wait is not the server\'s silence alone', async () => {
+    const sim = await tlsSim([]);
+    const widget = await WidgetPage.open(browser, sim.url);
+    await widget.measure({ model: `${MODEL},hold_headers=1` });
+    await widget.measure({ model: MODEL });
+    const held = await widget.storedRun(1);
+    const prompt = await widget.storedRun(2);
+    const headersMs = (record) => record.instants.headers_received - record.instants.request_started;
+    console.log(`${engine}: headers after ${headersMs(held).toFixed(1)} ms held (${held.instants.headers_received_from}), ${headersMs(prompt).toFixed(1)} ms at once`);
+    // Held: the headers come with the first token, 100 ms after the request; at once: far sooner.
+    assert.ok(headersMs(held) >= 100, `held headers after ${headersMs(held)} ms`);
+    assert.ok(headersMs(prompt) < 100, `prompt headers after ${headersMs(prompt)} ms`);
+    await widget.row(1).locator('td:first-child').click();
+    assert.equal(await widget.byTestId('headers-with-body').count(), 1, 'run 1 says its headers came with the body');
+    await widget.row(2).locator('td:first-child').click();
+    await widget.byTestId('run-detail').and(widget.locator('[data-run="2"]')).waitFor();
+    assert.equal(await widget.byTestId('headers-with-body').count(), 0, 'run 2 does not');
+  });
+
   test('h2 over TLS with a 50 ms round trip: each run takes the scripted 100 ms plus one round trip, plus its handshake when cold', async () => {
     // The page and its endpoint on one sim whose every byte waits 25 ms each way.
     const sim = await tlsSim(['--delay-ms', '25']);

@@ -3,7 +3,7 @@
 # the openai Python SDK and curl, paint delay, size and start, parser cost against
 # eventsource-parser, a 100,000-token stream and 1,000 runs. Writes bench/out/report.md and
 # bench/out/report.json. Usage: scripts/bench.sh [section ...]
-#   sections: size start fidelity paint engines parser long scale (default: all of these); BENCH_RUNS=20
+#   sections: size start fidelity paint engines network parser long scale (default: all of these); BENCH_RUNS=20
 #   llama: only when named: a real llama-cpp-python server (bench/llama/; its first run builds
 #   llama-cpp-python from source, about 6 to 7 minutes on 2 cores); LLAMA_ROUNDS=5,
 #   LLAMA_SIZES=250,1000,2000,4000, LLAMA_VOCAB=4096 (smaller: a poorer tokenizer), LLAMA_DIMS
@@ -31,7 +31,7 @@ trunk build --release --quiet
 cargo build --quiet --release -p ttft-sim
 
 sections=("$@")
-[ ${#sections[@]} -gt 0 ] || sections=(size start fidelity paint engines parser long scale)
+[ ${#sections[@]} -gt 0 ] || sections=(size start fidelity paint engines network parser long scale)
 wants() { local section; for section in "${sections[@]}"; do [ "$section" = "$1" ] && return 0; done; return 1; }
 
 if wants llama; then

@@ -87,6 +87,12 @@ ttft_core::texts! {
     CONCURRENCY_VERDICT_BROWSER_QUEUEING =
         "Browser queueing, not the server: from {from_level} concurrent streams the browser sent only {parallel_streams} at once and held the others before sending them (over HTTP/1.1 a browser opens at most 6 connections per host). Use an endpoint that speaks HTTP/2 or HTTP/3, or spread the streams over fewer per host.",
         "这是浏览器排队，不是服务器：从 {from_level} 个并发流起，浏览器一次只发出 {parallel_streams} 个，其余的在发出前就在浏览器里等待（HTTP/1.1 下浏览器对同一主机最多开 6 个连接）。请使用支持 HTTP/2 或 HTTP/3 的端点，或减少对同一主机的并发流。";
+    CONCURRENCY_VERDICT_PROTOCOL_HTTP1 =
+        "The streams went over {protocol}: a browser opens at most 6 connections per host, so from 7 concurrent streams on it holds the others back.",
+        "这些流走的是 {protocol}：浏览器对同一主机最多开 6 个连接，因此从第 7 个并发流起，其余的流会在浏览器里等待。";
+    CONCURRENCY_VERDICT_PROTOCOL_MULTIPLEXED =
+        "The streams went over {protocol}: one connection carries every stream, so the browser holds none back; any step is the server's.",
+        "这些流走的是 {protocol}：一个连接承载所有流，浏览器不会扣住任何流；出现的台阶都来自服务器。";
     CONCURRENCY_VERDICT_NOT_ENOUGH_DATA =
         "No concurrent stream succeeded: fix the errors shown for each run first.",
         "没有任何并发流成功：请先解决每次运行显示的错误。";

@@ -66,6 +66,7 @@ fn a_completed_run_gives_its_numbers() {
             cached_prompt_tokens: Some(3_968),
             queueing_ms: Some(700.0),
             connection_reused: Some(true),
+            http_protocol: Some(HttpProtocol::Http11),
         }
     );
     assert_eq!(sample.usable_ttft_ms(), Some(250.0));

@@ -11,6 +11,7 @@ mod sim_model;
 
 use sim_model::has_cjk;
 use ttft_core::lang::Lang;
+use ttft_core::timeline::HttpProtocol;
 use ttft_lab::experiment::cache::CacheVerdict;
 use ttft_lab::experiment::concurrency::ConcurrencyVerdict;
 use ttft_lab::experiment::max_tokens::MaxTokensVerdict;
@@ -196,6 +197,12 @@ fn concurrency_examples() -> Vec<ConcurrencyVerdict> {
         ConcurrencyVerdict::StepMayBeBrowserLimit {
             parallel_streams: 6,
         },
+        ConcurrencyVerdict::Protocol {
+            protocol: HttpProtocol::H2,
+        },
+        ConcurrencyVerdict::Protocol {
+            protocol: HttpProtocol::Http11,
+        },
     ]
 }
 
@@ -211,8 +218,9 @@ fn concurrency_verdicts_have_english_and_chinese_text() {
             ConcurrencyVerdict::ServerQueueing { .. } => 3,
             ConcurrencyVerdict::ServerSlowdown { .. } => 4,
             ConcurrencyVerdict::StepMayBeBrowserLimit { .. } => 5,
+            ConcurrencyVerdict::Protocol { .. } => 6,
         },
-        6
+        7
     );
 }
 
@@ -372,7 +380,7 @@ fn monitor_verdicts_have_english_and_chinese_text() {
 
 /// No example list lost an example.
 #[test]
-fn verdict_examples_number_39() {
+fn verdict_examples_number_41() {
     let total = prompt_length_examples().len()
         + max_tokens_examples().len()
         + models_examples().len()
@@ -381,7 +389,7 @@ fn verdict_examples_number_39() {
         + tails_examples().len()
         + reasoning_examples().len()
         + monitor_examples().len();
-    assert_eq!(total, 39);
+    assert_eq!(total, 41);
 }
 
 #[test]

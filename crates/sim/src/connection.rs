@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use axum::extract::ConnectInfo;
 use axum::Router;
+use futures_util::StreamExt as _;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto;
@@ -17,7 +18,6 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Notify;
 use tokio::time::Instant;
-use futures_util::StreamExt as _;
 use tower::ServiceExt as _;
 
 use crate::app::App;

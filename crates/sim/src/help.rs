@@ -119,9 +119,9 @@ PROFILES (model names; every field overridable)
   sim-linear-prefill  base_ms=200 a_ms_per_token=0.5  b_ms_per_token2=0        itl_ms=30
                       answer_tokens=40 (1k tokens: 700 ms)
   Defaults of every profile unless listed: prefill_ms unset, reasoning_tokens=0,
-  reasoning_style=none, early_role=0, keepalive_ms=0, reserve_ms_per_max_token=0,
-  fault_after_tokens=3, retry_after_s=2, stream_usage=1, context_tokens=32768,
-  overflow_style=openai, huge_line_bytes=67108864, redirect_to unset. A config-file
+  reasoning_style=none, early_role=0, hold_headers=0, keepalive_ms=0,
+  reserve_ms_per_max_token=0, fault_after_tokens=3, retry_after_s=2, stream_usage=1,
+  context_tokens=32768, overflow_style=openai, huge_line_bytes=67108864, redirect_to unset. A config-file
   profile with a new name starts from base_ms=100 a_ms_per_token=0.1 b_ms_per_token2=0
   itl_ms=20 answer_tokens=40.
 
@@ -140,6 +140,8 @@ PROFILE FIELDS (keys for the suffix, --set and the config file; times are number
                             reasoning parser), none (reasoning takes time but is not
                             streamed in any dialect; only usage reasoning_tokens tells)
   early_role                1/0: role chunk on arrival (see above)
+  hold_headers              1/0: the response headers wait for the first body frame and
+                            leave with it, as nginx < 1.23 sends them over HTTP/2
   keepalive_ms              `: keep-alive` interval until the first token, ms (0 = off)
   reserve_ms_per_max_token  extra prefill per requested max_tokens, ms
   fault_after_tokens        visible tokens before midstream/drop/malformed strike

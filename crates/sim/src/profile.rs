@@ -105,6 +105,9 @@ pub struct Profile {
     /// Send the role-only chunk (or `message_start` / `response.created`) on arrival,
     /// before queue and prefill, instead of just before the first token.
     pub early_role: bool,
+    /// Hold the response headers until the first body frame is due, and send them with it,
+    /// as nginx before 1.23 does over HTTP/2 (docs/engines.md).
+    pub hold_headers: bool,
     /// Interval of `: keep-alive` comments while queued and prefilling, ms; 0 = none.
     pub keepalive_ms: f64,
     /// Extra prefill per requested `max_tokens`, ms per token (reservation cost); 0 = none.
@@ -140,6 +143,7 @@ impl Default for Profile {
             paragraph_tokens: 0,
             reasoning_style: ReasoningStyle::None,
             early_role: false,
+            hold_headers: false,
             keepalive_ms: 0.0,
             reserve_ms_per_max_token: 0.0,
             fault_after_tokens: 3,
@@ -165,6 +169,7 @@ pub const PROFILE_KEYS: &[&str] = &[
     "paragraph_tokens",
     "reasoning_style",
     "early_role",
+    "hold_headers",
     "keepalive_ms",
     "reserve_ms_per_max_token",
     "fault_after_tokens",
@@ -299,6 +304,7 @@ impl Profile {
                     })?
             }
             "early_role" => self.early_role = parse_bool(key, value)?,
+            "hold_headers" => self.hold_headers = parse_bool(key, value)?,
             "keepalive_ms" => self.keepalive_ms = parse_ms(key, value)?,
             "reserve_ms_per_max_token" => self.reserve_ms_per_max_token = parse_ms(key, value)?,
             "fault_after_tokens" => self.fault_after_tokens = parse_count(key, value)?,

@@ -506,6 +506,12 @@ async fn complete(
             frames =
                 dialect::apply_stream_fault(dialect, &input, frames, fault, after_tokens, &details);
         }
+        if profile.hold_headers {
+            // The headers leave with the first frame, as through nginx < 1.23 over HTTP/2.
+            if let Some(first) = frames.first() {
+                tokio::time::sleep_until(due(arrival, first.at_ms)).await;
+            }
+        }
         response(200, SSE_CONTENT_TYPE, playback(frames, arrival, guard))
     } else {
         // Like real servers, a non-streaming answer (headers included) comes when it is done.

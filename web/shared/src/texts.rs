@@ -107,6 +107,10 @@ ttft_core::texts! {
     EVIDENCE_UNKNOWN =
         "unknown, the server hides its timing (no Timing-Allow-Origin) after earlier requests, or the page last heard from it too long ago to know",
         "未知，服务器在之前的请求之后隐藏了时序（没有 Timing-Allow-Origin），或页面上次与它通信已太久，无法判断";
+    /// Under the selected run's network line when its headers came with the first body bytes.
+    HEADERS_WITH_BODY_NOTE =
+        "The response headers reached the browser only with the first bytes of the answer ({headers_ms} after the request): the wait before them is the server's work together with anything that held the headers on the way (nginx before 1.23 does over HTTP/2), not the server's silence alone.",
+        "响应头直到回答的第一批字节到达时才到达浏览器（请求后 {headers_ms}）：在此之前的等待是服务器的处理时间加上途中任何扣住响应头的环节（nginx 1.23 之前的版本在 HTTP/2 下会这样做），并不只是服务器的沉默。";
     PROTOCOL_HIDDEN =
         "not shown by the browser",
         "浏览器未提供";

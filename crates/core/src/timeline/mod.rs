@@ -37,6 +37,7 @@ pub use paint::{
     PaintError, PaintMethod, PaintTarget, PaintTime, RAF_MESSAGE_CHANNEL_ERROR, RENDER_TIME_ERROR,
 };
 pub use run::{
-    HeadersSource, Instants, PerceivedAnchor, RunMetrics, RunOutcome, RunTimeline, TokenCountSource,
+    HeadersSource, Instants, PerceivedAnchor, RunMetrics, RunOutcome, RunTimeline,
+    TokenCountSource, HEADERS_WITH_BODY_MS,
 };
 pub use summary::RunsSummary;

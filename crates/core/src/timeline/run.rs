@@ -54,6 +54,52 @@ pub struct Instants {
     pub finished: Option<f64>,
 }
 
+/// How close the response headers and the first body bytes may be for the headers to count
+/// as having come with the body, ms. The two are stamped by different code: the network
+/// stack's `responseStart`, and the first read in the page's worker after the bytes crossed
+/// to it: 3 to 6 ms apart for one TLS record on loopback in Chromium and Firefox (e2e,
+/// `hold_headers=1`), more on a busy machine.
+pub const HEADERS_WITH_BODY_MS: f64 = 20.0;
+
+/// Below this wait for the headers there is nothing worth explaining, ms.
+pub const HEADERS_HELD_MIN_MS: f64 = 50.0;
+
+impl Instants {
+    /// Whether the response headers reached the browser only with the first token: Resource
+    /// Timing's `responseStart` within [`HEADERS_WITH_BODY_MS`] of the first body bytes, which
+    /// carried the first token, after a wait of at least [`HEADERS_HELD_MIN_MS`]. Then the
+    /// wait before the headers is the server's work (queue, prefill) together with anything
+    /// that held the headers on the way, such as nginx before 1.23 over HTTP/2
+    /// (docs/engines.md), not the server's silence alone. Only judged when the headers' time
+    /// comes from `responseStart`: Firefox and WebKit resolve `fetch()` with the body, so a
+    /// resolution time says nothing about when the headers came. A server that sends a role
+    /// chunk at once gets its headers out with it: not held.
+    pub fn headers_came_with_body(&self) -> bool {
+        let first_token = match (self.first_reasoning, self.first_answer) {
+            (Some(reasoning), Some(answer)) => Some(reasoning.min(answer)),
+            (reasoning, answer) => reasoning.or(answer),
+        };
+        match (
+            self.headers_received_from,
+            self.headers_received,
+            self.first_byte,
+            first_token,
+        ) {
+            (
+                Some(HeadersSource::ResponseStart),
+                Some(headers_ms),
+                Some(first_byte_ms),
+                Some(token_ms),
+            ) => {
+                headers_ms - self.request_started >= HEADERS_HELD_MIN_MS
+                    && (first_byte_ms - headers_ms).abs() <= HEADERS_WITH_BODY_MS
+                    && token_ms - first_byte_ms <= HEADERS_WITH_BODY_MS
+            }
+            _ => false,
+        }
+    }
+}
+
 /// How a run ended (or that it has not yet).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -548,5 +594,46 @@ impl RunTimeline {
             output_tokens: usage.and_then(|u| u.output_tokens),
             reasoning_tokens: usage.and_then(|u| u.reasoning_tokens),
         }
+    }
+}
+
+#[cfg(test)]
+mod headers_tests {
+    use super::*;
+
+    #[test]
+    fn headers_with_the_body_only_from_response_start() {
+        // (source, headers, first byte, first answer), ms after the request; measured cases
+        // of e2e's hold_headers test in Chromium, and the cases around them.
+        let instants = |from, headers_ms: f64, first_byte_ms: f64, answer_ms: f64| Instants {
+            request_started: 1000.0,
+            headers_received: Some(1000.0 + headers_ms),
+            headers_received_from: Some(from),
+            first_byte: Some(1000.0 + first_byte_ms),
+            first_answer: Some(1000.0 + answer_ms),
+            ..Instants::default()
+        };
+        use HeadersSource::{FetchResolved, ResponseStart};
+        let cases = [
+            // Held until the first token (nginx 1.22 over HTTP/2; ttft-sim hold_headers=1).
+            (ResponseStart, 108.1, 112.6, 112.6, true),
+            (ResponseStart, 302.0, 302.4, 302.4, true),
+            // A server that answers at once and streams 100 ms later.
+            (ResponseStart, 7.8, 107.4, 107.4, false),
+            // Held, but released at once by a role chunk (early_role=1): nothing held.
+            (ResponseStart, 9.4, 11.6, 110.3, false),
+            // A short wait: nothing worth explaining.
+            (ResponseStart, 12.0, 14.0, 14.0, false),
+            // Firefox without Timing-Allow-Origin: fetch() resolved with the body anyway.
+            (FetchResolved, 302.0, 302.1, 302.1, false),
+        ];
+        for (from, headers_ms, first_byte_ms, answer_ms, held) in cases {
+            assert_eq!(
+                instants(from, headers_ms, first_byte_ms, answer_ms).headers_came_with_body(),
+                held,
+                "{from:?} {headers_ms} {first_byte_ms} {answer_ms}"
+            );
+        }
+        assert!(!Instants::default().headers_came_with_body());
     }
 }

@@ -31,6 +31,7 @@ use crate::texts as t;
 use ttft_core::lang::Bilingual;
 use ttft_core::lang::Lang;
 use ttft_core::stats::Summary;
+use ttft_core::timeline::HttpProtocol;
 
 /// Default concurrency levels: doubling, up to past the browser's 6 connections.
 pub const DEFAULT_LEVELS: [u32; 4] = [1, 2, 4, 8];
@@ -228,6 +229,12 @@ pub struct ConcurrencyResult {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ConcurrencyVerdict {
+    /// What the endpoint spoke, as the browser reported it: over HTTP/1.1 a browser opens at
+    /// most 6 connections per host; over HTTP/2 or HTTP/3 one connection carries every stream.
+    Protocol {
+        /// The HTTP version most streams went over.
+        protocol: HttpProtocol,
+    },
     /// No level had a successful stream.
     NotEnoughData,
     /// TTFT stays flat up to the highest level.
@@ -268,6 +275,7 @@ impl ConcurrencyVerdict {
     /// Stable code (the serde tag).
     pub fn code(&self) -> &'static str {
         match self {
+            ConcurrencyVerdict::Protocol { .. } => "protocol",
             ConcurrencyVerdict::NotEnoughData => "not_enough_data",
             ConcurrencyVerdict::NoQueueing { .. } => "no_queueing",
             ConcurrencyVerdict::BrowserQueueing { .. } => "browser_queueing",
@@ -280,6 +288,14 @@ impl ConcurrencyVerdict {
     /// What it means and what to do, in `lang`.
     pub fn message(&self, lang: Lang) -> String {
         match self {
+            ConcurrencyVerdict::Protocol { protocol } => {
+                let text = if protocol.multiplexed() == Some(true) {
+                    t::CONCURRENCY_VERDICT_PROTOCOL_MULTIPLEXED
+                } else {
+                    t::CONCURRENCY_VERDICT_PROTOCOL_HTTP1
+                };
+                text.fill(lang, &[("protocol", &protocol.code())])
+            }
             ConcurrencyVerdict::NotEnoughData => {
                 t::CONCURRENCY_VERDICT_NOT_ENOUGH_DATA.get(lang).to_owned()
             }
@@ -422,7 +438,7 @@ pub fn analyze(observations: &[Observation<ConcurrencyKey>]) -> ConcurrencyResul
         verdicts: Vec::new(),
     };
     let timing_hidden = observations.iter().all(|o| o.sample.queueing_ms.is_none());
-    result.verdicts = verdicts(&result, timing_hidden);
+    result.verdicts = verdicts(&result, timing_hidden, most_common_protocol(observations));
     result
 }
 
@@ -436,7 +452,11 @@ fn p50_growth_ratio(levels: &[ConcurrencyLevel]) -> Option<f64> {
 }
 
 /// The findings, browser first (it hides what the server would do), then the server.
-fn verdicts(result: &ConcurrencyResult, timing_hidden: bool) -> Vec<ConcurrencyVerdict> {
+fn verdicts(
+    result: &ConcurrencyResult,
+    timing_hidden: bool,
+    protocol: Option<HttpProtocol>,
+) -> Vec<ConcurrencyVerdict> {
     let max_level = result
         .levels
         .iter()
@@ -478,7 +498,30 @@ fn verdicts(result: &ConcurrencyResult, timing_hidden: bool) -> Vec<ConcurrencyV
             None => ConcurrencyVerdict::NotEnoughData,
         });
     }
+    // What the endpoint spoke, after the findings (the advice about HTTP/1.1's limit rests
+    // on it).
+    if let Some(protocol) = protocol.filter(|protocol| *protocol != HttpProtocol::Hidden) {
+        verdicts.push(ConcurrencyVerdict::Protocol { protocol });
+    }
     verdicts
+}
+
+/// The HTTP version most streams went over (ties: the first seen), when any said.
+fn most_common_protocol(observations: &[Observation<ConcurrencyKey>]) -> Option<HttpProtocol> {
+    let mut counts: Vec<(HttpProtocol, usize)> = Vec::new();
+    for protocol in observations.iter().filter_map(|o| o.sample.http_protocol) {
+        match counts.iter_mut().find(|(known, _)| *known == protocol) {
+            Some((_, count)) => *count += 1,
+            None => counts.push((protocol, 1)),
+        }
+    }
+    counts
+        .iter()
+        .fold(None, |best: Option<(HttpProtocol, usize)>, &(protocol, count)| match best {
+            Some((_, best_count)) if best_count >= count => best,
+            _ => Some((protocol, count)),
+        })
+        .map(|(protocol, _)| protocol)
 }
 
 /// Findings of every wave, in wave order.

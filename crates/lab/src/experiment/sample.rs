@@ -2,7 +2,9 @@
 //! runs its analysis works on.
 
 use serde::{Deserialize, Serialize};
-use ttft_core::timeline::{ConnectionKind, NetworkBreakdown, RunMetrics, RunOutcome, RunTimeline};
+use ttft_core::timeline::{
+    ConnectionKind, HttpProtocol, NetworkBreakdown, RunMetrics, RunOutcome, RunTimeline,
+};
 
 /// The numbers of one finished run that the analyses use (all optional values are `None`
 /// when the run did not produce them).
@@ -24,6 +26,9 @@ pub struct RunSample {
     pub queueing_ms: Option<f64>,
     /// Whether the request reused a connection; `None` when the browser hid it.
     pub connection_reused: Option<bool>,
+    /// The HTTP version the request went over; `None` when not recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_protocol: Option<HttpProtocol>,
 }
 
 impl RunSample {
@@ -61,6 +66,7 @@ impl RunSample {
                 ConnectionKind::Reused => Some(true),
                 ConnectionKind::Unknown => None,
             }),
+            http_protocol: network.and_then(|n| n.protocol),
         }
     }
 

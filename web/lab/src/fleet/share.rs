@@ -246,6 +246,7 @@ pub fn SharedView(
                         <th scope="col">{move || i18n.t(t::COLUMN_CONNECTION)}</th>
                         <th scope="col">{move || i18n.t(t::COLUMN_OUTCOME)}</th>
                         {shared_metrics().map(|metric| view! { <th scope="col">{metric.name}</th> }).collect_view()}
+                        <th scope="col">"HTTP"</th>
                     </tr></thead>
                     <tbody>{run_rows}</tbody>
                 </table>
@@ -301,6 +302,7 @@ fn run_rows(runs: &[SharedRun]) -> impl IntoView {
                     {shared_metrics()
                         .map(|metric| view! { <td data-metric=metric.name>{cell(run.metric(metric.name))}</td> })
                         .collect_view()}
+                    <td data-testid="shared-http-protocol">{run.http_protocol.map_or("—", |protocol| protocol.code())}</td>
                 </tr>
             }
         })

@@ -524,6 +524,19 @@ pub fn run_detail<C: IntoView + 'static>(record: RunRecord, chart: Option<C>) ->
     });
     let failed = (!record.is_ok()).then(|| record.clone());
     let connection_line = connection_line(&record);
+    let headers_line = record.instants.headers_came_with_body().then(|| {
+        let headers_ms = format_ms(
+            record
+                .instants
+                .headers_received
+                .map(|at_ms| at_ms - record.instants.request_started),
+        );
+        view! {
+            <p class="meta" data-testid="headers-with-body">
+                {move || i18n.fill(t::HEADERS_WITH_BODY_NOTE, &[("headers_ms", &headers_ms)])}
+            </p>
+        }
+    });
     view! {
         <div class="run-detail" data-testid="run-detail" data-run=number>
             <h3>{move || i18n.fill(t::RUN_DETAIL_HEADING, &[("number", &number)])}</h3>
@@ -531,6 +544,7 @@ pub fn run_detail<C: IntoView + 'static>(record: RunRecord, chart: Option<C>) ->
             {failed.map(|record| view! { <DiagnosisBox record=record /> })}
             {connection_line}
             {network_line}
+            {headers_line}
             {preflight_line}
             {chart}
         </div>
