@@ -398,6 +398,14 @@ forEachEngine((engine) => {
     await lab.close();
   });
 
+  test('the language switch names each language in itself, before the Chinese texts are loaded', async () => {
+    // The widget loads its Chinese column on demand: the button must not wait for it.
+    const widget = await WidgetPage.open(browser, sim.url);
+    assert.equal(await widget.byTestId('lang-en').textContent(), 'English');
+    assert.equal(await widget.byTestId('lang-zh').textContent(), '中文');
+    await widget.close();
+  });
+
   test('keyboard only: Tab to Send, Enter, the result appears', async () => {
     const widget = await WidgetPage.open(browser, sim.url, '?model=sim-fast%40prefill_ms%3D80');
     let reached = false;

@@ -182,10 +182,6 @@ ttft_core::texts! {
     KEY_REFUSED_NOTICE =
         "A key in the page address ({names}) was ignored and removed from the address: addresses end up in browser history, server logs and shared links. Type the key in the API key field instead; it stays in this tab only.",
         "页面地址中的密钥（{names}）已被忽略并从地址中移除：地址会留在浏览器历史、服务器日志和分享的链接中。请在 API 密钥输入框中输入密钥；它只保存在当前标签页中。";
-    /// A language's name in that language: the language switch's buttons.
-    LANGUAGE_NAME =
-        "English",
-        "中文";
     /// The language switch's label, in both languages whatever the page's.
     LANGUAGE_SWITCH =
         "Language / 语言",

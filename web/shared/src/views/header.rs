@@ -61,6 +61,11 @@ pub fn PageHeader(
 }
 
 /// The language switch: each language's name in that language.
+/// Each language's name in that language, for the switch's buttons. Not catalogue texts: a
+/// name must read the same whichever language is loaded (the widget loads its Chinese
+/// column on demand, and "中文" must show before it is).
+const LANGUAGE_NAMES: (&str, &str) = ("English", "中文");
+
 #[component]
 pub fn LanguageSwitch() -> impl IntoView {
     let i18n = use_i18n();
@@ -72,7 +77,7 @@ pub fn LanguageSwitch() -> impl IntoView {
                 aria-pressed=move || (i18n.lang.get() == Lang::En).to_string()
                 on:click=move |_| choose_lang(i18n, Lang::En)
             >
-                {t::LANGUAGE_NAME.get(Lang::En)}
+                {LANGUAGE_NAMES.0}
             </button>
             <button
                 type="button"
@@ -80,7 +85,7 @@ pub fn LanguageSwitch() -> impl IntoView {
                 aria-pressed=move || (i18n.lang.get() == Lang::Zh).to_string()
                 on:click=move |_| choose_lang(i18n, Lang::Zh)
             >
-                {t::LANGUAGE_NAME.get(Lang::Zh)}
+                {LANGUAGE_NAMES.1}
             </button>
         </div>
     }
