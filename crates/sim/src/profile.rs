@@ -562,7 +562,7 @@ mod tests {
         for key in PROFILE_KEYS {
             let value = match *key {
                 "reasoning_style" => "think",
-                "early_role" | "stream_usage" => "1",
+                "early_role" | "hold_headers" | "stream_usage" => "1",
                 "overflow_style" => "vllm",
                 "redirect_to" => "http://127.0.0.1:9",
                 _ => "7",
