@@ -81,6 +81,22 @@ forEachEngine((engine) => {
     return sim;
   }
 
+  /**
+   * The page on one TLS sim, its endpoint on another origin (localhost) with `apiArgs`: the
+   * base URL in the address, so the page asks the endpoint for its models at load; `runs`
+   * runs. Resolves to the server's log, the truth it gives and what the page shows.
+   */
+  async function crossOriginSeries(apiArgs, runs) {
+    const page = await tlsSim([]);
+    const api = await tlsSim(apiArgs, { dist: false });
+    const base = api.url.replace('127.0.0.1', 'localhost');
+    const widget = await WidgetPage.open(browser, page.url, `?base_url=${encodeURIComponent(`${base}/v1`)}`);
+    await widget.measure({ model: MODEL, runs });
+    const log = await serverLog(api, certificate.certPem);
+    const served = log.requests.map((r) => `${r.method} ${r.path} ${r.connection}/${r.connection_request}`).join('; ');
+    return { log, truth: connectionTruth(log), shown: await shownConnections(widget), served };
+  }
+
   for (const [alpn, protocol] of [['both', 'h2'], ['http/1.1', 'http/1.1']]) {
     const shownProtocol = () => expectedProtocol(engine, protocol);
 
@@ -102,17 +118,9 @@ forEachEngine((engine) => {
     });
 
     test(`${protocol} over TLS, cross-origin: the first preflighted run after the models list at load is warm, as the server saw it`, async () => {
-      const page = await tlsSim([], {});
-      const api = await tlsSim(['--alpn', alpn], { dist: false });
-      const base = api.url.replace('127.0.0.1', 'localhost');
-      // The base URL in the address: the page asks the endpoint for its models at load.
-      const widget = await WidgetPage.open(browser, page.url, `?base_url=${encodeURIComponent(`${base}/v1`)}`);
-      await widget.measure({ model: MODEL, runs: 3 });
-      const log = await serverLog(api, certificate.certPem);
-      const shown = await shownConnections(widget);
-      const truth = connectionTruth(log);
+      const { log, truth, shown, served } = await crossOriginSeries(['--alpn', alpn], 3);
       const models = log.requests.find((request) => request.method === 'GET' && request.path === '/v1/models');
-      console.log(`${engine} ${protocol} cross-origin: page ${JSON.stringify(shown)}; server ${log.requests.map((r) => `${r.method} ${r.path} ${r.connection}/${r.connection_request}`).join('; ')}`);
+      console.log(`${engine} ${protocol} cross-origin: page ${JSON.stringify(shown)}; server ${served}`);
       assert.ok(models, 'the page asked for the models at load');
       assertAgrees(shown, truth, { what: `${engine} ${protocol} cross-origin` });
       for (const run of shown) assert.equal(run.protocol, shownProtocol(), `${engine}: the HTTP version`);
@@ -120,15 +128,8 @@ forEachEngine((engine) => {
 
     for (const closeAfter of [1, 2]) {
       test(`${protocol} over TLS, a gateway that closes each connection after ${closeAfter} request(s): cold and warm as its log says`, async () => {
-        const page = await tlsSim([]);
-        const api = await tlsSim(['--alpn', alpn, '--close-after', String(closeAfter)], { dist: false });
-        const base = api.url.replace('127.0.0.1', 'localhost');
-        const widget = await WidgetPage.open(browser, page.url, `?base_url=${encodeURIComponent(`${base}/v1`)}`);
-        await widget.measure({ model: MODEL, runs: 4 });
-        const log = await serverLog(api, certificate.certPem);
-        const shown = await shownConnections(widget);
-        const truth = connectionTruth(log);
-        console.log(`${engine} ${protocol} close after ${closeAfter}: page ${JSON.stringify(shown)}; server ${log.requests.map((r) => `${r.method} ${r.path} ${r.connection}/${r.connection_request}`).join('; ')}`);
+        const { truth, shown, served } = await crossOriginSeries(['--alpn', alpn, '--close-after', String(closeAfter)], 4);
+        console.log(`${engine} ${protocol} close after ${closeAfter}: page ${JSON.stringify(shown)}; server ${served}`);
         assertAgrees(shown, truth, { what: `${engine} ${protocol} close after ${closeAfter}` });
         // After 1 request per connection every run opens its own: the first one's preflight
         // went on a new connection too (the models list's was closed).
@@ -137,13 +138,7 @@ forEachEngine((engine) => {
     }
 
     test(`${protocol} over TLS, timing hidden (no Timing-Allow-Origin): never a wrong verdict, and the protocol says hidden`, async () => {
-      const page = await tlsSim([]);
-      const api = await tlsSim(['--alpn', alpn, '--no-timing-allow-origin'], { dist: false });
-      const base = api.url.replace('127.0.0.1', 'localhost');
-      const widget = await WidgetPage.open(browser, page.url, `?base_url=${encodeURIComponent(`${base}/v1`)}`);
-      await widget.measure({ model: MODEL, runs: 3 });
-      const shown = await shownConnections(widget);
-      const truth = connectionTruth(await serverLog(api, certificate.certPem));
+      const { truth, shown } = await crossOriginSeries(['--alpn', alpn, '--no-timing-allow-origin'], 3);
       console.log(`${engine} ${protocol} hidden: page ${JSON.stringify(shown)}`);
       assertAgrees(shown, truth, { unknownAllowed: true, what: `${engine} ${protocol} timing hidden` });
       for (const run of shown) assert.equal(run.protocol, 'hidden', `${engine}: the browser hides the HTTP version too`);

@@ -134,15 +134,17 @@ export async function eventually(probe, what, timeoutMs = 30_000, intervalMs = 2
  * Cold or warm per run, from the server's log: a run paid for a connection when its POST was
  * the first request on its connection, or the second right after its own preflight, which
  * was the first (`preflight: true`). The truth the page's verdict must match.
+ * `ownPreflight`: the request just before the POST on its connection was an OPTIONS.
  */
 export function connectionTruth(log, apiPath = '/v1/chat/completions') {
   const byPlace = new Map(log.requests.map((request) => [`${request.connection}/${request.connection_request}`, request]));
   return log.requests
     .filter((request) => request.method === 'POST' && request.path === apiPath)
     .map((post) => {
-      if (post.connection_request === 1) return { cold: true, preflight: false, post };
       const before = byPlace.get(`${post.connection}/${post.connection_request - 1}`);
-      const opened = before?.method === 'OPTIONS' && before.path === apiPath && before.connection_request === 1;
-      return { cold: opened, preflight: opened, post };
+      const ownPreflight = before?.method === 'OPTIONS' && before.path === apiPath;
+      if (post.connection_request === 1) return { cold: true, preflight: false, ownPreflight, post };
+      const opened = ownPreflight && before.connection_request === 1;
+      return { cold: opened, preflight: opened, ownPreflight, post };
     });
 }

@@ -265,12 +265,11 @@ forEachEngine((engine) => {
       // before it, opened the connection it came on (the models list the page asked for
       // when the base URL was typed may have opened it first: then run 1 is warm); warm
       // otherwise: the truth, whatever the engine's Resource Timing says.
-      const log = await (await fetch(`${recording.url}/__sim/requests`)).json();
-      const truth = connectionTruth(log).map((run) => (run.preflight ? 'cold (preflight)' : run.cold ? 'cold' : 'warm'));
+      const runs = connectionTruth(await (await fetch(`${recording.url}/__sim/requests`)).json());
+      const truth = runs.map((run) => (run.preflight ? 'cold (preflight)' : run.cold ? 'cold' : 'warm'));
       // Whether each POST had its own preflight just before it (an engine that does not
       // cache the preflight sends one per request).
-      const byPlace = new Map(log.requests.map((request) => [`${request.connection}/${request.connection_request}`, request]));
-      const preflighted = connectionTruth(log).map(({ post }) => byPlace.get(`${post.connection}/${post.connection_request - 1}`)?.method === 'OPTIONS');
+      const preflighted = runs.map((run) => run.ownPreflight);
       const labels = await lab.locator('[data-testid=run-row] td:nth-child(2)').allTextContents();
       console.log(`${engine}: labels ${labels.join(', ')}; connections seen by the server: ${truth.join(', ')}`);
       assert.deepEqual(labels, truth);

@@ -63,14 +63,29 @@ impl Drop for CloseWhenDone {
     }
 }
 
-/// Serves `router` on `listener` with `network` until the process ends.
-pub async fn accept_loop(
-    listener: TcpListener,
-    router: Router,
-    app: Arc<App>,
-    network: NetworkOptions,
-    tls: Option<Arc<Tls>>,
-) -> std::io::Result<()> {
+/// What every connection of a server shares.
+pub struct Shared {
+    /// The routes.
+    pub router: Router,
+    /// The simulator's state (its recorder logs the connections).
+    pub app: Arc<App>,
+    /// TLS, closing after N requests, the delay line.
+    pub network: NetworkOptions,
+    /// The certificate and ALPN offer, with `--tls`.
+    pub tls: Option<Arc<Tls>>,
+}
+
+/// One accepted connection: who, its number, when (ms after the server started).
+#[derive(Clone, Copy)]
+struct Accepted {
+    peer: SocketAddr,
+    id: u64,
+    opened_ms: f64,
+}
+
+/// Serves `shared` on `listener` until the process ends.
+pub async fn accept_loop(listener: TcpListener, shared: Shared) -> std::io::Result<()> {
+    let shared = Arc::new(shared);
     let next_id = AtomicU64::new(1);
     loop {
         let (socket, peer) = match listener.accept().await {
@@ -83,50 +98,29 @@ pub async fn accept_loop(
         };
         // Without it small SSE frames may wait for a delayed ACK.
         let _ = socket.set_nodelay(true);
-        let id = next_id.fetch_add(1, Ordering::SeqCst);
-        let router = router.clone();
-        let app = Arc::clone(&app);
-        let network = network.clone();
-        let tls = tls.clone();
-        tokio::spawn(async move {
-            serve_socket(socket, peer, id, router, app, &network, tls).await;
-        });
+        let accepted = Accepted {
+            peer,
+            id: next_id.fetch_add(1, Ordering::SeqCst),
+            opened_ms: shared.app.ms_since_epoch(Instant::now()),
+        };
+        tokio::spawn(serve_socket(socket, accepted, Arc::clone(&shared)));
     }
 }
 
-async fn serve_socket(
-    socket: TcpStream,
-    peer: SocketAddr,
-    id: u64,
-    router: Router,
-    app: Arc<App>,
-    network: &NetworkOptions,
-    tls: Option<Arc<Tls>>,
-) {
-    let opened_ms = app.ms_since_epoch(Instant::now());
-    if network.one_way_delay_ms > 0.0 {
-        let one_way = Duration::from_secs_f64(network.one_way_delay_ms / 1000.0);
-        let line = delay_line(socket, one_way);
-        serve_io(line, peer, id, opened_ms, router, app, network, tls).await;
+async fn serve_socket(socket: TcpStream, accepted: Accepted, shared: Arc<Shared>) {
+    if shared.network.one_way_delay_ms > 0.0 {
+        let one_way = Duration::from_secs_f64(shared.network.one_way_delay_ms / 1000.0);
+        serve_io(delay_line(socket, one_way), accepted, shared).await;
     } else {
-        serve_io(socket, peer, id, opened_ms, router, app, network, tls).await;
+        serve_io(socket, accepted, shared).await;
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-async fn serve_io<I>(
-    io: I,
-    peer: SocketAddr,
-    id: u64,
-    opened_ms: f64,
-    router: Router,
-    app: Arc<App>,
-    network: &NetworkOptions,
-    tls: Option<Arc<Tls>>,
-) where
+async fn serve_io<I>(io: I, accepted: Accepted, shared: Arc<Shared>)
+where
     I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
-    match tls {
+    match &shared.tls {
         Some(tls) => {
             // A client that gives up on the handshake (or distrusts the certificate) just
             // closes: nothing to serve.
@@ -134,12 +128,12 @@ async fn serve_io<I>(
                 return;
             };
             let protocol = WireProtocol::from_alpn(stream.get_ref().1.alpn_protocol());
-            let served = served(id, protocol, true, network);
-            serve_http(stream, peer, opened_ms, served, router, app).await;
+            let served = served(accepted.id, protocol, true, &shared.network);
+            serve_http(stream, accepted, served, &shared).await;
         }
         None => {
-            let served = served(id, WireProtocol::Http11, false, network);
-            serve_http(io, peer, opened_ms, served, router, app).await;
+            let served = served(accepted.id, WireProtocol::Http11, false, &shared.network);
+            serve_http(io, accepted, served, &shared).await;
         }
     }
 }
@@ -155,16 +149,15 @@ fn served(id: u64, protocol: WireProtocol, tls: bool, network: &NetworkOptions) 
     })
 }
 
-async fn serve_http<I>(
-    io: I,
-    peer: SocketAddr,
-    opened_ms: f64,
-    served: Arc<Served>,
-    router: Router,
-    app: Arc<App>,
-) where
+async fn serve_http<I>(io: I, accepted: Accepted, served: Arc<Served>, shared: &Shared)
+where
     I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
+    let Accepted {
+        peer, opened_ms, ..
+    } = accepted;
+    let app = &shared.app;
+    let router = shared.router.clone();
     if let Some(recorder) = &app.recorder {
         recorder.connection_opened(
             served.id,

@@ -55,7 +55,13 @@ pub async fn serve_tls(
     let network = config.network.clone();
     let app = std::sync::Arc::new(app::App::new(config, port));
     let router = server::router(std::sync::Arc::clone(&app));
-    connection::accept_loop(listener, router, app, network, tls).await
+    let shared = connection::Shared {
+        router,
+        app,
+        network,
+        tls,
+    };
+    connection::accept_loop(listener, shared).await
 }
 
 /// Binds `127.0.0.1:port` (0 = any free port) and serves in a background task; returns the
