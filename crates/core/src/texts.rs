@@ -531,6 +531,61 @@ crate::texts! {
     URL_ERROR_MISSING_HOST =
         "The URL has no host name.",
         "URL 中没有主机名。";
+    VERDICT_CAUSE_COLD_START =
+        "a cold start (opening the connection and the CORS preflight)",
+        "冷启动（建立连接和 CORS 预检）";
+    VERDICT_CAUSE_GATEWAY =
+        "the gateway's own time",
+        "网关自身的耗时";
+    VERDICT_CAUSE_NETWORK =
+        "the network round trip",
+        "网络往返";
+    VERDICT_CAUSE_PAGE =
+        "the page's own work (before the request and painting the answer)",
+        "页面自身的工作（发出请求前和绘制回答）";
+    VERDICT_CAUSE_PROMPT =
+        "prompt processing (prefill)",
+        "提示词处理（prefill）";
+    VERDICT_CAUSE_QUEUE =
+        "the server's queue",
+        "服务器排队";
+    VERDICT_CAUSE_REASONING =
+        "reasoning before the answer",
+        "回答前的推理";
+    VERDICT_CAUSE_SERVER =
+        "the gateway and server before the first token (queue and prompt processing: the server does not say which)",
+        "首个 token 之前的网关和服务器（排队和提示词处理：服务器没有说明各占多少）";
+    VERDICT_CAUSE_SERVER_AND_NETWORK =
+        "the network, gateway and server before the first token (the browser could not see the round trip, and the server does not say its queue or prompt time)",
+        "首个 token 之前的网络、网关和服务器（浏览器看不到往返时间，服务器也没有说明排队或提示词处理时间）";
+    /// `{cause}`: a `VERDICT_CAUSE_…`; `{ms}`, `{total}`: whole ms; `{share}`: a whole percentage.
+    VERDICT_HEADLINE =
+        "Most of the wait: {cause}, {ms} ms of {total} ms ({share} %).",
+        "等待中最大的一块：{cause}，{total} ms 中的 {ms} ms（{share}%）。";
+    VERDICT_REMEDY_COLD_START =
+        "Reuse connections (HTTP keep-alive, one client kept for the app's life), open the connection before the user asks (a small request at page load), and let the browser cache the preflight (Access-Control-Max-Age).",
+        "复用连接（HTTP keep-alive，整个应用生命周期使用同一个客户端），在用户提问前先建立连接（页面加载时发一个小请求），并让浏览器缓存预检结果（Access-Control-Max-Age）。";
+    VERDICT_REMEDY_GATEWAY =
+        "The gateway adds this itself: check its callbacks, logging and database calls, or run it nearer the model server.",
+        "这部分是网关自己增加的：检查它的回调、日志和数据库调用，或把它部署在离模型服务器更近的地方。";
+    VERDICT_REMEDY_NETWORK =
+        "The endpoint is far from this browser: use a nearer region, or a gateway near your users.",
+        "接口离这个浏览器很远：换用更近的区域，或在用户附近部署网关。";
+    VERDICT_REMEDY_PAGE =
+        "Keep the page's main thread free while streaming: render tokens in batches per frame and move heavy work to a worker.",
+        "流式输出时保持页面主线程空闲：每帧批量渲染 token，把繁重的工作移到 Worker 中。";
+    VERDICT_REMEDY_PROMPT =
+        "Shorten the prompt (fewer retrieved chunks, a shorter history) or cache its prefix (put the stable system prompt first and use prefix caching).",
+        "缩短提示词（减少检索片段、缩短历史对话），或缓存其前缀（把固定的系统提示放在最前面并启用前缀缓存）。";
+    VERDICT_REMEDY_QUEUE =
+        "The request waited in the server's queue: lower the concurrency, use a higher tier or another provider.",
+        "请求在服务器队列中等待：降低并发，或换用更高的服务等级或其他服务商。";
+    VERDICT_REMEDY_REASONING =
+        "The model reasoned before answering: turn reasoning off or cap it (a lower reasoning effort, a smaller thinking budget) when the task does not need it.",
+        "模型在回答前先进行了推理：如果任务不需要，请关闭推理或限制推理（降低推理强度、减少思考预算）。";
+    VERDICT_REMEDY_SERVER =
+        "Run the prompt-length experiment: if this grows with the prompt, shorten the prompt or cache its prefix; if it varies from run to run, it is the queue: lower the concurrency.",
+        "运行提示词长度实验：如果这部分随提示词变长而增加，请缩短提示词或缓存其前缀；如果每次运行差别很大，那是排队：请降低并发。";
     URL_ERROR_UNSUPPORTED_SCHEME =
         "Only http:// and https:// URLs can be called (got {scheme}://).",
         "只能调用 http:// 和 https:// 的 URL（填写的是 {scheme}://）。";

@@ -23,12 +23,18 @@
 //! assert_eq!(metrics.perceived_ttfa_ms, Some(271.0)); // 1266 − 995
 //! ```
 
+mod breakdown;
 mod connection;
 mod network;
 mod paint;
 mod run;
 mod summary;
+mod verdict;
 
+pub use breakdown::{
+    BreakdownInput, PartSource, PartTime, RoundTrip, RoundTripSource, ServerClaim, WaitBreakdown,
+    WaitPart, SERVER_CLAIM_SLACK_MS,
+};
 pub use connection::{
     ConnectionEvidence, ConnectionVerdict, OriginContact, OriginContacts, KEEP_ALIVE_ASSUMED_MS,
 };
@@ -41,3 +47,4 @@ pub use run::{
     TokenCountSource, HEADERS_WITH_BODY_MS,
 };
 pub use summary::RunsSummary;
+pub use verdict::{WaitCause, WaitVerdict};

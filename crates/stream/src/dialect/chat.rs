@@ -4,6 +4,7 @@ use std::mem;
 
 use serde_json::json;
 
+use super::account::ServerAccount;
 use super::decoded::{DecodedEvent, StreamError, Totals};
 use super::json::chat_usage;
 use super::names::Dialect;
@@ -72,6 +73,19 @@ impl ChatDecoder {
             if let Some(usage) = json.usage.as_ref().filter(|usage| usage.is_object()) {
                 totals.usage = Some(chat_usage(usage));
                 out.usage_updated = true;
+            }
+            // The server's own account of its time (§10): SambaNova's and Groq's usage
+            // fields, llama.cpp's `timings`, Groq's `x_groq.usage`.
+            let accounts = [
+                json.usage.as_ref().and_then(ServerAccount::from_chat_usage),
+                json.timings.as_ref().and_then(ServerAccount::from_llamacpp_timings),
+                json.x_groq.as_ref().and_then(ServerAccount::from_groq),
+            ];
+            for account in accounts.into_iter().flatten() {
+                totals
+                    .server_account
+                    .get_or_insert_with(ServerAccount::default)
+                    .merge(account);
             }
             if let Some(choice) = &json.first_choice {
                 self.decode_choice(choice, out, &mut split);

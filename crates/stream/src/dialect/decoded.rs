@@ -85,6 +85,7 @@ pub struct Usage {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Totals {
     pub(crate) usage: Option<Usage>,
+    pub(crate) server_account: Option<super::account::ServerAccount>,
     pub(crate) finish_reason: Option<String>,
     pub(crate) error: Option<StreamError>,
     pub(crate) terminal_marker_seen: bool,

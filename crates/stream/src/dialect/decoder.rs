@@ -1,6 +1,7 @@
 //! The dialect-independent part of decoding: reading the JSON, auto-detection, the generic
 //! error shapes and the merged totals.
 
+use super::account::ServerAccount;
 use super::anthropic;
 use super::chat::ChatDecoder;
 use super::decoded::{DecodedEvent, StreamError, Totals, Usage};
@@ -145,6 +146,12 @@ impl Decoder {
     /// Responses: the terminal event's).
     pub fn usage(&self) -> Option<&Usage> {
         self.totals.usage.as_ref()
+    }
+
+    /// What the server said of its own time so far (llama.cpp's `timings`, Groq's
+    /// `x_groq.usage`, SambaNova's usage times), merged across events.
+    pub fn server_account(&self) -> Option<&ServerAccount> {
+        self.totals.server_account.as_ref()
     }
 
     /// The last finish / stop reason seen (chat: choice 0's; Anthropic: `stop_reason`;

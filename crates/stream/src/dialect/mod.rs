@@ -11,6 +11,7 @@
 //! objects), `think` (inline tags), the families `chat`, `anthropic` and `responses`, then
 //! `decoder` (detection and dispatch) and `reader` (parser + decoder + summary).
 
+mod account;
 mod anthropic;
 mod chat;
 mod decoded;
@@ -22,6 +23,9 @@ mod responses;
 mod think;
 mod wire;
 
+pub use account::{
+    AccountSource, ServerAccount, MAX_ACCOUNT_MS, MAX_ACCOUNT_TOKENS, MAX_HEADER_BYTES,
+};
 pub use decoded::{DecodedEvent, StreamError, Usage};
 pub use decoder::Decoder;
 pub use names::{Dialect, UnknownDialect};

@@ -275,6 +275,11 @@ impl StreamReader {
         self.decoder.usage()
     }
 
+    /// What the server said of its own time so far ([`Decoder::server_account`]).
+    pub fn server_account(&self) -> Option<&super::ServerAccount> {
+        self.decoder.server_account()
+    }
+
     /// How many events so far were not valid JSON for the dialect (the "reading choices"
     /// class of failure); a rise after a read means that read carried a malformed chunk.
     pub fn malformed_event_count(&self) -> usize {

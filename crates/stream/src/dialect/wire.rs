@@ -63,6 +63,10 @@ pub(crate) struct Envelope<'a> {
     pub(crate) message: ResponseBody<'a>,
     /// `response` (Responses terminal events).
     pub(crate) response: ResponseBody<'a>,
+    /// `timings` (llama.cpp's server, on the final chunk), unless absent or `null`.
+    pub(crate) timings: Option<Value>,
+    /// `x_groq` (Groq: its `usage` holds the server's times), unless absent or `null`.
+    pub(crate) x_groq: Option<Value>,
 }
 
 impl<'a> Envelope<'a> {
@@ -423,6 +427,8 @@ impl<'de> Visitor<'de> for EnvelopeVisitor<'_, 'de> {
             6: "content_block",
             7: "message",
             8: "response",
+            9: "timings",
+            10: "x_groq",
         );
         let envelope = self.0;
         for_each_field(map, keys, |position, map| {
@@ -438,7 +444,9 @@ impl<'de> Visitor<'de> for EnvelopeVisitor<'_, 'de> {
                 5 => envelope.delta = map.next_value()?,
                 6 => envelope.content_block = map.next_value()?,
                 7 => envelope.message = map.next_value()?,
-                _ => envelope.response = map.next_value()?,
+                8 => envelope.response = map.next_value()?,
+                9 => envelope.timings = non_null(map)?,
+                _ => envelope.x_groq = non_null(map)?,
             }
             Ok(())
         })

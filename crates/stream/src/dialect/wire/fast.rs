@@ -100,6 +100,8 @@ impl<'a> Cursor<'a> {
                 b"usage" => envelope.usage = cursor.object_or_null()?,
                 b"error" => envelope.error = cursor.object_or_null()?,
                 b"type" => envelope.kind = cursor.text_or_null()?,
+                b"timings" => envelope.timings = cursor.object_or_null()?,
+                b"x_groq" => envelope.x_groq = cursor.object_or_null()?,
                 // Other dialects' objects, read by serde.
                 b"delta" | b"content_block" | b"message" | b"response" => return None,
                 _ => cursor.ignored_value()?,

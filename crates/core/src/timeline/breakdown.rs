@@ -1,0 +1,463 @@
+//! Where one run's wait went: its time to first answer token split into the connection, the
+//! CORS preflight, the network round trip, the gateway and server (queue, prompt processing,
+//! the rest) and reasoning, whose parts sum to `ttfa_ms` exactly; and around it the browser
+//! before the request (click → `fetch()`) and the paint, which with `ttfa_ms` sum to
+//! `perceived_ttfa_ms`. Each part says how it is known: measured by the browser, reported by
+//! the server, or estimated (DESIGN.md §2, "Where the wait went").
+//!
+//! Pure: every time is an argument (ms, page clock).
+
+use serde::{Deserialize, Serialize};
+use ttft_stream::dialect::ServerAccount;
+
+use super::network::{ConnectionKind, NetworkBreakdown};
+use super::run::Instants;
+
+/// How much more time than the browser waited a server may claim before its account is not
+/// believed, ms: the server's clock and the page's are different clocks, and a server rounds.
+pub const SERVER_CLAIM_SLACK_MS: f64 = 2.0;
+
+/// One part of the wait.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WaitPart {
+    /// The Send click until `fetch()` was called (the page's own work): outside `ttfa_ms`.
+    Browser,
+    /// `fetch()` until the request left: opening a connection (DNS, TCP, TLS) when the run
+    /// opened one, and the browser's own queueing.
+    Connection,
+    /// The CORS preflight the request waited for (an OPTIONS round trip).
+    Preflight,
+    /// The request's and the first token's trip over the network: one round trip.
+    Network,
+    /// A gateway's own time, as the gateway reported it.
+    Gateway,
+    /// Waiting in the server's queue, as the server reported it.
+    Queue,
+    /// Prompt processing (prefill), as the server reported it.
+    Prompt,
+    /// The gateway and server before the first token, beyond what they reported (all of it
+    /// when they reported nothing).
+    Server,
+    /// First reasoning token → first answer token.
+    Reasoning,
+    /// The first answer token's arrival → its paint: outside `ttfa_ms`.
+    Paint,
+}
+
+impl WaitPart {
+    /// Every part, in the order of the wait.
+    pub const ALL: [WaitPart; 10] = [
+        WaitPart::Browser,
+        WaitPart::Connection,
+        WaitPart::Preflight,
+        WaitPart::Network,
+        WaitPart::Gateway,
+        WaitPart::Queue,
+        WaitPart::Prompt,
+        WaitPart::Server,
+        WaitPart::Reasoning,
+        WaitPart::Paint,
+    ];
+
+    /// The serialized code (`connection`, `prompt`, …), for `data-*` attributes, CSV and
+    /// OTLP names.
+    pub fn code(self) -> &'static str {
+        match self {
+            WaitPart::Browser => "browser",
+            WaitPart::Connection => "connection",
+            WaitPart::Preflight => "preflight",
+            WaitPart::Network => "network",
+            WaitPart::Gateway => "gateway",
+            WaitPart::Queue => "queue",
+            WaitPart::Prompt => "prompt",
+            WaitPart::Server => "server",
+            WaitPart::Reasoning => "reasoning",
+            WaitPart::Paint => "paint",
+        }
+    }
+
+    /// Parses [`WaitPart::code`] back.
+    pub fn from_code(code: &str) -> Option<WaitPart> {
+        WaitPart::ALL.into_iter().find(|part| part.code() == code)
+    }
+}
+
+/// How a part's time is known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PartSource {
+    /// From the browser's own clocks (instants, Resource Timing).
+    Measured,
+    /// From the server's or gateway's own account.
+    ServerReported,
+    /// Derived: a round trip taken from a handshake, or what remains once the rest is known.
+    Estimated,
+}
+
+impl PartSource {
+    /// The serialized code.
+    pub fn code(self) -> &'static str {
+        match self {
+            PartSource::Measured => "measured",
+            PartSource::ServerReported => "server_reported",
+            PartSource::Estimated => "estimated",
+        }
+    }
+}
+
+/// One part's time.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PartTime {
+    /// Which part.
+    pub part: WaitPart,
+    /// Its time, ms.
+    pub ms: f64,
+    /// How it is known.
+    pub source: PartSource,
+}
+
+/// Where a round-trip estimate came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RoundTripSource {
+    /// This run's TLS handshake (TLS 1.3: one round trip).
+    TlsHandshake,
+    /// This run's TCP handshake (one round trip), on plain http.
+    TcpHandshake,
+    /// A handshake the page saw earlier on the same origin (its models list, an earlier run).
+    Earlier,
+}
+
+/// A network round trip to the endpoint, estimated.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RoundTrip {
+    /// The round trip, ms.
+    pub ms: f64,
+    /// How it was found.
+    pub from: RoundTripSource,
+}
+
+impl RoundTrip {
+    /// The round trip a request's own handshake shows, when it opened a connection the
+    /// browser let the page see: the TLS handshake (one round trip in TLS 1.3, what LLM APIs
+    /// speak; TLS 1.2's two would double it), else the TCP handshake.
+    pub fn of_handshake(network: &NetworkBreakdown) -> Option<RoundTrip> {
+        if !network.timing_visible || network.connection != ConnectionKind::New {
+            return None;
+        }
+        match (network.tls_ms, network.tcp_ms) {
+            (Some(tls_ms), _) => Some(RoundTrip {
+                ms: tls_ms,
+                from: RoundTripSource::TlsHandshake,
+            }),
+            (None, Some(tcp_ms)) => Some(RoundTrip {
+                ms: tcp_ms,
+                from: RoundTripSource::TcpHandshake,
+            }),
+            (None, None) => None,
+        }
+    }
+}
+
+/// A server account that claimed more time than the browser waited, and was not believed.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ServerClaim {
+    /// What the server (and gateway) said they spent before the first token, ms.
+    pub claimed_ms: f64,
+    /// What the browser waited for the server at most (the wait after the connection and the
+    /// preflight), ms.
+    pub waited_ms: f64,
+}
+
+/// What the breakdown is computed from.
+#[derive(Debug, Clone, Copy)]
+pub struct BreakdownInput<'a> {
+    /// The run's instants.
+    pub instants: &'a Instants,
+    /// Its Resource Timing, when read.
+    pub network: Option<&'a NetworkBreakdown>,
+    /// Whether the run opened a connection (the connection verdict).
+    pub cold: Option<bool>,
+    /// Whether the endpoint is https (a new connection then pays a TLS round trip too).
+    pub https: bool,
+    /// Whether the request waited for a CORS preflight (its first preflighted request to
+    /// the origin in this page).
+    pub first_preflight: bool,
+    /// A round trip the page knew before this run, for the same origin.
+    pub earlier_round_trip_ms: Option<f64>,
+    /// What the server and gateway said.
+    pub account: Option<&'a ServerAccount>,
+}
+
+/// One run's wait, part by part.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WaitBreakdown {
+    /// The parts of `ttfa_ms`, in the order of the wait; they sum to it exactly.
+    pub parts: Vec<PartTime>,
+    /// `ttfa_ms`, which the parts sum to.
+    pub ttfa_ms: f64,
+    /// Click → `fetch()`, when the run had a click (measured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub browser_ms: Option<f64>,
+    /// First answer token → painted (measured), when it was painted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paint_ms: Option<f64>,
+    /// The round trip used for the network part, when one was known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round_trip: Option<RoundTrip>,
+    /// The server's account when it claimed more than the browser waited (then not used).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_claim_rejected: Option<ServerClaim>,
+}
+
+impl WaitBreakdown {
+    /// The breakdown of a run that received an answer token; `None` otherwise.
+    pub fn compute(input: &BreakdownInput<'_>) -> Option<WaitBreakdown> {
+        let instants = input.instants;
+        let start = instants.request_started;
+        let first_answer = instants.first_answer?;
+        let ttfa_ms = first_answer - start;
+        if !(ttfa_ms.is_finite() && ttfa_ms >= 0.0) {
+            return None;
+        }
+        let first_token = instants
+            .first_reasoning
+            .map_or(first_answer, |reasoning| reasoning.min(first_answer));
+        let reasoning_ms = first_answer - first_token;
+        let until_token_ms = first_token - start;
+
+        let mut parts = Vec::new();
+        let mut left_ms = until_token_ms;
+        let mut take = |part: WaitPart, ms: f64, source: PartSource, left_ms: &mut f64| {
+            let ms = ms.clamp(0.0, *left_ms);
+            if ms > 0.0 {
+                parts.push(PartTime { part, ms, source });
+                *left_ms -= ms;
+            }
+        };
+
+        // Before the request left: the connection and the preflight.
+        let visible = input.network.filter(|network| network.timing_visible);
+        let round_trip = visible
+            .and_then(RoundTrip::of_handshake)
+            .or_else(|| {
+                input.earlier_round_trip_ms.map(|ms| RoundTrip {
+                    ms,
+                    from: RoundTripSource::Earlier,
+                })
+            })
+            .filter(|trip| trip.ms.is_finite() && trip.ms >= 0.0);
+        match visible {
+            Some(network) => {
+                let before_ms = network.queueing_ms.unwrap_or(0.0).min(left_ms);
+                let own_handshake_ms = if network.connection == ConnectionKind::New {
+                    [network.dns_ms, network.tcp_ms, network.tls_ms]
+                        .into_iter()
+                        .flatten()
+                        .sum::<f64>()
+                } else {
+                    0.0
+                };
+                if input.first_preflight {
+                    // The preflight's round trip; when it opened the connection the request
+                    // then reused (a cold run on a reused connection), that opening is the
+                    // connection's, estimated from the round trip.
+                    let opened_by_preflight_ms =
+                        if network.connection != ConnectionKind::New && input.cold == Some(true) {
+                            handshakes_ms(input, round_trip)
+                        } else {
+                            0.0
+                        };
+                    let preflight_ms =
+                        (before_ms - own_handshake_ms - opened_by_preflight_ms).max(0.0);
+                    let opened_by_preflight_ms =
+                        opened_by_preflight_ms.min(before_ms - preflight_ms);
+                    take(
+                        WaitPart::Connection,
+                        before_ms - preflight_ms - opened_by_preflight_ms,
+                        PartSource::Measured,
+                        &mut left_ms,
+                    );
+                    take(
+                        WaitPart::Connection,
+                        opened_by_preflight_ms,
+                        PartSource::Estimated,
+                        &mut left_ms,
+                    );
+                    take(
+                        WaitPart::Preflight,
+                        preflight_ms,
+                        PartSource::Measured,
+                        &mut left_ms,
+                    );
+                } else {
+                    take(
+                        WaitPart::Connection,
+                        before_ms,
+                        PartSource::Measured,
+                        &mut left_ms,
+                    );
+                }
+            }
+            None => {
+                // Hidden: what the round trip implies, when the run is known to be cold.
+                if input.cold == Some(true) {
+                    take(
+                        WaitPart::Connection,
+                        handshakes_ms(input, round_trip),
+                        PartSource::Estimated,
+                        &mut left_ms,
+                    );
+                }
+                if input.first_preflight {
+                    if let Some(trip) = round_trip {
+                        take(
+                            WaitPart::Preflight,
+                            trip.ms,
+                            PartSource::Estimated,
+                            &mut left_ms,
+                        );
+                    }
+                }
+            }
+        }
+
+        // The server's account, checked against the wait left (network included: the
+        // round trip is only an estimate, the server's clock is the server's).
+        let (reported, server_claim_rejected) = reported_parts(input.account, left_ms);
+        let reported_ms: f64 = reported.iter().map(|(_, ms)| ms).sum();
+        if let Some(trip) = round_trip {
+            take(
+                WaitPart::Network,
+                trip.ms.min(left_ms - reported_ms),
+                PartSource::Estimated,
+                &mut left_ms,
+            );
+        }
+        for (part, ms) in reported {
+            take(part, ms, PartSource::ServerReported, &mut left_ms);
+        }
+        let rest_ms = left_ms;
+        take(WaitPart::Server, rest_ms, PartSource::Estimated, &mut left_ms);
+        if reasoning_ms > 0.0 {
+            parts.push(PartTime {
+                part: WaitPart::Reasoning,
+                ms: reasoning_ms,
+                source: PartSource::Measured,
+            });
+        }
+        // Exact sum: the last part absorbs the floating-point dust.
+        let sum: f64 = parts.iter().map(|part| part.ms).sum();
+        if let Some(last) = parts.last_mut() {
+            last.ms += ttfa_ms - sum;
+        }
+
+        let browser_ms = instants
+            .clicked
+            .map(|clicked| (start - clicked).max(0.0));
+        let paint_ms = instants
+            .answer_painted
+            .as_ref()
+            .map(|painted| (painted.at_ms - first_answer).max(0.0));
+        Some(WaitBreakdown {
+            parts,
+            ttfa_ms,
+            browser_ms,
+            paint_ms,
+            round_trip,
+            server_claim_rejected,
+        })
+    }
+
+    /// A part's time: `browser` and `paint` from their fields, the others summed over the
+    /// parts (0 when the run had none of it).
+    pub fn ms(&self, part: WaitPart) -> Option<f64> {
+        match part {
+            WaitPart::Browser => self.browser_ms,
+            WaitPart::Paint => self.paint_ms,
+            other => Some(
+                self.parts
+                    .iter()
+                    .filter(|time| time.part == other)
+                    .map(|time| time.ms)
+                    .sum(),
+            ),
+        }
+    }
+
+    /// A part's source, when the run had it.
+    pub fn source(&self, part: WaitPart) -> Option<PartSource> {
+        match part {
+            WaitPart::Browser => self.browser_ms.map(|_| PartSource::Measured),
+            WaitPart::Paint => self.paint_ms.map(|_| PartSource::Measured),
+            other => self
+                .parts
+                .iter()
+                .find(|time| time.part == other)
+                .map(|time| time.source),
+        }
+    }
+
+    /// Whether the server or gateway reported any part.
+    pub fn has_server_account(&self) -> bool {
+        self.parts
+            .iter()
+            .any(|part| part.source == PartSource::ServerReported)
+    }
+}
+
+/// The handshakes a new connection costs: TCP's round trip, and TLS 1.3's on https.
+fn handshakes_ms(input: &BreakdownInput<'_>, round_trip: Option<RoundTrip>) -> f64 {
+    round_trip.map_or(0.0, |trip| {
+        if input.https {
+            2.0 * trip.ms
+        } else {
+            trip.ms
+        }
+    })
+}
+
+/// The parts a server account gives (gateway, queue, prompt), when they fit in what the
+/// browser waited after the connection and preflight; else none, and the claim that did not
+/// fit.
+fn reported_parts(
+    account: Option<&ServerAccount>,
+    waited_ms: f64,
+) -> (Vec<(WaitPart, f64)>, Option<ServerClaim>) {
+    let Some(account) = account else {
+        return (Vec::new(), None);
+    };
+    let mut parts: Vec<(WaitPart, f64)> = [
+        (WaitPart::Gateway, account.gateway_ms),
+        (WaitPart::Queue, account.queue_ms),
+        (WaitPart::Prompt, account.prompt_ms),
+    ]
+    .into_iter()
+    .filter_map(|(part, ms)| ms.map(|ms| (part, ms)))
+    .collect();
+    // A server that reports only its own time to first token (SambaNova): that is its part,
+    // the queue and prompt together.
+    if parts.iter().all(|(part, _)| *part == WaitPart::Gateway) {
+        if let Some(ttft_ms) = account.ttft_ms {
+            parts.push((WaitPart::Server, ttft_ms));
+        }
+    }
+    let claimed_ms: f64 = parts.iter().map(|(_, ms)| ms).sum();
+    if claimed_ms > waited_ms + SERVER_CLAIM_SLACK_MS {
+        return (
+            Vec::new(),
+            Some(ServerClaim {
+                claimed_ms,
+                waited_ms,
+            }),
+        );
+    }
+    // Within the slack: trimmed to the wait.
+    let mut room_ms = waited_ms;
+    for (_, ms) in &mut parts {
+        *ms = ms.min(room_ms);
+        room_ms -= *ms;
+    }
+    (parts, None)
+}

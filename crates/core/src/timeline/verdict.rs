@@ -1,0 +1,179 @@
+//! The verdict on a wait: which cause took the most time, in plain words, and the remedy the
+//! field gives for it (a long prompt, a cold start, a far network, a queue, reasoning, the
+//! page's own work). Decided on one run's [`WaitBreakdown`] or on the medians of many.
+
+use serde::{Deserialize, Serialize};
+
+use super::breakdown::{WaitBreakdown, WaitPart};
+use crate::lang::Lang;
+use crate::texts as t;
+
+/// What a verdict can blame: a part, or parts that share one remedy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WaitCause {
+    /// Opening a connection and the CORS preflight: the first contact's costs.
+    ColdStart,
+    /// The network round trip.
+    Network,
+    /// The gateway's own time.
+    Gateway,
+    /// The server's queue.
+    Queue,
+    /// Prompt processing.
+    Prompt,
+    /// The gateway and server, not split by them (queue and prompt together).
+    Server,
+    /// Reasoning before the answer.
+    Reasoning,
+    /// The page: before the request and painting the answer.
+    Page,
+}
+
+impl WaitCause {
+    /// Every cause.
+    pub const ALL: [WaitCause; 8] = [
+        WaitCause::ColdStart,
+        WaitCause::Network,
+        WaitCause::Gateway,
+        WaitCause::Queue,
+        WaitCause::Prompt,
+        WaitCause::Server,
+        WaitCause::Reasoning,
+        WaitCause::Page,
+    ];
+
+    /// The parts this cause covers.
+    pub fn parts(self) -> &'static [WaitPart] {
+        match self {
+            WaitCause::ColdStart => &[WaitPart::Connection, WaitPart::Preflight],
+            WaitCause::Network => &[WaitPart::Network],
+            WaitCause::Gateway => &[WaitPart::Gateway],
+            WaitCause::Queue => &[WaitPart::Queue],
+            WaitCause::Prompt => &[WaitPart::Prompt],
+            WaitCause::Server => &[WaitPart::Server],
+            WaitCause::Reasoning => &[WaitPart::Reasoning],
+            WaitCause::Page => &[WaitPart::Browser, WaitPart::Paint],
+        }
+    }
+
+    /// The serialized code, for `data-*` attributes and tests.
+    pub fn code(self) -> &'static str {
+        match self {
+            WaitCause::ColdStart => "cold_start",
+            WaitCause::Network => "network",
+            WaitCause::Gateway => "gateway",
+            WaitCause::Queue => "queue",
+            WaitCause::Prompt => "prompt",
+            WaitCause::Server => "server",
+            WaitCause::Reasoning => "reasoning",
+            WaitCause::Page => "page",
+        }
+    }
+
+    /// What to do about it, in `lang`.
+    pub fn remedy(self, lang: Lang) -> &'static str {
+        match self {
+            WaitCause::ColdStart => t::VERDICT_REMEDY_COLD_START,
+            WaitCause::Network => t::VERDICT_REMEDY_NETWORK,
+            WaitCause::Gateway => t::VERDICT_REMEDY_GATEWAY,
+            WaitCause::Queue => t::VERDICT_REMEDY_QUEUE,
+            WaitCause::Prompt => t::VERDICT_REMEDY_PROMPT,
+            WaitCause::Server => t::VERDICT_REMEDY_SERVER,
+            WaitCause::Reasoning => t::VERDICT_REMEDY_REASONING,
+            WaitCause::Page => t::VERDICT_REMEDY_PAGE,
+        }
+        .get(lang)
+    }
+
+    /// Its name in a sentence, in `lang`; `network_included`: the server part holds the
+    /// network too (no round trip was known).
+    pub fn name(self, lang: Lang, network_included: bool) -> &'static str {
+        match self {
+            WaitCause::ColdStart => t::VERDICT_CAUSE_COLD_START,
+            WaitCause::Network => t::VERDICT_CAUSE_NETWORK,
+            WaitCause::Gateway => t::VERDICT_CAUSE_GATEWAY,
+            WaitCause::Queue => t::VERDICT_CAUSE_QUEUE,
+            WaitCause::Prompt => t::VERDICT_CAUSE_PROMPT,
+            WaitCause::Server if network_included => t::VERDICT_CAUSE_SERVER_AND_NETWORK,
+            WaitCause::Server => t::VERDICT_CAUSE_SERVER,
+            WaitCause::Reasoning => t::VERDICT_CAUSE_REASONING,
+            WaitCause::Page => t::VERDICT_CAUSE_PAGE,
+        }
+        .get(lang)
+    }
+}
+
+/// The largest cause of a wait.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct WaitVerdict {
+    /// What took the most time.
+    pub cause: WaitCause,
+    /// Its time, ms.
+    pub ms: f64,
+    /// The whole wait it is a share of, ms: `perceived_ttfa_ms` when the click and the paint
+    /// are known, else `ttfa_ms`.
+    pub total_ms: f64,
+    /// Whether the server part holds the network too (no round trip was known).
+    pub network_included: bool,
+}
+
+impl WaitVerdict {
+    /// The verdict on one run.
+    pub fn of(breakdown: &WaitBreakdown) -> Option<WaitVerdict> {
+        let network_included = breakdown.round_trip.is_none();
+        WaitVerdict::from_times(|part| breakdown.ms(part), network_included)
+    }
+
+    /// The verdict on any part times (one run's, or medians over runs): the cause with the
+    /// most time; `None` when no part has any.
+    pub fn from_times(
+        ms: impl Fn(WaitPart) -> Option<f64>,
+        network_included: bool,
+    ) -> Option<WaitVerdict> {
+        let total_ms: f64 = WaitPart::ALL.iter().filter_map(|part| ms(*part)).sum();
+        let (cause, cause_ms) = WaitCause::ALL
+            .into_iter()
+            .map(|cause| {
+                let sum: f64 = cause.parts().iter().filter_map(|part| ms(*part)).sum();
+                (cause, sum)
+            })
+            .fold(None::<(WaitCause, f64)>, |best, (cause, sum)| match best {
+                Some((_, best_ms)) if best_ms >= sum => best,
+                _ => Some((cause, sum)),
+            })?;
+        (cause_ms > 0.0).then_some(WaitVerdict {
+            cause,
+            ms: cause_ms,
+            total_ms,
+            network_included,
+        })
+    }
+
+    /// Its share of the whole wait, 0 to 1.
+    pub fn share(&self) -> f64 {
+        if self.total_ms > 0.0 {
+            (self.ms / self.total_ms).clamp(0.0, 1.0)
+        } else {
+            0.0
+        }
+    }
+
+    /// The sentence: what took the most time, how much, and of what.
+    pub fn headline(&self, lang: Lang) -> String {
+        t::VERDICT_HEADLINE.fill(
+            lang,
+            &[
+                ("cause", &self.cause.name(lang, self.network_included)),
+                ("ms", &format!("{:.0}", self.ms)),
+                ("share", &format!("{:.0}", self.share() * 100.0)),
+                ("total", &format!("{:.0}", self.total_ms)),
+            ],
+        )
+    }
+
+    /// What to do about it.
+    pub fn remedy(&self, lang: Lang) -> &'static str {
+        self.cause.remedy(lang)
+    }
+}

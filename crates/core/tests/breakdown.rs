@@ -1,0 +1,316 @@
+//! The wait's breakdown and verdict (DESIGN.md §2, "Where the wait went"): the parts sum to
+//! `ttfa_ms` exactly, each is where the script put it, a server that claims more than the
+//! browser waited is not believed, and the verdict names the right cause in each of the seed
+//! articles' cases (long prompt, cold connection, far network, queue, reasoning, the page).
+
+use ttft_core::lang::Lang;
+use ttft_core::timeline::{
+    BreakdownInput, ConnectionKind, HttpProtocol, Instants, NetworkBreakdown, PaintMethod,
+    PaintTime, PartSource, RoundTripSource, WaitBreakdown, WaitCause, WaitPart, WaitVerdict,
+};
+use ttft_stream::dialect::{AccountSource, ServerAccount};
+
+/// A run started at 1000 ms, clicked 3 ms before, first answer at `1000 + ttfa`, painted
+/// 12 ms later; reasoning from `reasoning_at` when given.
+fn instants(ttfa_ms: f64, reasoning_after_ms: Option<f64>) -> Instants {
+    Instants {
+        clicked: Some(997.0),
+        request_started: 1000.0,
+        first_reasoning: reasoning_after_ms.map(|ms| 1000.0 + ms),
+        first_answer: Some(1000.0 + ttfa_ms),
+        answer_painted: Some(PaintTime {
+            at_ms: 1000.0 + ttfa_ms + 12.0,
+            method: PaintMethod::PresentationTime,
+            expected_error: None,
+        }),
+        ..Instants::default()
+    }
+}
+
+/// Resource Timing of a request: `queueing` before it left; a new connection with `tcp` and
+/// `tls` handshakes when `new`.
+fn network(queueing_ms: f64, new: Option<(f64, f64)>) -> NetworkBreakdown {
+    NetworkBreakdown {
+        dns_ms: new.map(|_| 0.0),
+        tcp_ms: new.map(|(tcp, _)| tcp),
+        tls_ms: new.map(|(_, tls)| tls),
+        queueing_ms: Some(queueing_ms),
+        waiting_ms: Some(10.0),
+        request_ms: Some(queueing_ms + 10.0),
+        connection: if new.is_some() {
+            ConnectionKind::New
+        } else {
+            ConnectionKind::Reused
+        },
+        timing_visible: true,
+        preflight_ms: None,
+        protocol: Some(HttpProtocol::H2),
+    }
+}
+
+fn hidden() -> NetworkBreakdown {
+    NetworkBreakdown {
+        dns_ms: None,
+        tcp_ms: None,
+        tls_ms: None,
+        queueing_ms: None,
+        waiting_ms: None,
+        request_ms: None,
+        connection: ConnectionKind::Unknown,
+        timing_visible: false,
+        preflight_ms: None,
+        protocol: Some(HttpProtocol::Hidden),
+    }
+}
+
+fn input<'a>(
+    instants: &'a Instants,
+    network: Option<&'a NetworkBreakdown>,
+    account: Option<&'a ServerAccount>,
+) -> BreakdownInput<'a> {
+    BreakdownInput {
+        instants,
+        network,
+        cold: network.and_then(|network| network.connection.cold()),
+        https: true,
+        first_preflight: false,
+        earlier_round_trip_ms: None,
+        account,
+    }
+}
+
+fn account(queue_ms: Option<f64>, prompt_ms: Option<f64>) -> ServerAccount {
+    ServerAccount {
+        sources: vec![AccountSource::Groq],
+        queue_ms,
+        prompt_ms,
+        ..ServerAccount::default()
+    }
+}
+
+fn assert_close(actual: Option<f64>, expected: f64, what: &str) {
+    let actual = actual.unwrap_or(f64::NAN);
+    assert!(
+        (actual - expected).abs() < 1e-6,
+        "{what}: {actual} ≠ {expected}"
+    );
+}
+
+fn sum_is_ttfa(breakdown: &WaitBreakdown) {
+    let sum: f64 = breakdown.parts.iter().map(|part| part.ms).sum();
+    assert!(
+        (sum - breakdown.ttfa_ms).abs() < 1e-9,
+        "parts sum to {sum}, ttfa is {}",
+        breakdown.ttfa_ms
+    );
+    assert!(breakdown.parts.iter().all(|part| part.ms >= 0.0));
+}
+
+#[test]
+fn every_part_where_the_script_put_it() {
+    // Cold TLS: TCP 1 ms, TLS 50 ms (one round trip), queueing 52 ms; the server says queue
+    // 150, prompt 300; first token at 560 ms; the round trip (50 ms) is the network part.
+    let instants = instants(560.0, None);
+    let network = network(52.0, Some((1.0, 50.0)));
+    let account = account(Some(150.0), Some(300.0));
+    let breakdown = WaitBreakdown::compute(&input(&instants, Some(&network), Some(&account)))
+        .expect("a breakdown");
+    sum_is_ttfa(&breakdown);
+    assert_close(breakdown.ms(WaitPart::Connection), 52.0, "connection");
+    assert_close(breakdown.ms(WaitPart::Network), 50.0, "network");
+    assert_close(breakdown.ms(WaitPart::Queue), 150.0, "queue");
+    assert_close(breakdown.ms(WaitPart::Prompt), 300.0, "prompt");
+    assert_close(breakdown.ms(WaitPart::Server), 8.0, "server rest");
+    assert_close(breakdown.browser_ms, 3.0, "browser");
+    assert_close(breakdown.paint_ms, 12.0, "paint");
+    assert_eq!(
+        breakdown.round_trip.map(|trip| trip.from),
+        Some(RoundTripSource::TlsHandshake)
+    );
+    assert_eq!(breakdown.source(WaitPart::Queue), Some(PartSource::ServerReported));
+    assert_eq!(breakdown.source(WaitPart::Network), Some(PartSource::Estimated));
+    assert_eq!(breakdown.source(WaitPart::Connection), Some(PartSource::Measured));
+    // browser + ttfa + paint = perceived_ttfa.
+    let perceived = instants.answer_painted.unwrap().at_ms - instants.clicked.unwrap();
+    assert_close(
+        Some(breakdown.browser_ms.unwrap() + breakdown.ttfa_ms + breakdown.paint_ms.unwrap()),
+        perceived,
+        "perceived",
+    );
+}
+
+#[test]
+fn a_server_claiming_more_than_the_wait_is_not_believed() {
+    let instants = instants(300.0, None);
+    let network = network(1.0, None);
+    let liar = account(Some(200.0), Some(250.0));
+    let breakdown =
+        WaitBreakdown::compute(&input(&instants, Some(&network), Some(&liar))).unwrap();
+    sum_is_ttfa(&breakdown);
+    let claim = breakdown.server_claim_rejected.expect("flagged");
+    assert_close(Some(claim.claimed_ms), 450.0, "claimed");
+    assert_close(Some(claim.waited_ms), 299.0, "waited");
+    assert!(!breakdown.has_server_account());
+    assert_close(breakdown.ms(WaitPart::Server), 299.0, "server");
+    assert_close(breakdown.ms(WaitPart::Queue), 0.0, "queue");
+}
+
+#[test]
+fn a_claim_within_the_wait_shortens_the_estimated_round_trip_not_the_server() {
+    // Earlier round trip 80 ms, but the server accounts for 270 of the 300 ms wait: the
+    // network can only have taken 30 ms.
+    let instants = instants(300.0, None);
+    let network = network(0.0, None);
+    let account = account(None, Some(270.0));
+    let mut input = input(&instants, Some(&network), Some(&account));
+    input.earlier_round_trip_ms = Some(80.0);
+    let breakdown = WaitBreakdown::compute(&input).unwrap();
+    sum_is_ttfa(&breakdown);
+    assert_close(breakdown.ms(WaitPart::Prompt), 270.0, "prompt");
+    assert_close(breakdown.ms(WaitPart::Network), 30.0, "network");
+}
+
+#[test]
+fn hidden_timing_first_contact_preflight_estimated_from_an_earlier_round_trip() {
+    let instants = instants(400.0, None);
+    let hidden = hidden();
+    let mut input = input(&instants, Some(&hidden), None);
+    input.cold = Some(true);
+    input.first_preflight = true;
+    input.earlier_round_trip_ms = Some(40.0);
+    let breakdown = WaitBreakdown::compute(&input).unwrap();
+    sum_is_ttfa(&breakdown);
+    // TCP + TLS: two round trips; the preflight: one; the request: one.
+    assert_close(breakdown.ms(WaitPart::Connection), 80.0, "connection");
+    assert_eq!(breakdown.source(WaitPart::Connection), Some(PartSource::Estimated));
+    assert_close(breakdown.ms(WaitPart::Preflight), 40.0, "preflight");
+    assert_close(breakdown.ms(WaitPart::Network), 40.0, "network");
+    assert_close(breakdown.ms(WaitPart::Server), 240.0, "server");
+}
+
+#[test]
+fn preflight_on_the_connection_it_opened() {
+    // Visible timing; the request reused the connection its preflight opened (a cold run):
+    // queueing 130 = the preflight's handshakes (2 × 40 estimated) + its round trip (50).
+    let instants = instants(500.0, None);
+    let network = network(130.0, None);
+    let mut input = input(&instants, Some(&network), None);
+    input.cold = Some(true);
+    input.first_preflight = true;
+    input.earlier_round_trip_ms = Some(40.0);
+    let breakdown = WaitBreakdown::compute(&input).unwrap();
+    sum_is_ttfa(&breakdown);
+    assert_close(breakdown.ms(WaitPart::Preflight), 50.0, "preflight");
+    assert_close(breakdown.ms(WaitPart::Connection), 80.0, "connection");
+    assert_close(breakdown.ms(WaitPart::Network), 40.0, "network");
+}
+
+#[test]
+fn reasoning_is_first_reasoning_to_first_answer() {
+    let instants = instants(900.0, Some(200.0));
+    let network = network(0.5, None);
+    let breakdown = WaitBreakdown::compute(&input(&instants, Some(&network), None)).unwrap();
+    sum_is_ttfa(&breakdown);
+    assert_close(breakdown.ms(WaitPart::Reasoning), 700.0, "reasoning");
+    assert_close(breakdown.ms(WaitPart::Server), 199.5, "server");
+}
+
+#[test]
+fn no_answer_no_breakdown_and_sambanova_reports_its_own_ttft() {
+    let mut none = instants(100.0, None);
+    none.first_answer = None;
+    assert!(WaitBreakdown::compute(&input(&none, None, None)).is_none());
+
+    let instants = instants(400.0, None);
+    let sambanova = ServerAccount {
+        sources: vec![AccountSource::Sambanova],
+        ttft_ms: Some(350.0),
+        ..ServerAccount::default()
+    };
+    let breakdown = WaitBreakdown::compute(&input(&instants, None, Some(&sambanova))).unwrap();
+    sum_is_ttfa(&breakdown);
+    assert_eq!(breakdown.source(WaitPart::Server), Some(PartSource::ServerReported));
+    assert_close(breakdown.ms(WaitPart::Server), 400.0, "server (reported + rest)");
+}
+
+/// The seed articles' cases, each with the cause the verdict must name.
+#[test]
+fn the_verdict_names_the_right_cause_in_each_seed_case() {
+    let long_prompt = {
+        let instants = instants(2600.0, None);
+        let network = network(0.4, None);
+        let account = account(Some(5.0), Some(2400.0));
+        (
+            WaitBreakdown::compute(&input(&instants, Some(&network), Some(&account))),
+            WaitCause::Prompt,
+        )
+    };
+    let queue = {
+        let instants = instants(1500.0, None);
+        let network = network(0.4, None);
+        let account = account(Some(1200.0), Some(200.0));
+        (
+            WaitBreakdown::compute(&input(&instants, Some(&network), Some(&account))),
+            WaitCause::Queue,
+        )
+    };
+    let cold = {
+        // Cross-origin, a new connection far away: preflight and handshakes dominate.
+        let instants = instants(700.0, None);
+        let network = network(480.0, Some((120.0, 120.0)));
+        let mut input = input(&instants, Some(&network), None);
+        input.first_preflight = true;
+        (WaitBreakdown::compute(&input), WaitCause::ColdStart)
+    };
+    let far = {
+        let instants = instants(500.0, None);
+        let network = network(0.4, None);
+        let account = account(Some(2.0), Some(60.0));
+        let mut input = input(&instants, Some(&network), Some(&account));
+        input.earlier_round_trip_ms = Some(400.0);
+        (WaitBreakdown::compute(&input), WaitCause::Network)
+    };
+    let reasoning = {
+        let instants = instants(4000.0, Some(300.0));
+        let network = network(0.4, None);
+        (
+            WaitBreakdown::compute(&input(&instants, Some(&network), None)),
+            WaitCause::Reasoning,
+        )
+    };
+    let page = {
+        let mut instants = instants(40.0, None);
+        instants.answer_painted.as_mut().unwrap().at_ms = 1000.0 + 40.0 + 400.0;
+        let network = network(0.4, None);
+        (
+            WaitBreakdown::compute(&input(&instants, Some(&network), None)),
+            WaitCause::Page,
+        )
+    };
+    for (breakdown, cause) in [long_prompt, queue, cold, far, reasoning, page] {
+        let breakdown = breakdown.expect("a breakdown");
+        sum_is_ttfa(&breakdown);
+        let verdict = WaitVerdict::of(&breakdown).expect("a verdict");
+        assert_eq!(verdict.cause, cause, "{breakdown:?}");
+        for lang in [Lang::En, Lang::Zh] {
+            assert!(!verdict.headline(lang).contains('{'), "{}", verdict.headline(lang));
+            assert!(!verdict.remedy(lang).is_empty());
+        }
+    }
+}
+
+#[test]
+fn the_headline_says_the_share() {
+    let instants = instants(1000.0, None);
+    let network = network(0.0, None);
+    let account = account(None, Some(750.0));
+    let breakdown =
+        WaitBreakdown::compute(&input(&instants, Some(&network), Some(&account))).unwrap();
+    let verdict = WaitVerdict::of(&breakdown).unwrap();
+    assert_eq!(verdict.cause, WaitCause::Prompt);
+    // 1000 ttfa + 3 browser + 12 paint = 1015 ms.
+    assert_eq!(
+        verdict.headline(Lang::En),
+        "Most of the wait: prompt processing (prefill), 750 ms of 1015 ms (74 %)."
+    );
+}

@@ -1,0 +1,371 @@
+//! The server's own account of a request's time, where the provider gives one: in the stream
+//! (llama.cpp's `timings`, Groq's `x_groq.usage`, SambaNova's `usage.time_to_first_token`)
+//! or in response headers (`Server-Timing`, OpenAI's `openai-processing-ms`, LiteLLM's
+//! `x-litellm-overhead-duration-ms`, text-generation-inference's `x-queue-time`).
+//! docs/stream-formats.md §10 has the shapes and their sources.
+//!
+//! Every figure is normalized to milliseconds and bounded: a value that is not a finite,
+//! non-negative number below [`MAX_ACCOUNT_MS`] (or [`MAX_ACCOUNT_TOKENS`] for counts) is
+//! ignored, as is a header longer than [`MAX_HEADER_BYTES`]. What the figures are worth is
+//! for the reader to judge against what the browser saw (ttft-core's breakdown does).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The largest time a server may report, ms (one day): anything above is not a latency.
+pub const MAX_ACCOUNT_MS: f64 = 86_400_000.0;
+
+/// The largest token count a server may report.
+pub const MAX_ACCOUNT_TOKENS: u64 = 1_000_000_000;
+
+/// The longest header value read for an account, bytes; a longer one is ignored whole.
+pub const MAX_HEADER_BYTES: usize = 4096;
+
+/// Who gave (part of) an account.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AccountSource {
+    /// llama.cpp's server: `timings` on the final chunk.
+    Llamacpp,
+    /// Groq: `x_groq.usage` (seconds).
+    Groq,
+    /// SambaNova Cloud: `usage.time_to_first_token`, `usage.total_latency` (seconds).
+    Sambanova,
+    /// A `Server-Timing` header (or Resource Timing's `serverTiming`).
+    ServerTiming,
+    /// OpenAI's `openai-processing-ms` header.
+    OpenaiProcessing,
+    /// LiteLLM's proxy: `x-litellm-overhead-duration-ms`.
+    Litellm,
+    /// Hugging Face text-generation-inference: `x-queue-time`, `x-inference-time`.
+    Tgi,
+}
+
+impl AccountSource {
+    /// The serialized code.
+    pub fn code(self) -> &'static str {
+        match self {
+            AccountSource::Llamacpp => "llamacpp",
+            AccountSource::Groq => "groq",
+            AccountSource::Sambanova => "sambanova",
+            AccountSource::ServerTiming => "server_timing",
+            AccountSource::OpenaiProcessing => "openai_processing",
+            AccountSource::Litellm => "litellm",
+            AccountSource::Tgi => "tgi",
+        }
+    }
+}
+
+/// What a server (or a gateway in front of it) said of its own time for one request, ms.
+/// `None`: not said.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ServerAccount {
+    /// Who said it, in the order heard (each once).
+    pub sources: Vec<AccountSource>,
+    /// The gateway's own time (its overhead, not the upstream's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gateway_ms: Option<f64>,
+    /// Time queued before the server began.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_ms: Option<f64>,
+    /// Prompt processing (prefill).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_ms: Option<f64>,
+    /// Prompt tokens the server evaluated (llama.cpp `prompt_n`: cached ones excluded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_tokens: Option<u64>,
+    /// Prompt tokens the server took from its cache.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cached_tokens: Option<u64>,
+    /// The server's own time to first token.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttft_ms: Option<f64>,
+    /// Generating the output.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completion_ms: Option<f64>,
+    /// The whole request as the server counts it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_ms: Option<f64>,
+}
+
+/// A bounded time: finite, non-negative, below [`MAX_ACCOUNT_MS`].
+fn bounded_ms(value: f64) -> Option<f64> {
+    (value.is_finite() && (0.0..MAX_ACCOUNT_MS).contains(&value)).then_some(value)
+}
+
+fn ms_at(object: &Value, key: &str, scale: f64) -> Option<f64> {
+    object
+        .get(key)
+        .and_then(Value::as_f64)
+        .and_then(|value| bounded_ms(value * scale))
+}
+
+fn tokens_at(object: &Value, key: &str) -> Option<u64> {
+    object
+        .get(key)
+        .and_then(Value::as_u64)
+        .filter(|count| *count <= MAX_ACCOUNT_TOKENS)
+}
+
+impl ServerAccount {
+    /// Whether nothing was said.
+    pub fn is_empty(&self) -> bool {
+        self.sources.is_empty()
+    }
+
+    /// Takes what `other` says: its figures replace this one's where it has them.
+    pub fn merge(&mut self, other: ServerAccount) {
+        for source in other.sources {
+            if !self.sources.contains(&source) {
+                self.sources.push(source);
+            }
+        }
+        let take = |mine: &mut Option<f64>, theirs: Option<f64>| {
+            if theirs.is_some() {
+                *mine = theirs;
+            }
+        };
+        take(&mut self.gateway_ms, other.gateway_ms);
+        take(&mut self.queue_ms, other.queue_ms);
+        take(&mut self.prompt_ms, other.prompt_ms);
+        take(&mut self.ttft_ms, other.ttft_ms);
+        take(&mut self.completion_ms, other.completion_ms);
+        take(&mut self.total_ms, other.total_ms);
+        if other.prompt_tokens.is_some() {
+            self.prompt_tokens = other.prompt_tokens;
+        }
+        if other.cached_tokens.is_some() {
+            self.cached_tokens = other.cached_tokens;
+        }
+    }
+
+    /// An account with one source, when it says anything.
+    fn said(mut self, source: AccountSource) -> Option<ServerAccount> {
+        let figures = [
+            self.gateway_ms,
+            self.queue_ms,
+            self.prompt_ms,
+            self.ttft_ms,
+            self.completion_ms,
+            self.total_ms,
+        ];
+        let any = figures.iter().any(Option::is_some)
+            || self.prompt_tokens.is_some()
+            || self.cached_tokens.is_some();
+        any.then(|| {
+            self.sources = vec![source];
+            self
+        })
+    }
+
+    /// llama.cpp's `timings` object (ms; `prompt_n` tokens evaluated, `cache_n` reused).
+    pub fn from_llamacpp_timings(timings: &Value) -> Option<ServerAccount> {
+        ServerAccount {
+            prompt_ms: ms_at(timings, "prompt_ms", 1.0),
+            prompt_tokens: tokens_at(timings, "prompt_n"),
+            cached_tokens: tokens_at(timings, "cache_n"),
+            completion_ms: ms_at(timings, "predicted_ms", 1.0),
+            ..ServerAccount::default()
+        }
+        .said(AccountSource::Llamacpp)
+    }
+
+    /// Groq's `x_groq` object: its `usage` has `queue_time`, `prompt_time`,
+    /// `completion_time` and `total_time` in seconds.
+    pub fn from_groq(x_groq: &Value) -> Option<ServerAccount> {
+        let usage = x_groq.get("usage")?;
+        ServerAccount {
+            queue_ms: ms_at(usage, "queue_time", 1000.0),
+            prompt_ms: ms_at(usage, "prompt_time", 1000.0),
+            completion_ms: ms_at(usage, "completion_time", 1000.0),
+            total_ms: ms_at(usage, "total_time", 1000.0),
+            prompt_tokens: tokens_at(usage, "prompt_tokens"),
+            ..ServerAccount::default()
+        }
+        .said(AccountSource::Groq)
+    }
+
+    /// The timing fields some servers put in Chat `usage`: SambaNova's
+    /// `time_to_first_token` and `total_latency` (seconds), and Groq's `queue_time`,
+    /// `prompt_time`, `completion_time`, `total_time` where it sends them there (seconds).
+    pub fn from_chat_usage(usage: &Value) -> Option<ServerAccount> {
+        if let Some(account) = (ServerAccount {
+            ttft_ms: ms_at(usage, "time_to_first_token", 1000.0),
+            total_ms: ms_at(usage, "total_latency", 1000.0),
+            ..ServerAccount::default()
+        })
+        .said(AccountSource::Sambanova)
+        {
+            return Some(account);
+        }
+        ServerAccount {
+            queue_ms: ms_at(usage, "queue_time", 1000.0),
+            prompt_ms: ms_at(usage, "prompt_time", 1000.0),
+            completion_ms: ms_at(usage, "completion_time", 1000.0),
+            total_ms: ms_at(usage, "total_time", 1000.0),
+            ..ServerAccount::default()
+        }
+        .said(AccountSource::Groq)
+    }
+
+    /// The accounts of response headers (`name`, `value` pairs; names in any case): a
+    /// `Server-Timing` header, `openai-processing-ms`, LiteLLM's
+    /// `x-litellm-overhead-duration-ms`, TGI's `x-queue-time` and `x-inference-time`.
+    pub fn from_headers<'h>(
+        headers: impl IntoIterator<Item = (&'h str, &'h str)>,
+    ) -> Option<ServerAccount> {
+        let mut account = ServerAccount::default();
+        for (name, value) in headers {
+            if value.len() > MAX_HEADER_BYTES {
+                continue;
+            }
+            let number = || value.trim().parse::<f64>().ok().and_then(bounded_ms);
+            let name = name.to_ascii_lowercase();
+            let found = match name.as_str() {
+                "server-timing" => ServerAccount::from_server_timing(value),
+                "openai-processing-ms" => ServerAccount {
+                    total_ms: number(),
+                    ..ServerAccount::default()
+                }
+                .said(AccountSource::OpenaiProcessing),
+                "x-litellm-overhead-duration-ms" => ServerAccount {
+                    gateway_ms: number(),
+                    ..ServerAccount::default()
+                }
+                .said(AccountSource::Litellm),
+                "x-queue-time" => ServerAccount {
+                    queue_ms: number(),
+                    ..ServerAccount::default()
+                }
+                .said(AccountSource::Tgi),
+                "x-inference-time" => ServerAccount {
+                    total_ms: number(),
+                    ..ServerAccount::default()
+                }
+                .said(AccountSource::Tgi),
+                _ => None,
+            };
+            if let Some(found) = found {
+                account.merge(found);
+            }
+        }
+        (!account.is_empty()).then_some(account)
+    }
+
+    /// A `Server-Timing` value (W3C Server Timing: `name;dur=123.4;desc="…"`, comma
+    /// separated). The names read: `queue`/`queue_time`/`queued` (queue),
+    /// `prompt`/`prefill`/`prompt_eval`/`prompt_processing` (prompt), `gateway`/`proxy`/
+    /// `overhead` (gateway), `ttft`/`time_to_first_token`, `total`. Others are ignored.
+    pub fn from_server_timing(value: &str) -> Option<ServerAccount> {
+        let mut account = ServerAccount::default();
+        for metric in value.split(',') {
+            let mut params = metric.split(';');
+            let name = params.next().unwrap_or_default().trim().to_ascii_lowercase();
+            let duration = params
+                .filter_map(|param| param.split_once('='))
+                .find(|(key, _)| key.trim().eq_ignore_ascii_case("dur"))
+                .and_then(|(_, value)| value.trim().trim_matches('"').parse::<f64>().ok())
+                .and_then(bounded_ms);
+            let Some(duration) = duration else { continue };
+            let slot = match name.as_str() {
+                "queue" | "queue_time" | "queued" => &mut account.queue_ms,
+                "prompt" | "prefill" | "prompt_eval" | "prompt_processing" => {
+                    &mut account.prompt_ms
+                }
+                "gateway" | "proxy" | "overhead" => &mut account.gateway_ms,
+                "ttft" | "time_to_first_token" => &mut account.ttft_ms,
+                "total" => &mut account.total_ms,
+                _ => continue,
+            };
+            *slot = Some(duration);
+        }
+        account.said(AccountSource::ServerTiming)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn llamacpp_timings() {
+        let account = ServerAccount::from_llamacpp_timings(&json!({
+            "cache_n": 12, "prompt_n": 230, "prompt_ms": 412.5, "prompt_per_token_ms": 1.79,
+            "predicted_n": 16, "predicted_ms": 95.1
+        }))
+        .unwrap();
+        assert_eq!(account.sources, vec![AccountSource::Llamacpp]);
+        assert_eq!(account.prompt_ms, Some(412.5));
+        assert_eq!(account.prompt_tokens, Some(230));
+        assert_eq!(account.cached_tokens, Some(12));
+        assert_eq!(account.completion_ms, Some(95.1));
+        assert_eq!(account.queue_ms, None);
+    }
+
+    #[test]
+    fn groq_seconds_become_ms() {
+        let account = ServerAccount::from_groq(&json!({"id": "req_1", "usage": {
+            "queue_time": 0.0125, "prompt_tokens": 20, "prompt_time": 0.0031,
+            "completion_tokens": 9, "completion_time": 0.0075, "total_time": 0.0106
+        }}))
+        .unwrap();
+        assert!((account.queue_ms.unwrap() - 12.5).abs() < 1e-9);
+        assert!((account.prompt_ms.unwrap() - 3.1).abs() < 1e-9);
+        assert!((account.total_ms.unwrap() - 10.6).abs() < 1e-9);
+        assert_eq!(ServerAccount::from_groq(&json!({"id": "x"})), None);
+    }
+
+    #[test]
+    fn sambanova_usage() {
+        let account = ServerAccount::from_chat_usage(&json!({
+            "completion_tokens": 5, "time_to_first_token": 0.25, "total_latency": 0.5
+        }))
+        .unwrap();
+        assert_eq!(account.sources, vec![AccountSource::Sambanova]);
+        assert_eq!(account.ttft_ms, Some(250.0));
+        assert_eq!(account.total_ms, Some(500.0));
+        assert_eq!(ServerAccount::from_chat_usage(&json!({"prompt_tokens": 5})), None);
+    }
+
+    #[test]
+    fn headers_and_server_timing() {
+        let account = ServerAccount::from_headers([
+            ("Server-Timing", "queue;dur=150, prefill;desc=\"prompt\";dur=300.5, cdn-cache;desc=HIT"),
+            ("X-LiteLLM-Overhead-Duration-Ms", "21.7"),
+            ("openai-processing-ms", "640"),
+            ("content-type", "text/event-stream"),
+        ])
+        .unwrap();
+        assert_eq!(account.queue_ms, Some(150.0));
+        assert_eq!(account.prompt_ms, Some(300.5));
+        assert_eq!(account.gateway_ms, Some(21.7));
+        assert_eq!(account.total_ms, Some(640.0));
+        assert_eq!(
+            account.sources,
+            vec![
+                AccountSource::ServerTiming,
+                AccountSource::Litellm,
+                AccountSource::OpenaiProcessing
+            ]
+        );
+    }
+
+    #[test]
+    fn hostile_values_are_ignored() {
+        for value in ["-5", "NaN", "inf", "1e300", "", "12ms"] {
+            assert_eq!(
+                ServerAccount::from_headers([("openai-processing-ms", value)]),
+                None,
+                "{value}"
+            );
+        }
+        let long = format!("queue;dur=1,{}", "x".repeat(MAX_HEADER_BYTES));
+        assert_eq!(ServerAccount::from_headers([("server-timing", long.as_str())]), None);
+        assert_eq!(
+            ServerAccount::from_llamacpp_timings(&json!({"prompt_ms": -1, "prompt_n": 1e20})),
+            None
+        );
+        assert_eq!(ServerAccount::from_server_timing("queue;dur=abc"), None);
+    }
+}
