@@ -127,9 +127,18 @@ fn every_part_where_the_script_put_it() {
         breakdown.round_trip.map(|trip| trip.from),
         Some(RoundTripSource::TlsHandshake)
     );
-    assert_eq!(breakdown.source(WaitPart::Queue), Some(PartSource::ServerReported));
-    assert_eq!(breakdown.source(WaitPart::Network), Some(PartSource::Estimated));
-    assert_eq!(breakdown.source(WaitPart::Connection), Some(PartSource::Measured));
+    assert_eq!(
+        breakdown.source(WaitPart::Queue),
+        Some(PartSource::ServerReported)
+    );
+    assert_eq!(
+        breakdown.source(WaitPart::Network),
+        Some(PartSource::Estimated)
+    );
+    assert_eq!(
+        breakdown.source(WaitPart::Connection),
+        Some(PartSource::Measured)
+    );
     // browser + ttfa + paint = perceived_ttfa.
     let perceived = instants.answer_painted.unwrap().at_ms - instants.clicked.unwrap();
     assert_close(
@@ -144,8 +153,7 @@ fn a_server_claiming_more_than_the_wait_is_not_believed() {
     let instants = instants(300.0, None);
     let network = network(1.0, None);
     let liar = account(Some(200.0), Some(250.0));
-    let breakdown =
-        WaitBreakdown::compute(&input(&instants, Some(&network), Some(&liar))).unwrap();
+    let breakdown = WaitBreakdown::compute(&input(&instants, Some(&network), Some(&liar))).unwrap();
     sum_is_ttfa(&breakdown);
     let claim = breakdown.server_claim_rejected.expect("flagged");
     assert_close(Some(claim.claimed_ms), 450.0, "claimed");
@@ -182,7 +190,10 @@ fn hidden_timing_first_contact_preflight_estimated_from_an_earlier_round_trip() 
     sum_is_ttfa(&breakdown);
     // TCP + TLS: two round trips; the preflight: one; the request: one.
     assert_close(breakdown.ms(WaitPart::Connection), 80.0, "connection");
-    assert_eq!(breakdown.source(WaitPart::Connection), Some(PartSource::Estimated));
+    assert_eq!(
+        breakdown.source(WaitPart::Connection),
+        Some(PartSource::Estimated)
+    );
     assert_close(breakdown.ms(WaitPart::Preflight), 40.0, "preflight");
     assert_close(breakdown.ms(WaitPart::Network), 40.0, "network");
     assert_close(breakdown.ms(WaitPart::Server), 240.0, "server");
@@ -229,8 +240,15 @@ fn no_answer_no_breakdown_and_sambanova_reports_its_own_ttft() {
     };
     let breakdown = WaitBreakdown::compute(&input(&instants, None, Some(&sambanova))).unwrap();
     sum_is_ttfa(&breakdown);
-    assert_eq!(breakdown.source(WaitPart::Server), Some(PartSource::ServerReported));
-    assert_close(breakdown.ms(WaitPart::Server), 400.0, "server (reported + rest)");
+    assert_eq!(
+        breakdown.source(WaitPart::Server),
+        Some(PartSource::ServerReported)
+    );
+    assert_close(
+        breakdown.ms(WaitPart::Server),
+        400.0,
+        "server (reported + rest)",
+    );
 }
 
 /// The seed articles' cases, each with the cause the verdict must name.
@@ -293,7 +311,11 @@ fn the_verdict_names_the_right_cause_in_each_seed_case() {
         let verdict = WaitVerdict::of(&breakdown).expect("a verdict");
         assert_eq!(verdict.cause, cause, "{breakdown:?}");
         for lang in [Lang::En, Lang::Zh] {
-            assert!(!verdict.headline(lang).contains('{'), "{}", verdict.headline(lang));
+            assert!(
+                !verdict.headline(lang).contains('{'),
+                "{}",
+                verdict.headline(lang)
+            );
             assert!(!verdict.remedy(lang).is_empty());
         }
     }

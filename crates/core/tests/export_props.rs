@@ -19,11 +19,12 @@ use ttft_core::record::RunRecord;
 use ttft_core::record::RunSettings;
 use ttft_core::record::Transport;
 use ttft_core::request::RequestDescription;
+use ttft_core::timeline::{BreakdownInput, WaitBreakdown};
 use ttft_core::timeline::{
     ConnectionEvidence, ConnectionKind, HeadersSource, HttpProtocol, Instants, NetworkBreakdown,
     PaintMethod, PaintTime, PerceivedAnchor, RunMetrics, RunOutcome, TokenCountSource,
 };
-use ttft_stream::dialect::{Dialect, StreamError, Usage};
+use ttft_stream::dialect::{AccountSource, Dialect, ServerAccount, StreamError, Usage};
 
 /// Times as the page produces them: full-precision fractions, whole numbers, a few negative.
 fn ms() -> impl Strategy<Value = f64> {
@@ -303,6 +304,27 @@ fn settings(key: String) -> impl Strategy<Value = RunSettings> {
         )
 }
 
+fn account() -> impl Strategy<Value = ServerAccount> {
+    (
+        opt_ms(),
+        opt_ms(),
+        opt_ms(),
+        prop::option::of(any::<u32>()),
+        opt_ms(),
+    )
+        .prop_map(
+            |(gateway_ms, queue_ms, prompt_ms, cached, ttft_ms)| ServerAccount {
+                sources: vec![AccountSource::Groq, AccountSource::Litellm],
+                gateway_ms,
+                queue_ms,
+                prompt_ms,
+                cached_tokens: cached.map(u64::from),
+                ttft_ms,
+                ..ServerAccount::default()
+            },
+        )
+}
+
 fn transport() -> impl Strategy<Value = Transport> {
     prop_oneof![Just(Transport::Worker), Just(Transport::MainThread)]
 }
@@ -321,6 +343,7 @@ fn run(key: String) -> impl Strategy<Value = RunRecord> {
             prop::option::of(ms()),
             prop::option::of(any::<bool>()),
         ),
+        (prop::option::of(account()), opt_ms(), any::<bool>()),
     )
         .prop_map(
             |(
@@ -328,7 +351,18 @@ fn run(key: String) -> impl Strategy<Value = RunRecord> {
                 (cold, warm_up, connection_evidence),
                 (metrics, instants, usage, network, outcome),
                 (diagnosis_cause, arrival_delay_bound_ms, arrivals_wait_for_main_thread),
+                (server_account, earlier_round_trip_ms, https),
             )| RunRecord {
+                breakdown: WaitBreakdown::compute(&BreakdownInput {
+                    instants: &instants,
+                    network: network.as_ref(),
+                    cold,
+                    https,
+                    first_preflight: https,
+                    earlier_round_trip_ms,
+                    account: server_account.as_ref(),
+                }),
+                server_account,
                 diagnosis: None,
                 experiment: None,
                 arrival_delay_bound_ms,

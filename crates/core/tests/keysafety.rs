@@ -117,6 +117,7 @@ fn an_error_body_echoing_the_key_is_scrubbed_before_the_diagnosis_and_the_record
                 status: 401,
                 content_type: "application/json".into(),
                 retry_after: None,
+                timing_headers: Vec::new(),
             },
         );
         let body = serde_json::json!({"error": {"message": echo(key), "type": "invalid_request_error", "code": "invalid_api_key"}});

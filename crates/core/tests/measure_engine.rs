@@ -431,6 +431,7 @@ fn an_error_body_is_diagnosed_from_its_first_64_kib_only() {
             status: 401,
             content_type: "application/json".into(),
             retry_after: None,
+            timing_headers: Vec::new(),
         },
     );
     let body = br#"{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}"#;
@@ -588,7 +589,10 @@ fn the_first_preflighted_request_to_an_origin_is_cold_with_its_preflight_shown()
             cross_origin: true,
             first_preflight,
         });
-        run.on_origin_contact(OriginContact { last_heard_ms });
+        run.on_origin_contact(OriginContact {
+            last_heard_ms,
+            round_trip_ms: None,
+        });
         let mut progress = Vec::new();
         let _ = run.on_chunk(1300.0, &delta("Hi"), &mut progress);
         run.on_resource_timing(&timing);

@@ -32,6 +32,8 @@ fn record_from(run_index: u32, settings: RunSettings, run: &RunTimeline) -> RunR
         experiment: None,
         arrival_delay_bound_ms: None,
         arrivals_wait_for_main_thread: None,
+        server_account: None,
+        breakdown: None,
     }
 }
 

@@ -55,10 +55,10 @@ use crate::record::{DiagnosisText, RunRecord, Transport};
 use crate::request::RequestDescription;
 use crate::scrub::{KeyScrubber, StreamScrub};
 use crate::timeline::{
-    ConnectionKind, ConnectionVerdict, NetworkBreakdown, OriginContact, PaintMethod, PaintTarget,
-    ResourceTiming, RunOutcome, RunTimeline,
+    BreakdownInput, ConnectionKind, ConnectionVerdict, NetworkBreakdown, OriginContact,
+    PaintMethod, PaintTarget, ResourceTiming, RunOutcome, RunTimeline, WaitBreakdown,
 };
-use ttft_stream::dialect::{DecodedEvent, StreamError, StreamReader, Usage};
+use ttft_stream::dialect::{DecodedEvent, ServerAccount, StreamError, StreamReader, Usage};
 
 /// The most of a non-2xx body kept for the diagnosis; the rest is counted, not stored. A
 /// hostile or broken server can send an endless error page.
@@ -129,6 +129,10 @@ pub struct ResponseHead {
     pub content_type: String,
     /// `Retry-After`, when the server sent it and CORS exposes it.
     pub retry_after: Option<String>,
+    /// The headers of a server's or gateway's own account of its time
+    /// ([`ACCOUNT_HEADERS`](ttft_stream::dialect::ACCOUNT_HEADERS)) that it sent and CORS
+    /// exposes, as `(name, value)`.
+    pub timing_headers: Vec<(String, String)>,
 }
 
 impl ResponseHead {
@@ -138,6 +142,7 @@ impl ResponseHead {
             status,
             content_type: "text/event-stream".to_owned(),
             retry_after: None,
+            timing_headers: Vec::new(),
         }
     }
 }
@@ -291,6 +296,7 @@ pub struct Measurement {
     reasoning_scrub: StreamScrub,
     answer_scrub: StreamScrub,
     head: Option<ResponseHead>,
+    server_account: Option<ServerAccount>,
     error_body: Vec<u8>,
     error_body_dropped_bytes: u64,
     decoded: Vec<DecodedEvent>,
@@ -321,6 +327,7 @@ impl Measurement {
             reasoning_scrub: StreamScrub::default(),
             answer_scrub: StreamScrub::default(),
             head: None,
+            server_account: None,
             error_body: Vec::new(),
             error_body_dropped_bytes: 0,
             decoded: Vec::new(),
@@ -414,7 +421,42 @@ impl Measurement {
     /// The fetch promise resolved: status and headers are known.
     pub fn on_headers(&mut self, now_ms: f64, head: ResponseHead) {
         self.timeline.on_headers(now_ms, head.status);
+        let headers = head
+            .timing_headers
+            .iter()
+            .map(|(name, value)| (name.as_str(), value.as_str()));
+        if let Some(account) = ServerAccount::from_headers(headers) {
+            self.take_account(account);
+        }
         self.head = Some(head);
+    }
+
+    /// The `serverTiming` of the request's Resource Timing entry, written as a
+    /// `Server-Timing` header value (`name;dur=…`, comma separated).
+    pub fn on_server_timing(&mut self, value: &str) {
+        if value.len() <= ttft_stream::dialect::MAX_HEADER_BYTES {
+            if let Some(account) = ServerAccount::from_server_timing(value) {
+                self.take_account(account);
+            }
+        }
+    }
+
+    fn take_account(&mut self, account: ServerAccount) {
+        self.server_account
+            .get_or_insert_with(ServerAccount::default)
+            .merge(account);
+    }
+
+    /// What the server and gateway said of their own time so far: the headers', the
+    /// Resource Timing entry's and the stream's accounts.
+    pub fn server_account(&self) -> Option<ServerAccount> {
+        let mut account = self.server_account.clone();
+        if let Some(streamed) = self.reader.server_account() {
+            account
+                .get_or_insert_with(ServerAccount::default)
+                .merge(streamed.clone());
+        }
+        account
     }
 
     /// Whether the body is the stream (a 2xx answer): other bodies are error pages.
@@ -648,6 +690,16 @@ impl Measurement {
         let dialect = self.head.is_some().then(|| self.reader.dialect());
         let scrubber = self.scrubber.clone();
         let verdict = self.connection_verdict();
+        let server_account = self.server_account();
+        let breakdown = WaitBreakdown::compute(&BreakdownInput {
+            instants: &self.timeline.instants,
+            network: self.timeline.network.as_ref(),
+            cold: verdict.cold,
+            https: self.plan.request().url.starts_with("https:"),
+            first_preflight: self.route.first_preflight,
+            earlier_round_trip_ms: self.origin_contact.round_trip_ms,
+            account: server_account.as_ref(),
+        });
         let timeline = self.timeline;
         let mut record = RunRecord {
             run_index: 0,
@@ -669,6 +721,8 @@ impl Measurement {
             instants: timeline.instants,
             arrival_delay_bound_ms: self.main_thread.bound_ms(),
             arrivals_wait_for_main_thread,
+            server_account,
+            breakdown,
         };
         if let Some(scrubber) = scrubber {
             record.scrub_key(&scrubber);

@@ -17,8 +17,9 @@ use crate::request::RequestDescription;
 use crate::stats::StatsError;
 use crate::timeline::{
     ConnectionEvidence, Instants, NetworkBreakdown, RunMetrics, RunOutcome, RunsSummary,
+    WaitBreakdown,
 };
-use ttft_stream::dialect::{Dialect, Usage};
+use ttft_stream::dialect::{Dialect, ServerAccount, Usage};
 
 /// Which code measured the arrival times.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -167,6 +168,14 @@ pub struct RunRecord {
     /// transport. Absent when not known. Since schema 3.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arrivals_wait_for_main_thread: Option<bool>,
+    /// What the server and gateway said of their own time (numbers only, bounded), when
+    /// they said anything. Since schema 5.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_account: Option<ServerAccount>,
+    /// Where the wait for the first answer token went, part by part, for runs that got one.
+    /// Since schema 5.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub breakdown: Option<WaitBreakdown>,
 }
 
 impl RunRecord {

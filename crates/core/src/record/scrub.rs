@@ -30,6 +30,9 @@ impl RunRecord {
             experiment,
             arrival_delay_bound_ms: _,
             arrivals_wait_for_main_thread: _,
+            // Numbers and codes only: no provider text is kept in either.
+            server_account: _,
+            breakdown: _,
         } = self;
         scrubber.scrub_in_place(started_at);
         scrub_settings(scrubber, settings);

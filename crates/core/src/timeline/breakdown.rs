@@ -221,16 +221,23 @@ impl WaitBreakdown {
         if !(ttfa_ms.is_finite() && ttfa_ms >= 0.0) {
             return None;
         }
+        // A first token before the request (a record from elsewhere) counts from its start.
         let first_token = instants
             .first_reasoning
-            .map_or(first_answer, |reasoning| reasoning.min(first_answer));
+            .map_or(first_answer, |reasoning| reasoning.min(first_answer))
+            .max(start);
         let reasoning_ms = first_answer - first_token;
         let until_token_ms = first_token - start;
 
         let mut parts = Vec::new();
         let mut left_ms = until_token_ms;
         let mut take = |part: WaitPart, ms: f64, source: PartSource, left_ms: &mut f64| {
-            let ms = ms.clamp(0.0, *left_ms);
+            // Never more than is left, never negative, never NaN.
+            let ms = if ms.is_nan() {
+                0.0
+            } else {
+                ms.min(*left_ms).max(0.0)
+            };
             if ms > 0.0 {
                 parts.push(PartTime { part, ms, source });
                 *left_ms -= ms;
@@ -339,7 +346,12 @@ impl WaitBreakdown {
             take(part, ms, PartSource::ServerReported, &mut left_ms);
         }
         let rest_ms = left_ms;
-        take(WaitPart::Server, rest_ms, PartSource::Estimated, &mut left_ms);
+        take(
+            WaitPart::Server,
+            rest_ms,
+            PartSource::Estimated,
+            &mut left_ms,
+        );
         if reasoning_ms > 0.0 {
             parts.push(PartTime {
                 part: WaitPart::Reasoning,
@@ -353,9 +365,7 @@ impl WaitBreakdown {
             last.ms += ttfa_ms - sum;
         }
 
-        let browser_ms = instants
-            .clicked
-            .map(|clicked| (start - clicked).max(0.0));
+        let browser_ms = instants.clicked.map(|clicked| (start - clicked).max(0.0));
         let paint_ms = instants
             .answer_painted
             .as_ref()
@@ -409,13 +419,16 @@ impl WaitBreakdown {
 
 /// The handshakes a new connection costs: TCP's round trip, and TLS 1.3's on https.
 fn handshakes_ms(input: &BreakdownInput<'_>, round_trip: Option<RoundTrip>) -> f64 {
-    round_trip.map_or(0.0, |trip| {
-        if input.https {
-            2.0 * trip.ms
-        } else {
-            trip.ms
-        }
-    })
+    round_trip.map_or(
+        0.0,
+        |trip| {
+            if input.https {
+                2.0 * trip.ms
+            } else {
+                trip.ms
+            }
+        },
+    )
 }
 
 /// The parts a server account gives (gateway, queue, prompt), when they fit in what the

@@ -44,6 +44,9 @@ pub const KEEP_ALIVE_ASSUMED_MS: f64 = 4000.0;
 pub struct OriginContact {
     /// The latest, `None` when the page never heard from the origin.
     pub last_heard_ms: Option<f64>,
+    /// The latest network round trip to the origin the page saw (a handshake in Resource
+    /// Timing: its models list, an earlier run), ms; `None` when it saw none.
+    pub round_trip_ms: Option<f64>,
 }
 
 impl OriginContact {
@@ -61,6 +64,8 @@ impl OriginContact {
 pub struct OriginContacts {
     /// `(origin, last heard ms)`, most recent last.
     heard: Vec<(String, f64)>,
+    /// `(origin, latest round trip ms)`, most recent last.
+    round_trips: Vec<(String, f64)>,
 }
 
 impl OriginContacts {
@@ -79,14 +84,28 @@ impl OriginContacts {
         self.heard.push((origin.to_owned(), latest));
     }
 
+    /// A round trip of `ms` to `origin` was seen (a handshake's time).
+    pub fn round_trip(&mut self, origin: &str, ms: f64) {
+        if !(ms.is_finite() && ms >= 0.0) {
+            return;
+        }
+        self.round_trips.retain(|(known, _)| known != origin);
+        if self.round_trips.len() == Self::MAX_ORIGINS {
+            self.round_trips.remove(0);
+        }
+        self.round_trips.push((origin.to_owned(), ms));
+    }
+
     /// What the page knows of `origin`.
     pub fn contact(&self, origin: &str) -> OriginContact {
-        OriginContact {
-            last_heard_ms: self
-                .heard
-                .iter()
+        let of = |list: &[(String, f64)]| {
+            list.iter()
                 .find(|(known, _)| known == origin)
-                .map(|(_, at_ms)| *at_ms),
+                .map(|(_, value)| *value)
+        };
+        OriginContact {
+            last_heard_ms: of(&self.heard),
+            round_trip_ms: of(&self.round_trips),
         }
     }
 }
@@ -251,6 +270,7 @@ mod tests {
     fn contact_age() {
         let contact = OriginContact {
             last_heard_ms: Some(1000.0),
+            round_trip_ms: None,
         };
         assert_eq!(contact.ago_ms(2700.0), Some(1700.0));
         assert_eq!(contact.ago_ms(900.0), Some(0.0));

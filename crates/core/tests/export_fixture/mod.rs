@@ -203,6 +203,8 @@ pub fn record_from_timeline(
         experiment: None,
         arrival_delay_bound_ms: None,
         arrivals_wait_for_main_thread: None,
+        server_account: None,
+        breakdown: None,
     }
 }
 

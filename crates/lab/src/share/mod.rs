@@ -785,6 +785,8 @@ mod tests {
             experiment: None,
             arrival_delay_bound_ms: None,
             arrivals_wait_for_main_thread: None,
+            server_account: None,
+            breakdown: None,
         }
     }
 

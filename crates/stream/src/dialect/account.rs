@@ -21,6 +21,17 @@ pub const MAX_ACCOUNT_TOKENS: u64 = 1_000_000_000;
 /// The longest header value read for an account, bytes; a longer one is ignored whole.
 pub const MAX_HEADER_BYTES: usize = 4096;
 
+/// The response headers that carry an account, lower case: what a transport reads and hands
+/// to [`ServerAccount::from_headers`]. A browser reads them only when the server lists them
+/// in `Access-Control-Expose-Headers` (or the page is on the same origin).
+pub const ACCOUNT_HEADERS: [&str; 5] = [
+    "server-timing",
+    "openai-processing-ms",
+    "x-litellm-overhead-duration-ms",
+    "x-queue-time",
+    "x-inference-time",
+];
+
 /// Who gave (part of) an account.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -260,7 +271,11 @@ impl ServerAccount {
         let mut account = ServerAccount::default();
         for metric in value.split(',') {
             let mut params = metric.split(';');
-            let name = params.next().unwrap_or_default().trim().to_ascii_lowercase();
+            let name = params
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_ascii_lowercase();
             let duration = params
                 .filter_map(|param| param.split_once('='))
                 .find(|(key, _)| key.trim().eq_ignore_ascii_case("dur"))
@@ -325,13 +340,19 @@ mod tests {
         assert_eq!(account.sources, vec![AccountSource::Sambanova]);
         assert_eq!(account.ttft_ms, Some(250.0));
         assert_eq!(account.total_ms, Some(500.0));
-        assert_eq!(ServerAccount::from_chat_usage(&json!({"prompt_tokens": 5})), None);
+        assert_eq!(
+            ServerAccount::from_chat_usage(&json!({"prompt_tokens": 5})),
+            None
+        );
     }
 
     #[test]
     fn headers_and_server_timing() {
         let account = ServerAccount::from_headers([
-            ("Server-Timing", "queue;dur=150, prefill;desc=\"prompt\";dur=300.5, cdn-cache;desc=HIT"),
+            (
+                "Server-Timing",
+                "queue;dur=150, prefill;desc=\"prompt\";dur=300.5, cdn-cache;desc=HIT",
+            ),
             ("X-LiteLLM-Overhead-Duration-Ms", "21.7"),
             ("openai-processing-ms", "640"),
             ("content-type", "text/event-stream"),
@@ -361,7 +382,10 @@ mod tests {
             );
         }
         let long = format!("queue;dur=1,{}", "x".repeat(MAX_HEADER_BYTES));
-        assert_eq!(ServerAccount::from_headers([("server-timing", long.as_str())]), None);
+        assert_eq!(
+            ServerAccount::from_headers([("server-timing", long.as_str())]),
+            None
+        );
         assert_eq!(
             ServerAccount::from_llamacpp_timings(&json!({"prompt_ms": -1, "prompt_n": 1e20})),
             None

@@ -78,7 +78,9 @@ impl ChatDecoder {
             // fields, llama.cpp's `timings`, Groq's `x_groq.usage`.
             let accounts = [
                 json.usage.as_ref().and_then(ServerAccount::from_chat_usage),
-                json.timings.as_ref().and_then(ServerAccount::from_llamacpp_timings),
+                json.timings
+                    .as_ref()
+                    .and_then(ServerAccount::from_llamacpp_timings),
                 json.x_groq.as_ref().and_then(ServerAccount::from_groq),
             ];
             for account in accounts.into_iter().flatten() {

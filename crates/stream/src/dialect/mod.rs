@@ -24,7 +24,8 @@ mod think;
 mod wire;
 
 pub use account::{
-    AccountSource, ServerAccount, MAX_ACCOUNT_MS, MAX_ACCOUNT_TOKENS, MAX_HEADER_BYTES,
+    AccountSource, ServerAccount, ACCOUNT_HEADERS, MAX_ACCOUNT_MS, MAX_ACCOUNT_TOKENS,
+    MAX_HEADER_BYTES,
 };
 pub use decoded::{DecodedEvent, StreamError, Usage};
 pub use decoder::Decoder;
