@@ -177,10 +177,41 @@ export function renderMarkdown(report) {
     out.push('', `At the end: ${c.rows_shown} table rows, ${c.dom_elements} DOM elements, ${f(c.stored_bytes / 1024, 0)} KB stored; charts: ${c.charts.map((chart) => `${chart.id} ${chart.nodes} elements`).join(', ')}.`, '');
   } else if (s.scale) out.push('## 6. Scale', '', '```', s.scale.error, '```', '');
 
-  if (s.llama && !s.llama.error) out.push(...renderLlama(s.llama));
-  else if (s.llama) out.push('## 7. A real server (llama-cpp-python)', '', '```', s.llama.error, '```', '');
+  if (s.llama && !s.llama.error) {
+    out.push(...renderLlama(s.llama));
+    if (s.llama.cpp_server) out.push(...renderCppServer(s.llama.cpp_server));
+  } else if (s.llama) out.push('## 7. A real server (llama-cpp-python)', '', '```', s.llama.error, '```', '');
 
   return out.join('\n') + '\n';
+}
+
+/** Section 7b: llama.cpp's C++ server (xllamacpp), its `timings` beside the widget's breakdown. */
+function renderCppServer(c) {
+  const out = ['### 7b. llama.cpp\'s C++ server (llama-server, via xllamacpp): `timings` beside the widget\'s breakdown', ''];
+  if (c.error || c.skipped) {
+    out.push(c.skipped ? `Not run: ${c.skipped}.` : 'Failed:', '');
+    if (c.error) out.push('```', c.error, '```', '');
+    return out;
+  }
+  out.push(`xllamacpp ${c.package?.xllamacpp ?? '?'} (PyPI, prebuilt CPU wheel: llama.cpp's tools/server in-process; \`bench/llama/cpp_server.py ${(c.server?.args ?? []).join(' ')}\`, up in ${f(c.server?.start_seconds, 1)} s); same model; the widget's experiments on ${c.page ?? '?'}.`, '');
+  const p = c.probe;
+  if (p) {
+    out.push(`- Context window: \`/props\` \`default_generation_settings.n_ctx\` ${p.props?.n_ctx_paths?.['default_generation_settings.n_ctx'] ?? '—'} (top-level \`n_ctx\` ${p.props?.n_ctx_paths?.n_ctx ?? 'absent'}, ${p.props?.n_ctx_paths?.total_slots ?? '?'} slot(s)); \`/v1/models\` \`data[0].meta\` n_ctx ${p.models_meta?.n_ctx ?? '—'}, n_ctx_train ${p.models_meta?.n_ctx_train ?? '—'}.`);
+    out.push(`- \`timings\` with \`stream_options.include_usage\`: on the ${p.stream.timings_with_include_usage}; without it: on the ${p.stream.timings_without_include_usage}. Keys: ${(p.stream.timings_keys ?? []).join(', ') || '—'}.`);
+    out.push(`- Headers after ${f(p.stream.headers_ms, 1)} ms, role chunk at ${f(p.stream.role_chunk_ms, 1)} ms, first content at ${f(p.stream.first_content_ms, 1)} ms. Response headers: ${Object.keys(p.stream.headers ?? {}).join(', ')}; Server-Timing: ${p.stream.server_timing ?? 'none'}; other timing headers: ${p.stream.timing_headers.join(', ') || 'none'}.`);
+    out.push(`- CORS preflight (authorization, content-type): ${p.cors_preflight.status} ${JSON.stringify(Object.fromEntries(Object.entries(p.cors_preflight.headers).filter(([name]) => name.startsWith('access-control'))))}; plain response: ${JSON.stringify(p.cors_response)}.`);
+    out.push('');
+  }
+  const a = c.analysis;
+  if (!a) return out;
+  out.push(`${c.rounds.length} rounds (of ${c.rounds_planned}); per round the widget's prompt-length experiment (one run per size), then each of its measured requests sent again from node (same body, \`cache_prompt: false\`, include_usage) for \`timings.prompt_ms\`; "run's own" is the server log's prompt eval of the widget's request itself. Widget breakdowns read: ${a.breakdowns_seen} of ${a.runs} runs${a.breakdowns_seen ? '' : ' (this build records none: its columns are —)'}. Medians; ratios are per run, then the median.`, '');
+  out.push('| asked | prompt tokens | widget TTFA | timings.prompt_ms (node) | run\'s own prompt eval | widget prompt part | widget server part | server part ÷ timings.prompt_ms | prompt part ÷ timings.prompt_ms | node first content |', '|---|---|---|---|---|---|---|---|---|---|');
+  for (const v of a.levels) {
+    const src = (sources) => (sources.length ? ` (${sources.join(', ')})` : '');
+    out.push(`| ${v.asked_tokens} | ${v.prompt_tokens_p50 ?? '—'} | ${f(v.widget_ttfa_p50_ms, 1)} ms | ${f(v.timings_prompt_ms_p50, 2)} ms (${v.timings_prompt_n_p50 ?? '—'} evaluated) | ${f(v.run_prompt_ms_p50, 2)} ms (${v.run_prompt_tokens_evaluated_p50 ?? '—'}) | ${f(v.widget_prompt_part_p50_ms, 2)}${src(v.widget_prompt_part_sources)} | ${f(v.widget_server_part_p50_ms, 2)}${src(v.widget_server_part_sources)} | ${f(v.ratio_widget_server_part_over_timings_prompt_ms, 3)} | ${f(v.ratio_widget_prompt_part_over_timings_prompt_ms, 3)} | ${f(v.node_first_content_p50_ms, 1)} ms |`);
+  }
+  out.push('');
+  return out;
 }
 
 const mark = (met) => (met === null || met === undefined ? '—' : met ? '**met**' : '**missed**');
@@ -191,6 +222,11 @@ function renderLlama(l) {
   const a = l.analysis;
   const m = l.model;
   out.push('## 7. A real server: llama-cpp-python', '');
+  if (l.python_skipped || l.python_error) {
+    out.push(l.python_skipped ? `llama-cpp-python's part not run (${l.python_skipped}).` : 'llama-cpp-python\'s part failed:', '');
+    if (l.python_error) out.push('```', l.python_error, '```', '');
+    return out;
+  }
   out.push(`llama-cpp-python ${l.server?.version ?? '?'} (\`python -m llama_cpp.server ${(l.server?.args ?? []).join(' ')}\`, up in ${f(l.server?.start_seconds, 1)} s)${l.install ? `; wheel ${l.install.wheel}, ${l.install.built_now ? `built in this run in ${l.install.build_seconds} s` : `from the cache (built in ${l.install.build_seconds ?? '?'} s)`}` : ''}; openai ${l.openai_version ?? '?'}.`, '');
   out.push(`Model: a random-weight llama GGUF written by bench/llama/make_model.py (nothing from a model hub): n_embd ${m.dims.n_embd}, ${m.dims.n_layer} layers, ${m.dims.n_head} heads (${m.dims.n_head_kv} KV), n_ff ${m.dims.n_ff}, vocabulary ${m.n_vocab} (SentencePiece-style, built from this repository's docs, byte fallback), ${m.dtype}, ${(m.parameters / 1e6).toFixed(1)} M parameters, ${(m.bytes / 2 ** 20).toFixed(1)} MB; n_ctx ${l.n_ctx}; ${l.threads} threads. Chat template: ChatML in the GGUF.`, '');
   out.push(`Counting: ${l.counting?.method}; template offset ${l.counting?.template_offset_tokens} tokens; check at another size: usage ${l.counting?.verify?.usage_prompt_tokens} vs counted ${l.counting?.verify?.counted} (${l.counting?.verify?.agree ? 'agree' : '**disagree**'}).`, '');

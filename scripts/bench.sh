@@ -5,8 +5,9 @@
 # bench/out/report.json. Usage: scripts/bench.sh [section ...]
 #   sections: size start fidelity paint engines network parser long scale (default: all of these); BENCH_RUNS=20
 #   llama: only when named: a real llama-cpp-python server (bench/llama/; its first run builds
-#   llama-cpp-python from source, about 6 to 7 minutes on 2 cores); LLAMA_ROUNDS=5,
-#   LLAMA_SIZES=250,1000,2000,4000, LLAMA_VOCAB=4096 (smaller: a poorer tokenizer), LLAMA_DIMS
+#   llama-cpp-python from source, about 6 to 7 minutes on 2 cores), then llama.cpp's C++ server
+#   (xllamacpp's prebuilt wheel); LLAMA_ROUNDS=5, LLAMA_SIZES=250,1000,2000,4000,
+#   LLAMA_VOCAB=4096 (smaller: a poorer tokenizer), LLAMA_DIMS, LLAMA_SERVERS=python,cpp
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/setup.sh
@@ -37,6 +38,8 @@ wants() { local section; for section in "${sections[@]}"; do [ "$section" = "$1"
 if wants llama; then
   # llama-cpp-python[server], gguf, numpy, openai: exact pins, wheel cached (bench/llama/).
   bench/llama/install.sh
+  # llama.cpp's C++ server (llama-server) as xllamacpp's prebuilt CPU wheel: exact pin.
+  bench/llama/install-server.sh
 fi
 
 if wants parser; then

@@ -10,7 +10,7 @@
 //   {type: 'ready', timeOrigin}
 //   {type: 'started', id, t, crossOrigin, firstPreflight}   just before fetch()
 //   {type: 'sent', id, t}                          fetch() called: the request is on its way
-//   {type: 'headers', id, t, status, contentType, retryAfter}
+//   {type: 'headers', id, t, status, contentType, retryAfter, timingHeaders: [[name, value], ...]}
 //   {type: 'chunk', id, t, bytes}                  bytes: ArrayBuffer (transferred)
 //   {type: 'end', id, t}                           body complete
 //   {type: 'failed', id, t, name, message}         TypeError, AbortError, RedirectError, ...
@@ -102,6 +102,37 @@ function entryFor(url, since, waitMs) {
   });
 }
 
+// The headers of a server's or gateway's own account of its time (ttft-stream's
+// ACCOUNT_HEADERS): read when CORS exposes them.
+const ACCOUNT_HEADERS = [
+  'server-timing', 'openai-processing-ms', 'x-litellm-overhead-duration-ms', 'x-queue-time',
+  'x-total-time', 'x-prompt-tokens',
+];
+// The longest header value passed on (ttft-stream's MAX_HEADER_BYTES).
+const MAX_HEADER_BYTES = 4096;
+
+function timingHeaders(headers) {
+  const found = [];
+  for (const name of ACCOUNT_HEADERS) {
+    const value = headers.get(name);
+    if (value !== null && value.length <= MAX_HEADER_BYTES) found.push([name, value]);
+  }
+  return found;
+}
+
+// Resource Timing's serverTiming (visible with Timing-Allow-Origin), written back as one
+// Server-Timing header value, bounded.
+function serverTimingOf(entry) {
+  const metrics = (entry && entry.serverTiming) || [];
+  const parts = [];
+  for (const metric of metrics.slice(0, 32)) {
+    const name = String(metric.name).slice(0, 64).replace(/[;,=\s"]/g, '');
+    if (name && Number.isFinite(metric.duration)) parts.push(`${name};dur=${metric.duration}`);
+  }
+  const value = parts.join(',');
+  return value.length <= MAX_HEADER_BYTES ? value : '';
+}
+
 function copyTiming(entry) {
   if (!entry) return null;
   const fields = [
@@ -109,7 +140,7 @@ function copyTiming(entry) {
     'connectEnd', 'secureConnectionStart', 'requestStart', 'responseStart', 'responseEnd',
     'transferSize', 'encodedBodySize',
   ];
-  const copy = { nextHopProtocol: entry.nextHopProtocol };
+  const copy = { nextHopProtocol: entry.nextHopProtocol, serverTiming: serverTimingOf(entry) };
   for (const field of fields) copy[field] = entry[field];
   return copy;
 }
@@ -139,6 +170,7 @@ async function run({ id, url, method, headers, body }) {
       type: 'headers', id, t: performance.now(), status: response.status,
       contentType: response.headers.get('content-type') || '',
       retryAfter: response.headers.get('retry-after'),
+      timingHeaders: timingHeaders(response.headers),
     });
     if (response.body) {
       const reader = response.body.getReader();

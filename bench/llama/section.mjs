@@ -8,6 +8,10 @@
 // third reference. Then the widget's prefix-cache experiment runs, and the log says how many
 // prompt tokens each of its requests really evaluated.
 //
+// Then llama.cpp's own C++ server (llama-server, as xllamacpp's prebuilt wheel: cpp-server.mjs)
+// serves the same model: the widget's prompt-length experiment again, each run's breakdown
+// beside the server's `timings.prompt_ms` (LLAMA_SERVERS=python,cpp chooses the servers).
+//
 // Nothing here asserts a timing: the figures and their targets go to the report.
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -17,6 +21,7 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { ROOT, openWidget, readRows, run, runSeries, sleep } from '../lib.mjs';
 import { parseServerLog } from './log.mjs';
+import { cppServer } from './cpp-server.mjs';
 
 const PYTHON = process.env.BENCH_PYTHON || path.join(ROOT, 'bench', '.venv', 'bin', 'python');
 const CACHE = path.join(ROOT, 'bench', '.cache', 'llama');
@@ -75,7 +80,7 @@ export function linearFit(points) {
 // ---------------------------------------------------------------------------------------
 // The model and the server.
 
-async function freePort() {
+export async function freePort() {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -350,7 +355,7 @@ export async function probeServer(server, pageOrigin) {
 // The widget.
 
 /** The experiment panel's report, read through its test ids and data attributes. */
-async function readExperiment(page) {
+export async function readExperiment(page) {
   return page.evaluate(() => {
     const report = document.querySelector('[data-testid=exp-report]');
     const data = report ? { ...report.dataset } : null;
@@ -375,6 +380,19 @@ async function readExperiment(page) {
   });
 }
 
+/**
+ * Opens the page that has the experiments panel (`exp-kind`) in a fresh context: the widget
+ * page itself when it has one, else the lab (`/lab/` of the same server), where the split
+ * build keeps the experiments.
+ */
+export async function openExperiments(browser, pageUrl) {
+  const widget = await openWidget(browser, pageUrl);
+  if (await widget.page.getByTestId('exp-kind').count()) return { ...widget, url: pageUrl };
+  await widget.context.close();
+  const labUrl = new URL('lab/', pageUrl.endsWith('/') ? pageUrl : `${pageUrl}/`).href;
+  return { ...(await openWidget(browser, labUrl)), url: labUrl };
+}
+
 /** Progress states in which an experiment is over (src/experiments/mod.rs). */
 const ENDED = ['done', 'stopped', 'refused'];
 
@@ -384,7 +402,7 @@ const ENDED = ['done', 'stopped', 'refused'];
  * the new experiment to leave the previous one's end state (preparing: the widget asks the
  * server for its context window and counts tokens; running: the measured runs).
  */
-async function runExperiment(page, kind, fields, timeoutMs) {
+export async function runExperiment(page, kind, fields, timeoutMs) {
   await page.getByTestId('exp-kind').selectOption(kind);
   for (const [testId, value] of Object.entries(fields)) await page.getByTestId(testId).fill(value);
   await page.getByTestId('exp-run').click();
@@ -402,11 +420,11 @@ async function runExperiment(page, kind, fields, timeoutMs) {
 }
 
 /** Column index by header text (case-insensitive regex), or -1. */
-function column(headers, pattern) {
+export function column(headers, pattern) {
   return headers.findIndex((header) => pattern.test(header));
 }
 
-const numberIn = (text) => {
+export const numberIn = (text) => {
   const value = Number.parseFloat(String(text ?? '').replace(/,/g, ''));
   return Number.isFinite(value) ? value : null;
 };
@@ -418,7 +436,7 @@ const numberIn = (text) => {
  * with their status and the start of their answer. Observed through Playwright's request
  * and response events, nothing altered.
  */
-function captureRequests(context, serverUrl) {
+export function captureRequests(context, serverUrl) {
   const requests = [];
   const gets = [];
   context.on('request', (request) => {
@@ -449,7 +467,7 @@ function captureRequests(context, serverUrl) {
 }
 
 /** A measured request: a streamed chat completion (calibration requests are not streamed). */
-const isMeasured = (request) => request.url.endsWith('/chat/completions') && request.body?.stream === true;
+export const isMeasured = (request) => request.url.endsWith('/chat/completions') && request.body?.stream === true;
 
 /**
  * Pairs the requests of a block with the completions its log holds. Only requests that ran
@@ -513,12 +531,38 @@ const pastWindow = (tokens) => typeof tokens === 'number' && tokens + MAX_TOKENS
 // ---------------------------------------------------------------------------------------
 // The section.
 
+/** Which servers the section measures (LLAMA_SERVERS, comma separated): python, cpp. */
+const SERVERS = (process.env.LLAMA_SERVERS || 'python,cpp').split(/[\s,]+/).filter(Boolean);
+
 export async function llama(browser, pageSim) {
-  const result = { sizes_tokens: SIZES, rounds_planned: ROUNDS, n_ctx: N_CTX, threads: THREADS, max_tokens: MAX_TOKENS };
-  const install = path.join(CACHE, '..', 'wheels', 'last-install.json');
-  if (existsSync(install)) result.install = JSON.parse(await readFile(install, 'utf8'));
+  const result = { sizes_tokens: SIZES, rounds_planned: ROUNDS, n_ctx: N_CTX, threads: THREADS, max_tokens: MAX_TOKENS, servers: SERVERS };
   const model = await ensureModel();
   result.model = model.summary;
+  if (SERVERS.includes('python')) {
+    try {
+      await llamaCppPython(browser, pageSim, model, result);
+    } catch (error) {
+      // The C++ server's part still runs; the report shows this error in the Python part's place.
+      if (!SERVERS.includes('cpp')) throw error;
+      log(`llama-cpp-python part failed: ${error.stack}`);
+      result.python_error = String(error.stack || error);
+    }
+  } else result.python_skipped = `LLAMA_SERVERS=${SERVERS.join(',')}`;
+  if (SERVERS.includes('cpp')) {
+    try {
+      result.cpp_server = await cppServer(browser, pageSim, model, { sizes: SIZES, rounds: ROUNDS, nCtx: N_CTX, threads: THREADS, maxTokens: MAX_TOKENS, alias: MODEL_ALIAS });
+    } catch (error) {
+      log(`C++ server part failed: ${error.stack}`);
+      result.cpp_server = { error: String(error.stack || error) };
+    }
+  }
+  return result;
+}
+
+/** The llama-cpp-python part: fills `result` (server, probe, rounds, edges, prefix cache, analysis). */
+async function llamaCppPython(browser, pageSim, model, result) {
+  const install = path.join(CACHE, '..', 'wheels', 'last-install.json');
+  if (existsSync(install)) result.install = JSON.parse(await readFile(install, 'utf8'));
   log('starting llama_cpp.server');
   const server = await startServer(model.file);
   result.server = { args: server.args, start_seconds: server.start_seconds };
@@ -543,7 +587,7 @@ export async function llama(browser, pageSim) {
     };
 
     // The widget, cross-origin to the server as with any provider.
-    const { page, context, errors } = await openWidget(browser, pageSim.url);
+    const { page, context, errors } = await openExperiments(browser, pageSim.url);
     const captured = captureRequests(context, server.url);
     // Warm-up run from the form: it pays the CORS preflight and opens the connection. A small
     // max_tokens: with the field empty ("server default") llama-cpp-python generates until the
@@ -719,7 +763,6 @@ export async function llama(browser, pageSim) {
     await server.stop();
   }
   result.analysis = analyse(result);
-  return result;
 }
 
 /**

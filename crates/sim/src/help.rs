@@ -39,7 +39,7 @@ TIMING MODEL (deterministic; all times in ms after the request reached the serve
   prefill    prefill_ms = base_ms + a_ms_per_token*n + b_ms_per_token2*n^2, where
              n = prompt_tokens - cached_tokens (profile field prefill_ms, if set, replaces
              the formula); + reserve_ms_per_max_token * max_tokens (default 0).
-  first token  at queue_ms + prefill_ms: reasoning if the model reasons, else the answer.
+  first token  at gateway_ms + queue_ms + prefill_ms: reasoning if the model reasons, else the answer.
   decode     every later token (reasoning and answer alike) itl_ms after the previous one.
              E.g. prefill 200, 10 reasoning tokens, itl 50: first reasoning at 200, first
              answer at 200 + 10*50 = 700.
@@ -129,7 +129,21 @@ PROFILE FIELDS (keys for the suffix, --set and the config file; times are number
 0 to 10000000, counts whole numbers from 0 to 1000000, booleans 1/0/true/false)
   base_ms, a_ms_per_token, b_ms_per_token2   prefill formula (ms, ms/token, ms/token^2)
   prefill_ms                fixed prefill, ms (replaces the formula; `none` = formula)
-  itl_ms                    inter-token latency, ms
+ itl_ms                    inter-token latency, ms
+  queue_ms                  a scripted queue before prefill, ms, on top of any wait for a
+                            slot (it holds no slot); reported by the server accounts
+  gateway_ms                a gateway's own time before the queue, ms (as a proxy in front
+                            of the model server adds); reported by server_timing, litellm
+  server_account            how the server reports its own time: none (default), or any of
+                            llamacpp (`timings` on the final chat chunk: prompt_n, prompt_ms,
+                            cache_n, predicted_ms), groq (`x_groq.usage` on the final chat
+                            chunk: queue_time, prompt_time, completion_time, total_time, in
+                            seconds), sambanova (usage.time_to_first_token, total_latency,
+                            seconds; the usage chunk is always sent), server_timing (header
+                            `Server-Timing: gateway;dur=G, queue;dur=Q, prefill;dur=P`) and
+                            litellm (header x-litellm-overhead-duration-ms: G), joined by +,
+                            e.g. server_account=groq+litellm. Both headers are exposed to
+                            pages (Access-Control-Expose-Headers).
   reasoning_tokens          reasoning tokens before the answer
   answer_tokens             answer tokens
   paragraph_tokens          a paragraph break before every P-th answer token (0 = none)
@@ -230,14 +244,14 @@ CORS (on unless --no-cors)
   anthropic-dangerous-direct-browser-access, x-sim-fault, traceparent, tracestate
   (--no-trace-headers leaves the last two out, so a browser's preflight for a request
   with W3C trace context fails, as on servers that do not allow it);
-  Access-Control-Max-Age: 600; Access-Control-Expose-Headers: retry-after, x-ttft-sim and
-  the x-sim-* headers; Timing-Allow-Origin: * (not with --no-timing-allow-origin, as most
+  Access-Control-Max-Age: 600; Access-Control-Expose-Headers: retry-after, x-ttft-sim,
+  server-timing, x-litellm-overhead-duration-ms and the x-sim-* headers; Timing-Allow-Origin: * (not with --no-timing-allow-origin, as most
   providers: the page's Resource Timing of the request then hides every phase); and
   always Cross-Origin-Resource-Policy: cross-origin.
 
 GROUND-TRUTH HEADERS (on every simulated completion; ms after arrival at the server)
-  x-sim-request-id, x-sim-prompt-tokens, x-sim-cached-tokens, x-sim-queue-ms,
-  x-sim-prefill-ms, x-sim-first-token-ms (first visible token of any kind),
+  x-sim-request-id, x-sim-prompt-tokens, x-sim-cached-tokens, x-sim-gateway-ms
+  (gateway_ms), x-sim-queue-ms (the slot wait + queue_ms), x-sim-prefill-ms, x-sim-first-token-ms (first visible token of any kind),
   x-sim-first-reasoning-ms (only when reasoning is streamed), x-sim-first-answer-ms,
   x-sim-end-ms, x-sim-itl-ms, x-sim-reasoning-tokens, x-sim-output-tokens.
 

@@ -45,11 +45,18 @@ pub(crate) fn add_cors(headers: &mut HeaderMap, allowed_headers: &str) {
         "POST, GET, DELETE, OPTIONS",
     );
     set(headers, "access-control-allow-headers", allowed_headers);
-    let exposed = ["retry-after", IDENTITY_HEADER]
-        .into_iter()
-        .chain(GROUND_TRUTH_HEADERS.iter().copied())
-        .collect::<Vec<_>>()
-        .join(", ");
+    // The accounts' headers too: a gateway or server that wants pages to read them must list
+    // them here (docs/stream-formats.md §10).
+    let exposed = [
+        "retry-after",
+        IDENTITY_HEADER,
+        "server-timing",
+        "x-litellm-overhead-duration-ms",
+    ]
+    .into_iter()
+    .chain(GROUND_TRUTH_HEADERS.iter().copied())
+    .collect::<Vec<_>>()
+    .join(", ");
     set(headers, "access-control-expose-headers", &exposed);
     set(headers, "access-control-max-age", "600");
     set(headers, "timing-allow-origin", "*");

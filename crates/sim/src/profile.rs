@@ -81,6 +81,65 @@ impl OverflowStyle {
     }
 }
 
+/// The ways a server or gateway reports its own time (docs/stream-formats.md §10), any
+/// combination of them: `server_account=groq`, `server_account=server_timing+litellm`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AccountStyles {
+    /// llama.cpp's server: `timings` on the final chunk (chat streams).
+    pub llamacpp: bool,
+    /// Groq: `x_groq.usage` on the final chunk (chat streams; seconds).
+    pub groq: bool,
+    /// SambaNova: `time_to_first_token` and `total_latency` in the usage chunk (chat
+    /// streams; seconds; the usage chunk is sent whether asked for or not).
+    pub sambanova: bool,
+    /// A `Server-Timing` header (`gateway`, `queue`, `prefill`), exposed to pages.
+    pub server_timing: bool,
+    /// LiteLLM's `x-litellm-overhead-duration-ms` header (the `gateway_ms`), exposed.
+    pub litellm: bool,
+}
+
+impl AccountStyles {
+    const NAMES: &'static str =
+        "none, or any of llamacpp, groq, sambanova, server_timing, litellm joined by +";
+
+    fn parse(value: &str) -> Option<Self> {
+        let mut styles = Self::default();
+        if value == "none" || value.is_empty() {
+            return Some(styles);
+        }
+        for name in value.split('+') {
+            match name.trim() {
+                "llamacpp" | "llama.cpp" => styles.llamacpp = true,
+                "groq" => styles.groq = true,
+                "sambanova" => styles.sambanova = true,
+                "server_timing" => styles.server_timing = true,
+                "litellm" => styles.litellm = true,
+                _ => return None,
+            }
+        }
+        Some(styles)
+    }
+
+    /// The value as written in config files and suffixes.
+    pub fn name(self) -> String {
+        let names: Vec<&str> = [
+            (self.llamacpp, "llamacpp"),
+            (self.groq, "groq"),
+            (self.sambanova, "sambanova"),
+            (self.server_timing, "server_timing"),
+            (self.litellm, "litellm"),
+        ]
+        .into_iter()
+        .filter_map(|(on, name)| on.then_some(name))
+        .collect();
+        if names.is_empty() {
+            "none".to_owned()
+        } else {
+            names.join("+")
+        }
+    }
+}
+
 /// Every parameter of a simulated model. Field names are the keys of overrides.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Profile {
@@ -94,6 +153,14 @@ pub struct Profile {
     pub prefill_ms: Option<f64>,
     /// Inter-token latency of decode, ms (reasoning and answer tokens alike).
     pub itl_ms: f64,
+    /// A scripted queue, ms: every request waits this long before its prefill, on top of any
+    /// wait for a free slot (`--slots`).
+    pub queue_ms: f64,
+    /// A gateway's own time, ms: spent before the queue, as a proxy in front of the model
+    /// server would (reported by the `litellm` and `server_timing` accounts).
+    pub gateway_ms: f64,
+    /// How the server reports its own time ([`AccountStyles`]).
+    pub server_account: AccountStyles,
     /// Reasoning tokens generated before the answer.
     pub reasoning_tokens: u32,
     /// Answer tokens generated (before any `max_tokens` cap).
@@ -138,6 +205,9 @@ impl Default for Profile {
             b_ms_per_token2: 0.0,
             prefill_ms: None,
             itl_ms: 20.0,
+            queue_ms: 0.0,
+            gateway_ms: 0.0,
+            server_account: AccountStyles::default(),
             reasoning_tokens: 0,
             answer_tokens: 40,
             paragraph_tokens: 0,
@@ -164,6 +234,9 @@ pub const PROFILE_KEYS: &[&str] = &[
     "b_ms_per_token2",
     "prefill_ms",
     "itl_ms",
+    "queue_ms",
+    "gateway_ms",
+    "server_account",
     "reasoning_tokens",
     "answer_tokens",
     "paragraph_tokens",
@@ -292,6 +365,16 @@ impl Profile {
                 }
             }
             "itl_ms" => self.itl_ms = parse_ms(key, value)?,
+            "queue_ms" => self.queue_ms = parse_ms(key, value)?,
+            "gateway_ms" => self.gateway_ms = parse_ms(key, value)?,
+            "server_account" => {
+                self.server_account =
+                    AccountStyles::parse(value).ok_or_else(|| ProfileError::BadValue {
+                        key: key.into(),
+                        value: value.into(),
+                        expected: AccountStyles::NAMES,
+                    })?
+            }
             "reasoning_tokens" => self.reasoning_tokens = parse_count(key, value)?,
             "answer_tokens" => self.answer_tokens = parse_count(key, value)?,
             "paragraph_tokens" => self.paragraph_tokens = parse_count(key, value)?,
@@ -565,11 +648,18 @@ mod tests {
                 "early_role" | "hold_headers" | "stream_usage" => "1",
                 "overflow_style" => "vllm",
                 "redirect_to" => "http://127.0.0.1:9",
+                "server_account" => "groq+server_timing",
                 _ => "7",
             };
             profile.set(key, value).unwrap();
         }
         assert_eq!(profile.retry_after_s, 7);
+        assert_eq!(profile.queue_ms, 7.0);
+        assert_eq!(profile.gateway_ms, 7.0);
+        assert_eq!(profile.server_account.name(), "groq+server_timing");
+        assert!(profile.set("server_account", "groq+nope").is_err());
+        profile.set("server_account", "none").unwrap();
+        assert_eq!(profile.server_account, AccountStyles::default());
         assert_eq!(profile.reasoning_style, ReasoningStyle::Think);
         assert_eq!(profile.context_tokens, 7);
         assert_eq!(profile.huge_line_bytes, 7);

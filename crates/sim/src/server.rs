@@ -16,12 +16,12 @@ use crate::app::{header_fault, status_refusal, App, Refusal};
 use crate::cache::{token_hash, CacheMode};
 use crate::clock::unix_seconds;
 use crate::dialect::errors::{invalid_url, ApiError, Overflow};
-use crate::dialect::{self, FaultDetails, Frame, FrameBody, Usage, WriterInput};
+use crate::dialect::{self, Account, FaultDetails, Frame, FrameBody, Usage, WriterInput};
 use crate::fault::{self, Fault};
 use crate::http::{
     allowed_headers, api_error, finish_api, json_response, response, set, IDENTITY_HEADER,
 };
-use crate::profile::{Profile, ProfileError, ReasoningStyle, ResolvedModel};
+use crate::profile::{AccountStyles, Profile, ProfileError, ReasoningStyle, ResolvedModel};
 use crate::recorder::REQUESTS_PATH;
 use crate::request::{parse_request, Dialect, RequestError, SimRequest};
 use crate::routes::{extras_response, models, query_value, requests_route, static_response};
@@ -36,6 +36,7 @@ pub const GROUND_TRUTH_HEADERS: &[&str] = &[
     "x-sim-request-id",
     "x-sim-prompt-tokens",
     "x-sim-cached-tokens",
+    "x-sim-gateway-ms",
     "x-sim-queue-ms",
     "x-sim-prefill-ms",
     "x-sim-first-token-ms",
@@ -238,6 +239,8 @@ struct Prepared {
     counts: OutputCounts,
     plan: StreamPlan,
     booking: Option<Booking>,
+    /// The profile's gateway time, inside `plan.queue_ms` (it comes first).
+    gateway_ms: f64,
 }
 
 /// Checks in the order real providers do: auth, body, model; then status faults, then
@@ -357,7 +360,10 @@ fn prepare(app: &App, admitted: &Admitted, arrival: Instant) -> Prepared {
             .book_on(slot, request_id, arrival_ms, duration_ms),
         None => state.schedule.book(request_id, arrival_ms, duration_ms),
     });
-    let queue_ms = booking.map_or(0.0, |b| b.queue_ms(arrival_ms));
+    // The wait before prefill: the gateway's time, the scripted queue and any wait for a
+    // slot (the scripted parts hold no slot).
+    let queue_ms =
+        profile.gateway_ms + profile.queue_ms + booking.map_or(0.0, |b| b.queue_ms(arrival_ms));
     let mut gaps = gaps_ms.into_iter();
     let plan = timing::plan_stream(profile, queue_ms, prefill_ms, counts, || {
         gaps.next().unwrap_or(profile.itl_ms)
@@ -373,6 +379,7 @@ fn prepare(app: &App, admitted: &Admitted, arrival: Instant) -> Prepared {
         counts,
         plan,
         booking,
+        gateway_ms: profile.gateway_ms,
     }
 }
 
@@ -403,7 +410,12 @@ fn add_ground_truth(headers: &mut HeaderMap, prepared: &Prepared, profile: &Prof
         "x-sim-cached-tokens",
         &usage.cached_tokens.to_string(),
     );
-    set(headers, "x-sim-queue-ms", &round_ms(plan.queue_ms));
+    set(
+        headers,
+        "x-sim-queue-ms",
+        &round_ms(plan.queue_ms - prepared.gateway_ms),
+    );
+    set(headers, "x-sim-gateway-ms", &round_ms(prepared.gateway_ms));
     set(headers, "x-sim-prefill-ms", &round_ms(plan.prefill_ms));
     set(headers, "x-sim-first-token-ms", &round_ms(first_visible_ms));
     if let Some(ms) = first_reasoning_ms {
@@ -424,6 +436,31 @@ fn add_ground_truth(headers: &mut HeaderMap, prepared: &Prepared, profile: &Prof
         "x-sim-output-tokens",
         &usage.output_tokens().to_string(),
     );
+}
+
+/// The server's account in headers, in the styles asked for: a `Server-Timing` header
+/// (`gateway`, `queue`, `prefill`) and LiteLLM's `x-litellm-overhead-duration-ms`.
+fn add_account_headers(headers: &mut HeaderMap, prepared: &Prepared, styles: AccountStyles) {
+    let plan = &prepared.plan;
+    if styles.server_timing {
+        let mut metrics = Vec::new();
+        if prepared.gateway_ms > 0.0 {
+            metrics.push(format!("gateway;dur={}", round_ms(prepared.gateway_ms)));
+        }
+        metrics.push(format!(
+            "queue;dur={}",
+            round_ms(plan.queue_ms - prepared.gateway_ms)
+        ));
+        metrics.push(format!("prefill;dur={}", round_ms(plan.prefill_ms)));
+        set(headers, "server-timing", &metrics.join(", "));
+    }
+    if styles.litellm {
+        set(
+            headers,
+            "x-litellm-overhead-duration-ms",
+            &round_ms(prepared.gateway_ms),
+        );
+    }
 }
 
 /// Answers one completion request. Returns the response and whether it may carry CORS.
@@ -479,12 +516,18 @@ async fn complete(
         plan: &prepared.plan,
         style: profile.reasoning_style,
         early: profile.early_role,
-        include_usage: (request.include_usage && profile.stream_usage) || hostile_usage,
+        include_usage: (request.include_usage && profile.stream_usage)
+            || hostile_usage
+            || profile.server_account.sambanova,
         hostile_usage,
         reasoning: &reasoning_text,
         answer: &answer_text,
         usage: prepared.usage,
         truncated: prepared.counts.truncated,
+        account: Account {
+            styles: profile.server_account,
+            gateway_ms: prepared.gateway_ms,
+        },
     };
     let guard = SlotGuard {
         app: Arc::clone(&app),
@@ -523,6 +566,7 @@ async fn complete(
     };
     set(response.headers_mut(), "cache-control", "no-cache");
     add_ground_truth(response.headers_mut(), &prepared, profile);
+    add_account_headers(response.headers_mut(), &prepared, profile.server_account);
     (response, fault != Some(Fault::NoCors))
 }
 

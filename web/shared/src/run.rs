@@ -285,9 +285,13 @@ pub async fn measure_with(
                     TransportEvent::Failed { at_ms, error } => {
                         run.on_failure(at_ms, &error, control.reason.get(), &mut progress)
                     }
-                    TransportEvent::Timing(timing) => {
+                    TransportEvent::Timing(timing, server_timing) => {
                         if let Some(timing) = timing {
                             run.on_resource_timing(&timing);
+                            transport::contacts::learn_round_trip(&request.url, &timing);
+                        }
+                        if !server_timing.is_empty() {
+                            run.on_server_timing(&server_timing);
                         }
                         break;
                     }

@@ -112,7 +112,7 @@ async fn worker_arrivals(block_main_thread_ms: f64) -> (f64, f64, f64) {
                     content_ms = Some(at_ms);
                 }
             }
-            TransportEvent::Timing(_) => break,
+            TransportEvent::Timing(..) => break,
             _ => {}
         }
     }

@@ -425,7 +425,8 @@ impl Measurement {
             .timing_headers
             .iter()
             .map(|(name, value)| (name.as_str(), value.as_str()));
-        if let Some(account) = ServerAccount::from_headers(headers) {
+        let streamed = head.content_type.contains("text/event-stream");
+        if let Some(account) = ServerAccount::from_headers(headers, streamed) {
             self.take_account(account);
         }
         self.head = Some(head);
@@ -435,7 +436,11 @@ impl Measurement {
     /// `Server-Timing` header value (`name;dur=…`, comma separated).
     pub fn on_server_timing(&mut self, value: &str) {
         if value.len() <= ttft_stream::dialect::MAX_HEADER_BYTES {
-            if let Some(account) = ServerAccount::from_server_timing(value) {
+            let streamed = self
+                .head
+                .as_ref()
+                .is_some_and(|head| head.content_type.contains("text/event-stream"));
+            if let Some(account) = ServerAccount::from_server_timing(value, streamed) {
                 self.take_account(account);
             }
         }

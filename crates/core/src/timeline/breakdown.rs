@@ -211,6 +211,81 @@ pub struct WaitBreakdown {
     pub server_claim_rejected: Option<ServerClaim>,
 }
 
+/// The parts as they are found, each taken from what is left of the wait.
+struct Parts {
+    parts: Vec<PartTime>,
+    left_ms: f64,
+}
+
+impl Parts {
+    /// Takes `ms` of what is left for `part`: never more than is left, never negative,
+    /// never NaN.
+    fn take(&mut self, part: WaitPart, ms: f64, source: PartSource) {
+        let ms = if ms.is_nan() {
+            0.0
+        } else {
+            ms.min(self.left_ms).max(0.0)
+        };
+        if ms > 0.0 {
+            self.parts.push(PartTime { part, ms, source });
+            self.left_ms -= ms;
+        }
+    }
+
+    /// Before the request left: the connection and the preflight, measured where Resource
+    /// Timing shows them, estimated from the round trip where it hides them.
+    fn before_request(&mut self, input: &BreakdownInput<'_>, round_trip: Option<RoundTrip>) {
+        let Some(network) = input.network.filter(|network| network.timing_visible) else {
+            if input.cold == Some(true) {
+                self.take(
+                    WaitPart::Connection,
+                    handshakes_ms(input, round_trip),
+                    PartSource::Estimated,
+                );
+            }
+            if let (true, Some(trip)) = (input.first_preflight, round_trip) {
+                self.take(WaitPart::Preflight, trip.ms, PartSource::Estimated);
+            }
+            return;
+        };
+        let before_ms = network.queueing_ms.unwrap_or(0.0).min(self.left_ms);
+        if !input.first_preflight {
+            self.take(WaitPart::Connection, before_ms, PartSource::Measured);
+            return;
+        }
+        let own_handshake_ms = if network.connection == ConnectionKind::New {
+            [network.dns_ms, network.tcp_ms, network.tls_ms]
+                .into_iter()
+                .flatten()
+                .sum::<f64>()
+        } else {
+            0.0
+        };
+        // The preflight's round trip; when it opened the connection the request then
+        // reused (a cold run on a reused connection), that opening is the connection's,
+        // estimated from the round trip.
+        let opened_by_preflight_ms =
+            if network.connection != ConnectionKind::New && input.cold == Some(true) {
+                handshakes_ms(input, round_trip)
+            } else {
+                0.0
+            };
+        let preflight_ms = (before_ms - own_handshake_ms - opened_by_preflight_ms).max(0.0);
+        let opened_by_preflight_ms = opened_by_preflight_ms.min(before_ms - preflight_ms);
+        self.take(
+            WaitPart::Connection,
+            before_ms - preflight_ms - opened_by_preflight_ms,
+            PartSource::Measured,
+        );
+        self.take(
+            WaitPart::Connection,
+            opened_by_preflight_ms,
+            PartSource::Estimated,
+        );
+        self.take(WaitPart::Preflight, preflight_ms, PartSource::Measured);
+    }
+}
+
 impl WaitBreakdown {
     /// The breakdown of a run that received an answer token; `None` otherwise.
     pub fn compute(input: &BreakdownInput<'_>) -> Option<WaitBreakdown> {
@@ -226,27 +301,13 @@ impl WaitBreakdown {
             .first_reasoning
             .map_or(first_answer, |reasoning| reasoning.min(first_answer))
             .max(start);
-        let reasoning_ms = first_answer - first_token;
-        let until_token_ms = first_token - start;
-
-        let mut parts = Vec::new();
-        let mut left_ms = until_token_ms;
-        let mut take = |part: WaitPart, ms: f64, source: PartSource, left_ms: &mut f64| {
-            // Never more than is left, never negative, never NaN.
-            let ms = if ms.is_nan() {
-                0.0
-            } else {
-                ms.min(*left_ms).max(0.0)
-            };
-            if ms > 0.0 {
-                parts.push(PartTime { part, ms, source });
-                *left_ms -= ms;
-            }
+        let mut parts = Parts {
+            parts: Vec::new(),
+            left_ms: first_token - start,
         };
-
-        // Before the request left: the connection and the preflight.
-        let visible = input.network.filter(|network| network.timing_visible);
-        let round_trip = visible
+        let round_trip = input
+            .network
+            .filter(|network| network.timing_visible)
             .and_then(RoundTrip::of_handshake)
             .or_else(|| {
                 input.earlier_round_trip_ms.map(|ms| RoundTrip {
@@ -255,103 +316,22 @@ impl WaitBreakdown {
                 })
             })
             .filter(|trip| trip.ms.is_finite() && trip.ms >= 0.0);
-        match visible {
-            Some(network) => {
-                let before_ms = network.queueing_ms.unwrap_or(0.0).min(left_ms);
-                let own_handshake_ms = if network.connection == ConnectionKind::New {
-                    [network.dns_ms, network.tcp_ms, network.tls_ms]
-                        .into_iter()
-                        .flatten()
-                        .sum::<f64>()
-                } else {
-                    0.0
-                };
-                if input.first_preflight {
-                    // The preflight's round trip; when it opened the connection the request
-                    // then reused (a cold run on a reused connection), that opening is the
-                    // connection's, estimated from the round trip.
-                    let opened_by_preflight_ms =
-                        if network.connection != ConnectionKind::New && input.cold == Some(true) {
-                            handshakes_ms(input, round_trip)
-                        } else {
-                            0.0
-                        };
-                    let preflight_ms =
-                        (before_ms - own_handshake_ms - opened_by_preflight_ms).max(0.0);
-                    let opened_by_preflight_ms =
-                        opened_by_preflight_ms.min(before_ms - preflight_ms);
-                    take(
-                        WaitPart::Connection,
-                        before_ms - preflight_ms - opened_by_preflight_ms,
-                        PartSource::Measured,
-                        &mut left_ms,
-                    );
-                    take(
-                        WaitPart::Connection,
-                        opened_by_preflight_ms,
-                        PartSource::Estimated,
-                        &mut left_ms,
-                    );
-                    take(
-                        WaitPart::Preflight,
-                        preflight_ms,
-                        PartSource::Measured,
-                        &mut left_ms,
-                    );
-                } else {
-                    take(
-                        WaitPart::Connection,
-                        before_ms,
-                        PartSource::Measured,
-                        &mut left_ms,
-                    );
-                }
-            }
-            None => {
-                // Hidden: what the round trip implies, when the run is known to be cold.
-                if input.cold == Some(true) {
-                    take(
-                        WaitPart::Connection,
-                        handshakes_ms(input, round_trip),
-                        PartSource::Estimated,
-                        &mut left_ms,
-                    );
-                }
-                if input.first_preflight {
-                    if let Some(trip) = round_trip {
-                        take(
-                            WaitPart::Preflight,
-                            trip.ms,
-                            PartSource::Estimated,
-                            &mut left_ms,
-                        );
-                    }
-                }
-            }
-        }
+        parts.before_request(input, round_trip);
 
         // The server's account, checked against the wait left (network included: the
         // round trip is only an estimate, the server's clock is the server's).
-        let (reported, server_claim_rejected) = reported_parts(input.account, left_ms);
+        let (reported, server_claim_rejected) = reported_parts(input.account, parts.left_ms);
         let reported_ms: f64 = reported.iter().map(|(_, ms)| ms).sum();
         if let Some(trip) = round_trip {
-            take(
-                WaitPart::Network,
-                trip.ms.min(left_ms - reported_ms),
-                PartSource::Estimated,
-                &mut left_ms,
-            );
+            let network_ms = trip.ms.min(parts.left_ms - reported_ms);
+            parts.take(WaitPart::Network, network_ms, PartSource::Estimated);
         }
         for (part, ms) in reported {
-            take(part, ms, PartSource::ServerReported, &mut left_ms);
+            parts.take(part, ms, PartSource::ServerReported);
         }
-        let rest_ms = left_ms;
-        take(
-            WaitPart::Server,
-            rest_ms,
-            PartSource::Estimated,
-            &mut left_ms,
-        );
+        parts.take(WaitPart::Server, parts.left_ms, PartSource::Estimated);
+        let mut parts = parts.parts;
+        let reasoning_ms = first_answer - first_token;
         if reasoning_ms > 0.0 {
             parts.push(PartTime {
                 part: WaitPart::Reasoning,
@@ -364,17 +344,14 @@ impl WaitBreakdown {
         if let Some(last) = parts.last_mut() {
             last.ms += ttfa_ms - sum;
         }
-
-        let browser_ms = instants.clicked.map(|clicked| (start - clicked).max(0.0));
-        let paint_ms = instants
-            .answer_painted
-            .as_ref()
-            .map(|painted| (painted.at_ms - first_answer).max(0.0));
         Some(WaitBreakdown {
             parts,
             ttfa_ms,
-            browser_ms,
-            paint_ms,
+            browser_ms: instants.clicked.map(|clicked| (start - clicked).max(0.0)),
+            paint_ms: instants
+                .answer_painted
+                .as_ref()
+                .map(|painted| (painted.at_ms - first_answer).max(0.0)),
             round_trip,
             server_claim_rejected,
         })

@@ -29,6 +29,85 @@ fn chunk(input: &WriterInput<'_>, delta: &str, finish_reason: Option<&str>) -> S
     )
 }
 
+/// Seconds, as Groq and SambaNova write them.
+fn seconds(ms: f64) -> f64 {
+    (ms / 1000.0 * 1e6).round() / 1e6
+}
+
+/// Milliseconds with 3 decimals, as llama.cpp writes them.
+fn millis(ms: f64) -> f64 {
+    (ms * 1000.0).round() / 1000.0
+}
+
+/// llama.cpp's `timings` (docs/stream-formats.md §10), as a `,"timings":{…}` field, when
+/// asked for: it rides on the stream's last chunk (the usage chunk, else the finish chunk).
+fn llamacpp_timings(input: &WriterInput<'_>) -> String {
+    let plan = input.plan;
+    let usage = input.usage;
+    let decode_ms = plan.end_ms - plan.first_token_ms();
+    let mut fields = String::new();
+    if input.account.styles.llamacpp {
+        let prompt_n = usage.uncached_tokens();
+        let timings = json!({
+            "cache_n": usage.cached_tokens,
+            "prompt_n": prompt_n,
+            "prompt_ms": millis(plan.prefill_ms),
+            "prompt_per_token_ms": millis(plan.prefill_ms / f64::from(prompt_n.max(1))),
+            "predicted_n": usage.output_tokens(),
+            "predicted_ms": millis(decode_ms),
+            "predicted_per_token_ms": millis(decode_ms / f64::from(usage.output_tokens().max(1))),
+        });
+        fields.push_str(&format!(",\"timings\":{timings}"));
+    }
+    fields
+}
+
+/// Groq's `x_groq` (docs/stream-formats.md §10), as a `,"x_groq":{…}` field, when asked
+/// for: it rides on the finish chunk.
+fn groq_x_groq(input: &WriterInput<'_>) -> String {
+    let plan = input.plan;
+    let usage = input.usage;
+    let queue_ms = plan.queue_ms - input.account.gateway_ms;
+    let decode_ms = plan.end_ms - plan.first_token_ms();
+    let mut fields = String::new();
+    if input.account.styles.groq {
+        let x_groq = json!({
+            "id": format!("req_sim{:06}", input.request_id),
+            "usage": {
+                "queue_time": seconds(queue_ms),
+                "prompt_tokens": usage.prompt_tokens,
+                "prompt_time": seconds(plan.prefill_ms),
+                "completion_tokens": usage.output_tokens(),
+                "completion_time": seconds(decode_ms),
+                "total_tokens": usage.prompt_tokens + usage.output_tokens(),
+                "total_time": seconds(plan.prefill_ms + decode_ms),
+            },
+        });
+        fields.push_str(&format!(",\"x_groq\":{x_groq}"));
+    }
+    fields
+}
+
+/// SambaNova's timing fields in usage (seconds), when asked for: `,"key":value` pairs.
+fn usage_account(input: &WriterInput<'_>) -> String {
+    if !input.account.styles.sambanova {
+        return String::new();
+    }
+    let plan = input.plan;
+    let decode_ms = plan.end_ms - plan.first_token_ms();
+    let tokens_per_s = if decode_ms > 0.0 {
+        f64::from(input.usage.output_tokens()) / (decode_ms / 1000.0)
+    } else {
+        0.0
+    };
+    format!(
+        ",\"time_to_first_token\":{},\"total_latency\":{},\"completion_tokens_per_sec\":{}",
+        seconds(plan.first_token_ms()),
+        seconds(plan.end_ms),
+        (tokens_per_s * 1000.0).round() / 1000.0
+    )
+}
+
 fn usage_json(input: &WriterInput<'_>) -> String {
     if input.hostile_usage {
         return format!(
@@ -46,7 +125,8 @@ fn usage_json(input: &WriterInput<'_>) -> String {
     format!(
         "{{\"prompt_tokens\":{p},\"completion_tokens\":{c},\"total_tokens\":{t},\
          \"prompt_tokens_details\":{{\"cached_tokens\":{k}}},\
-         \"completion_tokens_details\":{{\"reasoning_tokens\":{r}}}}}",
+         \"completion_tokens_details\":{{\"reasoning_tokens\":{r}}}{account}}}",
+        account = usage_account(input),
         p = usage.prompt_tokens,
         c = usage.output_tokens(),
         t = usage.prompt_tokens + usage.output_tokens(),
@@ -147,15 +227,20 @@ pub fn frames(input: &WriterInput<'_>) -> Vec<Frame> {
         _ => "{}",
     };
     let finish_reason = if input.truncated { "length" } else { "stop" };
-    frames.push(Frame::bytes(
-        plan.end_ms,
-        chunk(input, finish_delta, Some(finish_reason)),
-    ));
+    let mut finish = chunk(input, finish_delta, Some(finish_reason));
+    // Accounts ride on a chunk's end: before its closing brace (and "\n\n").
+    let mut finish_account = groq_x_groq(input);
+    if !input.include_usage {
+        finish_account.push_str(&llamacpp_timings(input));
+    }
+    finish.insert_str(finish.len() - 3, &finish_account);
+    frames.push(Frame::bytes(plan.end_ms, finish));
     if input.include_usage {
         let usage_chunk = format!(
             "data: {{\"id\":\"{id}\",\"object\":\"chat.completion.chunk\",\"created\":{created},\
              \"model\":{model},\"system_fingerprint\":\"{FINGERPRINT}\",\"choices\":[],\
-             \"usage\":{usage}}}\n\n",
+             \"usage\":{usage}{timings}}}\n\n",
+            timings = llamacpp_timings(input),
             id = chat_id(input),
             created = input.created_s,
             model = json_str(input.model),

@@ -7,7 +7,7 @@ pub mod messages;
 pub mod responses;
 
 use crate::fault::Fault;
-use crate::profile::ReasoningStyle;
+use crate::profile::{AccountStyles, ReasoningStyle};
 use crate::request::Dialect;
 use crate::timing::StreamPlan;
 
@@ -113,6 +113,17 @@ pub struct WriterInput<'a> {
     pub usage: Usage,
     /// `max_tokens` cut the output.
     pub truncated: bool,
+    /// How the server reports its own time in the stream.
+    pub account: Account,
+}
+
+/// What a stream says of the server's own time ([`AccountStyles`]), from the plan.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Account {
+    /// Which styles.
+    pub styles: AccountStyles,
+    /// The gateway's part of the plan's queue, ms.
+    pub gateway_ms: f64,
 }
 
 impl WriterInput<'_> {
@@ -368,6 +379,7 @@ mod tests {
                 answer_tokens: answer.len() as u32,
             },
             truncated: false,
+            account: Account::default(),
         }
     }
 

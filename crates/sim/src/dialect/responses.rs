@@ -443,6 +443,7 @@ mod tests {
                 answer_tokens: 1,
             },
             truncated: false,
+            account: super::super::Account::default(),
         };
         let frames = frames(&input);
         let delta = frames

@@ -24,12 +24,13 @@ pub const MAX_HEADER_BYTES: usize = 4096;
 /// The response headers that carry an account, lower case: what a transport reads and hands
 /// to [`ServerAccount::from_headers`]. A browser reads them only when the server lists them
 /// in `Access-Control-Expose-Headers` (or the page is on the same origin).
-pub const ACCOUNT_HEADERS: [&str; 5] = [
+pub const ACCOUNT_HEADERS: [&str; 6] = [
     "server-timing",
     "openai-processing-ms",
     "x-litellm-overhead-duration-ms",
     "x-queue-time",
-    "x-inference-time",
+    "x-total-time",
+    "x-prompt-tokens",
 ];
 
 /// Who gave (part of) an account.
@@ -48,7 +49,8 @@ pub enum AccountSource {
     OpenaiProcessing,
     /// LiteLLM's proxy: `x-litellm-overhead-duration-ms`.
     Litellm,
-    /// Hugging Face text-generation-inference: `x-queue-time`, `x-inference-time`.
+    /// Hugging Face text-generation-inference: `x-queue-time`, `x-total-time`,
+    /// `x-prompt-tokens` (on answers that are not streamed).
     Tgi,
 }
 
@@ -82,13 +84,15 @@ pub struct ServerAccount {
     /// Prompt processing (prefill).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt_ms: Option<f64>,
-    /// Prompt tokens the server evaluated (llama.cpp `prompt_n`: cached ones excluded).
+    /// All prompt tokens, cached ones included (llama.cpp: `prompt_n + cache_n`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt_tokens: Option<u64>,
     /// Prompt tokens the server took from its cache.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cached_tokens: Option<u64>,
-    /// The server's own time to first token.
+    /// The server's own time to first token: SambaNova's `time_to_first_token`; on a stream,
+    /// a time to the response's start (Anthropic's `Server-Timing: proxy`,
+    /// `openai-processing-ms`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ttft_ms: Option<f64>,
     /// Generating the output.
@@ -171,9 +175,13 @@ impl ServerAccount {
 
     /// llama.cpp's `timings` object (ms; `prompt_n` tokens evaluated, `cache_n` reused).
     pub fn from_llamacpp_timings(timings: &Value) -> Option<ServerAccount> {
+        let evaluated = tokens_at(timings, "prompt_n");
+        let cached = tokens_at(timings, "cache_n");
         ServerAccount {
             prompt_ms: ms_at(timings, "prompt_ms", 1.0),
-            prompt_tokens: tokens_at(timings, "prompt_n"),
+            prompt_tokens: evaluated
+                .map(|evaluated| evaluated + cached.unwrap_or(0))
+                .filter(|count| *count <= MAX_ACCOUNT_TOKENS),
             cached_tokens: tokens_at(timings, "cache_n"),
             completion_ms: ms_at(timings, "predicted_ms", 1.0),
             ..ServerAccount::default()
@@ -206,7 +214,10 @@ impl ServerAccount {
             ..ServerAccount::default()
         })
         .said(AccountSource::Sambanova)
-        {
+        .map(|account| ServerAccount {
+            prompt_tokens: tokens_at(usage, "prompt_tokens"),
+            ..account
+        }) {
             return Some(account);
         }
         ServerAccount {
@@ -217,13 +228,21 @@ impl ServerAccount {
             ..ServerAccount::default()
         }
         .said(AccountSource::Groq)
+        .map(|account| ServerAccount {
+            prompt_tokens: tokens_at(usage, "prompt_tokens"),
+            ..account
+        })
     }
 
     /// The accounts of response headers (`name`, `value` pairs; names in any case): a
     /// `Server-Timing` header, `openai-processing-ms`, LiteLLM's
-    /// `x-litellm-overhead-duration-ms`, TGI's `x-queue-time` and `x-inference-time`.
+    /// `x-litellm-overhead-duration-ms`, TGI's `x-queue-time`, `x-total-time` and
+    /// `x-prompt-tokens`. `streamed`: the answer is a stream, so a server's whole-request
+    /// time in its headers is its time until the response began (its time to first token,
+    /// near enough), not the request's.
     pub fn from_headers<'h>(
         headers: impl IntoIterator<Item = (&'h str, &'h str)>,
+        streamed: bool,
     ) -> Option<ServerAccount> {
         let mut account = ServerAccount::default();
         for (name, value) in headers {
@@ -231,14 +250,23 @@ impl ServerAccount {
                 continue;
             }
             let number = || value.trim().parse::<f64>().ok().and_then(bounded_ms);
+            let whole = |ms: Option<f64>| {
+                if streamed {
+                    ServerAccount {
+                        ttft_ms: ms,
+                        ..ServerAccount::default()
+                    }
+                } else {
+                    ServerAccount {
+                        total_ms: ms,
+                        ..ServerAccount::default()
+                    }
+                }
+            };
             let name = name.to_ascii_lowercase();
             let found = match name.as_str() {
-                "server-timing" => ServerAccount::from_server_timing(value),
-                "openai-processing-ms" => ServerAccount {
-                    total_ms: number(),
-                    ..ServerAccount::default()
-                }
-                .said(AccountSource::OpenaiProcessing),
+                "server-timing" => ServerAccount::from_server_timing(value, streamed),
+                "openai-processing-ms" => whole(number()).said(AccountSource::OpenaiProcessing),
                 "x-litellm-overhead-duration-ms" => ServerAccount {
                     gateway_ms: number(),
                     ..ServerAccount::default()
@@ -249,8 +277,17 @@ impl ServerAccount {
                     ..ServerAccount::default()
                 }
                 .said(AccountSource::Tgi),
-                "x-inference-time" => ServerAccount {
+                "x-total-time" => ServerAccount {
                     total_ms: number(),
+                    ..ServerAccount::default()
+                }
+                .said(AccountSource::Tgi),
+                "x-prompt-tokens" => ServerAccount {
+                    prompt_tokens: value
+                        .trim()
+                        .parse::<u64>()
+                        .ok()
+                        .filter(|count| *count <= MAX_ACCOUNT_TOKENS),
                     ..ServerAccount::default()
                 }
                 .said(AccountSource::Tgi),
@@ -265,9 +302,11 @@ impl ServerAccount {
 
     /// A `Server-Timing` value (W3C Server Timing: `name;dur=123.4;desc="…"`, comma
     /// separated). The names read: `queue`/`queue_time`/`queued` (queue),
-    /// `prompt`/`prefill`/`prompt_eval`/`prompt_processing` (prompt), `gateway`/`proxy`/
-    /// `overhead` (gateway), `ttft`/`time_to_first_token`, `total`. Others are ignored.
-    pub fn from_server_timing(value: &str) -> Option<ServerAccount> {
+    /// `prompt`/`prefill`/`prompt_eval`/`prompt_processing` (prompt), `gateway`/`overhead`
+    /// (a gateway's own time), `ttft`/`time_to_first_token`, `total`, and Anthropic's
+    /// `proxy` (its upstream's time: until the response began on a stream, `streamed`,
+    /// else the whole request). Others are ignored.
+    pub fn from_server_timing(value: &str, streamed: bool) -> Option<ServerAccount> {
         let mut account = ServerAccount::default();
         for metric in value.split(',') {
             let mut params = metric.split(';');
@@ -287,8 +326,10 @@ impl ServerAccount {
                 "prompt" | "prefill" | "prompt_eval" | "prompt_processing" => {
                     &mut account.prompt_ms
                 }
-                "gateway" | "proxy" | "overhead" => &mut account.gateway_ms,
+                "gateway" | "overhead" => &mut account.gateway_ms,
                 "ttft" | "time_to_first_token" => &mut account.ttft_ms,
+                "proxy" if streamed => &mut account.ttft_ms,
+                "proxy" => &mut account.total_ms,
                 "total" => &mut account.total_ms,
                 _ => continue,
             };
@@ -312,7 +353,7 @@ mod tests {
         .unwrap();
         assert_eq!(account.sources, vec![AccountSource::Llamacpp]);
         assert_eq!(account.prompt_ms, Some(412.5));
-        assert_eq!(account.prompt_tokens, Some(230));
+        assert_eq!(account.prompt_tokens, Some(242));
         assert_eq!(account.cached_tokens, Some(12));
         assert_eq!(account.completion_ms, Some(95.1));
         assert_eq!(account.queue_ms, None);
@@ -348,15 +389,18 @@ mod tests {
 
     #[test]
     fn headers_and_server_timing() {
-        let account = ServerAccount::from_headers([
-            (
-                "Server-Timing",
-                "queue;dur=150, prefill;desc=\"prompt\";dur=300.5, cdn-cache;desc=HIT",
-            ),
-            ("X-LiteLLM-Overhead-Duration-Ms", "21.7"),
-            ("openai-processing-ms", "640"),
-            ("content-type", "text/event-stream"),
-        ])
+        let account = ServerAccount::from_headers(
+            [
+                (
+                    "Server-Timing",
+                    "queue;dur=150, prefill;desc=\"prompt\";dur=300.5, cdn-cache;desc=HIT",
+                ),
+                ("X-LiteLLM-Overhead-Duration-Ms", "21.7"),
+                ("openai-processing-ms", "640"),
+                ("content-type", "text/event-stream"),
+            ],
+            false,
+        )
         .unwrap();
         assert_eq!(account.queue_ms, Some(150.0));
         assert_eq!(account.prompt_ms, Some(300.5));
@@ -376,20 +420,23 @@ mod tests {
     fn hostile_values_are_ignored() {
         for value in ["-5", "NaN", "inf", "1e300", "", "12ms"] {
             assert_eq!(
-                ServerAccount::from_headers([("openai-processing-ms", value)]),
+                ServerAccount::from_headers([("openai-processing-ms", value)], true),
                 None,
                 "{value}"
             );
         }
         let long = format!("queue;dur=1,{}", "x".repeat(MAX_HEADER_BYTES));
         assert_eq!(
-            ServerAccount::from_headers([("server-timing", long.as_str())]),
+            ServerAccount::from_headers([("server-timing", long.as_str())], true),
             None
         );
         assert_eq!(
             ServerAccount::from_llamacpp_timings(&json!({"prompt_ms": -1, "prompt_n": 1e20})),
             None
         );
-        assert_eq!(ServerAccount::from_server_timing("queue;dur=abc"), None);
+        assert_eq!(
+            ServerAccount::from_server_timing("queue;dur=abc", true),
+            None
+        );
     }
 }

@@ -8,7 +8,9 @@
 
 use std::cell::RefCell;
 
-use ttft_core::timeline::{OriginContact, OriginContacts};
+use ttft_core::timeline::{
+    NetworkBreakdown, OriginContact, OriginContacts, ResourceTiming, RoundTrip,
+};
 
 thread_local! {
     static CONTACTS: RefCell<OriginContacts> = RefCell::new(OriginContacts::default());
@@ -31,4 +33,43 @@ pub fn contact_with(url: &str) -> OriginContact {
     origin_of(url).map_or_else(OriginContact::default, |origin| {
         CONTACTS.with(|contacts| contacts.borrow().contact(&origin))
     })
+}
+
+/// Remembers the round trip a request's handshake showed (its Resource Timing, when it opened
+/// a connection the browser lets the page see), for later runs to the same origin.
+pub fn learn_round_trip(url: &str, timing: &ResourceTiming) {
+    let network = NetworkBreakdown::from_resource_timing(timing);
+    if let (Some(trip), Some(origin)) = (RoundTrip::of_handshake(&network), origin_of(url)) {
+        CONTACTS.with(|contacts| contacts.borrow_mut().round_trip(&origin, trip.ms));
+    }
+}
+
+/// [`learn_round_trip`] from the page's own Resource Timing entries for `url` (its latest),
+/// for requests made on the main thread (the models list).
+pub fn learn_round_trip_from_entries(url: &str) {
+    let Some(performance) = web_sys::window().and_then(|window| window.performance()) else {
+        return;
+    };
+    let entries = performance.get_entries_by_name(url);
+    let Some(entry) = entries.iter().last() else {
+        return;
+    };
+    let field = |name: &str| {
+        js_sys::Reflect::get(&entry, &name.into())
+            .ok()
+            .and_then(|value| value.as_f64())
+            .unwrap_or(0.0)
+    };
+    let timing = ResourceTiming {
+        fetch_start: field("fetchStart"),
+        domain_lookup_start: field("domainLookupStart"),
+        domain_lookup_end: field("domainLookupEnd"),
+        connect_start: field("connectStart"),
+        connect_end: field("connectEnd"),
+        secure_connection_start: field("secureConnectionStart"),
+        request_start: field("requestStart"),
+        response_start: field("responseStart"),
+        next_hop_protocol: ttft_core::timeline::HttpProtocol::Hidden,
+    };
+    learn_round_trip(url, &timing);
 }

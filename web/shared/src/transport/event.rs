@@ -81,7 +81,8 @@ pub enum TransportEvent {
         /// What the browser said.
         error: FetchError,
     },
-    /// The request's Resource Timing entry (page clock), if the browser gave one. The last
-    /// event of every request.
-    Timing(Option<ResourceTiming>),
+    /// The request's Resource Timing entry (page clock), if the browser gave one, and its
+    /// `serverTiming` written as a `Server-Timing` value (empty when none). The last event
+    /// of every request.
+    Timing(Option<ResourceTiming>, String),
 }

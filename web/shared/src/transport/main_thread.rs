@@ -21,6 +21,8 @@ pub struct ResponseHead {
     pub content_type: String,
     /// `Retry-After`, when the server sent it and CORS exposes it.
     pub retry_after: Option<String>,
+    /// The account headers ([`ttft_stream::dialect::ACCOUNT_HEADERS`]) sent and exposed.
+    pub timing_headers: Vec<(String, String)>,
 }
 
 /// Why a fetch produced no response or stopped delivering bytes.
@@ -102,6 +104,14 @@ pub async fn open(
         status: response.status(),
         content_type: header("content-type").unwrap_or_default(),
         retry_after: header("retry-after"),
+        timing_headers: ttft_stream::dialect::ACCOUNT_HEADERS
+            .iter()
+            .filter_map(|name| {
+                header(name)
+                    .filter(|value| value.len() <= ttft_stream::dialect::MAX_HEADER_BYTES)
+                    .map(|value| ((*name).to_owned(), value))
+            })
+            .collect(),
     };
     Ok(OpenResponse { head, response })
 }
@@ -221,7 +231,7 @@ pub async fn fetch_events(
         Ok(response) => response,
         Err(failure) => {
             send(failed(failure));
-            return send(TransportEvent::Timing(None));
+            return send(TransportEvent::Timing(None, String::new()));
         }
     };
     let head = response.head.clone();
@@ -231,13 +241,14 @@ pub async fn fetch_events(
             status: head.status,
             content_type: head.content_type,
             retry_after: head.retry_after,
+            timing_headers: head.timing_headers,
         },
     });
     let reader = match response.into_body_reader() {
         Ok(reader) => reader,
         Err(failure) => {
             send(failed(failure));
-            return send(TransportEvent::Timing(None));
+            return send(TransportEvent::Timing(None, String::new()));
         }
     };
     loop {
@@ -257,5 +268,5 @@ pub async fn fetch_events(
         }
     }
     // Resource Timing of a main-thread fetch is not collected: the worker is the normal path.
-    send(TransportEvent::Timing(None));
+    send(TransportEvent::Timing(None, String::new()));
 }

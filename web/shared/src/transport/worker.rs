@@ -48,6 +48,25 @@ fn text(object: &JsValue, field: &str) -> Option<String> {
     Reflect::get(object, &field.into()).ok()?.as_string()
 }
 
+/// `[[name, value], …]` at `field`, the pairs of strings in it (at most 8).
+fn header_pairs(object: &JsValue, field: &str) -> Vec<(String, String)> {
+    let Ok(list) = Reflect::get(object, &field.into()) else {
+        return Vec::new();
+    };
+    if !js_sys::Array::is_array(&list) {
+        return Vec::new();
+    }
+    js_sys::Array::from(&list)
+        .iter()
+        .take(8)
+        .filter_map(|pair| {
+            let name = Reflect::get(&pair, &0.into()).ok()?.as_string()?;
+            let value = Reflect::get(&pair, &1.into()).ok()?.as_string()?;
+            Some((name, value))
+        })
+        .collect()
+}
+
 /// The Resource Timing entry of a request (worker clock) on the page clock. A zero instant
 /// means "not exposed" (no `Timing-Allow-Origin`) and stays 0.
 fn resource_timing(entry: &JsValue, offset_ms: f64) -> Option<ResourceTiming> {
@@ -96,6 +115,7 @@ fn decode(message: &JsValue, offset_ms: f64) -> Option<(u32, TransportEvent)> {
                 status: number(message, "status")? as u16,
                 content_type: text(message, "contentType").unwrap_or_default(),
                 retry_after: text(message, "retryAfter"),
+                timing_headers: header_pairs(message, "timingHeaders"),
             },
         },
         "chunk" => {
@@ -118,7 +138,8 @@ fn decode(message: &JsValue, offset_ms: f64) -> Option<(u32, TransportEvent)> {
         },
         "timing" => {
             let entry = Reflect::get(message, &"entry".into()).ok()?;
-            TransportEvent::Timing(resource_timing(&entry, offset_ms))
+            let server_timing = text(&entry, "serverTiming").unwrap_or_default();
+            TransportEvent::Timing(resource_timing(&entry, offset_ms), server_timing)
         }
         _ => return None,
     };
@@ -172,7 +193,7 @@ impl FetchWorker {
                 let Some((request_id, decoded)) = decode(&message, offset_ms.get()) else {
                     return;
                 };
-                let last = matches!(decoded, TransportEvent::Timing(_));
+                let last = matches!(decoded, TransportEvent::Timing(..));
                 if let Some(sender) = routes.borrow().get(&request_id) {
                     let _ = sender.unbounded_send(decoded);
                 }

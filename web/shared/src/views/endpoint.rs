@@ -60,7 +60,10 @@ async fn list_models(
     if response.head.status != 200 {
         return Vec::new();
     }
-    match response.text_bounded(MAX_MODELS_BODY_BYTES).await {
+    let body = response.text_bounded(MAX_MODELS_BODY_BYTES).await;
+    // Its handshake, if it opened the connection: the round trip later runs' breakdowns use.
+    crate::transport::contacts::learn_round_trip_from_entries(&request.url);
+    match body {
         Ok(Some(text)) => parse_model_list(&text),
         _ => Vec::new(),
     }

@@ -1,0 +1,106 @@
+//! The server accounts of tests/fixtures/sse/accounts (documented and recorded streams of
+//! llama.cpp, Groq and SambaNova) and tests/fixtures/headers/accounts.json (OpenAI,
+//! Anthropic, TGI response headers), against their EXPECTED values (README.md there says
+//! where each came from). Times in ms; `null` where the server says nothing.
+
+use std::path::Path;
+
+use serde_json::Value;
+use ttft_stream::dialect::{ServerAccount, StreamReader};
+
+const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures");
+
+/// The normalized shape of EXPECTED.json.
+fn normalized(account: Option<&ServerAccount>) -> Value {
+    let Some(account) = account else {
+        return serde_json::json!({ "source": "none" });
+    };
+    let source = account
+        .sources
+        .first()
+        .map_or("none", |source| source.code());
+    serde_json::json!({
+        "source": source,
+        "queue_ms": account.queue_ms,
+        "prompt_ms": account.prompt_ms,
+        "prompt_tokens": account.prompt_tokens,
+        "cached_tokens": account.cached_tokens,
+        "ttft_ms": account.ttft_ms,
+        "total_ms": account.total_ms,
+        "completion_ms": account.completion_ms,
+    })
+}
+
+fn same(actual: &Value, expected: &Value, what: &str) {
+    for key in [
+        "source",
+        "queue_ms",
+        "prompt_ms",
+        "prompt_tokens",
+        "cached_tokens",
+        "ttft_ms",
+        "total_ms",
+        "completion_ms",
+    ] {
+        let (got, want) = (&actual[key], &expected[key]);
+        match (got.as_f64(), want.as_f64()) {
+            (Some(got), Some(want)) => assert!(
+                (got - want).abs() < 1e-6,
+                "{what}: {key} = {got}, expected {want}"
+            ),
+            _ => assert_eq!(got, want, "{what}: {key}"),
+        }
+    }
+}
+
+#[test]
+fn streamed_accounts_match_expected() {
+    let dir = Path::new(ROOT).join("sse/accounts");
+    let expected: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("EXPECTED.json")).unwrap()).unwrap();
+    let entries = expected.as_object().unwrap();
+    assert!(entries.len() >= 7, "{} fixtures", entries.len());
+    for (file, want) in entries {
+        let bytes = std::fs::read(dir.join(file)).unwrap();
+        let mut reader = StreamReader::without_text(None);
+        // Split into small reads: an account is read whatever the chunking.
+        for piece in bytes.chunks(37) {
+            reader.on_bytes(piece).unwrap();
+        }
+        reader.finish();
+        same(&normalized(reader.server_account()), want, file);
+    }
+}
+
+#[test]
+fn header_accounts_match_expected() {
+    let text = std::fs::read_to_string(Path::new(ROOT).join("headers/accounts.json")).unwrap();
+    let cases: Vec<Value> = serde_json::from_str(&text).unwrap();
+    assert!(cases.len() >= 5);
+    for case in cases {
+        let name = case["name"].as_str().unwrap();
+        let headers: Vec<(&str, &str)> = case["headers"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(name, value)| (name.as_str(), value.as_str().unwrap()))
+            .collect();
+        let streamed = case["stream"].as_bool().unwrap();
+        let account = ServerAccount::from_headers(headers, streamed);
+        let mut want = case["expected"].clone();
+        // TGI's streams carry no account at all: "tgi" with every figure null is none.
+        let figures_null = [
+            "queue_ms",
+            "prompt_ms",
+            "prompt_tokens",
+            "ttft_ms",
+            "total_ms",
+        ]
+        .iter()
+        .all(|key| want[key].is_null());
+        if figures_null {
+            want["source"] = Value::from("none");
+        }
+        same(&normalized(account.as_ref()), &want, name);
+    }
+}
