@@ -102,7 +102,7 @@ def main():
          {"Origin": ORIGIN, "Access-Control-Request-Method": "POST",
           "Access-Control-Request-Headers": "content-type, x-api-key"}, None),
     ]
-    for path in ("/model/info", "/v1/model/info", "/v1/models"):
+    for path in ("/model/info", "/v1/model/info", "/v1/models", "/model_group/info"):
         slug = path.strip("/").replace("/", "_")
         cases.append((f"i_{slug}_with_key", "GET", path, {"Origin": ORIGIN, **bearer}, None))
         cases.append((f"i_{slug}_without_key", "GET", path, {"Origin": ORIGIN}, None))

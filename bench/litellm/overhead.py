@@ -84,7 +84,7 @@ def sim_call(base, method):
     resp = conn.getresponse()
     body = resp.read()
     conn.close()
-    if resp.status != 200:
+    if resp.status not in (200, 204):
         raise SystemExit(f"{method} /__sim/requests: {resp.status} (start ttft-sim with --record-requests)")
     return json.loads(body) if method == "GET" else None
 

@@ -6,7 +6,7 @@
 #   ttft-sim (target/release) on a free loopback port with --record-requests, then LiteLLM's
 #   proxy in front of it with bench/litellm/config.yaml in four variants, one after another:
 #     master_key          general_settings.master_key set, no database (as most quick setups)
-#     no_master_key       the same config without general_settings (no auth at all)
+#     no_master_key       no master key (no auth at all; needs dangerously_permit_weak_or_unset_master_key)
 #     master_key_prisma   master_key, no database, with the `prisma` Python package importable
 #                         (as in LiteLLM's Docker image; litellm[proxy] alone lacks it, which
 #                         turns every auth error that is not an HTTPException into a bare 500)

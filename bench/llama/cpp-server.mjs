@@ -297,6 +297,11 @@ export function breakdownOf(record) {
   const sources = Array.isArray(account?.sources) ? account.sources : account?.source ? [account.source] : [];
   const prompt = part('prompt');
   const server = part('server');
+  // ttft-core's `server` part is what the server (and gateway) spent before the first token
+  // beyond what they reported: with llama.cpp's timings, prefill is `prompt` and `server` the
+  // rest; with no account, `server` is all of it. Their sum is the widget's server side.
+  const serverSide = prompt.ms === null && server.ms === null ? null : (prompt.ms ?? 0) + (server.ms ?? 0);
+  const rejected = breakdown?.server_claim_rejected ?? null;
   return {
     present: breakdown !== null,
     parts: parts.map((entry) => ({ part: entry.part, ms: round(finite(entry.ms), 2), source: entry.source ?? null })),
@@ -304,6 +309,9 @@ export function breakdownOf(record) {
     prompt_source: prompt.source,
     server_ms: round(server.ms, 2),
     server_source: server.source,
+    server_side_ms: round(serverSide, 2),
+    ttfa_ms: round(finite(breakdown?.ttfa_ms), 2),
+    server_claim_rejected: rejected ? { claimed_ms: finite(rejected.claimed_ms), waited_ms: finite(rejected.waited_ms) } : null,
     account: account
       ? { sources, prompt_ms: finite(account.prompt_ms), prompt_tokens: finite(account.prompt_tokens), cached_tokens: finite(account.cached_tokens) }
       : null,
@@ -443,6 +451,9 @@ export function analyseCpp(result) {
       // Per run, then the median: the widget's server part ÷ timings.prompt_ms (node's).
       ratio_widget_server_part_over_timings_prompt_ms: round(pick((entry) => ratio(entry.widget_breakdown.server_ms, entry.truth.prompt_ms)), 3),
       ratio_widget_prompt_part_over_timings_prompt_ms: round(pick((entry) => ratio(entry.widget_breakdown.prompt_ms, entry.truth.prompt_ms)), 3),
+      // prompt + server parts (the widget's whole server side) ÷ timings.prompt_ms.
+      ratio_widget_server_side_over_timings_prompt_ms: round(pick((entry) => ratio(entry.widget_breakdown.server_side_ms, entry.truth.prompt_ms)), 3),
+      widget_server_claims_rejected: ok.filter((entry) => entry.widget_breakdown.server_claim_rejected).length,
       ratio_widget_server_part_over_run_prompt_ms: round(pick((entry) => ratio(entry.widget_breakdown.server_ms, entry.run_log?.prompt_ms ?? null)), 3),
       // How far the replay's prefill is from the run's own (the ground truth's own noise).
       ratio_run_prompt_ms_over_timings_prompt_ms: round(pick((entry) => ratio(entry.run_log?.prompt_ms ?? null, entry.truth.prompt_ms)), 3),

@@ -35,6 +35,7 @@ test('a record without a breakdown gives nulls', () => {
   assert.equal(empty.prompt_ms, null);
   assert.equal(empty.server_ms, null);
   assert.equal(empty.account, null);
+  assert.equal(empty.server_side_ms, null);
   assert.equal(breakdownOf(null).present, false);
   assert.equal(breakdownOf({ breakdown: { parts: 'not a list' } }).server_ms, null);
 });
@@ -58,6 +59,8 @@ test('a breakdown: parts summed by name, sources kept, the account in either pla
   assert.equal(read.prompt_source, 'server_reported');
   assert.equal(read.server_ms, 12.5);
   assert.equal(read.server_source, 'estimated');
+  assert.equal(read.server_side_ms, 63);
+  assert.equal(read.server_claim_rejected, null);
   assert.deepEqual(read.account, { sources: ['llamacpp'], prompt_ms: 50.5, prompt_tokens: 259, cached_tokens: 4 });
   const flat = breakdownOf({ breakdown: { parts: [] }, server_account: { source: 'llamacpp', prompt_ms: 3 } });
   assert.deepEqual(flat.account, { sources: ['llamacpp'], prompt_ms: 3, prompt_tokens: null, cached_tokens: null });

@@ -49,6 +49,9 @@ crate::texts! {
     CAUSE_FORBIDDEN =
         "The server answered 403: the key is valid but not allowed to do this.",
         "服务器返回 403：密钥有效，但无权执行此操作。";
+    CAUSE_GATEWAY_CANNOT_CHECK_KEY =
+        "The gateway answered 400 no_db_connection (\"No connected db.\"): it could not check this API key. LiteLLM's proxy without a database refuses every key except its master key this way; it is a key problem, not the request.",
+        "网关返回 400 no_db_connection（“No connected db.”）：它无法校验这个 API 密钥。没有连接数据库的 LiteLLM 代理会这样拒绝除主密钥（master key）以外的所有密钥；这是密钥问题，不是请求内容的问题。";
     CAUSE_KEY_HAS_INVALID_CHARACTER =
         "The API key contains a character that cannot be sent in an HTTP header (a typographic quote or an invisible character copied from a document).",
         "API 密钥中含有无法放入 HTTP 请求头的字符（从文档中复制来的弯引号或不可见字符）。";
@@ -161,6 +164,9 @@ crate::texts! {
     FIX_KEY_MISSING =
         "Enter the API key for this provider.",
         "请填写该服务商的 API 密钥。";
+    FIX_GATEWAY_CANNOT_CHECK_KEY =
+        "Use the gateway's master key (LITELLM_MASTER_KEY), or give the gateway a database (DATABASE_URL) so that its virtual keys can be checked; then send again.",
+        "请使用网关的主密钥（LITELLM_MASTER_KEY），或为网关配置数据库（DATABASE_URL）以便校验虚拟密钥；然后重新发送。";
     FIX_KEY_REFUSED =
         "Check that the key belongs to this provider and endpoint, is not revoked, and was copied whole with no spaces or line breaks.",
         "请确认密钥属于该服务商和接口、没有被吊销，并且完整复制、不含空格或换行。";
@@ -586,6 +592,76 @@ crate::texts! {
     VERDICT_REMEDY_SERVER =
         "Run the prompt-length experiment: if this grows with the prompt, shorten the prompt or cache its prefix; if it varies from run to run, it is the queue: lower the concurrency.",
         "运行提示词长度实验：如果这部分随提示词变长而增加，请缩短提示词或缓存其前缀；如果每次运行差别很大，那是排队：请降低并发。";
+    PART_SOURCE_ESTIMATED =
+        "estimated",
+        "估算";
+    PART_SOURCE_MEASURED =
+        "measured",
+        "实测";
+    PART_SOURCE_SERVER_REPORTED =
+        "reported by the server",
+        "服务器报告";
+    WAIT_HEADING =
+        "Where the wait went",
+        "等待时间花在了哪里";
+    WAIT_PART_BROWSER =
+        "page, before the request",
+        "页面（请求发出前）";
+    WAIT_PART_CONNECTION =
+        "connection",
+        "建立连接";
+    WAIT_PART_GATEWAY =
+        "gateway",
+        "网关";
+    WAIT_PART_NETWORK =
+        "network round trip",
+        "网络往返";
+    WAIT_PART_PAINT =
+        "paint",
+        "绘制";
+    WAIT_PART_PREFLIGHT =
+        "CORS preflight",
+        "CORS 预检";
+    WAIT_PART_PROMPT =
+        "prompt processing",
+        "提示词处理";
+    WAIT_PART_QUEUE =
+        "queue",
+        "排队";
+    WAIT_PART_REASONING =
+        "reasoning",
+        "推理";
+    WAIT_PART_SERVER =
+        "gateway and server",
+        "网关和服务器";
+    WAIT_PART_SERVER_AND_NETWORK =
+        "network, gateway and server",
+        "网络、网关和服务器";
+    WAIT_PART_SERVER_REPORTED =
+        "server, by its own count",
+        "服务器（其自报时间）";
+    WAIT_PART_SERVER_REST =
+        "server, the rest",
+        "服务器（其余部分）";
+    /// `{from}`: one of the `WAIT_ROUND_TRIP_FROM_…` texts.
+    WAIT_ROUND_TRIP =
+        "Network round trip {ms} ms, from {from}.",
+        "网络往返 {ms} ms，依据：{from}。";
+    WAIT_ROUND_TRIP_FROM_EARLIER =
+        "an earlier handshake with this endpoint in this page",
+        "本页面之前与该接口的握手";
+    WAIT_ROUND_TRIP_FROM_TCP =
+        "this run's TCP handshake",
+        "本次运行的 TCP 握手";
+    WAIT_ROUND_TRIP_FROM_TLS =
+        "this run's TLS handshake (one round trip in TLS 1.3)",
+        "本次运行的 TLS 握手（TLS 1.3 为一次往返）";
+    WAIT_ROUND_TRIP_UNKNOWN =
+        "The browser saw no round trip to this endpoint (its timing is hidden, or the connection was opened before this page): the network is inside the server's part.",
+        "浏览器看不到到该接口的往返时间（其计时被隐藏，或连接在本页面之前就已建立）：网络时间包含在服务器部分中。";
+    WAIT_SERVER_CLAIM_REJECTED =
+        "The server claimed {claimed_ms} ms before its first token, but the browser waited only {waited_ms} ms for it: its account is not used.",
+        "服务器声称首个 token 之前用了 {claimed_ms} ms，但浏览器只等了 {waited_ms} ms：不采用它的说法。";
     URL_ERROR_UNSUPPORTED_SCHEME =
         "Only http:// and https:// URLs can be called (got {scheme}://).",
         "只能调用 http:// 和 https:// 的 URL（填写的是 {scheme}://）。";

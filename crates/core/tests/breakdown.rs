@@ -336,3 +336,26 @@ fn the_headline_says_the_share() {
         "Most of the wait: prompt processing (prefill), 750 ms of 1015 ms (74 %)."
     );
 }
+
+#[test]
+fn over_runs_the_medians_and_their_verdict() {
+    // Three runs: prompt 300, 500, 400 ms; one had a 900 ms queue.
+    let runs: Vec<WaitBreakdown> = [(300.0, 0.0), (500.0, 900.0), (400.0, 0.0)]
+        .into_iter()
+        .map(|(prompt_ms, queue_ms)| {
+            let instants = instants(prompt_ms + queue_ms + 10.0, None);
+            let network = network(0.0, None);
+            let account = account(Some(queue_ms), Some(prompt_ms));
+            WaitBreakdown::compute(&input(&instants, Some(&network), Some(&account))).unwrap()
+        })
+        .collect();
+    let summary = ttft_core::timeline::WaitSummary::of(&runs).unwrap();
+    assert_eq!(summary.runs, 3);
+    assert_close(summary.p50(WaitPart::Prompt), 400.0, "prompt p50");
+    assert_close(summary.p50(WaitPart::Queue), 0.0, "queue p50");
+    assert_close(summary.p50(WaitPart::Paint), 12.0, "paint p50");
+    assert_eq!(summary.verdict.unwrap().cause, WaitCause::Prompt);
+    let json = summary.to_json();
+    assert_eq!(json["verdict"], "prompt");
+    assert_eq!(json["p50_ms"]["prompt"], 400.0);
+}

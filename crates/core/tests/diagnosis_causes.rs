@@ -291,6 +291,33 @@ fn wrong_path_variants() {
     }
 }
 
+/// LiteLLM 1.108.7 without a database, a wrong key (tests/fixtures/gateways/litellm): a key
+/// problem, not a parameter the model does not support.
+#[test]
+fn litellm_without_a_database_cannot_check_the_key() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/gateways/litellm/master_key/b_wrong_key.json"
+    );
+    let case: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    assert_eq!(case["status"], 400);
+    let body = case["body"].as_str().unwrap();
+    let diagnosis = check(
+        chat(400, body),
+        Cause::GatewayCannotCheckKey,
+        &[
+            "no_db_connection",
+            "key problem",
+            "master key",
+            "No connected db.",
+        ],
+        &["无法校验", "主密钥"],
+    );
+    assert_eq!(diagnosis.cause.code(), "gateway_cannot_check_key");
+    assert!(!diagnosis.message(Lang::En).contains("parameter this model"));
+}
+
 #[test]
 fn bad_request() {
     check(

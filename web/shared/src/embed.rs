@@ -163,15 +163,19 @@ pub fn run_message(record: &RunRecord) -> Value {
 /// The `ttft-meter.summary` payload, after a series: statistics over the measured,
 /// successful runs of the session, and, when SLOs are set, their result (`slo`: the set,
 /// the verdict, the good run count and fraction, each threshold's result).
+/// `wait`: where the wait went over those runs (the median of each part and the verdict,
+/// [`ttft_core::timeline::WaitSummary::to_json`]).
 pub fn summary_message(
     total_runs: usize,
     summary: Option<&RunsSummary>,
+    wait: Option<Value>,
     slo: Option<Value>,
 ) -> Value {
     let mut message = json!({
         "summary": {
             "total_runs": total_runs,
             "stats": summary,
+            "wait": wait,
         }
     });
     if let (Some(slo), Some(fields)) = (slo, message["summary"].as_object_mut()) {

@@ -285,13 +285,24 @@ pub async fn run_and_report<H: SeriesHooks>(
     clock::sleep_ms(0.0).await;
     // From the session's records, as the run messages are: the same (canonical) numbers in
     // both, and the same path as the page's summary table.
-    let (total_runs, summary) = context.session.runs.with_untracked(|records| {
+    let (total_runs, summary, wait) = context.session.runs.with_untracked(|records| {
         let summary = cohort_summary(records, Cohort::All).ok().flatten();
-        (records.len(), summary)
+        let wait = ttft_core::timeline::WaitSummary::of(
+            records
+                .iter()
+                .filter(|record| record.counts())
+                .filter_map(|record| record.breakdown.as_ref()),
+        );
+        (records.len(), summary, wait)
     });
     context.embed.post(
         "ttft-meter.summary",
-        embed::summary_message(total_runs, summary.as_ref(), context.hooks.summary_slo()),
+        embed::summary_message(
+            total_runs,
+            summary.as_ref(),
+            wait.map(|wait| wait.to_json()),
+            context.hooks.summary_slo(),
+        ),
     );
     stopped
 }

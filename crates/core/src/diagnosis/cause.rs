@@ -41,6 +41,9 @@ pub enum Cause {
     KeyMissing,
     /// 401 and the key was refused.
     KeyRefused,
+    /// A gateway could not check the key: LiteLLM's proxy without a database answers any
+    /// key but its master key with 400 `no_db_connection` ("No connected db.").
+    GatewayCannotCheckKey,
     /// The key contains spaces or line breaks (caught before sending).
     KeyHasWhitespace,
     /// The key contains a character a header cannot carry (caught before sending).
@@ -154,6 +157,7 @@ impl Cause {
         match self {
             Cause::KeyMissing => "key_missing",
             Cause::KeyRefused => "key_refused",
+            Cause::GatewayCannotCheckKey => "gateway_cannot_check_key",
             Cause::KeyHasWhitespace => "key_has_whitespace",
             Cause::KeyHasInvalidCharacter => "key_has_invalid_character",
             Cause::WrongAuthHeader { .. } => "wrong_auth_header",

@@ -120,6 +120,8 @@ fn diagnose_status(context: &FailureContext, status: u16) -> (Cause, ProviderErr
                 expected: AuthStyle::XApiKey,
             }
         }
+        // LiteLLM's proxy without a database, for any key but its master key.
+        400 if error.kind.as_deref() == Some("no_db_connection") => Cause::GatewayCannotCheckKey,
         400 | 413 | 422 if overflow.is_some() => overflow.take().unwrap_or(Cause::BadRequest),
         403 => Cause::Forbidden,
         404 if mentions_unknown_model(&error) => Cause::ModelNotFound,

@@ -51,6 +51,7 @@ impl Cause {
         let text = match self {
             Cause::KeyMissing => t::CAUSE_KEY_MISSING,
             Cause::KeyRefused => t::CAUSE_KEY_REFUSED,
+            Cause::GatewayCannotCheckKey => t::CAUSE_GATEWAY_CANNOT_CHECK_KEY,
             Cause::KeyHasWhitespace => t::CAUSE_KEY_HAS_WHITESPACE,
             Cause::KeyHasInvalidCharacter => t::CAUSE_KEY_HAS_INVALID_CHARACTER,
             Cause::WrongAuthHeader { sent, expected } => {
@@ -157,6 +158,7 @@ impl Cause {
         let text = match self {
             Cause::KeyMissing => t::FIX_KEY_MISSING,
             Cause::KeyRefused => t::FIX_KEY_REFUSED,
+            Cause::GatewayCannotCheckKey => t::FIX_GATEWAY_CANNOT_CHECK_KEY,
             Cause::KeyHasWhitespace | Cause::KeyHasInvalidCharacter => t::FIX_KEY_MALFORMED,
             Cause::WrongAuthHeader { expected, .. } => match expected {
                 AuthStyle::XApiKey => t::FIX_WRONG_AUTH_HEADER_X_API_KEY,

@@ -12,6 +12,8 @@ use ttft_stream::dialect::ServerAccount;
 
 use super::network::{ConnectionKind, NetworkBreakdown};
 use super::run::Instants;
+use crate::lang::Lang;
+use crate::texts as t;
 
 /// How much more time than the browser waited a server may claim before its account is not
 /// believed, ms: the server's clock and the page's are different clocks, and a server rounds.
@@ -81,6 +83,24 @@ impl WaitPart {
     pub fn from_code(code: &str) -> Option<WaitPart> {
         WaitPart::ALL.into_iter().find(|part| part.code() == code)
     }
+
+    /// Its short name, in `lang` (the server part as "gateway and server"; a run's own
+    /// wording is [`WaitBreakdown::label`]).
+    pub fn label(self, lang: Lang) -> &'static str {
+        match self {
+            WaitPart::Browser => t::WAIT_PART_BROWSER,
+            WaitPart::Connection => t::WAIT_PART_CONNECTION,
+            WaitPart::Preflight => t::WAIT_PART_PREFLIGHT,
+            WaitPart::Network => t::WAIT_PART_NETWORK,
+            WaitPart::Gateway => t::WAIT_PART_GATEWAY,
+            WaitPart::Queue => t::WAIT_PART_QUEUE,
+            WaitPart::Prompt => t::WAIT_PART_PROMPT,
+            WaitPart::Server => t::WAIT_PART_SERVER,
+            WaitPart::Reasoning => t::WAIT_PART_REASONING,
+            WaitPart::Paint => t::WAIT_PART_PAINT,
+        }
+        .get(lang)
+    }
 }
 
 /// How a part's time is known.
@@ -96,6 +116,16 @@ pub enum PartSource {
 }
 
 impl PartSource {
+    /// Its name, in `lang`.
+    pub fn label(self, lang: Lang) -> &'static str {
+        match self {
+            PartSource::Measured => t::PART_SOURCE_MEASURED,
+            PartSource::ServerReported => t::PART_SOURCE_SERVER_REPORTED,
+            PartSource::Estimated => t::PART_SOURCE_ESTIMATED,
+        }
+        .get(lang)
+    }
+
     /// The serialized code.
     pub fn code(self) -> &'static str {
         match self {
@@ -384,6 +414,56 @@ impl WaitBreakdown {
                 .find(|time| time.part == other)
                 .map(|time| time.source),
         }
+    }
+
+    /// A part's name in this run, in `lang`: the server part is "server, the rest" when the
+    /// server reported part of its time, "network, gateway and server" when no round trip
+    /// was known.
+    pub fn label(&self, time: &PartTime, lang: Lang) -> &'static str {
+        match time.part {
+            WaitPart::Server if time.source == PartSource::ServerReported => {
+                t::WAIT_PART_SERVER_REPORTED.get(lang)
+            }
+            WaitPart::Server if self.has_server_account() => t::WAIT_PART_SERVER_REST.get(lang),
+            WaitPart::Server if self.round_trip.is_none() => {
+                t::WAIT_PART_SERVER_AND_NETWORK.get(lang)
+            }
+            part => part.label(lang),
+        }
+    }
+
+    /// Where the round trip came from, in a sentence, in `lang`.
+    pub fn round_trip_text(&self, lang: Lang) -> String {
+        match self.round_trip {
+            Some(trip) => {
+                let from = match trip.from {
+                    RoundTripSource::TlsHandshake => t::WAIT_ROUND_TRIP_FROM_TLS,
+                    RoundTripSource::TcpHandshake => t::WAIT_ROUND_TRIP_FROM_TCP,
+                    RoundTripSource::Earlier => t::WAIT_ROUND_TRIP_FROM_EARLIER,
+                };
+                t::WAIT_ROUND_TRIP.fill(
+                    lang,
+                    &[
+                        ("ms", &format!("{:.1}", trip.ms)),
+                        ("from", &from.get(lang)),
+                    ],
+                )
+            }
+            None => t::WAIT_ROUND_TRIP_UNKNOWN.get(lang).to_owned(),
+        }
+    }
+
+    /// What a server that claimed more than the browser waited is told, in `lang`.
+    pub fn claim_text(&self, lang: Lang) -> Option<String> {
+        self.server_claim_rejected.map(|claim| {
+            t::WAIT_SERVER_CLAIM_REJECTED.fill(
+                lang,
+                &[
+                    ("claimed_ms", &format!("{:.0}", claim.claimed_ms)),
+                    ("waited_ms", &format!("{:.0}", claim.waited_ms)),
+                ],
+            )
+        })
     }
 
     /// Whether the server or gateway reported any part.

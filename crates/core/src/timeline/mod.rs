@@ -47,4 +47,4 @@ pub use run::{
     TokenCountSource, HEADERS_WITH_BODY_MS,
 };
 pub use summary::RunsSummary;
-pub use verdict::{WaitCause, WaitVerdict};
+pub use verdict::{WaitCause, WaitSummary, WaitVerdict};

@@ -177,3 +177,79 @@ impl WaitVerdict {
         self.cause.remedy(lang)
     }
 }
+
+/// Where the wait went over several runs: the median (p50) of each part among the runs that
+/// got an answer token (a run without a part counts 0 for it; the click and the paint count
+/// only where they were measured), and the verdict on those medians.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WaitSummary {
+    /// Runs with a breakdown.
+    pub runs: usize,
+    /// Each part's median, ms, in the order of the wait (parts no run had are left out).
+    pub p50_ms: Vec<(WaitPart, f64)>,
+    /// The largest cause of the medians.
+    pub verdict: Option<WaitVerdict>,
+}
+
+impl WaitSummary {
+    /// The summary of `breakdowns`; `None` when there are none.
+    pub fn of<'a>(breakdowns: impl IntoIterator<Item = &'a WaitBreakdown>) -> Option<WaitSummary> {
+        let breakdowns: Vec<&WaitBreakdown> = breakdowns.into_iter().collect();
+        if breakdowns.is_empty() {
+            return None;
+        }
+        let p50_ms: Vec<(WaitPart, f64)> = WaitPart::ALL
+            .into_iter()
+            .filter_map(|part| {
+                let values: Vec<f64> = breakdowns
+                    .iter()
+                    .filter_map(|breakdown| breakdown.ms(part))
+                    .filter(|ms| ms.is_finite())
+                    .collect();
+                let any = values.iter().any(|ms| *ms > 0.0);
+                let median = crate::stats::percentile(&values, 0.5).ok().flatten()?;
+                any.then_some((part, median))
+            })
+            .collect();
+        // The network was inside the server part in most runs when most had no round trip.
+        let without_round_trip = breakdowns
+            .iter()
+            .filter(|breakdown| breakdown.round_trip.is_none())
+            .count();
+        let network_included = 2 * without_round_trip > breakdowns.len();
+        let lookup = |part: WaitPart| {
+            p50_ms
+                .iter()
+                .find(|(known, _)| *known == part)
+                .map(|(_, ms)| *ms)
+        };
+        let verdict = WaitVerdict::from_times(lookup, network_included);
+        Some(WaitSummary {
+            runs: breakdowns.len(),
+            p50_ms,
+            verdict,
+        })
+    }
+
+    /// The median of `part`, when some run had it.
+    pub fn p50(&self, part: WaitPart) -> Option<f64> {
+        self.p50_ms
+            .iter()
+            .find(|(known, _)| *known == part)
+            .map(|(_, ms)| *ms)
+    }
+
+    /// The JSON of messages and summaries: `{"runs", "p50_ms": {part: ms}, "verdict": code}`.
+    pub fn to_json(&self) -> serde_json::Value {
+        let p50: serde_json::Map<String, serde_json::Value> = self
+            .p50_ms
+            .iter()
+            .map(|(part, ms)| (part.code().to_owned(), serde_json::json!(ms)))
+            .collect();
+        serde_json::json!({
+            "runs": self.runs,
+            "p50_ms": p50,
+            "verdict": self.verdict.map(|verdict| verdict.cause.code()),
+        })
+    }
+}

@@ -21,7 +21,10 @@
 //! Where servers publish them: llama.cpp `GET <root>/props` →
 //! `default_generation_settings.n_ctx` (the window the server runs with); `/v1/models`
 //! entries → vLLM `max_model_len`, llama.cpp `meta.n_ctx_train`, OpenRouter
-//! `context_length`. [`ContextWindows`] combines both answers per model.
+//! `context_length`, LiteLLM `max_input_tokens`; LiteLLM's `GET <root>/model/info` →
+//! `data[].model_info.max_input_tokens` of `data[].model_name` (what its config or its
+//! upstream says; tests/fixtures/gateways/litellm). [`ContextWindows`] combines the answers
+//! per model.
 
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
@@ -344,11 +347,28 @@ pub struct ContextWindows {
 }
 
 impl ContextWindows {
-    /// The windows read from the answers of `/props` and `/models` (`None`: no answer).
-    pub fn read(props_body: Option<&str>, models_body: Option<&str>) -> ContextWindows {
+    /// The windows read from the answers of `/props`, `/models` and a gateway's
+    /// `/model/info` (`None`: no answer). A model listed in both lists keeps its `/models`
+    /// window.
+    pub fn read(
+        props_body: Option<&str>,
+        models_body: Option<&str>,
+        model_info_body: Option<&str>,
+    ) -> ContextWindows {
+        let mut listed = models_body.map(parse_model_windows).unwrap_or_default();
+        for (id, tokens) in model_info_body
+            .map(parse_model_info_windows)
+            .unwrap_or_default()
+        {
+            if !listed.iter().any(|(known, _)| *known == id)
+                && listed.len() < ttft_core::request::MAX_MODELS
+            {
+                listed.push((id, tokens));
+            }
+        }
         ContextWindows {
             props_tokens: props_body.and_then(parse_props_window),
-            listed: models_body.map(parse_model_windows).unwrap_or_default(),
+            listed,
         }
     }
 
@@ -376,6 +396,11 @@ impl ContextWindows {
     pub fn model_windows(&self) -> Vec<(String, u32)> {
         self.listed.clone()
     }
+}
+
+/// `<root>/model/info` (LiteLLM's proxy: every model's `model_info`).
+pub fn model_info_url(endpoint: &Endpoint) -> String {
+    format!("{}/model/info", server_root(endpoint))
 }
 
 /// `<root>/props?model=<model>` (llama.cpp; in router mode `model` picks the model).
@@ -441,7 +466,36 @@ pub fn parse_model_windows(body: &str) -> Vec<(String, u32)> {
             let id = entry.get("id")?.as_str()?.trim();
             let tokens = window(entry.get("max_model_len"))
                 .or_else(|| window(entry.get("context_length")))
+                .or_else(|| window(entry.get("max_input_tokens")))
                 .or_else(|| window(entry.get("meta").and_then(|meta| meta.get("n_ctx_train"))))?;
+            (!id.is_empty()).then(|| (id.to_owned(), tokens))
+        })
+        .take(ttft_core::request::MAX_MODELS)
+        .collect()
+}
+
+/// (model name, window) of every entry of LiteLLM's `/model/info`:
+/// `data[].model_info.max_input_tokens` of `data[].model_name` (null when LiteLLM does not
+/// know it: left out).
+pub fn parse_model_info_windows(body: &str) -> Vec<(String, u32)> {
+    if body.len() > MAX_INFO_BODY_BYTES {
+        return Vec::new();
+    }
+    let Ok(value) = serde_json::from_str::<Value>(body) else {
+        return Vec::new();
+    };
+    let Some(entries) = value.get("data").and_then(Value::as_array) else {
+        return Vec::new();
+    };
+    entries
+        .iter()
+        .filter_map(|entry| {
+            let id = entry.get("model_name")?.as_str()?.trim();
+            let tokens = window(
+                entry
+                    .get("model_info")
+                    .and_then(|info| info.get("max_input_tokens")),
+            )?;
             (!id.is_empty()).then(|| (id.to_owned(), tokens))
         })
         .take(ttft_core::request::MAX_MODELS)
@@ -451,6 +505,29 @@ pub fn parse_model_windows(body: &str) -> Vec<(String, u32)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn litellm_publishes_windows_in_model_info_and_its_models_list() {
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/fixtures/gateways/litellm"
+        );
+        let read = |path: &str| -> String {
+            let case: Value =
+                serde_json::from_str(&std::fs::read_to_string(format!("{dir}/{path}")).unwrap())
+                    .unwrap();
+            case["body"].as_str().unwrap().to_owned()
+        };
+        let info = read("master_key/i_model_info_with_key.json");
+        let windows = ContextWindows::read(None, None, Some(&info));
+        assert!(!windows.listed.is_empty(), "{info}");
+        for (model, tokens) in &windows.listed {
+            assert!(*tokens > 0, "{model}");
+        }
+        let models = read("master_key/i_v1_models_with_key.json");
+        let from_list = ContextWindows::read(None, Some(&models), None);
+        assert_eq!(from_list.listed, windows.listed, "{models}");
+    }
 
     #[test]
     fn overflow_answers_name_the_window() {
@@ -657,7 +734,7 @@ mod tests {
                 ("c".into(), 128_000)
             ]
         );
-        let windows = ContextWindows::read(Some(props), Some(models));
+        let windows = ContextWindows::read(Some(props), Some(models), None);
         assert_eq!(
             windows.for_model("a", true),
             Some((4096, WindowSource::Props))
@@ -671,7 +748,7 @@ mod tests {
             Some((4096, WindowSource::Props))
         );
         assert_eq!(
-            ContextWindows::read(None, Some("<html>")).for_model("a", true),
+            ContextWindows::read(None, Some("<html>"), None).for_model("a", true),
             None
         );
         let chat = plan("http://127.0.0.1:8080/v1", Protocol::OpenAiChat);

@@ -12,8 +12,8 @@ use futures_util::future::join_all;
 use ttft_core::measure::RunPlan;
 use ttft_core::request::MODELS_TIMEOUT_MS;
 use ttft_lab::experiment::counting::{
-    count_request, props_url, ContextWindows, CountStep, TokenCounter, MAX_COUNT_BODY_BYTES,
-    MAX_INFO_BODY_BYTES,
+    count_request, model_info_url, props_url, ContextWindows, CountStep, TokenCounter,
+    MAX_COUNT_BODY_BYTES, MAX_INFO_BODY_BYTES,
 };
 use ttft_lab::experiment::params::Inputs;
 use ttft_lab::experiment::sizing::TokenCount;
@@ -72,16 +72,18 @@ fn get(plan: &RunPlan, url: String) -> HttpRequest {
 async fn context_windows(plan: &RunPlan, control: &ExperimentControl) -> ContextWindows {
     let props = get(plan, props_url(&plan.endpoint, &plan.spec.model));
     let models = get(plan, plan.endpoint.models_url.clone());
+    let model_info = get(plan, model_info_url(&plan.endpoint));
     let ok_body = |answer: Option<(u16, String)>| {
         answer.and_then(|(status, body)| (status == 200).then_some(body))
     };
-    let (props, models) = futures_util::future::join(
+    let (props, models, model_info) = futures_util::future::join3(
         fetch_text(&props, MODELS_TIMEOUT_MS, MAX_INFO_BODY_BYTES, control),
         fetch_text(&models, MODELS_TIMEOUT_MS, MAX_INFO_BODY_BYTES, control),
+        fetch_text(&model_info, MODELS_TIMEOUT_MS, MAX_INFO_BODY_BYTES, control),
     )
     .await;
-    let (props, models) = (ok_body(props), ok_body(models));
-    ContextWindows::read(props.as_deref(), models.as_deref())
+    let (props, models, model_info) = (ok_body(props), ok_body(models), ok_body(model_info));
+    ContextWindows::read(props.as_deref(), models.as_deref(), model_info.as_deref())
 }
 
 /// The server's count of `text`: cached, else asked the way that works on this server

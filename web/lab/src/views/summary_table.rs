@@ -65,6 +65,16 @@ pub fn SummaryTable(
             })
             .collect_view()
     };
+    let wait = move || {
+        runs.with(|runs| {
+            ttft_core::timeline::WaitSummary::of(
+                runs.iter()
+                    .filter(|record| record.counts())
+                    .filter_map(|record| record.breakdown.as_ref()),
+            )
+        })
+        .map(|summary| view! { <ttft_web::views::wait::WaitSummaryView summary=summary /> })
+    };
     view! {
         <h3>{move || i18n.t(t::SUMMARY)}</h3>
         <p class="meta">
@@ -87,6 +97,7 @@ pub fn SummaryTable(
                 {body}
             </table>
         </div>
+        {wait}
     }
 }
 

@@ -28,11 +28,62 @@ pub fn heard_from(url: &str, at_ms: f64) {
     }
 }
 
-/// What the page knows of `url`'s origin.
+/// What the page knows of `url`'s origin. Without a round trip learned yet, the page's
+/// Resource Timing buffer is searched for the latest handshake with the origin (the models
+/// list at load, whose entry may have been queued after the list was read).
 pub fn contact_with(url: &str) -> OriginContact {
-    origin_of(url).map_or_else(OriginContact::default, |origin| {
-        CONTACTS.with(|contacts| contacts.borrow().contact(&origin))
+    let Some(origin) = origin_of(url) else {
+        return OriginContact::default();
+    };
+    let contact = CONTACTS.with(|contacts| contacts.borrow().contact(&origin));
+    if contact.round_trip_ms.is_some() {
+        return contact;
+    }
+    if let Some(ms) = latest_handshake_with(&origin) {
+        CONTACTS.with(|contacts| contacts.borrow_mut().round_trip(&origin, ms));
+    }
+    CONTACTS.with(|contacts| contacts.borrow().contact(&origin))
+}
+
+/// The round trip of the latest resource entry of `origin` that opened a connection the
+/// browser lets the page see, else the page's own navigation when it came from `origin`.
+fn latest_handshake_with(origin: &str) -> Option<f64> {
+    let performance = web_sys::window()?.performance()?;
+    let resources = performance.get_entries_by_type("resource");
+    let navigation = performance.get_entries_by_type("navigation");
+    let resources = resources.iter().rev();
+    resources.chain(navigation.iter()).find_map(|entry| {
+        let name = js_sys::Reflect::get(&entry, &"name".into())
+            .ok()?
+            .as_string()?;
+        if origin_of(&name).as_deref() != Some(origin) {
+            return None;
+        }
+        let timing = timing_of(&entry);
+        let network = NetworkBreakdown::from_resource_timing(&timing);
+        RoundTrip::of_handshake(&network).map(|trip| trip.ms)
     })
+}
+
+/// A resource entry's fields (page clock), as Resource Timing gives them.
+fn timing_of(entry: &wasm_bindgen::JsValue) -> ResourceTiming {
+    let field = |name: &str| {
+        js_sys::Reflect::get(entry, &name.into())
+            .ok()
+            .and_then(|value| value.as_f64())
+            .unwrap_or(0.0)
+    };
+    ResourceTiming {
+        fetch_start: field("fetchStart"),
+        domain_lookup_start: field("domainLookupStart"),
+        domain_lookup_end: field("domainLookupEnd"),
+        connect_start: field("connectStart"),
+        connect_end: field("connectEnd"),
+        secure_connection_start: field("secureConnectionStart"),
+        request_start: field("requestStart"),
+        response_start: field("responseStart"),
+        next_hop_protocol: ttft_core::timeline::HttpProtocol::Hidden,
+    }
 }
 
 /// Remembers the round trip a request's handshake showed (its Resource Timing, when it opened
@@ -54,22 +105,6 @@ pub fn learn_round_trip_from_entries(url: &str) {
     let Some(entry) = entries.iter().last() else {
         return;
     };
-    let field = |name: &str| {
-        js_sys::Reflect::get(&entry, &name.into())
-            .ok()
-            .and_then(|value| value.as_f64())
-            .unwrap_or(0.0)
-    };
-    let timing = ResourceTiming {
-        fetch_start: field("fetchStart"),
-        domain_lookup_start: field("domainLookupStart"),
-        domain_lookup_end: field("domainLookupEnd"),
-        connect_start: field("connectStart"),
-        connect_end: field("connectEnd"),
-        secure_connection_start: field("secureConnectionStart"),
-        request_start: field("requestStart"),
-        response_start: field("responseStart"),
-        next_hop_protocol: ttft_core::timeline::HttpProtocol::Hidden,
-    };
+    let timing = timing_of(&entry);
     learn_round_trip(url, &timing);
 }

@@ -7,3 +7,4 @@ pub mod live;
 pub mod notices;
 pub mod run_panel;
 pub mod runs_table;
+pub mod wait;

@@ -78,6 +78,9 @@ where
             </div>
             <RunProgress live=live />
             <Readouts live=live />
+            {move || live.breakdown.get().map(|breakdown| view! {
+                <crate::views::wait::WaitView breakdown=breakdown />
+            })}
             <LivePanes live=live />
             {children.map(|children| children())}
         </section>

@@ -523,6 +523,10 @@ pub fn run_detail<C: IntoView + 'static>(record: RunRecord, chart: Option<C>) ->
         }
     });
     let failed = (!record.is_ok()).then(|| record.clone());
+    let wait = record
+        .breakdown
+        .clone()
+        .map(|breakdown| view! { <crate::views::wait::WaitView breakdown=breakdown /> });
     let connection_line = connection_line(&record);
     let headers_line = record.instants.headers_came_with_body().then(|| {
         let headers_ms = format_ms(
@@ -542,6 +546,7 @@ pub fn run_detail<C: IntoView + 'static>(record: RunRecord, chart: Option<C>) ->
             <h3>{move || i18n.fill(t::RUN_DETAIL_HEADING, &[("number", &number)])}</h3>
             <p class="meta">{format!("POST {url}")}</p>
             {failed.map(|record| view! { <DiagnosisBox record=record /> })}
+            {wait}
             {connection_line}
             {network_line}
             {headers_line}

@@ -79,6 +79,8 @@ pub struct LiveRun {
     /// The last finished run's arrival-delay bound, when its arrivals waited for the main
     /// thread (WebKit, the main-thread transport), and whether it is over the threshold.
     pub(super) arrival_delay: RwSignal<Option<(f64, bool)>>,
+    /// The last finished run's wait, part by part (runs that got an answer token).
+    pub breakdown: RwSignal<Option<ttft_core::timeline::WaitBreakdown>>,
     /// Counts runs shown: an update deferred past a frame applies only to its own run.
     pub(super) shown_run: StoredValue<u32, LocalStorage>,
     /// The first answer text is on its way to the screen: the elapsed counter waits.
@@ -104,6 +106,7 @@ impl LiveRun {
             input_error: RwSignal::new(None),
             failed: RwSignal::new(None),
             arrival_delay: RwSignal::new(None),
+            breakdown: RwSignal::new(None),
             shown_run: StoredValue::new_local(0),
             first_paint_pending: StoredValue::new_local(false),
         }
@@ -128,6 +131,7 @@ impl LiveRun {
             .update_value(|run| *run = run.wrapping_add(1));
         self.first_paint_pending.set_value(false);
         self.arrival_delay.set(None);
+        self.breakdown.set(None);
         self.reasoning.clear();
         self.answer.clear();
         self.ttfa_ms.set(None);
@@ -235,6 +239,7 @@ impl LiveRun {
                 .map(|bound_ms| (bound_ms, record.arrival_delayed())),
         );
         let failed = !record.is_ok();
+        self.breakdown.set(record.breakdown.clone());
         self.failed.set(failed.then(|| record.clone()));
         self.status.set(if failed {
             RunStatus::Failed
