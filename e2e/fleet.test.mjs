@@ -190,10 +190,14 @@ forEachEngine((engine) => {
 
       const metrics = metricsByName(requests);
       for (const [name, unit] of [
-        ['gen_ai.client.operation.duration', 's'],
-        ['gen_ai.client.operation.time_to_first_chunk', 's'],
-        ['gen_ai.client.operation.time_per_output_chunk', 's'],
-        ['gen_ai.client.token.usage', '{token}'],
+        // semantic-conventions-genai v0.1.0's names (crates/lab/src/otlp/names.rs).
+        ['gen_ai.client.inference.duration', 's'],
+        ['gen_ai.client.inference.time_to_first_chunk', 's'],
+        ['gen_ai.client.inference.time_per_output_chunk', 's'],
+        ['gen_ai.client.inference.operation.input_tokens', '{token}'],
+        ['gen_ai.client.inference.operation.output_tokens', '{token}'],
+        ['gen_ai.client.inference.usage.input_tokens', '{token}'],
+        ['gen_ai.client.inference.usage.output_tokens', '{token}'],
         ['ttft_meter.client.time_to_first_token', 's'],
         ['ttft_meter.client.time_to_first_answer_token', 's'],
         ['ttft_meter.client.time_to_first_answer_painted', 's'],
@@ -206,13 +210,22 @@ forEachEngine((engine) => {
       const ms = (read) => records.map(read);
       assertHistogram(metrics['ttft_meter.client.time_to_first_answer_token'], 'ttfa', ms((record) => record.metrics.ttfa_ms));
       assertHistogram(metrics['ttft_meter.client.time_to_first_token'], 'ttft', ms((record) => record.metrics.ttft_ms));
-      assertHistogram(metrics['gen_ai.client.operation.time_to_first_chunk'], 'first chunk', ms((record) => record.metrics.first_chunk_ms));
-      assertHistogram(metrics['gen_ai.client.operation.duration'], 'duration', ms((record) => record.metrics.e2e_ms));
+      assertHistogram(metrics['gen_ai.client.inference.time_to_first_chunk'], 'first chunk', ms((record) => record.metrics.first_chunk_ms));
+      assertHistogram(metrics['gen_ai.client.inference.duration'], 'duration', ms((record) => record.metrics.e2e_ms));
+      // Where each run's wait went: every part the runs had, its histogram the records' parts.
+      for (const part of ['server', 'paint']) {
+        const metric = metrics[`ttft_meter.client.wait.${part}`];
+        assert.ok(metric, `ttft_meter.client.wait.${part} was sent`);
+        const partMs = (record) => (part === 'paint' ? record.breakdown.paint_ms
+          : record.breakdown.parts.filter((entry) => entry.part === part).reduce((sum, entry) => sum + entry.ms, 0));
+        assert.equal(metric.unit, 's');
+        assert.ok(Math.abs(histogramTotals(metric).sum - records.reduce((sum, record) => sum + partMs(record), 0) / 1000) < 1e-9, `${part}: sum`);
+      }
       assertHistogram(metrics['ttft_meter.client.time_to_first_answer_painted'], 'painted', ms((record) => record.metrics.perceived_ttfa_ms));
       // Inter-token gaps are kept as a histogram at a stated resolution (export schema 3):
       // each gap is sent as its bin's value, within half a bin of the measured gap.
       {
-        const metric = metrics['gen_ai.client.operation.time_per_output_chunk'];
+        const metric = metrics['gen_ai.client.inference.time_per_output_chunk'];
         const gaps = records.map((record) => record.metrics.itl_gaps);
         const totals = histogramTotals(metric);
         assert.equal(totals.count, gaps.reduce((sum, itl) => sum + itl.count, 0), 'time per output chunk: count');
@@ -224,11 +237,15 @@ forEachEngine((engine) => {
         const sampledSum = sampled.reduce((sum, value) => sum + value, 0);
         assert.ok(Math.abs(totals.sum - sampledSum) <= sampled.length * halfBinS + 1e-9, `time per output chunk: sum ${totals.sum} vs ${sampledSum}`);
       }
-      // Tokens: input and output counts of each run, under gen_ai.token.type.
-      const usage = metrics['gen_ai.client.token.usage'];
+      // Tokens: each run's input and output counts, per call (histograms) and added up
+      // (counters, as text).
       for (const [type, field] of [['input', 'prompt_tokens'], ['output', 'output_tokens']]) {
-        const points = usage.points.filter((point) => attributes(point.attributes)['gen_ai.token.type'] === type);
-        assert.equal(points.reduce((sum, point) => sum + point.sum, 0), records.reduce((sum, record) => sum + record.metrics[field], 0), `${type} tokens`);
+        const expected = records.reduce((sum, record) => sum + record.metrics[field], 0);
+        const perCall = metrics[`gen_ai.client.inference.operation.${type}_tokens`];
+        assert.equal(perCall.points.reduce((sum, point) => sum + point.sum, 0), expected, `${type} tokens per call`);
+        const counter = metrics[`gen_ai.client.inference.usage.${type}_tokens`];
+        assert.equal(counter.points.reduce((sum, point) => sum + Number(point.asInt), 0), expected, `${type} tokens counted`);
+        assert.ok(counter.points.every((point) => attributes(point.attributes)['gen_ai.token.modality'] === 'text'), `${type}: modality text`);
       }
       // The attributes of the GenAI conventions on every point; the run counter counts both.
       const port = String(new URL(api.url).port);

@@ -610,6 +610,9 @@ crate::texts! {
     WAIT_PART_CONNECTION =
         "connection",
         "建立连接";
+    WAIT_PART_CONNECTION_REUSED =
+        "browser queueing (connection reused)",
+        "浏览器排队（复用连接）";
     WAIT_PART_GATEWAY =
         "gateway",
         "网关";

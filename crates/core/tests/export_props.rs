@@ -363,6 +363,10 @@ fn run(key: String) -> impl Strategy<Value = RunRecord> {
                     account: server_account.as_ref(),
                 }),
                 server_account,
+                timer: Some(ttft_core::record::TimerGrade {
+                    cross_origin_isolated: https,
+                    step_ms: earlier_round_trip_ms,
+                }),
                 diagnosis: None,
                 experiment: None,
                 arrival_delay_bound_ms,

@@ -21,7 +21,9 @@ use ttft_lab::otlp::{
     QueueConfig, ResourceFacts, RunIds, SendOutcome, SpanId, TraceId, WallClock,
 };
 use ttft_lab::slo::SloSet;
-use ttft_stream::dialect::{DecodedEvent, Dialect, Usage};
+use ttft_core::record::TimerGrade;
+use ttft_core::timeline::{BreakdownInput, WaitBreakdown};
+use ttft_stream::dialect::{AccountSource, DecodedEvent, Dialect, ServerAccount, Usage};
 
 const SECRET_KEY: &str = "sk-otlp-secret-98765";
 const PROMPT: &str = "Say hi to the collector";
@@ -58,6 +60,7 @@ fn record_from(run_index: u32, settings: RunSettings, run: &RunTimeline) -> RunR
         arrivals_wait_for_main_thread: None,
         server_account: None,
         breakdown: None,
+        timer: None,
     }
 }
 
@@ -128,7 +131,30 @@ fn completed() -> RunRecord {
     });
     run.on_event(1311.0, &terminal(5));
     run.on_stream_end(1312.0);
-    record_from(1, settings(), &run)
+    let mut record = record_from(1, settings(), &run);
+    // The server said: queued 30 ms, prompt 150 ms. The TCP handshake (8 ms) is the round
+    // trip: connection 9 (queueing), network 8, queue 30, prompt 150, the rest 53.
+    let account = ServerAccount {
+        sources: vec![AccountSource::Groq],
+        queue_ms: Some(30.0),
+        prompt_ms: Some(150.0),
+        ..ServerAccount::default()
+    };
+    record.breakdown = WaitBreakdown::compute(&BreakdownInput {
+        instants: &record.instants,
+        network: record.network.as_ref(),
+        cold: record.cold,
+        https: false,
+        first_preflight: false,
+        earlier_round_trip_ms: None,
+        account: Some(&account),
+    });
+    record.server_account = Some(account);
+    record.timer = Some(TimerGrade {
+        cross_origin_isolated: true,
+        step_ms: Some(0.005),
+    });
+    record
 }
 
 /// Run 2, refused: request 2000, HTTP 401 at 2120 (diagnosed `key_refused`).
@@ -350,22 +376,34 @@ fn metrics_are_delta_histograms_in_seconds_with_the_conventions_names() {
     assert_eq!(
         names,
         [
-            "gen_ai.client.operation.duration",
-            "gen_ai.client.operation.time_to_first_chunk",
-            "gen_ai.client.operation.time_per_output_chunk",
-            "gen_ai.client.token.usage",
+            "gen_ai.client.inference.duration",
+            "gen_ai.client.inference.time_to_first_chunk",
+            "gen_ai.client.inference.time_per_output_chunk",
+            "gen_ai.client.inference.operation.input_tokens",
+            "gen_ai.client.inference.operation.output_tokens",
+            "gen_ai.client.inference.usage.input_tokens",
+            "gen_ai.client.inference.usage.output_tokens",
+            "gen_ai.client.inference.usage.cache_read.input_tokens",
+            "gen_ai.client.inference.usage.reasoning.output_tokens",
             "ttft_meter.client.time_to_first_token",
             "ttft_meter.client.time_to_first_answer_token",
             "ttft_meter.client.time_to_first_reasoning_token",
             "ttft_meter.client.time_to_first_answer_painted",
             "ttft_meter.client.paint_delay",
+            "ttft_meter.client.wait.browser",
+            "ttft_meter.client.wait.connection",
+            "ttft_meter.client.wait.network",
+            "ttft_meter.client.wait.queue",
+            "ttft_meter.client.wait.prompt",
+            "ttft_meter.client.wait.server",
+            "ttft_meter.client.wait.paint",
             "ttft_meter.client.runs",
         ]
     );
     for metric in scope["metrics"].as_array().unwrap() {
         let name = metric["name"].as_str().unwrap();
         let expected_unit = match name {
-            "gen_ai.client.token.usage" => "{token}",
+            name if name.ends_with("_tokens") => "{token}",
             "ttft_meter.client.runs" => "{run}",
             _ => "s",
         };
@@ -377,7 +415,7 @@ fn metrics_are_delta_histograms_in_seconds_with_the_conventions_names() {
             assert_eq!(point["timeUnixNano"], nanos(5000));
         }
     }
-    let duration = metric(&body, "gen_ai.client.operation.duration");
+    let duration = metric(&body, "gen_ai.client.inference.duration");
     assert_eq!(
         duration["histogram"]["dataPoints"][0]["explicitBounds"],
         json!([
@@ -389,9 +427,9 @@ fn metrics_are_delta_histograms_in_seconds_with_the_conventions_names() {
 #[test]
 fn operation_duration_has_one_point_per_attribute_set_and_counts_by_hand() {
     let body = metrics_body();
-    assert_eq!(points(&body, "gen_ai.client.operation.duration").len(), 2);
+    assert_eq!(points(&body, "gen_ai.client.inference.duration").len(), 2);
     // Runs 1 and 3 succeeded: 0.311 s → (0.16, 0.32], index 5; 1.000 s → (0.64, 1.28], 7.
-    let ok = points(&body, "gen_ai.client.operation.duration")
+    let ok = points(&body, "gen_ai.client.inference.duration")
         .into_iter()
         .find(|point| !attributes(&point["attributes"]).contains_key("error.type"))
         .unwrap();
@@ -415,7 +453,7 @@ fn operation_duration_has_one_point_per_attribute_set_and_counts_by_hand() {
     // Run 2 was refused after 120 ms: 0.12 s → (0.08, 0.16], index 4, error.type "401".
     let failed = point(
         &body,
-        "gen_ai.client.operation.duration",
+        "gen_ai.client.inference.duration",
         &[("error.type", "401")],
     );
     assert_eq!(failed["count"], "1");
@@ -427,33 +465,54 @@ fn operation_duration_has_one_point_per_attribute_set_and_counts_by_hand() {
 fn chunk_token_and_our_histograms_match_the_runs() {
     let body = metrics_body();
     // First chunk: 0.060 and 0.055 s, both in (0.04, 0.08], index 3; the 401 run had none.
-    let first_chunk = point(&body, "gen_ai.client.operation.time_to_first_chunk", &[]);
+    let first_chunk = point(&body, "gen_ai.client.inference.time_to_first_chunk", &[]);
     assert_eq!(first_chunk["count"], "2");
     close(&first_chunk["sum"], 0.115);
     assert_eq!(counts(&first_chunk), buckets(15, &[3, 3]));
     // Per chunk after the first: 0.02 ×3 (≤ 0.02: index 1) and 0.5 (index 6).
-    let per_chunk = point(&body, "gen_ai.client.operation.time_per_output_chunk", &[]);
+    let per_chunk = point(&body, "gen_ai.client.inference.time_per_output_chunk", &[]);
     assert_eq!(per_chunk["count"], "4");
     close(&per_chunk["sum"], 0.56);
     assert_eq!(counts(&per_chunk), buckets(15, &[1, 1, 1, 6]));
-    // Tokens: input 12 and 12 (≤ 16: index 2); output 4 (≤ 4: index 1) and 30 (≤ 64: 3).
-    let input = point(
-        &body,
-        "gen_ai.client.token.usage",
-        &[("gen_ai.token.type", "input")],
-    );
+    // Tokens per call: input 12 and 12 (≤ 16: index 2); output 4 (≤ 4: index 1) and 30
+    // (≤ 64: 3).
+    let input = point(&body, "gen_ai.client.inference.operation.input_tokens", &[]);
     assert_eq!(
         (input["count"].as_str(), counts(&input)),
         (Some("2"), buckets(15, &[2, 2]))
     );
     close(&input["sum"], 24.0);
-    let output = point(
-        &body,
-        "gen_ai.client.token.usage",
-        &[("gen_ai.token.type", "output")],
-    );
+    let output = point(&body, "gen_ai.client.inference.operation.output_tokens", &[]);
     assert_eq!(counts(&output), buckets(15, &[1, 3]));
     close(&output["sum"], 34.0);
+    // The usage counters add them up, as text.
+    let used_in = point(
+        &body,
+        "gen_ai.client.inference.usage.input_tokens",
+        &[("gen_ai.token.modality", "text")],
+    );
+    assert_eq!(used_in["asInt"], "24");
+    let used_out = point(&body, "gen_ai.client.inference.usage.output_tokens", &[]);
+    assert_eq!(used_out["asInt"], "34");
+    // Where run 1's wait went (the server's account: queue 30, prompt 150): each part in
+    // seconds, with how it is known.
+    for (part, seconds, source) in [
+        ("connection", 0.009, "measured"),
+        ("network", 0.008, "estimated"),
+        ("queue", 0.030, "server_reported"),
+        ("prompt", 0.150, "server_reported"),
+        ("server", 0.053, "estimated"),
+        ("browser", 0.005, "measured"),
+        ("paint", 0.016, "measured"),
+    ] {
+        let wait = point(
+            &body,
+            &format!("ttft_meter.client.wait.{part}"),
+            &[("ttft_meter.wait.source", source)],
+        );
+        assert_eq!(wait["count"], "1", "{part}");
+        close(&wait["sum"], seconds);
+    }
     // Ours, with the finer bounds [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.8, 1, …]:
     // ttfa 0.25 (index 4) and 0.9 (index 10); ttfr 0.4 (index 6), only run 3.
     let ttfa = point(
@@ -809,7 +868,7 @@ fn successive_runs_get_successive_delta_windows_and_batch_into_one_request() {
     assert_eq!((status.metrics.sent_runs, status.traces.sent_runs), (3, 3));
     // Runs 2 and 3 make one duration point per attribute set: run 3 ok, run 2 refused.
     let second: Value = serde_json::from_str(&metric_bodies[1]).unwrap();
-    assert_eq!(points(&second, "gen_ai.client.operation.duration").len(), 2);
+    assert_eq!(points(&second, "gen_ai.client.inference.duration").len(), 2);
     let runs: u64 = points(&second, "ttft_meter.client.runs")
         .iter()
         .map(|point| point["asInt"].as_str().unwrap().parse::<u64>().unwrap())
@@ -879,9 +938,9 @@ fn a_ttft_only_run_has_no_operation_duration_but_its_first_tokens() {
         .map(|metric| metric["name"].as_str().unwrap())
         .collect();
     assert!(
-        !names.contains(&"gen_ai.client.operation.duration"),
+        !names.contains(&"gen_ai.client.inference.duration"),
         "{names:?}"
     );
     assert!(names.contains(&"ttft_meter.client.time_to_first_answer_token"));
-    assert!(names.contains(&"gen_ai.client.operation.time_to_first_chunk"));
+    assert!(names.contains(&"gen_ai.client.inference.time_to_first_chunk"));
 }

@@ -34,6 +34,7 @@ fn record_from(run_index: u32, settings: RunSettings, run: &RunTimeline) -> RunR
         arrivals_wait_for_main_thread: None,
         server_account: None,
         breakdown: None,
+        timer: None,
     }
 }
 

@@ -92,6 +92,23 @@ pub fn timer_resolution_ms() -> Option<f64> {
     smallest_step_ms.is_finite().then_some(smallest_step_ms)
 }
 
+thread_local! {
+    static TIMER_GRADE: std::cell::OnceCell<ttft_core::record::TimerGrade> =
+        const { std::cell::OnceCell::new() };
+}
+
+/// The page's timer grade (isolation and step), measured once per page: the step is found
+/// by sampling the clock ([`timer_resolution_ms`]), which takes up to 20 steps (20 ms where
+/// a step is 1 ms), so it is not measured again for every run.
+pub fn timer_grade() -> ttft_core::record::TimerGrade {
+    TIMER_GRADE.with(|grade| {
+        *grade.get_or_init(|| ttft_core::record::TimerGrade {
+            cross_origin_isolated: cross_origin_isolated(),
+            step_ms: timer_resolution_ms(),
+        })
+    })
+}
+
 /// Whether the page is cross-origin isolated (COOP + COEP), which unlocks fine timers.
 pub fn cross_origin_isolated() -> bool {
     web_sys::window()

@@ -156,6 +156,14 @@ pub fn run_message(record: &RunRecord) -> Value {
             "ok": record.is_ok(),
             "diagnosis_cause": record.diagnosis_cause,
             "metrics": record.metrics,
+            "wait": record.breakdown.as_ref().map(|breakdown| json!({
+                "parts": breakdown.parts,
+                "browser_ms": breakdown.browser_ms,
+                "paint_ms": breakdown.paint_ms,
+                "verdict": ttft_core::timeline::WaitVerdict::of(breakdown)
+                    .map(|verdict| verdict.cause.code()),
+            })),
+            "timer": record.timer,
         }
     })
 }

@@ -399,5 +399,6 @@ fn finish_record(
         worker_arrivals_wait_for_main_thread: Some(
             availability::engine().worker_arrivals_wait_for_main_thread(),
         ),
+        timer: Some(clock::timer_grade()),
     })
 }

@@ -51,7 +51,7 @@ pub use shown::{cut_note, ShownText, MAX_SHOWN_TEXT_BYTES};
 use crate::cut::prefix_within;
 use crate::diagnosis::{diagnose, FailureContext};
 use crate::failure::NetworkFailure;
-use crate::record::{DiagnosisText, RunRecord, Transport};
+use crate::record::{DiagnosisText, RunRecord, TimerGrade, Transport};
 use crate::request::RequestDescription;
 use crate::scrub::{KeyScrubber, StreamScrub};
 use crate::timeline::{
@@ -240,6 +240,8 @@ pub struct FinishContext<'a> {
     /// ([`BrowserEngine::worker_arrivals_wait_for_main_thread`]); `None`: not known. With
     /// [`Transport::MainThread`] they always do.
     pub worker_arrivals_wait_for_main_thread: Option<bool>,
+    /// The page's timer: whether it was cross-origin isolated and its step.
+    pub timer: Option<TimerGrade>,
 }
 
 impl<'a> FinishContext<'a> {
@@ -252,6 +254,7 @@ impl<'a> FinishContext<'a> {
             page_is_https: false,
             now_unix_s: None,
             worker_arrivals_wait_for_main_thread: None,
+            timer: None,
         }
     }
 }
@@ -728,6 +731,7 @@ impl Measurement {
             arrivals_wait_for_main_thread,
             server_account,
             breakdown,
+            timer: context.timer,
         };
         if let Some(scrubber) = scrubber {
             record.scrub_key(&scrubber);

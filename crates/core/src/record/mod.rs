@@ -176,6 +176,29 @@ pub struct RunRecord {
     /// Since schema 5.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub breakdown: Option<WaitBreakdown>,
+    /// The grade of the page's timer when the run was made: a fleet weighs coarse runs.
+    /// Since schema 5.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timer: Option<TimerGrade>,
+}
+
+/// How fine the page's clock was: cross-origin isolated pages get 5 µs steps from
+/// `performance.now()`, others 100 µs (Chromium) to 1 ms (Firefox, WebKit), which is the
+/// least any of a run's times can be off by.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct TimerGrade {
+    /// `crossOriginIsolated`.
+    pub cross_origin_isolated: bool,
+    /// The smallest step `performance.now()` showed, ms; `None` when not measured.
+    pub step_ms: Option<f64>,
+}
+
+impl TimerGrade {
+    /// Coarse: a step above 0.1 ms (a page that is not cross-origin isolated in Firefox or
+    /// WebKit): the run's times are good to about a millisecond, not better.
+    pub fn coarse(&self) -> bool {
+        self.step_ms.is_some_and(|step_ms| step_ms > 0.1)
+    }
 }
 
 impl RunRecord {

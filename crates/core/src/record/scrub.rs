@@ -33,6 +33,7 @@ impl RunRecord {
             // Numbers and codes only: no provider text is kept in either.
             server_account: _,
             breakdown: _,
+            timer: _,
         } = self;
         scrubber.scrub_in_place(started_at);
         scrub_settings(scrubber, settings);

@@ -239,6 +239,10 @@ pub struct WaitBreakdown {
     /// The server's account when it claimed more than the browser waited (then not used).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_claim_rejected: Option<ServerClaim>,
+    /// The request went on a connection already open (Resource Timing): its measured
+    /// connection part is only the browser's own queueing.
+    #[serde(default)]
+    pub connection_reused: bool,
 }
 
 /// The parts as they are found, each taken from what is left of the wait.
@@ -384,6 +388,9 @@ impl WaitBreakdown {
                 .map(|painted| (painted.at_ms - first_answer).max(0.0)),
             round_trip,
             server_claim_rejected,
+            connection_reused: input.network.is_some_and(|network| {
+                network.timing_visible && network.connection == ConnectionKind::Reused
+            }),
         })
     }
 
@@ -427,6 +434,11 @@ impl WaitBreakdown {
             WaitPart::Server if self.has_server_account() => t::WAIT_PART_SERVER_REST.get(lang),
             WaitPart::Server if self.round_trip.is_none() => {
                 t::WAIT_PART_SERVER_AND_NETWORK.get(lang)
+            }
+            WaitPart::Connection
+                if self.connection_reused && time.source == PartSource::Measured =>
+            {
+                t::WAIT_PART_CONNECTION_REUSED.get(lang)
             }
             part => part.label(lang),
         }

@@ -205,6 +205,7 @@ pub fn record_from_timeline(
         arrivals_wait_for_main_thread: None,
         server_account: None,
         breakdown: None,
+        timer: None,
     }
 }
 

@@ -79,6 +79,11 @@ impl MetricPoints {
     }
 
     fn observe(&mut self, attributes: &Attributes, value: f64, times: u64) {
+        if self.spec.kind == InstrumentKind::Counter {
+            // A counter adds what was counted (tokens): whole numbers.
+            self.add(attributes, (value.round() as u64).saturating_mul(times));
+            return;
+        }
         let bounds = self.spec.bounds;
         let index = match self
             .histograms
@@ -98,13 +103,17 @@ impl MetricPoints {
     }
 
     fn count(&mut self, attributes: &Attributes) {
+        self.add(attributes, 1);
+    }
+
+    fn add(&mut self, attributes: &Attributes, amount: u64) {
         match self
             .counts
             .iter_mut()
             .find(|(existing, _)| existing == attributes)
         {
-            Some((_, count)) => *count += 1,
-            None => self.counts.push((attributes.clone(), 1)),
+            Some((_, count)) => *count = count.saturating_add(amount),
+            None => self.counts.push((attributes.clone(), amount)),
         }
     }
 
@@ -211,7 +220,7 @@ pub fn resource_metrics(
         return Err(OtlpError::WindowBackwards);
     }
     let effective_type = resource.effective_type();
-    let mut metrics: Vec<MetricPoints> = METRICS.into_iter().map(MetricPoints::new).collect();
+    let mut metrics: Vec<MetricPoints> = METRICS.iter().copied().map(MetricPoints::new).collect();
     let mut add = |observation: &Observation| {
         if let Some(points) = metrics
             .iter_mut()

@@ -1,16 +1,58 @@
 //! Every name TTFT Meter sends over OTLP, in one place.
 //!
 //! The GenAI semantic conventions are still in development and rename things between
-//! releases; when one changes, change its constant here and nothing else. The names below are
-//! checked against the released text of OpenTelemetry semantic conventions **v1.41.0**:
+//! releases; when one changes, change its constant here and nothing else.
+//!
+//! **The GenAI client metrics follow semantic-conventions-genai v0.1.0** (the GenAI
+//! conventions' own repository, whose `docs/gen-ai/client-inference.md` renamed them:
+//! `gen_ai.client.inference.duration`, `…time_to_first_chunk`, `…time_per_output_chunk`, the
+//! `gen_ai.client.inference.usage.*` counters and `…operation.*_tokens` histograms;
+//! semantic-conventions v1.42.0 deprecated the `gen_ai.client.operation.*` and
+//! `gen_ai.client.token.usage` names "moved to the GenAI repository", definitions and buckets
+//! unchanged). The names of v1.41.0 are one switch away: [`GEN_AI_CONVENTIONS`]
+//! (docs/research/server-accounts.md has the mapping and its sources).
+//!
+//! Everything else is checked against the released text of OpenTelemetry semantic
+//! conventions **v1.41.0**:
 //! `docs/gen-ai/gen-ai-metrics.md` (metric names, units, attributes and the recommended
 //! bucket boundaries quoted below), `docs/gen-ai/gen-ai-spans.md` (span name, kind and
 //! attributes), `docs/resource/browser.md`, and `docs/registry/attributes/{browser,network,
 //! user-agent,server,error,service}.md`. Every name exists there exactly as written, except
 //! those under `ttft_meter.*`, which are ours and documented in docs/otel.md.
 
-/// The semantic conventions release the names follow.
+/// The GenAI conventions' names a build sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GenAiConventions {
+    /// semantic-conventions v1.41.0: `gen_ai.client.operation.*`, `gen_ai.client.token.usage`
+    /// (a histogram with `gen_ai.token.type`), `gen_ai.usage.cache_creation.input_tokens`.
+    V1_41_0,
+    /// semantic-conventions-genai v0.1.0: `gen_ai.client.inference.*`, usage counters with
+    /// `gen_ai.token.modality`, `gen_ai.usage.cache_write.input_tokens`.
+    GenAi0_1_0,
+}
+
+/// The switch: which GenAI names this build sends.
+pub const GEN_AI_CONVENTIONS: GenAiConventions = GenAiConventions::GenAi0_1_0;
+
+/// Whether the v0.1.0 names are sent.
+const GEN_AI_0_1: bool = matches!(GEN_AI_CONVENTIONS, GenAiConventions::GenAi0_1_0);
+
+/// `a` under semantic-conventions-genai v0.1.0, `b` under v1.41.0.
+const fn genai(a: &'static str, b: &'static str) -> &'static str {
+    if GEN_AI_0_1 {
+        a
+    } else {
+        b
+    }
+}
+
+/// The semantic conventions release the names follow (the GenAI ones: see
+/// [`GEN_AI_CONVENTIONS`]).
 pub const SEMCONV_VERSION: &str = "1.41.0";
+
+/// The GenAI conventions release the GenAI names follow, as docs/otel.md and the span's
+/// `ttft_meter.semconv.gen_ai` say.
+pub const GEN_AI_SEMCONV_VERSION: &str = genai("genai-0.1.0", "1.41.0");
 
 /// The schema URL of that release, sent as `schemaUrl` of resources and scopes.
 pub const SCHEMA_URL: &str = "https://opentelemetry.io/schemas/1.41.0";
@@ -89,7 +131,10 @@ pub const PAINT_DELAY_BOUNDS_S: [f64; 11] = [
 /// `gen_ai.client.operation.duration` (required by the conventions): request start to the
 /// end of the stream, or to the failure.
 pub const OPERATION_DURATION: MetricSpec = MetricSpec {
-    name: "gen_ai.client.operation.duration",
+    name: genai(
+        "gen_ai.client.inference.duration",
+        "gen_ai.client.operation.duration",
+    ),
     unit: "s",
     description: "GenAI operation duration.",
     kind: InstrumentKind::Histogram,
@@ -99,7 +144,10 @@ pub const OPERATION_DURATION: MetricSpec = MetricSpec {
 /// `gen_ai.client.operation.time_to_first_chunk`: request start to the first SSE event of any
 /// kind (our `first_chunk_ms`).
 pub const TIME_TO_FIRST_CHUNK: MetricSpec = MetricSpec {
-    name: "gen_ai.client.operation.time_to_first_chunk",
+    name: genai(
+        "gen_ai.client.inference.time_to_first_chunk",
+        "gen_ai.client.operation.time_to_first_chunk",
+    ),
     unit: "s",
     description: "Time to receive the first chunk, measured from when the client issues the generation request to when the first chunk is received in the response stream.",
     kind: InstrumentKind::Histogram,
@@ -109,15 +157,18 @@ pub const TIME_TO_FIRST_CHUNK: MetricSpec = MetricSpec {
 /// `gen_ai.client.operation.time_per_output_chunk`: one observation per text-carrying chunk
 /// after the first (our `itl_gaps_ms`).
 pub const TIME_PER_OUTPUT_CHUNK: MetricSpec = MetricSpec {
-    name: "gen_ai.client.operation.time_per_output_chunk",
+    name: genai(
+        "gen_ai.client.inference.time_per_output_chunk",
+        "gen_ai.client.operation.time_per_output_chunk",
+    ),
     unit: "s",
     description: "Time per output chunk, recorded for each chunk received after the first one, measured as the time elapsed from the end of the previous chunk to the end of the current chunk.",
     kind: InstrumentKind::Histogram,
     bounds: &GEN_AI_DURATION_BOUNDS_S,
 };
 
-/// `gen_ai.client.token.usage`, with [`attr::GEN_AI_TOKEN_TYPE`] `input` / `output`; only
-/// when the provider reported usage.
+/// v1.41.0's `gen_ai.client.token.usage`, with [`attr::GEN_AI_TOKEN_TYPE`] `input` /
+/// `output`; only when the provider reported usage.
 pub const TOKEN_USAGE: MetricSpec = MetricSpec {
     name: "gen_ai.client.token.usage",
     unit: "{token}",
@@ -125,6 +176,91 @@ pub const TOKEN_USAGE: MetricSpec = MetricSpec {
     kind: InstrumentKind::Histogram,
     bounds: &GEN_AI_TOKEN_BOUNDS,
 };
+
+/// v0.1.0's `gen_ai.client.inference.operation.input_tokens`: one call's input tokens
+/// (cached ones included), when the provider reported usage.
+pub const OPERATION_INPUT_TOKENS: MetricSpec = MetricSpec {
+    name: "gen_ai.client.inference.operation.input_tokens",
+    unit: "{token}",
+    description: "Number of input tokens of one inference call.",
+    kind: InstrumentKind::Histogram,
+    bounds: &GEN_AI_TOKEN_BOUNDS,
+};
+
+/// v0.1.0's `gen_ai.client.inference.operation.output_tokens` (reasoning included).
+pub const OPERATION_OUTPUT_TOKENS: MetricSpec = MetricSpec {
+    name: "gen_ai.client.inference.operation.output_tokens",
+    unit: "{token}",
+    description: "Number of output tokens of one inference call.",
+    kind: InstrumentKind::Histogram,
+    bounds: &GEN_AI_TOKEN_BOUNDS,
+};
+
+/// A v0.1.0 usage counter (`gen_ai.client.inference.usage.*`, with
+/// [`attr::GEN_AI_TOKEN_MODALITY`]).
+const fn usage_counter(name: &'static str, description: &'static str) -> MetricSpec {
+    MetricSpec {
+        name,
+        unit: "{token}",
+        description,
+        kind: InstrumentKind::Counter,
+        bounds: &[],
+    }
+}
+
+/// v0.1.0's `gen_ai.client.inference.usage.input_tokens`.
+pub const USAGE_INPUT_TOKENS: MetricSpec = usage_counter(
+    "gen_ai.client.inference.usage.input_tokens",
+    "Number of input tokens used.",
+);
+/// v0.1.0's `gen_ai.client.inference.usage.output_tokens`.
+pub const USAGE_OUTPUT_TOKENS: MetricSpec = usage_counter(
+    "gen_ai.client.inference.usage.output_tokens",
+    "Number of output tokens used.",
+);
+/// v0.1.0's `gen_ai.client.inference.usage.cache_read.input_tokens`.
+pub const USAGE_CACHE_READ_INPUT_TOKENS: MetricSpec = usage_counter(
+    "gen_ai.client.inference.usage.cache_read.input_tokens",
+    "Number of input tokens read from the provider's cache.",
+);
+/// v0.1.0's `gen_ai.client.inference.usage.reasoning.output_tokens`.
+pub const USAGE_REASONING_OUTPUT_TOKENS: MetricSpec = usage_counter(
+    "gen_ai.client.inference.usage.reasoning.output_tokens",
+    "Number of output tokens spent on reasoning.",
+);
+
+/// Our boundaries for the parts of a wait (seconds): from a paint's few ms to a long
+/// prefill or queue.
+pub const WAIT_PART_BOUNDS_S: [f64; 18] = [
+    0.001, 0.002, 0.005, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.5, 0.75, 1.0, 2.0,
+    5.0, 20.0,
+];
+
+/// Ours: one histogram per part of the wait (`ttft_meter.client.wait.<part>`, the parts of
+/// `ttft_core::timeline::WaitPart`), with [`attr::WAIT_SOURCE`].
+const fn wait_part(name: &'static str, description: &'static str) -> MetricSpec {
+    MetricSpec {
+        name,
+        unit: "s",
+        description,
+        kind: InstrumentKind::Histogram,
+        bounds: &WAIT_PART_BOUNDS_S,
+    }
+}
+
+/// Every part's histogram, in the order of `WaitPart::ALL`.
+pub const WAIT_PARTS: [MetricSpec; 10] = [
+    wait_part("ttft_meter.client.wait.browser", "The page's own time from the Send click to fetch()."),
+    wait_part("ttft_meter.client.wait.connection", "Opening the connection (DNS, TCP, TLS) and the browser's queueing before the request left."),
+    wait_part("ttft_meter.client.wait.preflight", "The CORS preflight the request waited for."),
+    wait_part("ttft_meter.client.wait.network", "One network round trip to the endpoint (estimated from a handshake)."),
+    wait_part("ttft_meter.client.wait.gateway", "A gateway's own time, as the gateway reported it."),
+    wait_part("ttft_meter.client.wait.queue", "Time queued at the server, as the server reported it."),
+    wait_part("ttft_meter.client.wait.prompt", "Prompt processing (prefill), as the server reported it."),
+    wait_part("ttft_meter.client.wait.server", "The gateway and server before the first token, beyond what they reported."),
+    wait_part("ttft_meter.client.wait.reasoning", "From the first reasoning token to the first answer token."),
+    wait_part("ttft_meter.client.wait.paint", "From the first answer token's arrival to its paint."),
+];
 
 /// Ours: `ttft_meter.client.time_to_first_token`, request start to the first reasoning or
 /// answer text (`ttft_ms`; AIPerf's and GuideLLM's TTFT).
@@ -187,18 +323,58 @@ pub const RUNS: MetricSpec = MetricSpec {
 };
 
 /// Every metric we send, in the order they appear in a request.
-pub const METRICS: [MetricSpec; 10] = [
-    OPERATION_DURATION,
-    TIME_TO_FIRST_CHUNK,
-    TIME_PER_OUTPUT_CHUNK,
-    TOKEN_USAGE,
-    TIME_TO_FIRST_TOKEN,
-    TIME_TO_FIRST_ANSWER_TOKEN,
-    TIME_TO_FIRST_REASONING_TOKEN,
-    TIME_TO_FIRST_ANSWER_PAINTED,
-    PAINT_DELAY,
-    RUNS,
-];
+pub const METRICS: &[MetricSpec] = if GEN_AI_0_1 {
+    &[
+        OPERATION_DURATION,
+        TIME_TO_FIRST_CHUNK,
+        TIME_PER_OUTPUT_CHUNK,
+        OPERATION_INPUT_TOKENS,
+        OPERATION_OUTPUT_TOKENS,
+        USAGE_INPUT_TOKENS,
+        USAGE_OUTPUT_TOKENS,
+        USAGE_CACHE_READ_INPUT_TOKENS,
+        USAGE_REASONING_OUTPUT_TOKENS,
+        TIME_TO_FIRST_TOKEN,
+        TIME_TO_FIRST_ANSWER_TOKEN,
+        TIME_TO_FIRST_REASONING_TOKEN,
+        TIME_TO_FIRST_ANSWER_PAINTED,
+        PAINT_DELAY,
+        WAIT_PARTS[0],
+        WAIT_PARTS[1],
+        WAIT_PARTS[2],
+        WAIT_PARTS[3],
+        WAIT_PARTS[4],
+        WAIT_PARTS[5],
+        WAIT_PARTS[6],
+        WAIT_PARTS[7],
+        WAIT_PARTS[8],
+        WAIT_PARTS[9],
+        RUNS,
+    ]
+} else {
+    &[
+        OPERATION_DURATION,
+        TIME_TO_FIRST_CHUNK,
+        TIME_PER_OUTPUT_CHUNK,
+        TOKEN_USAGE,
+        TIME_TO_FIRST_TOKEN,
+        TIME_TO_FIRST_ANSWER_TOKEN,
+        TIME_TO_FIRST_REASONING_TOKEN,
+        TIME_TO_FIRST_ANSWER_PAINTED,
+        PAINT_DELAY,
+        WAIT_PARTS[0],
+        WAIT_PARTS[1],
+        WAIT_PARTS[2],
+        WAIT_PARTS[3],
+        WAIT_PARTS[4],
+        WAIT_PARTS[5],
+        WAIT_PARTS[6],
+        WAIT_PARTS[7],
+        WAIT_PARTS[8],
+        WAIT_PARTS[9],
+        RUNS,
+    ]
+};
 
 /// Attribute keys (of data points, spans, events and the resource).
 pub mod attr {
@@ -211,8 +387,10 @@ pub mod attr {
     pub const GEN_AI_REQUEST_MODEL: &str = "gen_ai.request.model";
     /// `gen_ai.response.model` (sent only when known).
     pub const GEN_AI_RESPONSE_MODEL: &str = "gen_ai.response.model";
-    /// `gen_ai.token.type` (`input` / `output`) on `gen_ai.client.token.usage`.
+    /// `gen_ai.token.type` (`input` / `output`) on v1.41.0's `gen_ai.client.token.usage`.
     pub const GEN_AI_TOKEN_TYPE: &str = "gen_ai.token.type";
+    /// `gen_ai.token.modality` (`text` here) on v0.1.0's usage counters.
+    pub const GEN_AI_TOKEN_MODALITY: &str = "gen_ai.token.modality";
     /// `gen_ai.request.stream` (span): always true, we only stream.
     pub const GEN_AI_REQUEST_STREAM: &str = "gen_ai.request.stream";
     /// `gen_ai.request.max_tokens` (span).
@@ -225,9 +403,12 @@ pub mod attr {
     pub const GEN_AI_USAGE_OUTPUT_TOKENS: &str = "gen_ai.usage.output_tokens";
     /// `gen_ai.usage.cache_read.input_tokens` (span).
     pub const GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS: &str = "gen_ai.usage.cache_read.input_tokens";
-    /// `gen_ai.usage.cache_creation.input_tokens` (span).
-    pub const GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS: &str =
-        "gen_ai.usage.cache_creation.input_tokens";
+    /// `gen_ai.usage.cache_write.input_tokens` (span; v1.41.0:
+    /// `gen_ai.usage.cache_creation.input_tokens`).
+    pub const GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS: &str = super::genai(
+        "gen_ai.usage.cache_write.input_tokens",
+        "gen_ai.usage.cache_creation.input_tokens",
+    );
     /// `gen_ai.usage.reasoning.output_tokens` (span).
     pub const GEN_AI_USAGE_REASONING_OUTPUT_TOKENS: &str = "gen_ai.usage.reasoning.output_tokens";
     /// `gen_ai.input.messages` (span, opt-in only: the prompt).
@@ -290,6 +471,17 @@ pub mod attr {
 
     /// Ours: `clicked` or `request_started`, what perceived times start from.
     pub const PERCEIVED_FROM: &str = "ttft_meter.perceived_from";
+    /// Ours, on `ttft_meter.client.wait.*`: how the part is known (`measured`,
+    /// `server_reported`, `estimated`).
+    pub const WAIT_SOURCE: &str = "ttft_meter.wait.source";
+    /// Ours, span: the verdict on the run's wait (`prompt`, `queue`, `cold_start`, …).
+    pub const WAIT_VERDICT: &str = "ttft_meter.wait.verdict";
+    /// Ours, span: whether the run's page was cross-origin isolated (its timer step is then
+    /// 5 µs, else 100 µs in Chromium and up to 1 ms elsewhere).
+    pub const TIMER_ISOLATED: &str = "ttft_meter.timer.cross_origin_isolated";
+    /// Ours, span: the page's timer step, ms (the smallest difference `performance.now()`
+    /// showed).
+    pub const TIMER_STEP_MS: &str = "ttft_meter.timer.step_ms";
     /// Ours: `answer` or `reasoning`, on `ttft_meter.client.paint_delay`.
     pub const PAINT_TARGET: &str = "ttft_meter.paint.target";
     /// Ours, paint events: `presentation_time`, `render_time` or `raf_message_channel`.

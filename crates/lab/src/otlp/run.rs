@@ -5,14 +5,16 @@
 use ttft_core::failure::NetworkFailure;
 use ttft_core::protocol::Protocol;
 use ttft_core::record::RunRecord;
-use ttft_core::timeline::{PerceivedAnchor, RunOutcome};
+use ttft_core::timeline::{PerceivedAnchor, RunOutcome, WaitPart};
 
 use super::json::Attributes;
-use super::names::{attr, token_type, MetricSpec, OPERATION_CHAT};
+use super::names::{attr, token_type, GenAiConventions, MetricSpec, OPERATION_CHAT};
 use super::names::{
-    OPERATION_DURATION, PAINT_DELAY, TIME_PER_OUTPUT_CHUNK, TIME_TO_FIRST_ANSWER_PAINTED,
-    TIME_TO_FIRST_ANSWER_TOKEN, TIME_TO_FIRST_CHUNK, TIME_TO_FIRST_REASONING_TOKEN,
-    TIME_TO_FIRST_TOKEN, TOKEN_USAGE,
+    GEN_AI_CONVENTIONS, OPERATION_DURATION, OPERATION_INPUT_TOKENS, OPERATION_OUTPUT_TOKENS,
+    PAINT_DELAY, TIME_PER_OUTPUT_CHUNK, TIME_TO_FIRST_ANSWER_PAINTED, TIME_TO_FIRST_ANSWER_TOKEN,
+    TIME_TO_FIRST_CHUNK, TIME_TO_FIRST_REASONING_TOKEN, TIME_TO_FIRST_TOKEN, TOKEN_USAGE,
+    USAGE_CACHE_READ_INPUT_TOKENS, USAGE_INPUT_TOKENS, USAGE_OUTPUT_TOKENS,
+    USAGE_REASONING_OUTPUT_TOKENS, WAIT_PARTS,
 };
 
 /// Scheme, host and port of a URL, as `server.address` / `server.port` want them.
@@ -285,13 +287,40 @@ pub(crate) fn observations(
     // One observation per chunk gap, from the run's histogram of gaps (bin value × count).
     let chunk_gaps = base.clone();
     if let Some(usage) = &record.usage {
-        for (kind, tokens) in [
-            (token_type::INPUT, usage.prompt_tokens),
-            (token_type::OUTPUT, usage.output_tokens),
-        ] {
-            let mut attributes = base.clone();
-            attributes.str(attr::GEN_AI_TOKEN_TYPE, kind);
-            push(TOKEN_USAGE, &attributes, tokens.map(|tokens| tokens as f64));
+        let tokens = |count: Option<u64>| count.map(|count| count as f64);
+        match GEN_AI_CONVENTIONS {
+            GenAiConventions::V1_41_0 => {
+                for (kind, count) in [
+                    (token_type::INPUT, usage.prompt_tokens),
+                    (token_type::OUTPUT, usage.output_tokens),
+                ] {
+                    let mut attributes = base.clone();
+                    attributes.str(attr::GEN_AI_TOKEN_TYPE, kind);
+                    push(TOKEN_USAGE, &attributes, tokens(count));
+                }
+            }
+            GenAiConventions::GenAi0_1_0 => {
+                push(
+                    OPERATION_INPUT_TOKENS,
+                    &with_error,
+                    tokens(usage.prompt_tokens),
+                );
+                push(
+                    OPERATION_OUTPUT_TOKENS,
+                    &with_error,
+                    tokens(usage.output_tokens),
+                );
+                let mut text = base.clone();
+                text.str(attr::GEN_AI_TOKEN_MODALITY, "text");
+                for (metric, count) in [
+                    (USAGE_INPUT_TOKENS, usage.prompt_tokens),
+                    (USAGE_OUTPUT_TOKENS, usage.output_tokens),
+                    (USAGE_CACHE_READ_INPUT_TOKENS, usage.cached_prompt_tokens),
+                    (USAGE_REASONING_OUTPUT_TOKENS, usage.reasoning_tokens),
+                ] {
+                    push(metric, &text, tokens(count));
+                }
+            }
         }
     }
 
@@ -325,6 +354,17 @@ pub(crate) fn observations(
         let mut attributes = ours.clone();
         attributes.str(attr::PAINT_TARGET, target);
         push(PAINT_DELAY, &attributes, delay_ms.map(seconds));
+    }
+    // Where the wait went: each part's time, with how it is known.
+    if let Some(breakdown) = &record.breakdown {
+        for (part, metric) in WaitPart::ALL.into_iter().zip(WAIT_PARTS) {
+            let Some(source) = breakdown.source(part) else {
+                continue;
+            };
+            let mut attributes = ours.clone();
+            attributes.str(attr::WAIT_SOURCE, source.code());
+            push(metric, &attributes, breakdown.ms(part).map(seconds));
+        }
     }
     for (gap_ms, times) in metrics.itl_gaps.histogram() {
         out.push(Observation {

@@ -147,6 +147,22 @@ fn span_attributes(record: &RunRecord, options: &ExportOptions) -> Attributes {
         .str(attr::RUN_OUTCOME, record.outcome.code())
         .opt_str(attr::DIAGNOSIS_CAUSE, record.diagnosis_cause.as_deref())
         .opt_bool(attr::CONNECTION_COLD, record.cold)
+        .opt_str(
+            attr::WAIT_VERDICT,
+            record
+                .breakdown
+                .as_ref()
+                .and_then(ttft_core::timeline::WaitVerdict::of)
+                .map(|verdict| verdict.cause.code()),
+        )
+        .opt_bool(
+            attr::TIMER_ISOLATED,
+            record.timer.map(|timer| timer.cross_origin_isolated),
+        )
+        .double(
+            attr::TIMER_STEP_MS,
+            record.timer.and_then(|timer| timer.step_ms),
+        )
         .bool(attr::WARM_UP, record.warm_up)
         .str(attr::TRANSPORT, record.transport.code())
         .bool(attr::TTFT_ONLY, record.settings.ttft_only)

@@ -787,6 +787,7 @@ mod tests {
             arrivals_wait_for_main_thread: None,
             server_account: None,
             breakdown: None,
+            timer: None,
         }
     }
 

@@ -66,7 +66,7 @@ pub fn WaitView(
                 view! {
                     <span
                         class=format!("wait-seg part-{code}")
-                        style=format!("width: {share:.3}%")
+                        style:width=format!("{share:.3}%")
                         title=title
                     ></span>
                 }
@@ -155,7 +155,7 @@ pub fn WaitSummaryView(
             view! {
                 <span
                     class=format!("wait-seg part-{}", part.code())
-                    style=format!("width: {share:.3}%")
+                    style:width=format!("{share:.3}%")
                     title=move || format!("{}: p50 {ms:.0} ms", part.label(i18n.lang.get()))
                 ></span>
             }

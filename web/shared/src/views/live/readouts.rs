@@ -60,8 +60,8 @@ pub fn Readouts(
     live: LiveRun,
 ) -> impl IntoView {
     let i18n = use_i18n();
-    let resolution = clock::timer_resolution_ms();
-    let isolated = clock::cross_origin_isolated();
+    let grade = clock::timer_grade();
+    let (resolution, isolated) = (grade.step_ms, grade.cross_origin_isolated);
     let step = resolution.map(|step_ms| format!("{step_ms:.3}"));
     view! {
         <div class="readouts">
