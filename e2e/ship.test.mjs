@@ -267,7 +267,7 @@ forEachEngine((engine) => {
     copyFileSync(await first.download('export-json'), exportedPath);
     const exported = JSON.parse(readFileSync(exportedPath, 'utf8'));
     assert.equal(exported.schema, 'ttft-meter/export');
-    assert.equal(exported.schema_version, 4);
+    assert.equal(exported.schema_version, 5);
     assert.equal(exported.runs.length, 2);
 
     const csvText = readFileSync(await first.download('export-csv'), 'utf8');

@@ -116,3 +116,10 @@ fn print_doc_parts() {
     println!("=====EXAMPLE\n{}", example_document().to_json().unwrap());
     println!("=====END");
 }
+
+#[test]
+#[ignore = "prints the example and CSV header for docs/export-schema.md"]
+fn print_example_for_docs() {
+    println!("<<JSON\n{}\nJSON>>", example_document().to_json().unwrap());
+    println!("<<CSV\n{}\nCSV>>", csv_header());
+}

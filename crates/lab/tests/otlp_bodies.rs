@@ -11,8 +11,10 @@ use std::path::PathBuf;
 
 use serde_json::{json, Value};
 use ttft_core::protocol::Protocol;
+use ttft_core::record::TimerGrade;
 use ttft_core::record::{RunRecord, RunSettings, Transport};
 use ttft_core::request::{normalize_base_url, prepare_request, ApiKey, PromptSpec};
+use ttft_core::timeline::{BreakdownInput, WaitBreakdown};
 use ttft_core::timeline::{
     HttpProtocol, NetworkBreakdown, PaintMethod, PaintTarget, ResourceTiming, RunTimeline,
 };
@@ -21,8 +23,6 @@ use ttft_lab::otlp::{
     QueueConfig, ResourceFacts, RunIds, SendOutcome, SpanId, TraceId, WallClock,
 };
 use ttft_lab::slo::SloSet;
-use ttft_core::record::TimerGrade;
-use ttft_core::timeline::{BreakdownInput, WaitBreakdown};
 use ttft_stream::dialect::{AccountSource, DecodedEvent, Dialect, ServerAccount, Usage};
 
 const SECRET_KEY: &str = "sk-otlp-secret-98765";
@@ -482,7 +482,11 @@ fn chunk_token_and_our_histograms_match_the_runs() {
         (Some("2"), buckets(15, &[2, 2]))
     );
     close(&input["sum"], 24.0);
-    let output = point(&body, "gen_ai.client.inference.operation.output_tokens", &[]);
+    let output = point(
+        &body,
+        "gen_ai.client.inference.operation.output_tokens",
+        &[],
+    );
     assert_eq!(counts(&output), buckets(15, &[1, 3]));
     close(&output["sum"], 34.0);
     // The usage counters add them up, as text.

@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use crate::metric::{Metric, METRICS};
 use crate::record::RunRecord;
-use crate::timeline::{PaintTime, RunOutcome};
+use crate::timeline::{PaintTime, RunOutcome, WaitPart, WaitVerdict};
 
 /// Which header rows to write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -159,7 +159,47 @@ const LEADING: &[CsvColumn] = &[
         .and_then(|n| n.protocol)
         .map(|protocol| protocol.code().to_owned())
         .unwrap_or_default()),
+    column!("wait_browser_ms", |r| wait_ms(r, WaitPart::Browser)),
+    column!("wait_connection_ms", |r| wait_ms(r, WaitPart::Connection)),
+    column!("wait_preflight_ms", |r| wait_ms(r, WaitPart::Preflight)),
+    column!("wait_network_ms", |r| wait_ms(r, WaitPart::Network)),
+    column!("wait_gateway_ms", |r| wait_ms(r, WaitPart::Gateway)),
+    column!("wait_queue_ms", |r| wait_ms(r, WaitPart::Queue)),
+    column!("wait_prompt_ms", |r| wait_ms(r, WaitPart::Prompt)),
+    column!("wait_server_ms", |r| wait_ms(r, WaitPart::Server)),
+    column!("wait_reasoning_ms", |r| wait_ms(r, WaitPart::Reasoning)),
+    column!("wait_paint_ms", |r| wait_ms(r, WaitPart::Paint)),
+    column!("wait_verdict", |r| r
+        .breakdown
+        .as_ref()
+        .and_then(WaitVerdict::of)
+        .map(|verdict| verdict.cause.code().to_owned())
+        .unwrap_or_default()),
+    column!("server_account", |r| r
+        .server_account
+        .as_ref()
+        .map(|account| {
+            account
+                .sources
+                .iter()
+                .map(|source| source.code())
+                .collect::<Vec<_>>()
+                .join("+")
+        })
+        .unwrap_or_default()),
+    column!("timer_step_ms", |r| decimal(
+        r.timer.and_then(|timer| timer.step_ms)
+    )),
 ];
+
+/// A part of the run's wait, ms (empty without a breakdown).
+fn wait_ms(run: &RunRecord, part: WaitPart) -> String {
+    decimal(
+        run.breakdown
+            .as_ref()
+            .and_then(|breakdown| breakdown.ms(part)),
+    )
+}
 
 /// The columns after the metrics: the instants of DESIGN.md §2, page clock.
 const INSTANTS: &[CsvColumn] = &[

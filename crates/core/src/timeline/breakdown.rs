@@ -400,12 +400,14 @@ impl WaitBreakdown {
         match part {
             WaitPart::Browser => self.browser_ms,
             WaitPart::Paint => self.paint_ms,
+            // `+ 0.0`: an empty sum of floats is −0, which would print as "-0.000".
             other => Some(
                 self.parts
                     .iter()
                     .filter(|time| time.part == other)
                     .map(|time| time.ms)
-                    .sum(),
+                    .sum::<f64>()
+                    + 0.0,
             ),
         }
     }

@@ -179,6 +179,7 @@ pub fn record_from_timeline(
     transport: Transport,
     timeline: &RunTimeline,
 ) -> RunRecord {
+    let settings_is_https = settings.endpoint_url.starts_with("https:");
     RunRecord {
         run_index,
         started_at: started_at.to_owned(),
@@ -204,7 +205,21 @@ pub fn record_from_timeline(
         arrival_delay_bound_ms: None,
         arrivals_wait_for_main_thread: None,
         server_account: None,
-        breakdown: None,
+        // As `Measurement::finish` computes it: no server account, no preflight.
+        breakdown: ttft_core::timeline::WaitBreakdown::compute(
+            &ttft_core::timeline::BreakdownInput {
+                instants: &timeline.instants,
+                network: timeline.network.as_ref(),
+                cold: timeline
+                    .network
+                    .as_ref()
+                    .and_then(|network| network.connection.cold()),
+                https: settings_is_https,
+                first_preflight: false,
+                earlier_round_trip_ms: None,
+                account: None,
+            },
+        ),
         timer: None,
     }
 }
