@@ -653,6 +653,9 @@ crate::texts! {
     WAIT_ROUND_TRIP_FROM_EARLIER =
         "an earlier handshake with this endpoint in this page",
         "本页面之前与该接口的握手";
+    WAIT_ROUND_TRIP_FROM_PREFLIGHT =
+        "this run's CORS preflight on an open connection",
+        "本次运行在已打开连接上的 CORS 预检";
     WAIT_ROUND_TRIP_FROM_TCP =
         "this run's TCP handshake",
         "本次运行的 TCP 握手";

@@ -359,3 +359,22 @@ fn over_runs_the_medians_and_their_verdict() {
     assert_eq!(json["verdict"], "prompt");
     assert_eq!(json["p50_ms"]["prompt"], 400.0);
 }
+
+#[test]
+fn the_round_trip_is_the_least_seen_a_warm_preflight_included() {
+    // A warm first preflighted run: its preflight (55 ms on an open connection) is an OPTIONS
+    // round trip; the models list's TLS handshake said 99 ms (crypto and scheduling on top).
+    let instants = instants(600.0, None);
+    let network = network(55.0, None);
+    let mut input = input(&instants, Some(&network), None);
+    input.cold = Some(false);
+    input.first_preflight = true;
+    input.earlier_round_trip_ms = Some(99.0);
+    let breakdown = WaitBreakdown::compute(&input).unwrap();
+    sum_is_ttfa(&breakdown);
+    let trip = breakdown.round_trip.unwrap();
+    assert_eq!(trip.from, RoundTripSource::Preflight);
+    assert_close(Some(trip.ms), 55.0, "round trip");
+    assert_close(breakdown.ms(WaitPart::Preflight), 55.0, "preflight");
+    assert_close(breakdown.ms(WaitPart::Network), 55.0, "network");
+}

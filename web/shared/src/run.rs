@@ -318,7 +318,12 @@ pub async fn measure_with(
     }
     settle_paints(pending_paints).await;
     drop(heartbeat);
-    finish_record(measurement, transport_kind, options.warm_up)
+    let record = finish_record(measurement, transport_kind, options.warm_up);
+    // The round trip this run saw (its preflight's, say) serves the next runs too.
+    if let Some(trip) = record.breakdown.as_ref().and_then(|b| b.round_trip) {
+        transport::contacts::remember_round_trip(&request.url, trip.ms);
+    }
+    record
 }
 
 /// Starts watching the paint of the text `item` shows, when it carries a paint id (the

@@ -44,8 +44,9 @@ pub const KEEP_ALIVE_ASSUMED_MS: f64 = 4000.0;
 pub struct OriginContact {
     /// The latest, `None` when the page never heard from the origin.
     pub last_heard_ms: Option<f64>,
-    /// The latest network round trip to the origin the page saw (a handshake in Resource
-    /// Timing: its models list, an earlier run), ms; `None` when it saw none.
+    /// The least network round trip to the origin the page saw (a handshake in Resource
+    /// Timing: its models list, an earlier run; a run's preflight), ms; `None` when it saw
+    /// none.
     pub round_trip_ms: Option<f64>,
 }
 
@@ -64,7 +65,7 @@ impl OriginContact {
 pub struct OriginContacts {
     /// `(origin, last heard ms)`, most recent last.
     heard: Vec<(String, f64)>,
-    /// `(origin, latest round trip ms)`, most recent last.
+    /// `(origin, least round trip ms)`, most recent last.
     round_trips: Vec<(String, f64)>,
 }
 
@@ -84,11 +85,17 @@ impl OriginContacts {
         self.heard.push((origin.to_owned(), latest));
     }
 
-    /// A round trip of `ms` to `origin` was seen (a handshake's time).
+    /// A round trip of `ms` to `origin` was seen (a handshake's or a preflight's time). The
+    /// least one seen is kept: each carries the trip plus some work (crypto, scheduling).
     pub fn round_trip(&mut self, origin: &str, ms: f64) {
         if !(ms.is_finite() && ms >= 0.0) {
             return;
         }
+        let ms = self
+            .round_trips
+            .iter()
+            .find(|(known, _)| known == origin)
+            .map_or(ms, |(_, known_ms)| known_ms.min(ms));
         self.round_trips.retain(|(known, _)| known != origin);
         if self.round_trips.len() == Self::MAX_ORIGINS {
             self.round_trips.remove(0);

@@ -86,6 +86,13 @@ fn timing_of(entry: &wasm_bindgen::JsValue) -> ResourceTiming {
     }
 }
 
+/// Remembers a round trip of `ms` to `url`'s origin (the least seen is kept).
+pub fn remember_round_trip(url: &str, ms: f64) {
+    if let Some(origin) = origin_of(url) {
+        CONTACTS.with(|contacts| contacts.borrow_mut().round_trip(&origin, ms));
+    }
+}
+
 /// Remembers the round trip a request's handshake showed (its Resource Timing, when it opened
 /// a connection the browser lets the page see), for later runs to the same origin.
 pub fn learn_round_trip(url: &str, timing: &ResourceTiming) {

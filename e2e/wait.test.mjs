@@ -1,0 +1,179 @@
+// Why is the first token slow (issue 22): every run's wait split into the page, the
+// connection, the preflight, the network, the gateway and server (queue, prompt processing)
+// and reasoning, checked part by part against ttft-sim's script in every engine: each way a
+// server reports its own time (llama.cpp's timings, Groq's x_groq, SambaNova's usage,
+// Server-Timing and LiteLLM's header), over plain HTTP and over TLS with a 50 ms round trip;
+// and the verdict in each of the seed articles' cases (a long prompt, a queue, reasoning, a
+// far network, a cold connection).
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { WidgetPage } from './pages/widget.mjs';
+import { forEachEngine, launchBrowser, makeTestCertificate, perEngine, startSim } from './support.mjs';
+import { FLOAT_EPSILON, LATE_MS, recordedStallMs } from './timing.mjs';
+
+/** The script: a gateway's 20 ms, a 150 ms queue, a 300 ms prefill (ms after arrival). */
+const GATEWAY_MS = 20;
+const QUEUE_MS = 150;
+const PREFILL_MS = 300;
+const SCRIPT = `gateway_ms=${GATEWAY_MS},queue_ms=${QUEUE_MS},prefill_ms=${PREFILL_MS},answer_tokens=3,itl_ms=5`;
+
+/** A server-reported part is the script's number, to the reports' rounding. */
+const REPORTED_MS = 1;
+
+/** Each part of a breakdown, summed over its entries (0 when the run had none). */
+function parts(record) {
+  const sum = {};
+  for (const entry of record.breakdown.parts) sum[entry.part] = (sum[entry.part] ?? 0) + entry.ms;
+  return sum;
+}
+
+/** The sources of `part` in the breakdown. */
+function sources(record, part) {
+  return record.breakdown.parts.filter((entry) => entry.part === part).map((entry) => entry.source);
+}
+
+/** The parts sum to ttfa_ms, and browser + ttfa + paint to perceived_ttfa_ms. */
+function assertSums(record, what) {
+  const total = record.breakdown.parts.reduce((sum, entry) => sum + entry.ms, 0);
+  assert.ok(Math.abs(total - record.metrics.ttfa_ms) < 1e-6, `${what}: parts ${total} = ttfa_ms ${record.metrics.ttfa_ms}`);
+  assert.ok(record.breakdown.parts.every((entry) => entry.ms >= 0), `${what}: no negative part`);
+  // A series' later runs have no click: their perceived times start at the request.
+  const { browser_ms: browser = 0, paint_ms: paint } = record.breakdown;
+  assert.equal(record.breakdown.browser_ms === undefined, record.instants.clicked == null, `${what}: the page's part exactly when there was a click`);
+  assert.ok(Math.abs(browser + record.metrics.ttfa_ms + paint - record.metrics.perceived_ttfa_ms) < 1e-6 + FLOAT_EPSILON,
+    `${what}: browser ${browser} + ttfa + paint ${paint} = perceived_ttfa_ms ${record.metrics.perceived_ttfa_ms}`);
+}
+
+function near(actual, expected, tolerance, what) {
+  assert.ok(actual !== undefined && Math.abs(actual - expected) <= tolerance, `${what}: ${actual} ms, expected ${expected} ± ${tolerance}`);
+}
+
+/** What is left to the server once the reported parts are out: the script's rest plus scheduling. */
+function assertRest(actual, scriptedMs, record, what) {
+  const late = LATE_MS.oneRun + recordedStallMs(record);
+  assert.ok(actual >= scriptedMs - REPORTED_MS && actual < scriptedMs + late, `${what}: ${actual} ms in [${scriptedMs}, ${scriptedMs + late})`);
+}
+
+forEachEngine((engine) => {
+  let browser;
+  let certificate;
+  const sims = [];
+  before(async () => {
+    certificate = makeTestCertificate();
+    browser = await launchBrowser(engine, { trustCertificate: { certPem: certificate.certPem } });
+  });
+  after(async () => {
+    await browser?.close();
+    for (const sim of sims) await sim.stop();
+    certificate?.remove();
+  });
+  async function sim(args = [], options = {}) {
+    const started = await startSim(args, options);
+    sims.push(started);
+    return started;
+  }
+
+  test('plain HTTP: each way a server reports its time gives the scripted gateway, queue and prompt parts; what it does not report stays in the server part', async () => {
+    const widget = await WidgetPage.open(browser, (await sim()).url);
+    // [style, expected reported parts, the server part's scripted rest, the verdict]
+    const cases = [
+      ['groq', { queue: QUEUE_MS, prompt: PREFILL_MS }, GATEWAY_MS, 'prompt'],
+      ['llamacpp', { prompt: PREFILL_MS }, GATEWAY_MS + QUEUE_MS, 'prompt'],
+      ['server_timing+litellm', { gateway: GATEWAY_MS, queue: QUEUE_MS, prompt: PREFILL_MS }, 0, 'prompt'],
+      ['none', {}, GATEWAY_MS + QUEUE_MS + PREFILL_MS, 'server'],
+    ];
+    let number = 0;
+    for (const [style, reported, rest, verdict] of cases) {
+      await widget.measure({ model: `sim-fast@${SCRIPT},server_account=${style}` });
+      const record = await widget.storedRun(++number);
+      const what = `${engine} ${style}`;
+      const shown = parts(record);
+      console.log(`${what}: ${JSON.stringify(record.breakdown.parts.map((entry) => [entry.part, Number(entry.ms.toFixed(1)), entry.source]))}`);
+      assertSums(record, what);
+      for (const [part, ms] of Object.entries(reported)) {
+        near(shown[part], ms, REPORTED_MS, `${what}: ${part}`);
+        assert.deepEqual(sources(record, part), ['server_reported'], `${what}: ${part} is the server's`);
+      }
+      for (const part of ['gateway', 'queue', 'prompt']) {
+        if (!(part in reported)) assert.equal(shown[part], undefined, `${what}: no ${part} part the server did not report`);
+      }
+      assertRest(shown.server ?? 0, rest, record, `${what}: the server's rest`);
+      assert.equal(record.breakdown.server_claim_rejected, undefined, `${what}: a true account is believed`);
+      // The page shows it: the run's verdict and a line per part, with the same numbers.
+      const view = widget.locator('[data-testid=wait]').first();
+      assert.equal(await view.getAttribute('data-verdict'), verdict, `${what}: the verdict`);
+      const prompt = widget.locator('[data-testid=wait] [data-testid=wait-parts] li[data-part=prompt]').first();
+      if (reported.prompt) assert.ok(Math.abs(Number(await prompt.getAttribute('data-ms')) - PREFILL_MS) <= REPORTED_MS, `${what}: the prompt line`);
+    }
+    // SambaNova reports only its own time to first token: the gateway, queue and prefill.
+    await widget.measure({ model: `sim-fast@${SCRIPT},server_account=sambanova` });
+    const sambanova = await widget.storedRun(++number);
+    assertSums(sambanova, `${engine} sambanova`);
+    const reportedServer = sambanova.breakdown.parts.find((entry) => entry.part === 'server' && entry.source === 'server_reported');
+    near(reportedServer?.ms, GATEWAY_MS + QUEUE_MS + PREFILL_MS, REPORTED_MS, `${engine} sambanova: its own time to first token`);
+  });
+
+  test('TLS with a 50 ms round trip, cross-origin: the network part is one round trip, the preflight another, the server\'s parts as scripted', async () => {
+    const page = await sim([...certificate.simArgs]);
+    const api = await sim([...certificate.simArgs, '--delay-ms', '25'], { dist: false });
+    const base = api.url.replace('127.0.0.1', 'localhost');
+    const widget = await WidgetPage.open(browser, page.url, `?base_url=${encodeURIComponent(`${base}/v1`)}`);
+    await widget.measure({ model: `sim-fast@${SCRIPT},server_account=groq`, runs: 3 });
+    for (let number = 1; number <= 3; number++) {
+      const record = await widget.storedRun(number);
+      const what = `${engine} TLS run ${number} (${record.cold ? 'cold' : 'warm'})`;
+      const shown = parts(record);
+      console.log(`${what}: ${JSON.stringify(record.breakdown.parts.map((entry) => [entry.part, Number(entry.ms.toFixed(1)), entry.source]))} round trip ${JSON.stringify(record.breakdown.round_trip)}`);
+      assertSums(record, what);
+      // The round trip: the models list's TLS handshake at load, or the run's own.
+      assert.ok(record.breakdown.round_trip, `${what}: a round trip is known`);
+      near(record.breakdown.round_trip.ms, 50, 25, `${what}: the round trip`);
+      near(shown.network, 50, 25, `${what}: network`);
+      near(shown.queue, QUEUE_MS, REPORTED_MS, `${what}: queue`);
+      near(shown.prompt, PREFILL_MS, REPORTED_MS, `${what}: prompt`);
+      assertRest(shown.server ?? 0, GATEWAY_MS, record, `${what}: the server's rest`);
+      // The first preflighted request waited for its preflight: one more round trip.
+      if (number === 1) near(shown.preflight, 50, 30, `${what}: preflight`);
+      // A cold run (WebKit opens a connection for every POST) paid its TLS handshake too.
+      if (record.cold) assert.ok((shown.connection ?? 0) >= 40, `${what}: the connection ${shown.connection}`);
+      else assert.ok((shown.connection ?? 0) < 25, `${what}: a reused connection costs no handshake (${shown.connection})`);
+    }
+  });
+
+  test('the verdict names the right cause in each of the seed cases: a long prompt, a queue, reasoning, a far network, a cold connection', async () => {
+    const local = await WidgetPage.open(browser, (await sim()).url);
+    const verdicts = {};
+    for (const [name, model] of [
+      ['long prompt', 'sim-fast@prefill_ms=900,answer_tokens=2,itl_ms=5,server_account=llamacpp'],
+      ['queue', 'sim-fast@queue_ms=900,prefill_ms=50,answer_tokens=2,itl_ms=5,server_account=groq'],
+      ['reasoning', 'sim-reasoning@prefill_ms=50,reasoning_tokens=30,itl_ms=30,reasoning_style=reasoning_content,answer_tokens=2'],
+    ]) {
+      await local.measure({ model });
+      verdicts[name] = await local.locator('[data-testid=wait]').first().getAttribute('data-verdict');
+    }
+    assert.deepEqual(verdicts, { 'long prompt': 'prompt', queue: 'queue', reasoning: 'reasoning' }, `${engine}: ${JSON.stringify(verdicts)}`);
+
+    // Far: every byte to the endpoint waits 150 ms each way (a 300 ms round trip), the
+    // server answers in 50 ms. Its second run is warm in Chromium and Firefox: the network
+    // is the cause. WebKit opens a connection for every POST: the cold start comes first.
+    const page = await sim([...certificate.simArgs]);
+    const far = await sim([...certificate.simArgs, '--delay-ms', '150'], { dist: false });
+    const farWidget = await WidgetPage.open(browser, page.url, `?base_url=${encodeURIComponent(`${far.url.replace('127.0.0.1', 'localhost')}/v1`)}`);
+    await farWidget.measure({ model: 'sim-fast@prefill_ms=50,answer_tokens=2,itl_ms=5,server_account=groq', runs: 2 });
+    const second = await farWidget.storedRun(2);
+    const farVerdict = await farWidget.locator('[data-testid=wait]').first().getAttribute('data-verdict');
+    console.log(`${engine} far: run 2 ${second.cold ? 'cold' : 'warm'} ${JSON.stringify(parts(second))}, verdict ${farVerdict}`);
+    assert.equal(farVerdict, second.cold ? 'cold_start' : 'network', `${engine} far network`);
+    assert.equal(farVerdict, perEngine(engine, { webkit: 'cold_start', default: 'network' }), `${engine} far network: as this engine connects`);
+
+    // Cold: a gateway that closes every connection after one request, 100 ms each way: each
+    // run opens a connection for its preflight and another for its request.
+    const cold = await sim([...certificate.simArgs, '--alpn', 'http/1.1', '--delay-ms', '100', '--close-after', '1'], { dist: false });
+    const coldWidget = await WidgetPage.open(browser, page.url, `?base_url=${encodeURIComponent(`${cold.url.replace('127.0.0.1', 'localhost')}/v1`)}`);
+    await coldWidget.measure({ model: 'sim-fast@prefill_ms=50,answer_tokens=2,itl_ms=5' });
+    const coldRun = await coldWidget.storedRun(1);
+    console.log(`${engine} cold: ${JSON.stringify(parts(coldRun))}`);
+    assert.equal(coldRun.cold, true, `${engine} cold: the run opened a connection`);
+    assert.equal(await coldWidget.locator('[data-testid=wait]').first().getAttribute('data-verdict'), 'cold_start', `${engine} cold connection`);
+  });
+});
