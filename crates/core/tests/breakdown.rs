@@ -45,6 +45,7 @@ fn network(queueing_ms: f64, new: Option<(f64, f64)>) -> NetworkBreakdown {
         timing_visible: true,
         preflight_ms: None,
         protocol: Some(HttpProtocol::H2),
+        fetch_lead_ms: None,
     }
 }
 
@@ -60,6 +61,7 @@ fn hidden() -> NetworkBreakdown {
         timing_visible: false,
         preflight_ms: None,
         protocol: Some(HttpProtocol::Hidden),
+        fetch_lead_ms: None,
     }
 }
 
@@ -377,4 +379,18 @@ fn the_round_trip_is_the_least_seen_a_warm_preflight_included() {
     assert_close(Some(trip.ms), 55.0, "round trip");
     assert_close(breakdown.ms(WaitPart::Preflight), 55.0, "preflight");
     assert_close(breakdown.ms(WaitPart::Network), 55.0, "network");
+}
+
+#[test]
+fn webkit_holds_the_preflight_before_resource_timing_starts() {
+    // WebKit's entry starts after the preflight: 110 ms before fetchStart, 0.5 queueing.
+    let instants = instants(700.0, None);
+    let mut network = network(0.5, None);
+    network.fetch_lead_ms = Some(110.0);
+    let mut input = input(&instants, Some(&network), None);
+    input.cold = Some(false);
+    input.first_preflight = true;
+    let breakdown = WaitBreakdown::compute(&input).unwrap();
+    sum_is_ttfa(&breakdown);
+    assert_close(breakdown.ms(WaitPart::Preflight), 110.5, "preflight");
 }

@@ -176,6 +176,7 @@ fn network() -> impl Strategy<Value = Option<NetworkBreakdown>> {
             .prop_map(
                 |(phase, connection, timing_visible, protocol)| NetworkBreakdown {
                     protocol,
+                    fetch_lead_ms: phase[0].map(f64::abs),
                     preflight_ms: phase[6],
                     dns_ms: phase[0],
                     tcp_ms: phase[1],

@@ -46,7 +46,7 @@ pub(crate) fn add_cors(headers: &mut HeaderMap, allowed_headers: &str) {
     );
     set(headers, "access-control-allow-headers", allowed_headers);
     // The accounts' headers too: a gateway or server that wants pages to read them must list
-    // them here (docs/stream-formats.md §10).
+    // them here (docs/stream-formats.md §12).
     let exposed = [
         "retry-after",
         IDENTITY_HEADER,

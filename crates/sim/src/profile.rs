@@ -81,7 +81,7 @@ impl OverflowStyle {
     }
 }
 
-/// The ways a server or gateway reports its own time (docs/stream-formats.md §10), any
+/// The ways a server or gateway reports its own time (docs/stream-formats.md §12), any
 /// combination of them: `server_account=groq`, `server_account=server_timing+litellm`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct AccountStyles {

@@ -156,13 +156,11 @@ pub fn run_message(record: &RunRecord) -> Value {
             "ok": record.is_ok(),
             "diagnosis_cause": record.diagnosis_cause,
             "metrics": record.metrics,
-            "wait": record.breakdown.as_ref().map(|breakdown| json!({
-                "parts": breakdown.parts,
-                "browser_ms": breakdown.browser_ms,
-                "paint_ms": breakdown.paint_ms,
-                "verdict": ttft_core::timeline::WaitVerdict::of(breakdown)
-                    .map(|verdict| verdict.cause.code()),
-            })),
+            "wait_verdict": record
+                .breakdown
+                .as_ref()
+                .and_then(ttft_core::timeline::WaitVerdict::of)
+                .map(|verdict| verdict.cause.code()),
             "timer": record.timer,
         }
     })

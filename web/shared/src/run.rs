@@ -290,9 +290,7 @@ pub async fn measure_with(
                             run.on_resource_timing(&timing);
                             transport::contacts::learn_round_trip(&request.url, &timing);
                         }
-                        if !server_timing.is_empty() {
-                            run.on_server_timing(&server_timing);
-                        }
+                        run.on_server_timing(&server_timing);
                         break;
                     }
                 }
@@ -318,12 +316,7 @@ pub async fn measure_with(
     }
     settle_paints(pending_paints).await;
     drop(heartbeat);
-    let record = finish_record(measurement, transport_kind, options.warm_up);
-    // The round trip this run saw (its preflight's, say) serves the next runs too.
-    if let Some(trip) = record.breakdown.as_ref().and_then(|b| b.round_trip) {
-        transport::contacts::remember_round_trip(&request.url, trip.ms);
-    }
-    record
+    finish_record(measurement, transport_kind, options.warm_up, &request.url)
 }
 
 /// Starts watching the paint of the text `item` shows, when it carries a paint id (the
@@ -379,11 +372,13 @@ fn feed_read(
 
 /// The run's record, once its stream and paints are settled: the main thread's stalls
 /// reported, then what only the page knows (wall-clock start, transport, page scheme, the
-/// engine's arrival path) given to [`Measurement::finish`].
+/// engine's arrival path) given to [`Measurement::finish`]. The round trip the run saw (its
+/// preflight's, say) is remembered for the next runs to `url`'s origin.
 fn finish_record(
     measurement: Rc<RefCell<Measurement>>,
     transport: ttft_core::record::Transport,
     warm_up: bool,
+    url: &str,
 ) -> RunRecord {
     {
         let mut run = measurement.borrow_mut();
@@ -395,7 +390,7 @@ fn finish_record(
     let measurement = Rc::try_unwrap(measurement)
         .map(RefCell::into_inner)
         .unwrap_or_else(|shared| shared.borrow().clone());
-    measurement.finish(&FinishContext {
+    let record = measurement.finish(&FinishContext {
         started_at: &started_at,
         transport,
         warm_up,
@@ -405,5 +400,9 @@ fn finish_record(
             availability::engine().worker_arrivals_wait_for_main_thread(),
         ),
         timer: Some(clock::timer_grade()),
-    })
+    });
+    if let Some(trip) = record.breakdown.as_ref().and_then(|b| b.round_trip) {
+        transport::contacts::remember_round_trip(url, trip.ms);
+    }
+    record
 }

@@ -658,6 +658,9 @@ impl Measurement {
         if self.route.first_preflight {
             network.preflight_ms = network.queueing_ms;
         }
+        let lead_ms = timing.fetch_start - self.timeline.instants.request_started;
+        network.fetch_lead_ms =
+            (timing.fetch_start > 0.0 && lead_ms.is_finite()).then_some(lead_ms.max(0.0));
         self.timeline.set_network(network);
     }
 

@@ -285,7 +285,10 @@ impl Parts {
             }
             return;
         };
-        let before_ms = network.queueing_ms.unwrap_or(0.0).min(self.left_ms);
+        // fetch() → the request left: the browser's lead before Resource Timing starts (WebKit
+        // holds the preflight there), then its queueing (Chromium and Firefox hold it there).
+        let before_ms = (network.fetch_lead_ms.unwrap_or(0.0) + network.queueing_ms.unwrap_or(0.0))
+            .min(self.left_ms);
         if !input.first_preflight {
             self.take(WaitPart::Connection, before_ms, PartSource::Measured);
             return;

@@ -175,6 +175,12 @@ pub struct NetworkBreakdown {
     /// before schema 4, which did not keep it. Since schema 4.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub protocol: Option<HttpProtocol>,
+    /// `fetchStart − request_started`: the browser's own time before Resource Timing starts
+    /// counting. WebKit starts the entry only after the CORS preflight, so there the
+    /// preflight (and the connection it opened) is here, not in `queueing_ms`. Known even
+    /// when timing is hidden (`fetchStart` always is). Since schema 5.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fetch_lead_ms: Option<f64>,
 }
 
 /// `end − start` when both are real timestamps (non-zero) in order.
@@ -202,6 +208,7 @@ impl NetworkBreakdown {
                 timing_visible: false,
                 preflight_ms: None,
                 protocol: Some(timing.next_hop_protocol),
+                fetch_lead_ms: None,
             };
         }
         let has_tls = timing.secure_connection_start > 0.0;
@@ -232,6 +239,7 @@ impl NetworkBreakdown {
             timing_visible: true,
             preflight_ms: None,
             protocol: Some(timing.next_hop_protocol),
+            fetch_lead_ms: None,
         }
     }
 }

@@ -261,6 +261,7 @@ mod tests {
             timing_visible: true,
             preflight_ms: None,
             protocol: None,
+            fetch_lead_ms: None,
         };
         let spans: Vec<(Phase, f64, f64)> = run_phases(&instants, Some(&network))
             .iter()

@@ -39,7 +39,7 @@ fn millis(ms: f64) -> f64 {
     (ms * 1000.0).round() / 1000.0
 }
 
-/// llama.cpp's `timings` (docs/stream-formats.md §10), as a `,"timings":{…}` field, when
+/// llama.cpp's `timings` (docs/stream-formats.md §12), as a `,"timings":{…}` field, when
 /// asked for: it rides on the stream's last chunk (the usage chunk, else the finish chunk).
 fn llamacpp_timings(input: &WriterInput<'_>) -> String {
     let plan = input.plan;
@@ -62,7 +62,7 @@ fn llamacpp_timings(input: &WriterInput<'_>) -> String {
     fields
 }
 
-/// Groq's `x_groq` (docs/stream-formats.md §10), as a `,"x_groq":{…}` field, when asked
+/// Groq's `x_groq` (docs/stream-formats.md §12), as a `,"x_groq":{…}` field, when asked
 /// for: it rides on the finish chunk.
 fn groq_x_groq(input: &WriterInput<'_>) -> String {
     let plan = input.plan;

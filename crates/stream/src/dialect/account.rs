@@ -2,7 +2,7 @@
 //! (llama.cpp's `timings`, Groq's `x_groq.usage`, SambaNova's `usage.time_to_first_token`)
 //! or in response headers (`Server-Timing`, OpenAI's `openai-processing-ms`, LiteLLM's
 //! `x-litellm-overhead-duration-ms`, text-generation-inference's `x-queue-time`).
-//! docs/stream-formats.md §10 has the shapes and their sources.
+//! docs/stream-formats.md §12 has the shapes and their sources.
 //!
 //! Every figure is normalized to milliseconds and bounded: a value that is not a finite,
 //! non-negative number below [`MAX_ACCOUNT_MS`] (or [`MAX_ACCOUNT_TOKENS`] for counts) is
@@ -113,6 +113,18 @@ fn ms_at(object: &Value, key: &str, scale: f64) -> Option<f64> {
         .get(key)
         .and_then(Value::as_f64)
         .and_then(|value| bounded_ms(value * scale))
+}
+
+/// A decimal number as a header writes it. Read by serde_json's number parser (which the page
+/// carries anyway) rather than `str::parse::<f64>`, whose tables cost the first load about
+/// 30 KB of wasm. JSON's number syntax is what servers write (`12`, `12.5`, `1.2e3`); `NaN`,
+/// `inf`, `+5` and `12ms` are refused.
+fn header_number(text: &str) -> Option<f64> {
+    let text = text.trim();
+    if text.is_empty() || text.len() > 32 {
+        return None;
+    }
+    serde_json::from_str::<f64>(text).ok()
 }
 
 fn tokens_at(object: &Value, key: &str) -> Option<u64> {
@@ -249,7 +261,7 @@ impl ServerAccount {
             if value.len() > MAX_HEADER_BYTES {
                 continue;
             }
-            let number = || value.trim().parse::<f64>().ok().and_then(bounded_ms);
+            let number = || header_number(value).and_then(bounded_ms);
             let whole = |ms: Option<f64>| {
                 if streamed {
                     ServerAccount {
@@ -318,7 +330,7 @@ impl ServerAccount {
             let duration = params
                 .filter_map(|param| param.split_once('='))
                 .find(|(key, _)| key.trim().eq_ignore_ascii_case("dur"))
-                .and_then(|(_, value)| value.trim().trim_matches('"').parse::<f64>().ok())
+                .and_then(|(_, value)| header_number(value.trim().trim_matches('"')))
                 .and_then(bounded_ms);
             let Some(duration) = duration else { continue };
             let slot = match name.as_str() {

@@ -78,9 +78,14 @@ where
             </div>
             <RunProgress live=live />
             <Readouts live=live />
-            {move || live.breakdown.get().map(|breakdown| view! {
-                <crate::views::wait::WaitView breakdown=breakdown />
-            })}
+            {move || {
+                let lang = i18n.lang.get();
+                live.breakdown.with(|breakdown| {
+                    breakdown
+                        .as_ref()
+                        .map(|breakdown| crate::views::wait::wait_view(breakdown, lang))
+                })
+            }}
             <LivePanes live=live />
             {children.map(|children| children())}
         </section>

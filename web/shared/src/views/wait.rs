@@ -31,106 +31,86 @@ fn label(breakdown: &WaitBreakdown, time: &PartTime, lang: Lang) -> &'static str
     breakdown.label(time, lang)
 }
 
-/// One run's wait, part by part, with the verdict.
-#[component]
-pub fn WaitView(
-    /// The run's breakdown.
-    breakdown: WaitBreakdown,
-) -> impl IntoView {
-    let i18n = use_i18n();
-    let verdict = WaitVerdict::of(&breakdown);
-    let segments = segments(&breakdown);
+/// One run's wait in `lang`: built whole, with no reactive parts inside (the caller rebuilds
+/// it when the language or the run changes), which keeps its code small on the first load.
+pub fn wait_view(breakdown: &WaitBreakdown, lang: Lang) -> impl IntoView {
+    let verdict = WaitVerdict::of(breakdown);
+    let segments = segments(breakdown);
     let total_ms: f64 = segments.iter().map(|segment| segment.ms).sum();
-    let bar = {
-        let breakdown = breakdown.clone();
-        segments
-            .iter()
-            .map(|segment| {
-                let code = segment.part.code();
-                let share = if total_ms > 0.0 {
-                    segment.ms / total_ms * 100.0
-                } else {
-                    0.0
-                };
-                let breakdown = breakdown.clone();
-                let segment = *segment;
-                let title = move || {
-                    let lang = i18n.lang.get();
-                    format!(
-                        "{}: {:.0} ms ({})",
-                        label(&breakdown, &segment, lang),
-                        segment.ms,
-                        segment.source.label(lang)
-                    )
-                };
-                view! {
-                    <span
-                        class=format!("wait-seg part-{code}")
-                        style:width=format!("{share:.3}%")
-                        title=title
-                    ></span>
-                }
-            })
-            .collect_view()
-    };
-    let rows = {
-        let breakdown = breakdown.clone();
-        segments
-            .iter()
-            .map(|segment| {
-                let code = segment.part.code();
-                let breakdown = breakdown.clone();
-                let segment = *segment;
-                view! {
-                    <li
-                        data-part=code
-                        data-ms=format!("{:.3}", segment.ms)
-                        data-source=segment.source.code()
-                    >
-                        <span class=format!("swatch part-{code}")></span>
-                        {move || label(&breakdown, &segment, i18n.lang.get())}
-                        " "
-                        <span class="ms">{format!("{:.0} ms", segment.ms)}</span>
-                        " "
-                        <span class="source">{move || segment.source.label(i18n.lang.get())}</span>
-                    </li>
-                }
-            })
-            .collect_view()
-    };
-    let headline = move || verdict.map(|verdict| verdict.headline(i18n.lang.get()));
-    let remedy = move || verdict.map(|verdict| verdict.remedy(i18n.lang.get()));
-    let round_trip = {
-        let breakdown = breakdown.clone();
-        move || breakdown.round_trip_text(i18n.lang.get())
-    };
-    let claim = {
-        let breakdown = breakdown.clone();
-        move || breakdown.claim_text(i18n.lang.get())
-    };
-    let claimed = breakdown.server_claim_rejected.is_some();
+    let bar = segments
+        .iter()
+        .map(|segment| {
+            let share = if total_ms > 0.0 {
+                segment.ms / total_ms * 100.0
+            } else {
+                0.0
+            };
+            let title = format!(
+                "{}: {:.0} ms ({})",
+                label(breakdown, segment, lang),
+                segment.ms,
+                segment.source.label(lang)
+            );
+            view! {
+                <span
+                    class=format!("wait-seg part-{}", segment.part.code())
+                    style:width=format!("{share:.3}%")
+                    title=title
+                ></span>
+            }
+        })
+        .collect_view();
+    let rows = segments
+        .iter()
+        .map(|segment| {
+            let code = segment.part.code();
+            view! {
+                <li data-part=code data-ms=format!("{:.3}", segment.ms) data-source=segment.source.code()>
+                    <span class=format!("swatch part-{code}")></span>
+                    {format!(
+                        "{} {:.0} ms ",
+                        label(breakdown, segment, lang),
+                        segment.ms
+                    )}
+                    <span class="source">{segment.source.label(lang)}</span>
+                </li>
+            }
+        })
+        .collect_view();
+    let claim = breakdown.claim_text(lang);
+    let claimed = claim.is_some().to_string();
     view! {
         <div
             class="wait"
             data-testid="wait"
             data-ttfa-ms=format!("{:.3}", breakdown.ttfa_ms)
             data-verdict=verdict.map(|verdict| verdict.cause.code()).unwrap_or_default()
-            data-server-claim-rejected=claimed.to_string()
+            data-server-claim-rejected=claimed
         >
-            <div class="wait-heading">{move || i18n.t(core_texts::WAIT_HEADING)}</div>
+            <div class="wait-heading">{core_texts::WAIT_HEADING.get(lang)}</div>
             <div class="wait-bar" aria-hidden="true">{bar}</div>
             <p class="wait-verdict" data-testid="wait-verdict">
-                <strong>{headline}</strong>
+                <strong>{verdict.map(|verdict| verdict.headline(lang))}</strong>
                 " "
-                {remedy}
+                {verdict.map(|verdict| verdict.remedy(lang))}
             </p>
             <ul class="wait-parts" data-testid="wait-parts">{rows}</ul>
-            <p class="meta" data-testid="wait-round-trip">{round_trip}</p>
-            {move || claim().map(|text| view! {
+            <p class="meta" data-testid="wait-round-trip">{breakdown.round_trip_text(lang)}</p>
+            {claim.map(|text| view! {
                 <p class="meta flagged" data-testid="wait-claim-rejected">{text}</p>
             })}
         </div>
     }
+}
+
+/// One run's wait, part by part, with the verdict, in the page's language.
+#[component]
+pub fn WaitView(
+    /// The run's breakdown.
+    breakdown: WaitBreakdown,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    move || wait_view(&breakdown, i18n.lang.get())
 }
 
 /// Where the wait went over runs: the median of each part and the verdict on the medians.
