@@ -318,6 +318,40 @@ fn litellm_without_a_database_cannot_check_the_key() {
     assert!(!diagnosis.message(Lang::En).contains("parameter this model"));
 }
 
+/// LiteLLM's other auth answers (with prisma installed, as in its Docker image): no key is
+/// a missing key; a key in the wrong header style is named as such.
+#[test]
+fn litellm_auth_answers_are_key_problems() {
+    let read = |name: &str| -> String {
+        let path = format!(
+            "{}/../../tests/fixtures/gateways/litellm/master_key_prisma/{name}.json",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let case: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        case["body"].as_str().unwrap().to_owned()
+    };
+    let missing = FailureContext {
+        key_sent: false,
+        ..chat(401, &read("c_no_authorization"))
+    };
+    check(missing, Cause::KeyMissing, &["401", "no API key"], &["401"]);
+    let wrong_style = FailureContext {
+        key_sent: true,
+        auth_style: ttft_core::protocol::AuthStyle::XApiKey,
+        ..chat(401, &read("d_bearer_empty"))
+    };
+    check(
+        wrong_style,
+        Cause::WrongAuthHeader {
+            sent: ttft_core::protocol::AuthStyle::XApiKey,
+            expected: ttft_core::protocol::AuthStyle::Bearer,
+        },
+        &["401"],
+        &["401"],
+    );
+}
+
 #[test]
 fn bad_request() {
     check(
