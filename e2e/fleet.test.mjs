@@ -478,7 +478,16 @@ forEachEngine((engine) => {
         // No click started them: perceived times are measured from the request.
         assert.equal(run.metrics.perceived_from, 'request_started');
         assertOnTime(run.metrics.ttfa_ms, 100, LATE_MS.freshContext, { record: probeRecords.find((record) => record.run_index === run.run_index) });
+        // Its timer grade, so a fleet can weigh coarse runs (issue 22, item 7).
+        assert.equal(typeof run.timer?.cross_origin_isolated, 'boolean', 'the run message says whether the page was isolated');
+        assert.ok(run.timer.step_ms > 0 && run.timer.step_ms <= 1.01, `the run message's timer step ${run.timer.step_ms} ms`);
+        assert.equal(run.wait_verdict, 'server', 'the run message names the largest part of the wait (100 ms of server time)');
       }
+      // The summary: each part's median over the runs, and the verdict on them.
+      const { summary } = messages.find((message) => message.type === 'ttft-meter.summary');
+      assert.equal(summary.wait.runs, 3, 'the wait over the 3 runs');
+      assert.ok(summary.wait.p50_ms.server >= 100 - 1, `the server part's p50 ${summary.wait.p50_ms.server} ms (100 ms scripted)`);
+      assert.equal(summary.wait.verdict, 'server');
       await widget.byTestId('probe-notice').waitFor();
       await widget.locator('[data-testid=probe-notice][data-state=done]').waitFor();
       assert.match(await widget.byTestId('probe-notice').textContent(), /finished its 3 runs/);

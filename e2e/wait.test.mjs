@@ -7,6 +7,7 @@
 // far network, a cold connection).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { LabPage } from './pages/lab.mjs';
 import { WidgetPage } from './pages/widget.mjs';
 import { forEachEngine, launchBrowser, makeTestCertificate, perEngine, startSim } from './support.mjs';
 import { FLOAT_EPSILON, LATE_MS, recordedStallMs } from './timing.mjs';
@@ -111,6 +112,21 @@ forEachEngine((engine) => {
     assertSums(sambanova, `${engine} sambanova`);
     const reportedServer = sambanova.breakdown.parts.find((entry) => entry.part === 'server' && entry.source === 'server_reported');
     near(reportedServer?.ms, GATEWAY_MS + QUEUE_MS + PREFILL_MS, REPORTED_MS, `${engine} sambanova: its own time to first token`);
+
+    // Over runs, in the lab's summary: each part's median over the five runs, and the
+    // verdict on them (prompt: 300 ms in three of five runs, the largest median).
+    await widget.evaluate(() => document.querySelector('[data-testid=open-lab]').click());
+    await widget.page.waitForFunction(() => location.pathname.startsWith('/lab/'));
+    const lab = new LabPage(widget.page);
+    await lab.waitUntilReady();
+    const summary = lab.locator('[data-testid=wait-summary]');
+    await summary.waitFor({ timeout: 30_000 });
+    assert.equal(await summary.getAttribute('data-runs'), String(number), `${engine}: the lab summarizes the widget's runs`);
+    assert.equal(await summary.getAttribute('data-verdict'), 'prompt', `${engine}: the verdict over runs`);
+    const median = async (part) => Number(await summary.locator(`li[data-part=${part}]`).getAttribute('data-ms'));
+    near(await median('prompt'), PREFILL_MS, REPORTED_MS, `${engine}: the prompt's p50 over runs (reported in 3 of 5)`);
+    near(await median('queue'), 0, REPORTED_MS, `${engine}: the queue's p50 over runs (reported in 2 of 5, 0 in the others)`);
+    await lab.close();
   });
 
   test('TLS with a 50 ms round trip, cross-origin: the network part is one round trip, the preflight another, the server\'s parts as scripted', async () => {
