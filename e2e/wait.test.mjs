@@ -147,7 +147,10 @@ forEachEngine((engine) => {
       near(shown.network, 50, 25, `${what}: network`);
       near(shown.queue, QUEUE_MS, REPORTED_MS, `${what}: queue`);
       near(shown.prompt, PREFILL_MS, REPORTED_MS, `${what}: prompt`);
-      assertRest(shown.server ?? 0, GATEWAY_MS, record, `${what}: the server's rest`);
+      // The round trip is an estimate (a handshake carries crypto on top of its trip: up to
+      // ~10 ms more here), so what is checked exactly is what the network and the server's
+      // rest share: one 50 ms round trip and the unreported gateway's 20 ms.
+      assertRest((shown.network ?? 0) + (shown.server ?? 0), 50 + GATEWAY_MS, record, `${what}: the network and the server's rest`);
       // The first preflighted request waited for its preflight: one more round trip.
       if (number === 1) near(shown.preflight, 50, 30, `${what}: preflight`);
       // A cold run (WebKit opens a connection for every POST) paid its TLS handshake too.
