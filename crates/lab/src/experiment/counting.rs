@@ -448,9 +448,10 @@ pub fn parse_props_window(body: &str) -> Option<u32> {
     .or_else(|| window(value.get("n_ctx")))
 }
 
-/// (model id, window) of every `/models` entry that says its window: vLLM `max_model_len`,
-/// OpenRouter `context_length`, llama.cpp `meta.n_ctx_train`.
-pub fn parse_model_windows(body: &str) -> Vec<(String, u32)> {
+/// (id, window) of every entry of a `{"data": [...]}` answer that `read` finds both in
+/// (ids trimmed, empty ones skipped), at most [`ttft_core::request::MAX_MODELS`]; none for
+/// an answer over [`MAX_INFO_BODY_BYTES`] or not of that shape.
+fn data_windows(body: &str, read: impl Fn(&Value) -> Option<(&str, u32)>) -> Vec<(String, u32)> {
     if body.len() > MAX_INFO_BODY_BYTES {
         return Vec::new();
     }
@@ -463,43 +464,35 @@ pub fn parse_model_windows(body: &str) -> Vec<(String, u32)> {
     entries
         .iter()
         .filter_map(|entry| {
-            let id = entry.get("id")?.as_str()?.trim();
-            let tokens = window(entry.get("max_model_len"))
-                .or_else(|| window(entry.get("context_length")))
-                .or_else(|| window(entry.get("max_input_tokens")))
-                .or_else(|| window(entry.get("meta").and_then(|meta| meta.get("n_ctx_train"))))?;
+            let (id, tokens) = read(entry)?;
+            let id = id.trim();
             (!id.is_empty()).then(|| (id.to_owned(), tokens))
         })
         .take(ttft_core::request::MAX_MODELS)
         .collect()
 }
 
+/// (model id, window) of every `/models` entry that says its window: vLLM `max_model_len`,
+/// OpenRouter `context_length`, LiteLLM `max_input_tokens`, llama.cpp `meta.n_ctx_train`.
+pub fn parse_model_windows(body: &str) -> Vec<(String, u32)> {
+    data_windows(body, |entry| {
+        let tokens = window(entry.get("max_model_len"))
+            .or_else(|| window(entry.get("context_length")))
+            .or_else(|| window(entry.get("max_input_tokens")))
+            .or_else(|| window(entry.get("meta").and_then(|meta| meta.get("n_ctx_train"))))?;
+        Some((entry.get("id")?.as_str()?, tokens))
+    })
+}
+
 /// (model name, window) of every entry of LiteLLM's `/model/info`:
 /// `data[].model_info.max_input_tokens` of `data[].model_name` (null when LiteLLM does not
 /// know it: left out).
 pub fn parse_model_info_windows(body: &str) -> Vec<(String, u32)> {
-    if body.len() > MAX_INFO_BODY_BYTES {
-        return Vec::new();
-    }
-    let Ok(value) = serde_json::from_str::<Value>(body) else {
-        return Vec::new();
-    };
-    let Some(entries) = value.get("data").and_then(Value::as_array) else {
-        return Vec::new();
-    };
-    entries
-        .iter()
-        .filter_map(|entry| {
-            let id = entry.get("model_name")?.as_str()?.trim();
-            let tokens = window(
-                entry
-                    .get("model_info")
-                    .and_then(|info| info.get("max_input_tokens")),
-            )?;
-            (!id.is_empty()).then(|| (id.to_owned(), tokens))
-        })
-        .take(ttft_core::request::MAX_MODELS)
-        .collect()
+    data_windows(body, |entry| {
+        let info = entry.get("model_info")?;
+        let tokens = window(info.get("max_input_tokens"))?;
+        Some((entry.get("model_name")?.as_str()?, tokens))
+    })
 }
 
 #[cfg(test)]

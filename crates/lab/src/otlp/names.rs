@@ -322,58 +322,46 @@ pub const RUNS: MetricSpec = MetricSpec {
     bounds: &[],
 };
 
+/// The metric list with `$tokens` (the conventions' token metrics) in their place.
+macro_rules! metric_list {
+    ($($tokens:expr),*) => {
+        &[
+            OPERATION_DURATION,
+            TIME_TO_FIRST_CHUNK,
+            TIME_PER_OUTPUT_CHUNK,
+            $($tokens,)*
+            TIME_TO_FIRST_TOKEN,
+            TIME_TO_FIRST_ANSWER_TOKEN,
+            TIME_TO_FIRST_REASONING_TOKEN,
+            TIME_TO_FIRST_ANSWER_PAINTED,
+            PAINT_DELAY,
+            WAIT_PARTS[0],
+            WAIT_PARTS[1],
+            WAIT_PARTS[2],
+            WAIT_PARTS[3],
+            WAIT_PARTS[4],
+            WAIT_PARTS[5],
+            WAIT_PARTS[6],
+            WAIT_PARTS[7],
+            WAIT_PARTS[8],
+            WAIT_PARTS[9],
+            RUNS,
+        ]
+    };
+}
+
 /// Every metric we send, in the order they appear in a request.
 pub const METRICS: &[MetricSpec] = if GEN_AI_0_1 {
-    &[
-        OPERATION_DURATION,
-        TIME_TO_FIRST_CHUNK,
-        TIME_PER_OUTPUT_CHUNK,
+    metric_list!(
         OPERATION_INPUT_TOKENS,
         OPERATION_OUTPUT_TOKENS,
         USAGE_INPUT_TOKENS,
         USAGE_OUTPUT_TOKENS,
         USAGE_CACHE_READ_INPUT_TOKENS,
-        USAGE_REASONING_OUTPUT_TOKENS,
-        TIME_TO_FIRST_TOKEN,
-        TIME_TO_FIRST_ANSWER_TOKEN,
-        TIME_TO_FIRST_REASONING_TOKEN,
-        TIME_TO_FIRST_ANSWER_PAINTED,
-        PAINT_DELAY,
-        WAIT_PARTS[0],
-        WAIT_PARTS[1],
-        WAIT_PARTS[2],
-        WAIT_PARTS[3],
-        WAIT_PARTS[4],
-        WAIT_PARTS[5],
-        WAIT_PARTS[6],
-        WAIT_PARTS[7],
-        WAIT_PARTS[8],
-        WAIT_PARTS[9],
-        RUNS,
-    ]
+        USAGE_REASONING_OUTPUT_TOKENS
+    )
 } else {
-    &[
-        OPERATION_DURATION,
-        TIME_TO_FIRST_CHUNK,
-        TIME_PER_OUTPUT_CHUNK,
-        TOKEN_USAGE,
-        TIME_TO_FIRST_TOKEN,
-        TIME_TO_FIRST_ANSWER_TOKEN,
-        TIME_TO_FIRST_REASONING_TOKEN,
-        TIME_TO_FIRST_ANSWER_PAINTED,
-        PAINT_DELAY,
-        WAIT_PARTS[0],
-        WAIT_PARTS[1],
-        WAIT_PARTS[2],
-        WAIT_PARTS[3],
-        WAIT_PARTS[4],
-        WAIT_PARTS[5],
-        WAIT_PARTS[6],
-        WAIT_PARTS[7],
-        WAIT_PARTS[8],
-        WAIT_PARTS[9],
-        RUNS,
-    ]
+    metric_list!(TOKEN_USAGE)
 };
 
 /// Attribute keys (of data points, spans, events and the resource).
