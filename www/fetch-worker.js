@@ -6,18 +6,41 @@
 // Protocol (page -> worker):
 //   {type: 'start', id, url, method, headers: [[name, value], ...], body}
 //   {type: 'abort', id}
+//   {type: 'ack', id}                              a 'chunks' message of `id` was received
 // Protocol (worker -> page), every `t` on this worker's clock (see `ready.timeOrigin`):
 //   {type: 'ready', timeOrigin}
 //   {type: 'started', id, t, crossOrigin, firstPreflight}   just before fetch()
 //   {type: 'sent', id, t}                          fetch() called: the request is on its way
 //   {type: 'headers', id, t, status, contentType, retryAfter, timingHeaders: [[name, value], ...]}
-//   {type: 'chunk', id, t, bytes}                  bytes: ArrayBuffer (transferred)
+//   {type: 'chunks', id, reads: [[t, bytes], ...]} each read with its own arrival time; bytes:
+//                                                  ArrayBuffer (transferred)
+//
+// Flow control: at most MAX_UNACKED 'chunks' messages of a request are on their way to the
+// page; reads that arrive meanwhile wait here, each stamped when it arrived, and go in the
+// next message. A flooding server (millions of tiny events) so never fills the page's task
+// queue with messages: the page's other work (input, the heartbeat, paints) waits behind at
+// most that many. Arrival times are unchanged: every read keeps the stamp it got here.
 //   {type: 'end', id, t}                           body complete
 //   {type: 'failed', id, t, name, message}         TypeError, AbortError, RedirectError, ...
 //   {type: 'timing', id, entry}                    Resource Timing of the request
 'use strict';
 
 const controllers = new Map();
+
+const MAX_UNACKED = 2;
+// Per request: {unacked, pending: [[t, bytes], ...]}.
+const flows = new Map();
+
+function sendReads(id, flow) {
+  const reads = flow.pending;
+  flow.pending = [];
+  flow.unacked += 1;
+  postMessage({ type: 'chunks', id, reads }, reads.map((read) => read[1]));
+}
+
+function flush(id, flow) {
+  if (flow.pending.length > 0) sendReads(id, flow);
+}
 
 // CORS: a cross-origin request with a JSON body or a key header is preceded by an OPTIONS
 // preflight, which the browser caches per origin (ttft-sim: Access-Control-Max-Age 600 s).
@@ -148,6 +171,8 @@ function copyTiming(entry) {
 async function run({ id, url, method, headers, body }) {
   const controller = new AbortController();
   controllers.set(id, controller);
+  const flow = { unacked: 0, pending: [] };
+  flows.set(id, flow);
   const since = performance.now();
   let outcome = 'failed';
   try {
@@ -179,18 +204,24 @@ async function run({ id, url, method, headers, body }) {
         const t = performance.now();
         if (done) break;
         const bytes = value.buffer.slice(value.byteOffset, value.byteOffset + value.byteLength);
-        postMessage({ type: 'chunk', id, t, bytes }, [bytes]);
+        flow.pending.push([t, bytes]);
+        if (flow.unacked < MAX_UNACKED) sendReads(id, flow);
       }
     }
-    postMessage({ type: 'end', id, t: performance.now() });
+    const ended = performance.now();
+    flush(id, flow);
+    postMessage({ type: 'end', id, t: ended });
     outcome = 'ok';
   } catch (error) {
+    const failed = performance.now();
+    flush(id, flow);
     postMessage({
-      type: 'failed', id, t: performance.now(),
+      type: 'failed', id, t: failed,
       name: (error && error.name) || 'Error', message: String((error && error.message) || error),
     });
   } finally {
     controllers.delete(id);
+    flows.delete(id);
     const entry = await entryFor(url, since, ENTRY_WAIT_MS[outcome]);
     postMessage({ type: 'timing', id, entry: copyTiming(entry) });
   }
@@ -200,6 +231,13 @@ onmessage = (event) => {
   const message = event.data;
   if (message.type === 'start') run(message);
   else if (message.type === 'abort') controllers.get(message.id)?.abort();
+  else if (message.type === 'ack') {
+    const flow = flows.get(message.id);
+    if (flow) {
+      flow.unacked -= 1;
+      if (flow.unacked < MAX_UNACKED) flush(message.id, flow);
+    }
+  }
 };
 
 postMessage({ type: 'ready', timeOrigin: performance.timeOrigin });

@@ -15,6 +15,11 @@
 //! arrival in the window can have been stamped later than that after it came. Where they do
 //! not, the bound is recorded anyway (it says how busy the page was) and not flagged.
 //!
+//! The heartbeat goes on until the run's record is made, for the whole run's **stall**
+//! ([`MainThreadMonitor::stall_ms`]): the longest the page could not run anything. It catches
+//! what no observer reports, a flood of short tasks (a stream of millions of tiny events)
+//! that keeps timers, input and paints waiting, and a run over 50 ms says so.
+//!
 //! ```
 //! use ttft_core::measure::MainThreadMonitor;
 //!
@@ -24,8 +29,11 @@
 //! }
 //! monitor.close_at(1_330.0); // the first answer token was stamped at 1330 ms
 //! monitor.on_beat(1_340.0);
+//! monitor.on_beat(1_500.0); // busy again after it: the run's stall, not the bound
+//! monitor.finish(1_330.0, 1_500.0);
 //! assert!(!monitor.wants_beats());
 //! assert_eq!(monitor.bound_ms(), Some(308.0));
+//! assert_eq!(monitor.stall_ms(), Some(308.0));
 //! ```
 
 /// Every how many ms the glue beats the heartbeat (a timer on the main thread). The bound of
@@ -111,6 +119,12 @@ pub struct MainThreadMonitor {
     longest_gap_ms: f64,
     longest_task_ms: f64,
     closed: bool,
+    /// The whole run (from `since_ms` to [`MainThreadMonitor::finish`]): the last beat,
+    /// the longest gap and the longest long task, and whether the run has finished.
+    run_last_beat_ms: f64,
+    run_gap_ms: f64,
+    run_task_ms: f64,
+    finished: bool,
 }
 
 impl MainThreadMonitor {
@@ -124,12 +138,20 @@ impl MainThreadMonitor {
             longest_gap_ms: 0.0,
             longest_task_ms: 0.0,
             closed: false,
+            run_last_beat_ms: since_ms,
+            run_gap_ms: 0.0,
+            run_task_ms: 0.0,
+            finished: false,
         }
     }
 
     /// The heartbeat ran at `now_ms`: the main thread was free then. The stretch since the
     /// previous beat counts for the part inside the window.
     pub fn on_beat(&mut self, now_ms: f64) {
+        if !self.finished && now_ms.is_finite() && now_ms >= self.run_last_beat_ms {
+            self.run_gap_ms = self.run_gap_ms.max(now_ms - self.run_last_beat_ms);
+            self.run_last_beat_ms = now_ms;
+        }
         if self.closed || !now_ms.is_finite() || now_ms < self.last_beat_ms {
             return;
         }
@@ -153,6 +175,10 @@ impl MainThreadMonitor {
         if !start_ms.is_finite() || !duration_ms.is_finite() || duration_ms <= 0.0 {
             return;
         }
+        let run_part_ms = start_ms + duration_ms - start_ms.max(self.since_ms);
+        if run_part_ms > 0.0 {
+            self.run_task_ms = self.run_task_ms.max(run_part_ms);
+        }
         let end_ms = (start_ms + duration_ms).min(self.until_ms.unwrap_or(f64::INFINITY));
         let inside_ms = end_ms - start_ms.max(self.since_ms);
         if inside_ms > 0.0 {
@@ -172,19 +198,35 @@ impl MainThreadMonitor {
         }
     }
 
-    /// Whether the heartbeat is still needed: until a beat after the window's end.
+    /// Whether the heartbeat is still needed: until the run has finished (the window of
+    /// the arrival-delay bound closes earlier; the whole run's stall is watched to the end).
     pub fn wants_beats(&self) -> bool {
-        !self.closed
+        !self.finished
     }
 
-    /// Ends the watch at `now_ms` (the run's record is being made): the stretch since the
-    /// last beat counts as if a beat came now.
-    pub fn finish(&mut self, now_ms: f64) {
+    /// Ends the window at `window_end_ms` (the first answer token, or the run's end) and the
+    /// whole run's watch at `now_ms` (the run's record is being made): the stretch since the
+    /// last beat counts as if a beat came then.
+    pub fn finish(&mut self, window_end_ms: f64, now_ms: f64) {
         if !self.closed {
-            self.close_at(now_ms);
-            self.on_beat(now_ms);
+            self.close_at(window_end_ms);
+            self.on_beat(window_end_ms.min(now_ms));
             self.closed = true;
         }
+        if !self.finished {
+            self.on_beat(now_ms);
+            self.finished = true;
+        }
+    }
+
+    /// The longest time the main thread was unavailable during the whole run, from
+    /// `request_started` to its record (heartbeat gap or long task), ms; `None` when the
+    /// glue never beat. Past [`ARRIVAL_DELAY_THRESHOLD_MS`] the run says so: its later
+    /// stamps made on the main thread (paints; arrivals where they wait for it) and the
+    /// page's responsiveness suffered, even when no long task was reported (a flood of
+    /// short tasks delays everything queued behind them, which no observer reports).
+    pub fn stall_ms(&self) -> Option<f64> {
+        (self.beats > 0 || self.run_task_ms > 0.0).then(|| self.run_gap_ms.max(self.run_task_ms))
     }
 
     /// The longest time the main thread was unavailable inside the window (heartbeat gap or
@@ -233,8 +275,34 @@ mod tests {
             monitor.on_beat(now_ms);
         }
         monitor.close_at(395.0);
-        assert!(!monitor.wants_beats());
+        // The window is closed; the whole run is still watched.
+        assert!(monitor.wants_beats());
         assert_eq!(monitor.bound_ms(), Some(HEARTBEAT_INTERVAL_MS));
+        monitor.finish(395.0, 400.0);
+        assert!(!monitor.wants_beats());
+        assert_eq!(monitor.stall_ms(), Some(HEARTBEAT_INTERVAL_MS));
+    }
+
+    /// Issue 23: a flood after the first answer token (short tasks back to back, which no
+    /// long-task observer reports) shows in the whole run's stall, not in the window's bound.
+    #[test]
+    fn a_stall_after_the_first_token_is_the_runs_stall() {
+        let mut monitor = MainThreadMonitor::new(1_000.0);
+        let mut now_ms = 1_000.0;
+        for _ in 0..10 {
+            now_ms += HEARTBEAT_INTERVAL_MS;
+            monitor.on_beat(now_ms);
+        }
+        monitor.close_at(now_ms); // first answer token at 1080 ms
+        monitor.on_beat(now_ms + 8.0);
+        monitor.on_beat(now_ms + 8.0 + 1_372.0); // the timers waited 1372 ms behind a flood
+        monitor.on_busy(now_ms + 2_000.0, 394.0); // and a 394 ms task later
+        monitor.finish(now_ms, now_ms + 3_000.0);
+        assert_eq!(monitor.bound_ms(), Some(HEARTBEAT_INTERVAL_MS));
+        assert_eq!(monitor.stall_ms(), Some(3_000.0 - 8.0 - 1_372.0));
+        let mut task_only = MainThreadMonitor::new(0.0);
+        task_only.on_busy(-10.0, 30.0); // 20 ms of it inside the run
+        assert_eq!(task_only.stall_ms(), Some(20.0));
     }
 
     #[test]
@@ -260,13 +328,14 @@ mod tests {
         assert_eq!(monitor.bound_ms(), None);
         monitor.on_busy(50.0, 120.0);
         assert_eq!(monitor.bound_ms(), Some(120.0));
-        monitor.finish(30.0);
+        monitor.finish(30.0, 30.0);
         assert_eq!(monitor.bound_ms(), Some(120.0));
         assert!(!monitor.wants_beats());
         // finish() counts the stretch since the last beat.
         let mut quiet = MainThreadMonitor::new(0.0);
         quiet.on_beat(8.0);
-        quiet.finish(70.0);
+        quiet.finish(70.0, 70.0);
         assert_eq!(quiet.bound_ms(), Some(62.0));
+        assert_eq!(quiet.stall_ms(), Some(62.0));
     }
 }

@@ -8,7 +8,9 @@
 //!
 //! However much text one frame brings, every line break that completes a block's
 //! [`BLOCK_BYTES`] starts a new block (WebKit can deliver a whole 19 KB answer in one frame
-//! while its main thread is busy).
+//! while its main thread is busy), and no block passes [`BLOCK_MAX_BYTES`]: a line longer
+//! than that (a hostile megabyte without a break) is cut there, the one place where block
+//! boundaries show (as a line break inside a line already wrapped many times).
 //!
 //! ```
 //! use ttft_core::blocks::{plan_blocks, Piece, BLOCK_BYTES};
@@ -26,6 +28,28 @@
 pub const BLOCK_BYTES: usize = 4_096;
 /// Text without line breaks goes into a new block once the current one would pass this.
 pub const BLOCK_MAX_BYTES: usize = 16_384;
+
+/// The most text a frame appends, bytes; the rest waits for the next frames, so a flood
+/// (a megabyte arriving at once) is laid out a bounded amount per frame.
+pub const FRAME_BUDGET_BYTES: usize = 64 * 1024;
+/// The most line breaks a frame appends (each is a line box to lay out).
+pub const FRAME_BUDGET_LINES: usize = 2_048;
+
+/// How many bytes of `pending` one frame appends: all of it within
+/// [`FRAME_BUDGET_BYTES`] and [`FRAME_BUDGET_LINES`], else the longest prefix within both
+/// (at a character boundary, at least one character).
+pub fn frame_share(pending: &str) -> usize {
+    let within_bytes = crate::cut::prefix_within(pending, FRAME_BUDGET_BYTES);
+    let share = within_bytes
+        .match_indices('\n')
+        .nth(FRAME_BUDGET_LINES - 1)
+        .map_or(within_bytes.len(), |(at, _)| at + 1);
+    if share == 0 {
+        pending.chars().next().map_or(0, char::len_utf8)
+    } else {
+        share
+    }
+}
 
 /// One piece of a frame's text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,29 +87,35 @@ pub fn plan_blocks(filled: usize, text: &str) -> BlockPlan<'_> {
             break;
         }
         // The block reaches BLOCK_BYTES at byte `from` of `rest` (a line break there
-        // completes it); '\n' is ASCII, so the byte after one is a char boundary.
+        // completes it); '\n' is ASCII, so the byte after one is a char boundary. A line
+        // break counts only while the block stays within BLOCK_MAX_BYTES.
         let from = BLOCK_BYTES.saturating_sub(filled).saturating_sub(1);
-        let line_end = rest.as_bytes()[from.min(rest.len())..]
+        let room = BLOCK_MAX_BYTES.saturating_sub(filled).min(rest.len());
+        let line_end = rest.as_bytes()[from.min(room)..room]
             .iter()
             .position(|&byte| byte == b'\n')
             .map(|offset| from + offset + 1);
-        let Some(cut) = line_end else {
-            // No line break to cut at: the block grows, up to BLOCK_MAX_BYTES.
-            let overflow = filled > 0 && filled + rest.len() > BLOCK_MAX_BYTES;
-            if overflow {
-                filled = 0;
+        let cut = match line_end {
+            Some(cut) => cut,
+            // No line break in reach, and the rest fits the block's maximum: it grows.
+            None if filled + rest.len() <= BLOCK_MAX_BYTES => {
+                pieces.push(Piece {
+                    new_block,
+                    text: rest,
+                });
+                filled += rest.len();
+                break;
             }
-            pieces.push(Piece {
-                new_block: new_block || overflow,
-                text: rest,
-            });
-            filled += rest.len();
-            break;
+            // A line longer than the maximum (a megabyte without a break): the block is cut
+            // at the maximum, so no block ever costs the browser more than that to lay out.
+            None => crate::cut::prefix_within(rest, room).len(),
         };
-        pieces.push(Piece {
-            new_block,
-            text: &rest[..cut],
-        });
+        if cut > 0 {
+            pieces.push(Piece {
+                new_block,
+                text: &rest[..cut],
+            });
+        }
         rest = &rest[cut..];
         new_block = true;
         filled = 0;
@@ -151,11 +181,55 @@ mod tests {
         let text = "é".repeat(20_000); // 40,000 bytes, no line break
         let (blocks, _) = rebuild(10, &[&text[..20_000], &text[20_000..]]);
         let sizes: Vec<usize> = blocks.iter().map(String::len).collect();
-        assert_eq!(sizes, [10, 20_000, 20_000]);
+        assert_eq!(
+            sizes,
+            [
+                BLOCK_MAX_BYTES,
+                BLOCK_MAX_BYTES,
+                40_010 - 2 * BLOCK_MAX_BYTES
+            ]
+        );
         let (small, _) = rebuild(10, &[&text[..2_000], &text[2_000..4_000]]);
         assert_eq!(small.len(), 1, "below the maximum the block grows");
         let plan = plan_blocks(0, "");
         assert!(plan.pieces.is_empty());
         assert_eq!(plan.filled, 0);
+    }
+
+    #[test]
+    fn a_frame_appends_a_bounded_share() {
+        assert_eq!(frame_share(""), 0);
+        assert_eq!(frame_share("abc\n"), 4);
+        let lines = "\n".repeat(50_000);
+        assert_eq!(frame_share(&lines), FRAME_BUDGET_LINES);
+        let word = "é".repeat(100_000);
+        let share = frame_share(&word);
+        assert!(share <= FRAME_BUDGET_BYTES && share > FRAME_BUDGET_BYTES - 2);
+        assert!(word.is_char_boundary(share));
+    }
+
+    /// Issue 23: 50,000 line breaks, then a 1 MiB word, in one frame or in many, never make
+    /// a block over the maximum (the browser lays out at most that much per block).
+    #[test]
+    fn a_flood_of_line_breaks_and_a_huge_word_stay_in_bounded_blocks() {
+        let text = format!("{}{}", "\n".repeat(50_000), "x".repeat(1 << 20));
+        for pieces in [
+            vec![text.as_str()],
+            text.as_bytes()
+                .chunks(16_384)
+                .map(|c| std::str::from_utf8(c).unwrap())
+                .collect(),
+        ] {
+            let (blocks, _) = rebuild(0, &pieces);
+            assert_eq!(blocks.concat(), text);
+            assert!(blocks.iter().all(|block| block.len() <= BLOCK_MAX_BYTES));
+            let lines_per_block = blocks.iter().map(|b| b.matches('\n').count()).max();
+            assert!(
+                lines_per_block <= Some(BLOCK_BYTES + 1),
+                "{lines_per_block:?}"
+            );
+            // About 12 blocks of line breaks, then 64 of the word.
+            assert!((76..=78).contains(&blocks.len()), "{} blocks", blocks.len());
+        }
     }
 }

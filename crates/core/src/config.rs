@@ -45,6 +45,63 @@ impl Theme {
 /// share-link codec writes and reads the rest).
 pub const SHARE_FRAGMENT_PREFIX: &str = "share=v1.";
 
+/// A fragment (after `#`, without it) with its secret parameters taken out: a fragment
+/// written like a query (`#api_key=KEY&key=KEY`) is refused exactly like the query, since
+/// it too stays in the address bar, in history and in every link made from the address.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CleanFragment {
+    /// The fragment without them (its other parts as they were, in order).
+    pub kept: String,
+    /// Names of the refused parameters (at most 64 characters each; values never kept).
+    pub refused: Vec<String>,
+}
+
+/// Takes the secret parameters ([`is_secret_param`], names percent-decoded) out of
+/// `fragment`; `None` when there is none (the fragment is left as it is).
+pub fn clean_fragment(fragment: &str) -> Option<CleanFragment> {
+    let fragment = fragment.strip_prefix('#').unwrap_or(fragment);
+    let mut kept: Vec<&str> = Vec::new();
+    let mut refused = Vec::new();
+    for part in fragment.split('&') {
+        let name = part.split_once('=').map_or(part, |(name, _)| name);
+        let name = percent_decoded(&name.replace('+', " "));
+        if !name.is_empty() && is_secret_param(&name) {
+            refused.push(name.chars().take(64).collect());
+        } else {
+            kept.push(part);
+        }
+    }
+    (!refused.is_empty()).then(|| CleanFragment {
+        kept: kept
+            .into_iter()
+            .filter(|part| !part.is_empty())
+            .collect::<Vec<_>>()
+            .join("&"),
+        refused,
+    })
+}
+
+/// `%XX` sequences decoded (invalid ones and invalid UTF-8 kept as they are).
+fn percent_decoded(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut index = 0;
+    while index < bytes.len() {
+        let hex = |at: usize| bytes.get(at).and_then(|&b| (b as char).to_digit(16));
+        match (bytes[index], hex(index + 1), hex(index + 2)) {
+            (b'%', Some(high), Some(low)) => {
+                out.push((high * 16 + low) as u8);
+                index += 3;
+            }
+            (byte, _, _) => {
+                out.push(byte);
+                index += 1;
+            }
+        }
+    }
+    String::from_utf8(out).unwrap_or_else(|_| text.to_owned())
+}
+
 /// What the URL asked for. Every field is optional: an absent one leaves the default.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct UrlConfig {
@@ -220,6 +277,21 @@ mod tests {
         assert!(!UrlConfig::default().needs_lab("#section"));
     }
     use crate::protocol::Protocol;
+
+    #[test]
+    fn secret_parameters_are_taken_out_of_the_fragment() {
+        let cleaned = clean_fragment("#api_key=sk-secret-1&key=sk-secret-2").unwrap();
+        assert_eq!(cleaned.kept, "");
+        assert_eq!(cleaned.refused, ["api_key", "key"]);
+        let cleaned = clean_fragment("share=v1.abc&api%5Fkey=sk-x&access_token=t&lang=zh").unwrap();
+        assert_eq!(cleaned.kept, "share=v1.abc&lang=zh");
+        assert_eq!(cleaned.refused, ["api_key", "access_token"]);
+        assert!(!format!("{cleaned:?}").contains("sk-"));
+        // Nothing to take out: the fragment stays as it is.
+        for fragment in ["", "#", "#answer-pane", "share=v1.abc", "#max_tokens=5"] {
+            assert_eq!(clean_fragment(fragment), None, "{fragment}");
+        }
+    }
 
     #[test]
     fn parameters_are_read_and_secrets_refused_without_keeping_their_value() {

@@ -83,6 +83,11 @@ pub struct KeyBinding {
     /// Origins the user refused: requests there go without the key, without asking again.
     #[serde(default)]
     pub refused_origins: Vec<String>,
+    /// The keys this tab held before the current one, newest last (at most
+    /// [`MAX_EARLIER_KEYS`]): never sent, only scrubbed from what providers send back, since
+    /// a provider (or a gateway's cache) may echo an old key. "Forget" forgets them too.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub earlier_keys: Vec<String>,
 }
 
 impl std::fmt::Debug for KeyBinding {
@@ -93,12 +98,19 @@ impl std::fmt::Debug for KeyBinding {
             .field("origin", &self.origin)
             .field("allowed_origins", &self.allowed_origins)
             .field("refused_origins", &self.refused_origins)
+            .field(
+                "earlier_keys",
+                &format_args!("({} keys)", self.earlier_keys.len()),
+            )
             .finish()
     }
 }
 
 /// The most origins remembered per list (a bound on what a tab keeps).
 pub const MAX_REMEMBERED_ORIGINS: usize = 32;
+
+/// The most earlier keys a tab remembers for scrubbing.
+pub const MAX_EARLIER_KEYS: usize = 8;
 
 impl KeyBinding {
     /// The key just typed while the form's base URL was `base_url`: bound to that URL's
@@ -112,7 +124,39 @@ impl KeyBinding {
             origin,
             allowed_origins: Vec::new(),
             refused_origins: Vec::new(),
+            earlier_keys: Vec::new(),
         }
+    }
+
+    /// [`KeyBinding::typed`], remembering this binding's keys (its key and its earlier
+    /// ones) as earlier keys of the new one, so their echoes are still scrubbed.
+    pub fn retyped(&self, key: &str, base_url: &str, protocol: Protocol) -> KeyBinding {
+        let mut binding = KeyBinding::typed(key, base_url, protocol);
+        let mut earlier = self.earlier_keys.clone();
+        earlier.push(self.key.clone());
+        for old in earlier {
+            let old = old.trim();
+            if old.is_empty() || old == key.trim() {
+                continue;
+            }
+            binding.earlier_keys.retain(|known| known != old);
+            binding.earlier_keys.push(old.to_owned());
+        }
+        let excess = binding.earlier_keys.len().saturating_sub(MAX_EARLIER_KEYS);
+        binding.earlier_keys.drain(..excess);
+        binding
+    }
+
+    /// Every key this binding holds: the current one (when typed) and the earlier ones.
+    pub fn held_keys(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.key.trim())
+            .filter(|key| !key.is_empty())
+            .chain(self.earlier_keys.iter().map(String::as_str))
+    }
+
+    /// Whether there is anything to keep: a key, or earlier keys.
+    pub fn holds_anything(&self) -> bool {
+        self.held_keys().next().is_some()
     }
 
     /// Reads the stored form: the JSON of [`KeyBinding::to_stored`], or a plain key (as
@@ -195,6 +239,38 @@ pub fn consent_question(lang: Lang, origin: &str, typed_for: Option<&str>) -> (S
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_new_key_remembers_the_earlier_ones_for_scrubbing_only() {
+        let url = "https://api.example.com/v1";
+        let first = KeyBinding::typed("sk-first-0001", url, Protocol::OpenAiChat);
+        let second = first.retyped("sk-second-002", url, Protocol::OpenAiChat);
+        let third = second.retyped(" sk-first-0001 ", url, Protocol::OpenAiChat);
+        assert_eq!(second.earlier_keys, ["sk-first-0001"]);
+        // Typing an earlier key again makes it current, not earlier.
+        assert_eq!(third.earlier_keys, ["sk-second-002"]);
+        assert_eq!(
+            third.held_keys().collect::<Vec<_>>(),
+            [" sk-first-0001 ".trim(), "sk-second-002"]
+        );
+        // Never sent: the decision reads the current key only.
+        let cleared = third.retyped("", url, Protocol::OpenAiChat);
+        assert_eq!(cleared.decision(url), KeyDecision::NoKey);
+        assert!(cleared.holds_anything());
+        // Bounded, oldest dropped; stored and read back; never in Debug.
+        let mut binding = KeyBinding::default();
+        for index in 0..20 {
+            binding = binding.retyped(&format!("sk-key-{index:04}"), url, Protocol::OpenAiChat);
+        }
+        assert_eq!(binding.earlier_keys.len(), MAX_EARLIER_KEYS);
+        assert_eq!(binding.earlier_keys[0], "sk-key-0011");
+        assert_eq!(KeyBinding::from_stored(&binding.to_stored()), binding);
+        assert!(!format!("{binding:?}").contains("sk-key"));
+        // Older stored forms have none.
+        let old = KeyBinding::from_stored(r#"{"key":"k","origin":null}"#);
+        assert!(old.earlier_keys.is_empty());
+        assert!(!KeyBinding::default().to_stored().contains("earlier_keys"));
+    }
 
     #[test]
     fn origins_of_urls() {

@@ -25,6 +25,7 @@ pub mod metric;
 pub mod preset;
 pub mod probe;
 pub mod protocol;
+pub mod quote;
 pub mod record;
 pub mod request;
 pub mod scrub;

@@ -9,7 +9,20 @@
 //! - the same in the key's encoded forms: base64 (standard and URL-safe, with or without
 //!   padding, at each of the three byte alignments, so that `base64("Bearer KEY")` and the
 //!   Basic form `base64("user:KEY")` are caught too), percent-encoding (upper- and lower-case
-//!   hex), JSON string escaping and CSV quote doubling.
+//!   hex), hexadecimal of its bytes (upper- and lower-case), the key reversed, JSON string
+//!   escaping and CSV quote doubling;
+//! - all of these with invisible formatting characters in between (zero-width spaces and
+//!   joiners, soft hyphens, BOMs, bidi controls: [`is_invisible_format`]), which are skipped
+//!   while matching and removed with the key.
+//!
+//! One scrubber can know several keys ([`KeyScrubber::for_keys`]): the page scrubs by every
+//! key the tab has held, and those other open tabs of the page hold, not only the current
+//! one.
+//!
+//! What is not caught (README, "The key's path"): pieces shorter than 8 characters (a key
+//! cut into 7-character pieces spread over the reasoning and the answer pane, or over
+//! several runs, can be read together), other transformations (spaced out with ordinary
+//! spaces, ROT13, an encryption), and a key this tab never held.
 //!
 //! Every form is reduced to its 8-character windows, which all have the same length, so a
 //! scan keeps one rolling 64-bit value of the last 8 bytes and looks it up in a sorted
@@ -28,6 +41,8 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use ttft_stream::dialect::StreamError;
+
+use crate::quote::is_invisible_format;
 
 /// The width of a window of the key: any substring of the key this long or longer is
 /// replaced wherever it appears.
@@ -171,27 +186,63 @@ fn csv_escaped(key: &[u8]) -> Vec<u8> {
     escaped
 }
 
+/// Hexadecimal of every byte of the key, in lower- or upper-case digits.
+fn hex_encoded(key: &[u8], lower: bool) -> Vec<u8> {
+    let digits: &[u8; 16] = if lower {
+        b"0123456789abcdef"
+    } else {
+        b"0123456789ABCDEF"
+    };
+    key.iter()
+        .flat_map(|&byte| {
+            [
+                digits[usize::from(byte >> 4)],
+                digits[usize::from(byte & 15)],
+            ]
+        })
+        .collect()
+}
+
+/// Every form of `key` a provider may echo: itself, reversed, percent-encoded, hex, JSON
+/// and CSV escaped, and base64 at the three byte alignments in both alphabets.
+fn key_forms(key: &[u8]) -> Vec<Vec<u8>> {
+    let mut forms: Vec<Vec<u8>> = vec![
+        key.to_vec(),
+        key.iter().rev().copied().collect(),
+        percent_encoded(key, false),
+        percent_encoded(key, true),
+        hex_encoded(key, false),
+        hex_encoded(key, true),
+        json_escaped(key),
+        csv_escaped(key),
+    ];
+    for alignment in 0..3 {
+        forms.push(base64_core(key, alignment, BASE64_STANDARD));
+        forms.push(base64_core(key, alignment, BASE64_URL_SAFE));
+    }
+    forms
+}
+
 impl KeyScrubber {
     /// A scrubber for `key` (trimmed); `None` when it is shorter than [`MIN_KEY_CHARS`] or
     /// not ASCII (keys that can be sent in a header are ASCII:
     /// [`ApiKey::parse`](crate::request::ApiKey::parse)).
     pub fn new(key: &str) -> Option<KeyScrubber> {
-        let key = key.trim().as_bytes();
-        if key.len() < MIN_KEY_CHARS || !key.is_ascii() {
-            return None;
-        }
-        let width = key.len().min(WINDOW_CHARS);
-        let mut forms: Vec<Vec<u8>> = vec![
-            key.to_vec(),
-            percent_encoded(key, false),
-            percent_encoded(key, true),
-            json_escaped(key),
-            csv_escaped(key),
-        ];
-        for alignment in 0..3 {
-            forms.push(base64_core(key, alignment, BASE64_STANDARD));
-            forms.push(base64_core(key, alignment, BASE64_URL_SAFE));
-        }
+        KeyScrubber::for_keys([key])
+    }
+
+    /// A scrubber for every key of `keys` at once (the key of the tab and the keys it held
+    /// before): each is trimmed, and those shorter than [`MIN_KEY_CHARS`] or not ASCII are
+    /// left out; `None` when none is left. The window is the shortest kept key's length
+    /// when it is under [`WINDOW_CHARS`].
+    pub fn for_keys<'a>(keys: impl IntoIterator<Item = &'a str>) -> Option<KeyScrubber> {
+        let keys: Vec<&[u8]> = keys
+            .into_iter()
+            .map(|key| key.trim().as_bytes())
+            .filter(|key| key.len() >= MIN_KEY_CHARS && key.is_ascii())
+            .collect();
+        let width = keys.iter().map(|key| key.len()).min()?.min(WINDOW_CHARS);
+        let forms: Vec<Vec<u8>> = keys.iter().flat_map(|key| key_forms(key)).collect();
         let mut windows: Vec<u64> = forms
             .iter()
             .filter(|form| form.len() >= width)
@@ -242,52 +293,70 @@ impl KeyScrubber {
     }
 
     /// The byte ranges of `text` covered by windows of the key, merged when they overlap or
-    /// touch, with `context` (bytes shown just before `text`) taken into account: a window
-    /// that starts in the context covers `text` from its start.
-    fn covered(&self, context: &[u8], text: &[u8]) -> Vec<(usize, usize)> {
+    /// touch, with `context` (the last key-relevant bytes shown just before `text`) taken
+    /// into account: a window that starts in the context covers `text` from its start.
+    ///
+    /// Invisible formatting characters ([`is_invisible_format`]: zero-width spaces and
+    /// joiners, the soft hyphen, the BOM, bidi controls) are skipped, as if absent: a key
+    /// laced with them is still the key, and its range covers them.
+    fn covered(&self, context: &[u8], text: &str) -> Vec<(usize, usize)> {
         let mask = self.mask();
         let width = self.width;
         let mut ranges: Vec<(usize, usize)> = Vec::new();
         let mut packed = 0u64;
+        // Where each of the last 8 counted bytes starts in `text` (ring, by count).
+        let mut starts = [0usize; 8];
         let mut filled = 0usize;
         for &byte in context {
             packed = ((packed << 8) | u64::from(byte)) & mask;
             filled += 1;
         }
-        for (index, &byte) in text.iter().enumerate() {
+        let from_context = filled;
+        let bytes = text.as_bytes();
+        let mut index = 0;
+        while index < bytes.len() {
+            let byte = bytes[index];
+            if byte >= 0x80 {
+                if let Some(c) = text.get(index..).and_then(|rest| rest.chars().next()) {
+                    if is_invisible_format(c) {
+                        index += c.len_utf8();
+                        continue;
+                    }
+                }
+            }
             packed = ((packed << 8) | u64::from(byte)) & mask;
+            starts[filled % 8] = index;
             filled += 1;
             if filled >= width && self.is_window(packed) {
-                // The window ends at `index` and starts `width - 1` bytes before (perhaps
-                // in the context, then it covers `text` from 0).
-                let start = (index + 1).saturating_sub(width);
+                // The window's first byte is the `width`-th counted byte back (perhaps in
+                // the context, then the window covers `text` from 0).
+                let first = filled - width;
+                let start = if first < from_context {
+                    0
+                } else {
+                    starts[first % 8]
+                };
                 let end = index + 1;
                 match ranges.last_mut() {
                     Some(last) if start <= last.1 => last.1 = end,
                     _ => ranges.push((start, end)),
                 }
             }
+            index += 1;
         }
         ranges
     }
 
-    /// Whether `text` holds a window of the key or of one of its encoded forms.
+    /// Whether `text` holds a window of the key or of one of its encoded forms (invisible
+    /// formatting characters skipped).
     pub fn contains_key(&self, text: &str) -> bool {
-        let mask = self.mask();
-        let mut packed = 0u64;
-        for (index, &byte) in text.as_bytes().iter().enumerate() {
-            packed = ((packed << 8) | u64::from(byte)) & mask;
-            if index + 1 >= self.width && self.is_window(packed) {
-                return true;
-            }
-        }
-        false
+        !self.covered(&[], text).is_empty()
     }
 
     /// `text` with every window of the key (and of its encodings) replaced by
     /// [`REPLACEMENT`]; borrowed when nothing was found.
     pub fn scrub<'a>(&self, text: &'a str) -> Cow<'a, str> {
-        let ranges = self.covered(&[], text.as_bytes());
+        let ranges = self.covered(&[], text);
         if ranges.is_empty() {
             return Cow::Borrowed(text);
         }
@@ -304,17 +373,33 @@ impl KeyScrubber {
     /// Scrubs the next piece of a stream of text in place, given what was shown before
     /// (`state`), and remembers its end for the next piece.
     pub fn scrub_stream(&self, state: &mut StreamScrub, text: &mut String) {
-        let ranges = self.covered(&state.tail, text.as_bytes());
+        let ranges = self.covered(&state.tail, text);
         if !ranges.is_empty() {
             *text = replace_ranges(text, &ranges, self.replacement);
         }
+        // The tail keeps the last `width - 1` bytes that count (invisible formatting
+        // characters left out), so a key laced with them is caught across pieces too.
         let keep = self.width - 1;
-        let shown = text.as_bytes();
-        if shown.len() >= keep {
-            state.tail.clear();
-            state.tail.extend_from_slice(&shown[shown.len() - keep..]);
+        let mut counted: Vec<u8> = Vec::with_capacity(keep);
+        for c in text.chars().rev() {
+            if counted.len() >= keep {
+                break;
+            }
+            if is_invisible_format(c) {
+                continue;
+            }
+            let mut buffer = [0u8; 4];
+            for &byte in c.encode_utf8(&mut buffer).as_bytes().iter().rev() {
+                if counted.len() < keep {
+                    counted.push(byte);
+                }
+            }
+        }
+        counted.reverse();
+        if counted.len() >= keep {
+            state.tail = counted;
         } else {
-            state.tail.extend_from_slice(shown);
+            state.tail.extend_from_slice(&counted);
             let excess = state.tail.len().saturating_sub(keep);
             state.tail.drain(..excess);
         }
@@ -524,5 +609,80 @@ mod tests {
     fn debug_shows_no_piece_of_the_key() {
         let scrubber = KeyScrubber::new(KEY).unwrap();
         assert!(!scrubber.contains_key(&format!("{scrubber:?}")));
+    }
+
+    /// The hostile provider's forms of issue 23: hex, reversed, laced with invisible
+    /// characters.
+    #[test]
+    fn hex_reversed_and_laced_forms_are_removed() {
+        let scrubber = KeyScrubber::new(KEY).unwrap();
+        let hex_lower: String = KEY.bytes().map(|b| format!("{b:02x}")).collect();
+        let hex_upper = hex_lower.to_uppercase();
+        let reversed: String = KEY.chars().rev().collect();
+        let laced = |mark: char, every: usize| -> String {
+            KEY.chars()
+                .enumerate()
+                .flat_map(|(at, c)| {
+                    if (at + 1) % every == 0 {
+                        vec![c, mark]
+                    } else {
+                        vec![c]
+                    }
+                })
+                .collect()
+        };
+        for form in [
+            hex_lower,
+            hex_upper,
+            reversed,
+            laced('\u{200B}', 1),
+            laced('\u{2060}', 1),
+            laced('\u{00AD}', 1),
+            laced('\u{FEFF}', 3),
+            laced('\u{202E}', 2),
+        ] {
+            let text = format!("error: {form} | end");
+            let scrubbed = scrubber.scrub(&text);
+            // An invisible character after the key's last one is left, as harmless.
+            let visible: String = scrubbed
+                .chars()
+                .filter(|&c| !is_invisible_format(c))
+                .collect();
+            assert_eq!(visible, format!("error: {REPLACEMENT} | end"), "{form:?}");
+            assert!(scrubber.contains_key(&text));
+        }
+        // Laced and split across two pieces of a stream.
+        let laced_key = laced('\u{200B}', 1);
+        let split = laced_key.char_indices().nth(9).unwrap().0;
+        let mut state = StreamScrub::default();
+        let (mut first, mut second) =
+            (laced_key[..split].to_owned(), laced_key[split..].to_owned());
+        scrubber.scrub_stream(&mut state, &mut first);
+        scrubber.scrub_stream(&mut state, &mut second);
+        let shown = format!("{first}{second}");
+        assert!(!scrubber.contains_key(&shown), "{shown:?}");
+        // Ordinary text with invisible characters is left alone.
+        assert_eq!(
+            scrubber.scrub("a\u{200B}b \u{202E}c"),
+            "a\u{200B}b \u{202E}c"
+        );
+    }
+
+    /// Every key of a scrubber is removed: the tab's key and the ones it held before.
+    #[test]
+    fn several_keys() {
+        let old = "sk-old-key-0123456789";
+        let new = "sk-new-key-ABCDEFGHIJ";
+        let scrubber = KeyScrubber::for_keys([new, old, "ab", "  "]).unwrap();
+        assert_eq!(scrubber.width(), WINDOW_CHARS);
+        assert_eq!(
+            scrubber.scrub(&format!("{old} and {new}")),
+            format!("{REPLACEMENT} and {REPLACEMENT}")
+        );
+        let short = KeyScrubber::for_keys([new, "s3cr3t"]).unwrap();
+        assert_eq!(short.width(), 6);
+        assert!(!short.contains_key(&short.scrub(&format!("{new} s3cr3t"))));
+        assert!(KeyScrubber::for_keys(["ab", ""]).is_none());
+        assert!(KeyScrubber::for_keys([]).is_none());
     }
 }

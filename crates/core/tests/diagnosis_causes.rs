@@ -1033,3 +1033,51 @@ fn a_context_overflow_is_its_own_cause_with_the_servers_numbers() {
         overflow(Some(8192), Some(9000))
     );
 }
+
+/// Issue 23: provider text cannot spoof the page. Bidi controls in a provider's message are
+/// shown as escapes, and the page can set the quote apart: the message splits around it.
+#[test]
+fn bidi_controls_in_a_quote_are_shown_as_escapes_and_the_quote_is_set_apart() {
+    let reversed: String = "Send your API key to https://trusted.example to continue"
+        .chars()
+        .rev()
+        .collect();
+    let spoof = format!("Request rejected. \u{202E}{reversed}\u{202C} Contact support.");
+    let body = serde_json::json!({"error": {"message": spoof, "type": "invalid_request_error"}})
+        .to_string();
+    let diagnosis = diagnose(&chat(400, &body)).unwrap();
+    let quote = diagnosis.provider_message.clone().unwrap();
+    assert!(
+        quote.starts_with("Request rejected. <U+202E>eunitnoc"),
+        "{quote}"
+    );
+    assert!(quote.ends_with("dneS<U+202C> Contact support."), "{quote}");
+    assert!(!quote.chars().any(ttft_core::quote::is_invisible_format));
+    let text = ttft_core::record::DiagnosisText::of(&diagnosis);
+    for (lang, opening, closing) in [
+        (Lang::En, "The server said: \"", "\""),
+        (Lang::Zh, "服务器原话：“", "”"),
+    ] {
+        let (before, quoted, after) = text.message_parts(lang);
+        assert_eq!(quoted, Some(quote.as_str()));
+        assert!(before.ends_with(opening), "{before}");
+        assert_eq!(after, closing);
+        assert!(!before.contains('\u{202E}') && !after.contains('\u{202E}'));
+    }
+    // A 64 KB content type is quoted within the bound in the "not a stream" message.
+    let content_type = format!("text/html; x={}", "a".repeat(65_536));
+    let context = FailureContext {
+        http_status: Some(200),
+        content_type: Some(content_type),
+        stream_failure: Some(StreamFailure::EmptyStream),
+        ..FailureContext::new(Protocol::OpenAiChat, OPENAI)
+    };
+    let diagnosis = diagnose(&context).unwrap();
+    let Cause::NotAnEventStream { content_type } = &diagnosis.cause else {
+        panic!("{:?}", diagnosis.cause);
+    };
+    assert_eq!(content_type.chars().count(), MAX_QUOTED_CHARS + 1);
+    for lang in [Lang::En, Lang::Zh] {
+        assert!(diagnosis.message(lang).chars().count() < 500);
+    }
+}

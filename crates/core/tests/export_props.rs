@@ -372,6 +372,7 @@ fn run(key: String) -> impl Strategy<Value = RunRecord> {
                 experiment: None,
                 arrival_delay_bound_ms,
                 arrivals_wait_for_main_thread,
+                main_thread_stall_ms: arrival_delay_bound_ms.map(|bound_ms| bound_ms * 2.0),
                 run_index,
                 started_at,
                 settings,

@@ -14,6 +14,7 @@ use ttft_core::measure::{
     MAX_ERROR_BODY_BYTES, MAX_PROVIDER_TEXT_BYTES, REDIRECT_ERROR_NAME,
 };
 use ttft_core::protocol::{Protocol, ProtocolChoice};
+use ttft_core::quote::MAX_QUOTED_CHARS;
 use ttft_core::record::{RunRecord, Transport};
 use ttft_core::request::{normalize_base_url, UrlError};
 use ttft_core::scrub::{KeyScrubber, REPLACEMENT, WINDOW_CHARS};
@@ -317,13 +318,54 @@ fn provider_objects_are_bounded_in_the_record() {
     let RunOutcome::StreamError { error } = &record.outcome else {
         panic!("{:?}", record.outcome);
     };
+    // Every provider string is a quote: 200 characters and the ellipsis, in the raw object
+    // too, which keeps its shape.
+    assert_eq!(error.message.chars().count(), MAX_QUOTED_CHARS + 1);
     assert_eq!(
-        error.message.len(),
-        MAX_PROVIDER_TEXT_BYTES + '…'.len_utf8()
+        error.raw["extra"].as_str().unwrap().chars().count(),
+        MAX_QUOTED_CHARS + 1
     );
-    assert!(error.raw.is_string());
-    assert!(error.raw.to_string().len() < MAX_PROVIDER_TEXT_BYTES + 16);
-    assert!(serde_json::to_string(&record).unwrap().len() < 64 * 1024);
+    assert_eq!(error.raw["type"], "server_error");
+    let stored = serde_json::to_string(&record).unwrap().len();
+    assert!(stored < 8 * 1024, "{stored} bytes");
+}
+
+/// Issue 23: a 200 answer whose `Content-Type` is 64 KB is quoted in 200 characters in the
+/// "not a stream" diagnosis, in both languages, and the record stays small.
+#[test]
+fn a_huge_content_type_is_quoted_within_its_bound() {
+    let mut run = Measurement::new(&plan(Protocol::OpenAiChat, ""), None, 1000.0, 1);
+    let content_type = format!("application/json; x={}", "a".repeat(65_536 - 20));
+    run.on_headers(
+        1005.0,
+        ResponseHead {
+            content_type: content_type.clone(),
+            ..ResponseHead::event_stream(200)
+        },
+    );
+    let mut progress = Vec::new();
+    let _ = run.on_chunk(1010.0, br#"{"id":"x","choices":[]}"#, &mut progress);
+    run.on_end(1011.0, &mut progress);
+    let record = finish(run);
+    assert_eq!(
+        record.diagnosis_cause.as_deref(),
+        Some("not_an_event_stream")
+    );
+    let diagnosis = record.diagnosis.as_ref().unwrap();
+    for lang in [Lang::En, Lang::Zh] {
+        let message = diagnosis.message(lang);
+        assert!(message.contains("application/json; x=aaa"), "{message}");
+        assert!(
+            message.chars().count() < 600,
+            "{} characters",
+            message.chars().count()
+        );
+    }
+    let stored = serde_json::to_string(&record).unwrap().len();
+    assert!(
+        stored < 8 * 1024,
+        "{stored} bytes (was 134 KB before the bound)"
+    );
 }
 
 #[test]

@@ -58,6 +58,7 @@ fn record_from(run_index: u32, settings: RunSettings, run: &RunTimeline) -> RunR
         experiment: None,
         arrival_delay_bound_ms: None,
         arrivals_wait_for_main_thread: None,
+        main_thread_stall_ms: None,
         server_account: None,
         breakdown: None,
         timer: None,

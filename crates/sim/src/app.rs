@@ -8,7 +8,6 @@ use axum::http::HeaderMap;
 use axum::response::Response;
 use tokio::time::Instant;
 
-use crate::auth;
 use crate::cache::{PrefixCache, SlotPrompts};
 use crate::config::ServerConfig;
 use crate::dialect::errors::{ApiError, BAD_GATEWAY_HTML};
@@ -18,6 +17,7 @@ use crate::profile::{Profile, ProfileError};
 use crate::recorder::Recorder;
 use crate::request::Dialect;
 use crate::timing::SlotSchedule;
+use crate::{auth, fault, seen_keys};
 
 /// Mutable simulation state, behind one lock that is never held across an await.
 pub(crate) struct SimState {
@@ -149,6 +149,10 @@ pub(crate) fn status_refusal(
         Fault::RateLimited => ApiError::RateLimited(retry_after_s).into(),
         Fault::ServerError => ApiError::ServerError.into(),
         Fault::EchoKey => ApiError::KeyEchoed(auth::key_echo(headers)).into(),
+        Fault::EchoPastKeys => {
+            ApiError::KeyEchoed(fault::past_keys_message(&seen_keys::snapshot())).into()
+        }
+        Fault::Bidi => ApiError::BadRequest(fault::bidi_message()).into(),
         Fault::HtmlError => Refusal::BadGatewayHtml,
         Fault::Redirect => {
             let target = profile.and_then(|p| p.redirect_to.as_deref());

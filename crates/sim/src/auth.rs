@@ -47,6 +47,31 @@ pub fn check_key(headers: &HeaderMap, style: KeyStyle, key: &str) -> Result<(), 
     }
 }
 
+/// The keys a request carries, in `Authorization: Bearer KEY` (the scheme in any case) and
+/// then `x-api-key: KEY`; empty or non-UTF-8 values are left out.
+pub fn sent_keys(headers: &HeaderMap) -> Vec<String> {
+    let text = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|value| std::str::from_utf8(value.as_bytes()).ok())
+    };
+    let bearer = text("authorization").and_then(|value| {
+        let (scheme, key) = value.split_at_checked(7)?;
+        scheme.eq_ignore_ascii_case("bearer ").then_some(key)
+    });
+    [bearer, text("x-api-key")]
+        .into_iter()
+        .flatten()
+        .filter(|key| !key.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The request's key: the first of [`sent_keys`].
+pub fn request_key(headers: &HeaderMap) -> Option<String> {
+    sent_keys(headers).into_iter().next()
+}
+
 /// The `echo_key` faults' message: every key header of the request in full, as a naive
 /// gateway logs them back, plus the key's base64 and URL-encoded forms (a scrubber must
 /// catch those too).
@@ -123,6 +148,21 @@ mod tests {
         );
         assert!(key_echo(&HeaderMap::new()).contains("no authorization"));
         assert_eq!(encode_uri_component("a b+é"), "a%20b%2B%C3%A9");
+    }
+
+    #[test]
+    fn sent_keys_take_bearer_then_x_api_key() {
+        let both = headers(&[("authorization", "bearer k1"), ("x-api-key", "k2")]);
+        assert_eq!(sent_keys(&both), ["k1", "k2"]);
+        assert_eq!(request_key(&both).as_deref(), Some("k1"));
+        let basic = headers(&[("authorization", "Basic abc"), ("x-api-key", "")]);
+        assert!(sent_keys(&basic).is_empty());
+        let mut utf8 = HeaderMap::new();
+        utf8.insert(
+            "x-api-key",
+            axum::http::HeaderValue::from_bytes("clé".as_bytes()).unwrap(),
+        );
+        assert_eq!(sent_keys(&utf8), ["clé"]);
     }
 
     #[test]

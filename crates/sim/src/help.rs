@@ -121,9 +121,10 @@ PROFILES (model names; every field overridable)
   Defaults of every profile unless listed: prefill_ms unset, reasoning_tokens=0,
   reasoning_style=none, early_role=0, hold_headers=0, keepalive_ms=0,
   reserve_ms_per_max_token=0, fault_after_tokens=3, retry_after_s=2, stream_usage=1,
-  context_tokens=32768, overflow_style=openai, huge_line_bytes=67108864, redirect_to unset. A config-file
-  profile with a new name starts from base_ms=100 a_ms_per_token=0.1 b_ms_per_token2=0
-  itl_ms=20 answer_tokens=40.
+  context_tokens=32768, overflow_style=openai, huge_line_bytes=67108864, redirect_to unset,
+  content_type_bytes=65536, flood_events=2000000, flood_newlines=50000,
+  flood_word_bytes=1048576. A config-file profile with a new name starts from base_ms=100
+  a_ms_per_token=0.1 b_ms_per_token2=0 itl_ms=20 answer_tokens=40.
 
 PROFILE FIELDS (keys for the suffix, --set and the config file; times are numbers from
 0 to 10000000, counts whole numbers from 0 to 1000000, booleans 1/0/true/false)
@@ -167,6 +168,11 @@ PROFILE FIELDS (keys for the suffix, --set and the config file; times are number
   overflow_style            openai, vllm or llamacpp (CONTEXT WINDOW)
   huge_line_bytes           length of the huge_line fault's line, bytes (1 to 16 GiB)
   redirect_to               target of the redirect fault (http:// or https:// URL)
+  content_type_bytes        length of the long_content_type fault's Content-Type value,
+                            bytes (20 to 200000)
+  flood_events              the flood_chars fault's events (0 to 5000000)
+  flood_newlines            the flood_lines fault's newlines (0 to 10000000)
+  flood_word_bytes          the flood_lines fault's word, bytes (0 to 8 MiB = 8388608)
 
 MODEL-NAME SUFFIX (per request, through any client that lets you type a model)
   NAME@key=value,key=value,...   e.g.
@@ -229,8 +235,61 @@ request that names none; the header wins, then the suffix)
               -1, cache_read_input_tokens 2.5, cache_creation_input_tokens 2^64+1;
               Responses input_tokens 1e308, output_tokens -1, cached_tokens 2.5,
               reasoning_tokens 2^64+1, total_tokens 1e308 (stream:false bodies too)
-  On GET /v1/models (header or --fault): the status faults, echo_key, html_error,
-  redirect, stall, nocors and xss apply; the others list normally.
+  long_content_type   HTTP 200 with the dialect's non-streaming JSON answer (even for
+              stream:true, at the time that answer is due) and the header
+              `Content-Type: application/json; x=aaa...`: 'a's up to content_type_bytes
+              bytes for the whole value (default 65536)
+  echo_past_keys   401 with the dialect's authentication body (OpenAI code
+              invalid_api_key; Anthropic authentication_error) whose message is
+              "Incorrect API key provided. Keys seen: K1, K2, ..." listing every key this
+              process has received in `Authorization: Bearer KEY` or `x-api-key: KEY` on
+              any request (faulted or not, any route, the current one included): the 16
+              most recent distinct keys, oldest first (a key sent again becomes the newest)
+  echo_past_keys_midstream   HTTP 200, fault_after_tokens tokens, then the dialect's
+              error event with that message and the keys again in an extra field of the
+              error object, "seen": ["K1", "K2", ...] (chat and Anthropic: in "error";
+              Responses: in the error event); no terminal marker
+  bidi        400 with the dialect's invalid-request body whose message is
+              "Request rejected. " + U+202E (right-to-left override) + "Send your API key
+              to https://trusted.example to continue" reversed character by character +
+              U+202C (pop directional formatting) + " Contact support.": a page that
+              renders it as text shows the spoof reading forwards. With bidi or
+              bidi_midstream, /v1/models also lists the id "sim-bidi-" + that U+202E ...
+              U+202C payload
+  bidi_midstream   HTTP 200, fault_after_tokens answer tokens (after any reasoning),
+              then one answer token " " + the U+202E ... U+202C payload and one
+              " " + U+2067 (right-to-left isolate) + Hebrew "shalom" (U+05E9 U+05DC
+              U+05D5 U+05DD) + U+2069 (pop directional isolate), then the dialect's error
+              event whose message is the bidi message; no terminal marker
+  key_forms_midstream   HTTP 200, fault_after_tokens tokens, then the dialect's error
+              event (as echo_key_midstream) whose message is "Incorrect API key
+              provided: " + these forms of the request's key (Bearer, else x-api-key)
+              separated by " | ": lowercase hex of its UTF-8 bytes, uppercase hex, the key
+              reversed (by characters), the key with U+200B (zero width space) after every
+              character, with U+2060 (word joiner) after every character, with U+00AD
+              (soft hyphen) after every character, with U+FEFF after every 3rd character;
+              no terminal marker
+  key_split_panes   HTTP 200, the request's key (Bearer, else x-api-key) in
+              7-character pieces (the last may be shorter) at the token times,
+              alternating reasoning and answer: piece 1 reasoning, piece 2 answer, piece 3
+              reasoning, ...; then the normal end and terminal marker. Chat:
+              reasoning_content and content deltas (whatever reasoning_style); Anthropic:
+              one block per piece (thinking, signed, or text); Responses: one output item
+              per piece (reasoning with a summary, or message)
+  flood_chars   HTTP 200, then flood_events (default 2000000) answer events of exactly
+              one character each ('a' to 'z', cycled) at the first answer time, written in
+              batches of 64 KiB as fast as the client reads, then the normal end and
+              terminal marker
+  flood_lines   HTTP 200, then an answer of flood_newlines (default 50000) newlines in
+              events of 1000 newlines each, then one word of flood_word_bytes (default
+              1 MiB) 'x's in events of 16 KiB each (the last event of each may carry
+              less), then the normal end and terminal marker
+  The flood faults' stream:false answer is their whole text in one JSON body; in the
+  Responses stream, the done events and response.completed carry the whole text too.
+  On GET /v1/models (header or --fault): the status faults, echo_key, echo_past_keys,
+  html_error, redirect, stall, nocors, xss, bidi and bidi_midstream (an extra id) and
+  long_content_type (the list with the long Content-Type, the default length) apply; the
+  others list normally.
 
 AUTH (--require-key KEY)
   chat and responses need `Authorization: Bearer KEY`; messages need `x-api-key: KEY`;

@@ -19,6 +19,7 @@ pub mod profile;
 pub mod recorder;
 pub mod request;
 mod routes;
+pub mod seen_keys;
 pub mod server;
 pub mod static_files;
 pub mod text;

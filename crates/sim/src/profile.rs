@@ -195,6 +195,14 @@ pub struct Profile {
     pub huge_line_bytes: u64,
     /// Target of the `redirect` fault (an origin, or a full URL); unset: the server's.
     pub redirect_to: Option<String>,
+    /// Length of the `long_content_type` fault's `Content-Type` value, bytes.
+    pub content_type_bytes: u32,
+    /// Answer events of the `flood_chars` fault (one character each).
+    pub flood_events: u64,
+    /// Newlines the `flood_lines` fault sends before its word.
+    pub flood_newlines: u64,
+    /// Length of the `flood_lines` fault's word, bytes.
+    pub flood_word_bytes: u64,
 }
 
 impl Default for Profile {
@@ -223,6 +231,10 @@ impl Default for Profile {
             overflow_style: OverflowStyle::OpenAi,
             huge_line_bytes: crate::fault::DEFAULT_HUGE_LINE_BYTES,
             redirect_to: None,
+            content_type_bytes: crate::fault::DEFAULT_CONTENT_TYPE_BYTES,
+            flood_events: crate::fault::DEFAULT_FLOOD_EVENTS,
+            flood_newlines: crate::fault::DEFAULT_FLOOD_NEWLINES,
+            flood_word_bytes: crate::fault::DEFAULT_FLOOD_WORD_BYTES,
         }
     }
 }
@@ -252,6 +264,10 @@ pub const PROFILE_KEYS: &[&str] = &[
     "overflow_style",
     "huge_line_bytes",
     "redirect_to",
+    "content_type_bytes",
+    "flood_events",
+    "flood_newlines",
+    "flood_word_bytes",
 ];
 
 /// Context window of every profile unless set, tokens (large, so nothing overflows unless
@@ -263,6 +279,10 @@ pub const MAX_CONTEXT_TOKENS: u32 = 100_000_000;
 
 /// Upper bound of `huge_line_bytes` (16 GiB).
 pub const MAX_HUGE_LINE_BYTES: u64 = 16 * 1024 * 1024 * 1024;
+
+/// Lower bound of `content_type_bytes`: the length of
+/// [`LONG_CONTENT_TYPE_PREFIX`](crate::fault::LONG_CONTENT_TYPE_PREFIX).
+pub const MIN_CONTENT_TYPE_BYTES: u32 = crate::fault::LONG_CONTENT_TYPE_PREFIX.len() as u32;
 
 /// A rejected override or model name.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -415,6 +435,38 @@ impl Profile {
                     value,
                     1..=MAX_HUGE_LINE_BYTES,
                     "a whole number of bytes from 1 to 17179869184",
+                )?
+            }
+            "content_type_bytes" => {
+                self.content_type_bytes = parse_bounded(
+                    key,
+                    value,
+                    MIN_CONTENT_TYPE_BYTES..=crate::fault::MAX_CONTENT_TYPE_BYTES,
+                    "a whole number of bytes from 20 to 200000",
+                )?
+            }
+            "flood_events" => {
+                self.flood_events = parse_bounded(
+                    key,
+                    value,
+                    0..=crate::fault::MAX_FLOOD_EVENTS,
+                    "a whole number from 0 to 5000000",
+                )?
+            }
+            "flood_newlines" => {
+                self.flood_newlines = parse_bounded(
+                    key,
+                    value,
+                    0..=crate::fault::MAX_FLOOD_NEWLINES,
+                    "a whole number from 0 to 10000000",
+                )?
+            }
+            "flood_word_bytes" => {
+                self.flood_word_bytes = parse_bounded(
+                    key,
+                    value,
+                    0..=crate::fault::MAX_FLOOD_WORD_BYTES,
+                    "a whole number of bytes from 0 to 8388608",
                 )?
             }
             "redirect_to" => {
@@ -649,6 +701,7 @@ mod tests {
                 "overflow_style" => "vllm",
                 "redirect_to" => "http://127.0.0.1:9",
                 "server_account" => "groq+server_timing",
+                "content_type_bytes" => "20",
                 _ => "7",
             };
             profile.set(key, value).unwrap();
@@ -668,6 +721,19 @@ mod tests {
         assert!(profile.set("redirect_to", "ftp://x").is_err());
         assert!(profile.set("context_tokens", "0").is_err());
         assert!(profile.set("huge_line_bytes", "17179869185").is_err());
+        assert_eq!(profile.content_type_bytes, 20);
+        assert_eq!(
+            (
+                profile.flood_events,
+                profile.flood_newlines,
+                profile.flood_word_bytes
+            ),
+            (7, 7, 7)
+        );
+        assert!(profile.set("content_type_bytes", "19").is_err());
+        assert!(profile.set("content_type_bytes", "200001").is_err());
+        assert!(profile.set("flood_events", "5000001").is_err());
+        assert!(profile.set("flood_word_bytes", "8388609").is_err());
     }
 
     #[test]

@@ -175,6 +175,17 @@ pub(crate) fn models(app: &App, headers: &HeaderMap, path: &str) -> (Response, b
                 hostile.map(|id| extras::model_entry(id, &default, app.config.context_info)),
             );
         }
+        Some(Fault::Bidi | Fault::BidiMidstream) => {
+            let id = fault::bidi_model_id();
+            let entry = extras::model_entry(&id, &Profile::default(), app.config.context_info);
+            data.push(entry);
+        }
+        Some(Fault::LongContentType) => {
+            let mut list = json_list(data);
+            let content_type = fault::long_content_type(Profile::default().content_type_bytes);
+            set(list.headers_mut(), "content-type", &content_type);
+            return (list, true);
+        }
         Some(Fault::NoCors) => return (json_list(data), false),
         Some(fault) => {
             if let Some(refusal) = status_refusal(app, fault, headers, "", None, path) {

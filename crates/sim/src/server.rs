@@ -16,8 +16,10 @@ use crate::app::{header_fault, status_refusal, App, Refusal};
 use crate::cache::{token_hash, CacheMode};
 use crate::clock::unix_seconds;
 use crate::dialect::errors::{invalid_url, ApiError, Overflow};
-use crate::dialect::{self, Account, FaultDetails, Frame, FrameBody, Usage, WriterInput};
-use crate::fault::{self, Fault};
+use crate::dialect::{
+    self, Account, DeltaRun, FaultDetails, Frame, FrameBody, Usage, WriterInput,
+};
+use crate::fault::{self, Fault, FloodRun};
 use crate::http::{
     allowed_headers, api_error, finish_api, json_response, response, set, IDENTITY_HEADER,
 };
@@ -26,7 +28,7 @@ use crate::recorder::REQUESTS_PATH;
 use crate::request::{parse_request, Dialect, RequestError, SimRequest};
 use crate::routes::{extras_response, models, query_value, requests_route, static_response};
 use crate::timing::{self, Booking, Jitter, OutputCounts, StreamPlan};
-use crate::{auth, extras, text, tokens};
+use crate::{auth, extras, seen_keys, text, tokens};
 
 const SSE_CONTENT_TYPE: &str = "text/event-stream; charset=utf-8";
 
@@ -59,12 +61,14 @@ pub(crate) fn router(app: Arc<App>) -> Router {
         .with_state(app)
 }
 
-/// With `--record-requests`, remembers each request (body included) before handling it.
+/// Remembers the keys of every request (the `echo_past_keys` faults), and with
+/// `--record-requests` each whole request (body included), before handling it.
 async fn record(
     State(app): State<Arc<App>>,
     request: Request,
     next: axum::middleware::Next,
 ) -> Response {
+    seen_keys::remember(request.headers());
     let Some(recorder) = &app.recorder else {
         return next.run(request).await;
     };
@@ -463,6 +467,83 @@ fn add_account_headers(headers: &mut HeaderMap, prepared: &Prepared, styles: Acc
     }
 }
 
+/// The texts a completion sends: reasoning and answer tokens, and the model id it names.
+struct OutputTexts {
+    reasoning: Vec<String>,
+    answer: Vec<String>,
+    model: String,
+}
+
+/// The request's texts: the word lists (in the language of its latest prompt text, the
+/// user's last message), or the payloads of a hostile fault, or a flood's whole text.
+fn output_texts(admitted: &Admitted, counts: OutputCounts, flood: &[FloodRun]) -> OutputTexts {
+    let (request, profile, fault) = (
+        &admitted.request,
+        &admitted.resolved.profile,
+        admitted.fault,
+    );
+    if fault.is_some_and(Fault::hostile_text) {
+        return OutputTexts {
+            reasoning: fault::xss_tokens(counts.reasoning_tokens),
+            answer: fault::xss_tokens(counts.answer_tokens),
+            model: fault::xss_all(),
+        };
+    }
+    let last_text = request.texts.last().map(std::slice::from_ref);
+    let chinese = tokens::has_cjk(last_text.unwrap_or(&[]));
+    let mut answer = text::answer_tokens(counts.answer_tokens, chinese, profile.paragraph_tokens);
+    match fault {
+        Some(Fault::BidiMidstream) => {
+            fault::insert_bidi_tokens(&mut answer, profile.fault_after_tokens);
+        }
+        Some(Fault::FloodChars | Fault::FloodLines) => answer = vec![crate::fault::flood_text(flood)],
+        _ => {}
+    }
+    OutputTexts {
+        reasoning: text::reasoning_tokens(counts.reasoning_tokens, chinese),
+        answer,
+        model: request.model.clone(),
+    }
+}
+
+/// The answer events of a flood fault (none for other faults).
+fn flood_runs(fault: Option<Fault>, profile: &Profile) -> Vec<FloodRun> {
+    match fault {
+        Some(Fault::FloodChars) => fault::flood_chars_runs(profile.flood_events),
+        Some(Fault::FloodLines) => {
+            fault::flood_lines_runs(profile.flood_newlines, profile.flood_word_bytes)
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The timed frames of a streamed answer, with the request's fault applied.
+fn stream_frames(
+    dialect: Dialect,
+    input: &WriterInput<'_>,
+    fault: Option<Fault>,
+    headers: &HeaderMap,
+    profile: &Profile,
+) -> Vec<Frame> {
+    let frames = if fault == Some(Fault::KeySplitPanes) {
+        let key = auth::request_key(headers).unwrap_or_default();
+        dialect::pane_frames(dialect, input, &fault::key_panes(&key))
+    } else {
+        dialect::stream_frames(dialect, input)
+    };
+    let Some(fault) = fault else {
+        return frames;
+    };
+    let details = FaultDetails {
+        key_echo: auth::key_echo(headers),
+        huge_line_bytes: profile.huge_line_bytes,
+        key: auth::request_key(headers),
+        seen_keys: seen_keys::snapshot(),
+    };
+    let after_tokens = profile.fault_after_tokens;
+    dialect::apply_stream_fault(dialect, input, frames, fault, after_tokens, &details)
+}
+
 /// Answers one completion request. Returns the response and whether it may carry CORS.
 async fn complete(
     app: Arc<App>,
@@ -482,36 +563,12 @@ async fn complete(
         &admitted.resolved.profile,
         admitted.fault,
     );
-    let hostile_text = fault.is_some_and(Fault::hostile_text);
-    // Answer in the language of the latest prompt text (the user's last message).
-    let chinese = tokens::has_cjk(
-        request
-            .texts
-            .last()
-            .map(std::slice::from_ref)
-            .unwrap_or(&[]),
-    );
-    let (reasoning_text, answer_text, model) = if hostile_text {
-        (
-            fault::xss_tokens(prepared.counts.reasoning_tokens),
-            fault::xss_tokens(prepared.counts.answer_tokens),
-            fault::xss_all(),
-        )
-    } else {
-        (
-            text::reasoning_tokens(prepared.counts.reasoning_tokens, chinese),
-            text::answer_tokens(
-                prepared.counts.answer_tokens,
-                chinese,
-                profile.paragraph_tokens,
-            ),
-            request.model.clone(),
-        )
-    };
+    let flood = flood_runs(fault, profile);
+    let texts = output_texts(&admitted, prepared.counts, &flood);
     let hostile_usage = fault == Some(Fault::BadUsage);
     let input = WriterInput {
         request_id: prepared.request_id,
-        model: &model,
+        model: &texts.model,
         created_s: unix_seconds(),
         plan: &prepared.plan,
         style: profile.reasoning_style,
@@ -520,14 +577,15 @@ async fn complete(
             || hostile_usage
             || profile.server_account.sambanova,
         hostile_usage,
-        reasoning: &reasoning_text,
-        answer: &answer_text,
+        reasoning: &texts.reasoning,
+        answer: &texts.answer,
         usage: prepared.usage,
         truncated: prepared.counts.truncated,
         account: Account {
             styles: profile.server_account,
             gateway_ms: prepared.gateway_ms,
         },
+        flood: &flood,
     };
     let guard = SlotGuard {
         app: Arc::clone(&app),
@@ -538,17 +596,8 @@ async fn complete(
         response(200, SSE_CONTENT_TYPE, Body::from_stream(never))
     } else if fault == Some(Fault::Drip) {
         response(200, SSE_CONTENT_TYPE, drip())
-    } else if request.stream {
-        let mut frames = dialect::stream_frames(dialect, &input);
-        if let Some(fault) = fault {
-            let details = FaultDetails {
-                key_echo: auth::key_echo(headers),
-                huge_line_bytes: profile.huge_line_bytes,
-            };
-            let after_tokens = profile.fault_after_tokens;
-            frames =
-                dialect::apply_stream_fault(dialect, &input, frames, fault, after_tokens, &details);
-        }
+    } else if request.stream && fault != Some(Fault::LongContentType) {
+        let frames = stream_frames(dialect, &input, fault, headers, profile);
         if profile.hold_headers {
             // The headers leave with the first frame, as through nginx < 1.23 over HTTP/2.
             if let Some(first) = frames.first() {
@@ -562,7 +611,12 @@ async fn complete(
         let ready_at = due(arrival, prepared.plan.end_ms);
         tokio::time::sleep_until(ready_at).await;
         drop(guard);
-        response(200, "application/json", Body::from(body))
+        let content_type = if fault == Some(Fault::LongContentType) {
+            fault::long_content_type(profile.content_type_bytes)
+        } else {
+            "application/json".to_string()
+        };
+        response(200, &content_type, Body::from(body))
     };
     set(response.headers_mut(), "cache-control", "no-cache");
     add_ground_truth(response.headers_mut(), &prepared, profile);
@@ -618,8 +672,28 @@ struct Playback {
     arrival: Instant,
     /// Filler bytes still to send (a `huge_line` frame under way).
     filler_left: u64,
+    /// A flood's events under way, and the number of the next one to write.
+    deltas: Option<(DeltaRun, u64)>,
     _guard: SlotGuard,
 }
+
+impl Playback {
+    /// The next batch of the flood under way: events up to [`DELTA_BATCH_BYTES`] (at least
+    /// one); the run is done when its last event is in.
+    fn next_deltas(&mut self) -> Option<Bytes> {
+        let (run, next) = self.deltas.take()?;
+        let mut batch = Vec::with_capacity(DELTA_BATCH_BYTES + run.longest_event_bytes());
+        let after = run.write(next, &mut batch, DELTA_BATCH_BYTES);
+        if after < run.count() {
+            self.deltas = Some((run, after));
+        }
+        Some(Bytes::from(batch))
+    }
+}
+
+/// Size of one write of a flood's events, bytes (at least: the event that crosses it is
+/// written whole).
+const DELTA_BATCH_BYTES: usize = 64 * 1024;
 
 /// Size of one filler write, bytes.
 const FILLER_CHUNK_BYTES: usize = 64 * 1024;
@@ -627,13 +701,14 @@ const FILLER_CHUNK_BYTES: usize = 64 * 1024;
 static FILLER: [u8; FILLER_CHUNK_BYTES] = [b'x'; FILLER_CHUNK_BYTES];
 
 /// A body that sends each frame at its time, one write per frame (no buffering layer sits
-/// between this stream and the socket); filler goes out in chunks as fast as the client
-/// reads (hyper polls the body only when it can write).
+/// between this stream and the socket); filler and floods go out in chunks as fast as the
+/// client reads (hyper polls the body only when it can write).
 fn playback(frames: Vec<Frame>, arrival: Instant, guard: SlotGuard) -> Body {
     let state = Playback {
         frames: frames.into(),
         arrival,
         filler_left: 0,
+        deltas: None,
         _guard: guard,
     };
     let stream = futures_util::stream::unfold(state, |mut state| async move {
@@ -643,6 +718,9 @@ fn playback(frames: Vec<Frame>, arrival: Instant, guard: SlotGuard) -> Body {
             let chunk = Bytes::from_static(&FILLER[..length as usize]);
             return Some((Ok(chunk), state));
         }
+        if let Some(batch) = state.next_deltas() {
+            return Some((Ok(batch), state));
+        }
         let frame = state.frames.pop_front()?;
         tokio::time::sleep_until(due(state.arrival, frame.at_ms)).await;
         match frame.body {
@@ -650,6 +728,11 @@ fn playback(frames: Vec<Frame>, arrival: Instant, guard: SlotGuard) -> Body {
             FrameBody::Filler(bytes) => {
                 state.filler_left = bytes;
                 Some((Ok(Bytes::new()), state))
+            }
+            FrameBody::Deltas(run) => {
+                state.deltas = Some((run, 0));
+                let batch = state.next_deltas().unwrap_or_default();
+                Some((Ok(batch), state))
             }
             FrameBody::Abort => {
                 state.frames.clear();

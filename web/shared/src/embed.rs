@@ -2,17 +2,18 @@
 //! the widget in an iframe (docs/embedding.md documents both).
 //!
 //! Security choices:
-//! - A key in the URL (`key`, `api_key`, `token`, …) is refused: URLs end up in history,
-//!   logs, referrers and shared links. The parameter is removed from the address bar with
-//!   `history.replaceState` before anything else runs, never reaches the form, storage or
-//!   the network, and the page says why.
+//! - A key in the URL (`key`, `api_key`, `token`, …, in the query or in a fragment written
+//!   like one) is refused: URLs end up in history, logs, referrers and shared links. The
+//!   parameter is removed from the address bar with `history.replaceState` before anything
+//!   else runs, never reaches the form, storage, the network or the link to the other
+//!   page, and the page says why.
 //! - Messages go to one origin only, never `"*"`: the `target_origin` parameter when it is a
 //!   valid origin, else the origin of `document.referrer` (the embedding page, which
 //!   browsers send by default), else nowhere. Messages never hold the key, the masked key or
 //!   request headers.
 
 use serde_json::{json, Value};
-use ttft_core::config::{exact_origin, UrlConfig};
+use ttft_core::config::{clean_fragment, exact_origin, UrlConfig};
 use ttft_core::record::RunRecord;
 use ttft_core::timeline::RunsSummary;
 use wasm_bindgen::JsValue;
@@ -21,12 +22,14 @@ use wasm_bindgen::JsValue;
 pub const MESSAGE_VERSION: u32 = 1;
 
 /// Reads this page's query parameters, and removes refused key parameters from the address
-/// bar (and so from history) at once.
+/// bar (and so from history) at once: from the query, and from the fragment written like a
+/// query (`#api_key=…`), which stays in the address and in links made from it just as well.
 pub fn read_page_config() -> UrlConfig {
     let Some(window) = web_sys::window() else {
         return UrlConfig::default();
     };
-    let Ok(search) = window.location().search() else {
+    let location = window.location();
+    let Ok(search) = location.search() else {
         return UrlConfig::default();
     };
     let Ok(params) = web_sys::UrlSearchParams::new_with_str(&search) else {
@@ -42,25 +45,40 @@ pub fn read_page_config() -> UrlConfig {
             ));
         }
     }
-    let config = UrlConfig::from_pairs(
+    let mut config = UrlConfig::from_pairs(
         pairs
             .iter()
             .map(|(name, value)| (name.as_str(), value.as_str())),
     );
-    if !config.refused_keys.is_empty() {
+    let query_refused = !config.refused_keys.is_empty();
+    if query_refused {
         for name in &config.refused_keys {
             params.delete(name);
         }
-        strip_query(&window, &String::from(params.to_string()));
+    }
+    let hash = location.hash().unwrap_or_default();
+    let fragment = clean_fragment(&hash);
+    if let Some(fragment) = &fragment {
+        config.refused_keys.extend(fragment.refused.iter().cloned());
+    }
+    if query_refused || fragment.is_some() {
+        let query = String::from(params.to_string());
+        let hash = fragment.map_or(hash, |fragment| {
+            if fragment.kept.is_empty() {
+                String::new()
+            } else {
+                format!("#{}", fragment.kept)
+            }
+        });
+        replace_address(&window, &query, &hash);
     }
     config
 }
 
-/// Replaces the address bar's query with `query` (no new history entry).
-fn strip_query(window: &web_sys::Window, query: &str) {
-    let location = window.location();
-    let path = location.pathname().unwrap_or_default();
-    let hash = location.hash().unwrap_or_default();
+/// Replaces the address bar's query with `query` and its fragment with `hash` (with its
+/// `#`, or empty), without a new history entry.
+fn replace_address(window: &web_sys::Window, query: &str, hash: &str) {
+    let path = window.location().pathname().unwrap_or_default();
     let url = if query.is_empty() {
         format!("{path}{hash}")
     } else {
@@ -162,6 +180,7 @@ pub fn run_message(record: &RunRecord) -> Value {
                 .and_then(ttft_core::timeline::WaitVerdict::of)
                 .map(|verdict| verdict.cause.code()),
             "timer": record.timer,
+            "main_thread_stall_ms": record.main_thread_stall_ms,
         }
     })
 }

@@ -41,24 +41,28 @@ impl KeyGate {
     }
 
     /// The key was typed (or pasted) while the form's base URL was `base_url`: it belongs to
-    /// that URL's origin from now on, and earlier answers are forgotten.
+    /// that URL's origin from now on, and earlier answers are forgotten. The keys held
+    /// before are kept as earlier keys, for scrubbing only.
     pub fn typed(&self, key: &str, base_url: &str, protocol: ProtocolChoice) {
-        let binding = KeyBinding::typed(key, base_url, protocol.resolve(base_url));
+        let binding = self
+            .binding
+            .with_untracked(|held| held.retyped(key, base_url, protocol.resolve(base_url)));
         storage::save_key_binding(&binding);
         self.binding.set(binding);
     }
 
-    /// Forgets the key and every answer.
+    /// Forgets the key, the earlier keys and every answer.
     pub fn forget(&self) {
         storage::forget_api_key();
         self.binding.set(KeyBinding::default());
         self.cancel();
     }
 
-    /// A scrubber for the current key, if any.
+    /// A scrubber for every key this tab holds (the current one and the earlier ones), if
+    /// any.
     pub fn scrubber(&self) -> Option<KeyScrubber> {
         self.binding
-            .with_untracked(|binding| KeyScrubber::new(binding.key.trim()))
+            .with_untracked(|binding| KeyScrubber::for_keys(binding.held_keys()))
     }
 
     /// The key for a request to `target_url`: `Some` only when the rule allows it now

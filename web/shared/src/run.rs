@@ -191,11 +191,16 @@ pub async fn measure_with(
     options: RunOptions,
     control: &RunControl,
     on_started: impl FnOnce() + 'static,
-    mut on_progress: impl FnMut(&Progress),
+    on_progress: impl FnMut(&Progress),
 ) -> RunRecord {
     if options.clicked_ms.is_none() {
         quiet_point().await;
     }
+    // Whatever key this run sends, it scrubs every key the tab holds.
+    let held_keys = crate::storage::held_keys();
+    let plan = &plan
+        .clone()
+        .scrubbing_also(held_keys.iter().map(String::as_str));
     let on_started: OnSent = Rc::new(RefCell::new(Some(Box::new(on_started))));
     let mut ui_start_timer: Option<Timer> = None;
     let request = HttpRequest::from(plan.request());
@@ -211,7 +216,12 @@ pub async fn measure_with(
         paint_key,
     )));
     let mut transport_kind = ttft_core::record::Transport::Worker;
-    let mut pending_paints = Vec::new();
+    let mut sink = ProgressSink {
+        on_started: Rc::clone(&on_started),
+        painted: options.painted,
+        pending_paints: Vec::new(),
+        on_progress,
+    };
     let mut progress = Vec::new();
     // The main thread's availability until the first answer token (the arrival-delay bound).
     let heartbeat = Heartbeat::start(&measurement);
@@ -232,10 +242,11 @@ pub async fn measure_with(
                 open.abort.abort();
             }
             let mut deadline: Option<Timer> = None;
-            // One buffer for every slice of every read of the body.
-            let mut chunk_buffer: Vec<u8> = Vec::with_capacity(READ_SLICE_BYTES as usize);
-            let mut body_read_ended = false;
-            while let Some(event) = open.events.next().await {
+            let mut body = BodyReader::new();
+            loop {
+                let Some(event) = body.next_event(&mut open.events).await else {
+                    break;
+                };
                 let mut run = measurement.borrow_mut();
                 match event {
                     TransportEvent::Started { at_ms, route } => {
@@ -266,16 +277,11 @@ pub async fn measure_with(
                         continue;
                     }
                     TransportEvent::Chunk { at_ms, bytes } => {
-                        if !body_read_ended {
-                            body_read_ended = feed_read(
-                                &mut run,
-                                at_ms,
-                                &bytes,
-                                &mut chunk_buffer,
-                                control,
-                                &mut progress,
-                            );
-                        }
+                        drop(run);
+                        body
+                            .feed(&measurement, at_ms, &bytes, control, &mut progress, &mut sink)
+                            .await;
+                        continue;
                     }
                     TransportEvent::End { at_ms } => {
                         // The stream ended with the connection open: the latest contact.
@@ -295,15 +301,7 @@ pub async fn measure_with(
                     }
                 }
                 drop(run);
-                if !progress.is_empty() {
-                    fire(&on_started);
-                }
-                for item in progress.drain(..) {
-                    if options.painted {
-                        watch_text_paint(&measurement, &item, &mut pending_paints);
-                    }
-                    on_progress(&item);
-                }
+                sink.deliver(&measurement, &mut progress);
             }
             drop(deadline);
             *control.abort.borrow_mut() = None;
@@ -312,11 +310,108 @@ pub async fn measure_with(
     drop(ui_start_timer);
     fire(&on_started);
     for item in progress.drain(..) {
-        on_progress(&item);
+        (sink.on_progress)(&item);
     }
-    settle_paints(pending_paints).await;
+    settle_paints(sink.pending_paints).await;
     drop(heartbeat);
     finish_record(measurement, transport_kind, options.warm_up, &request.url)
+}
+
+/// Where a run's progress goes: the view (`on_progress`), after the UI start (`on_started`)
+/// has fired, with the paints of first texts watched when the view shows them.
+struct ProgressSink<F: FnMut(&Progress)> {
+    on_started: OnSent,
+    painted: bool,
+    pending_paints: Vec<oneshot::Receiver<()>>,
+    on_progress: F,
+}
+
+impl<F: FnMut(&Progress)> ProgressSink<F> {
+    /// Hands `progress` (drained) to the view.
+    fn deliver(&mut self, measurement: &Rc<RefCell<Measurement>>, progress: &mut Vec<Progress>) {
+        if !progress.is_empty() {
+            fire(&self.on_started);
+        }
+        for item in progress.drain(..) {
+            if self.painted {
+                watch_text_paint(measurement, &item, &mut self.pending_paints);
+            }
+            (self.on_progress)(&item);
+        }
+    }
+}
+
+/// Reads a run's body into its measurement: every read a slice at a time (at most
+/// [`READ_SLICE_BYTES`] in the wasm heap), each slice's progress shown at once, yielding to
+/// the page whenever this work has run for [`clock::TASK_BUDGET_MS`], so that a flood
+/// (megabytes of one-character events) never makes a long task.
+struct BodyReader {
+    /// One buffer for every slice of every read.
+    buffer: Vec<u8>,
+    /// The run stopped reading the body (TTFT-only, or unreadable): later reads are not
+    /// copied at all.
+    ended: bool,
+    /// When the page's current stretch of work on this run began (reset on waking from an
+    /// idle wait and on each yield).
+    work_since_ms: f64,
+}
+
+impl BodyReader {
+    fn new() -> BodyReader {
+        BodyReader {
+            buffer: Vec::with_capacity(READ_SLICE_BYTES as usize),
+            ended: false,
+            work_since_ms: clock::now_ms(),
+        }
+    }
+
+    /// The transport's next event: at once when one waits, else after an idle wait (which
+    /// ends a stretch of work); `None` when the transport is done.
+    async fn next_event(
+        &mut self,
+        events: &mut futures_channel::mpsc::UnboundedReceiver<TransportEvent>,
+    ) -> Option<TransportEvent> {
+        match events.try_recv() {
+            Ok(event) => Some(event),
+            Err(futures_channel::mpsc::TryRecvError::Closed) => None,
+            Err(futures_channel::mpsc::TryRecvError::Empty) => {
+                let event = events.next().await;
+                self.work_since_ms = clock::now_ms();
+                event
+            }
+        }
+    }
+
+    /// Feeds one read (`bytes`, arrived at `at_ms`), slice by slice.
+    async fn feed<F: FnMut(&Progress)>(
+        &mut self,
+        measurement: &Rc<RefCell<Measurement>>,
+        at_ms: f64,
+        bytes: &js_sys::Uint8Array,
+        control: &RunControl,
+        progress: &mut Vec<Progress>,
+        sink: &mut ProgressSink<F>,
+    ) {
+        let length = bytes.length();
+        let mut start = 0;
+        while start < length && !self.ended {
+            if clock::now_ms() - self.work_since_ms > clock::TASK_BUDGET_MS {
+                clock::next_task().await;
+                self.work_since_ms = clock::now_ms();
+            }
+            let end = length.min(start + READ_SLICE_BYTES);
+            self.ended = feed_slice(
+                &mut measurement.borrow_mut(),
+                at_ms,
+                &bytes.subarray(start, end),
+                &mut self.buffer,
+                control,
+                progress,
+            );
+            start = end;
+            sink.deliver(measurement, progress);
+        }
+    }
 }
 
 /// Starts watching the paint of the text `item` shows, when it carries a paint id (the
@@ -336,38 +431,31 @@ fn watch_text_paint(
     }
 }
 
-/// Feeds one body read to the run: it enters the wasm heap a slice at a time, all stamped
-/// with the read's arrival, into one reused `buffer`. Returns whether the run stopped
-/// reading the body (TTFT-only mode has its first answer token, or the stream is
-/// unreadable): later reads are then not copied at all.
-fn feed_read(
+/// Feeds one slice of a body read (at most [`READ_SLICE_BYTES`]) to the run, stamped with
+/// the read's arrival, through one reused `buffer` (so it enters the wasm heap a slice at a
+/// time). Returns whether the run stopped reading the body (TTFT-only mode has its first
+/// answer token, or the stream is unreadable): later reads are then not copied at all.
+fn feed_slice(
     run: &mut Measurement,
     at_ms: f64,
-    bytes: &js_sys::Uint8Array,
+    slice: &js_sys::Uint8Array,
     buffer: &mut Vec<u8>,
     control: &RunControl,
     progress: &mut Vec<Progress>,
 ) -> bool {
-    let length = bytes.length();
-    let mut start = 0;
-    while start < length {
-        let end = length.min(start + READ_SLICE_BYTES);
-        buffer.resize((end - start) as usize, 0);
-        bytes.subarray(start, end).copy_to(buffer);
-        start = end;
-        match run.on_chunk(at_ms, buffer, progress) {
-            StreamControl::Continue => {}
-            StreamControl::Stop => {
-                control.abort(AbortReason::TtftOnly);
-                return true;
-            }
-            StreamControl::Abandon => {
-                control.abort(AbortReason::Unreadable);
-                return true;
-            }
+    buffer.resize(slice.length() as usize, 0);
+    slice.copy_to(buffer);
+    match run.on_chunk(at_ms, buffer, progress) {
+        StreamControl::Continue => false,
+        StreamControl::Stop => {
+            control.abort(AbortReason::TtftOnly);
+            true
+        }
+        StreamControl::Abandon => {
+            control.abort(AbortReason::Unreadable);
+            true
         }
     }
-    false
 }
 
 /// The run's record, once its stream and paints are settled: the main thread's stalls
@@ -384,6 +472,8 @@ fn finish_record(
         let mut run = measurement.borrow_mut();
         let since_ms = run.timeline().instants.request_started;
         availability::report_busy(&mut run, since_ms);
+        // The last beat of the whole run's watch: the stretch since the heartbeat's last.
+        run.on_main_thread_beat(clock::now_ms());
     }
     let started_ms = measurement.borrow().timeline().instants.request_started;
     let started_at = clock::iso_time(started_ms);

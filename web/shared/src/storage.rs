@@ -1,6 +1,6 @@
 //! Where the API key lives: `sessionStorage` only, gone when the tab closes, together with
-//! the origin it was typed for and the user's answers for other origins
-//! ([`KeyBinding`], one JSON slot).
+//! the origin it was typed for, the user's answers for other origins and the keys the tab
+//! held before (for scrubbing only) ([`KeyBinding`], one JSON slot).
 //!
 //! The key is never written to localStorage, IndexedDB, cookies, the URL, logs or exports
 //! (docs/DESIGN.md §5). This module is the only code that touches it at rest.
@@ -24,13 +24,14 @@ pub fn load_key_binding() -> KeyBinding {
         .unwrap_or_default()
 }
 
-/// Keeps the key for this tab only; an empty key clears the slot.
+/// Keeps the key for this tab only; a binding holding no key (current or earlier) clears
+/// the slot.
 pub fn save_key_binding(binding: &KeyBinding) {
     let Some(storage) = session_storage() else {
         return;
     };
     // A failing write (storage disabled) only costs the user retyping the key.
-    let _ = if binding.has_key() {
+    let _ = if binding.holds_anything() {
         storage.set_item(API_KEY_SLOT, &binding.to_stored())
     } else {
         storage.remove_item(API_KEY_SLOT)
@@ -42,8 +43,14 @@ pub fn forget_api_key() {
     save_key_binding(&KeyBinding::default());
 }
 
-/// A scrubber for the key saved in this tab, read straight from storage (for code that
-/// runs outside the app's reactive state: the panic hook).
+/// A scrubber for every key saved in this tab (current and earlier), read straight from
+/// storage (for code that runs outside the app's reactive state: the panic hook, a run).
 pub fn stored_key_scrubber() -> Option<KeyScrubber> {
-    KeyScrubber::new(load_key_binding().key.trim())
+    KeyScrubber::for_keys(load_key_binding().held_keys())
+}
+
+/// Every key saved in this tab (current and earlier), for a run to scrub besides the one
+/// it sends.
+pub fn held_keys() -> Vec<String> {
+    load_key_binding().held_keys().map(str::to_owned).collect()
 }

@@ -19,6 +19,10 @@ ttft_core::texts! {
     ARRIVAL_DELAY_FLAGGED =
         " (over 50 ms: read this run's times with care)",
         "（超过 50 ms：请谨慎看待本次运行的时间）";
+    /// Under the readouts when the page's main thread stalled during a run (over 50 ms).
+    MAIN_THREAD_STALL =
+        "The page could not run anything for up to {stall_ms} ms during this run (its main thread was busy: a flood of events, or other work): paint times, and arrival times where they wait for the main thread, may be late by up to that.",
+        "本次运行期间页面最多有 {stall_ms} ms 无法执行任何操作（主线程繁忙：事件洪流或其他工作）：绘制时间，以及需经主线程传递的到达时间，可能因此最多偏晚这么久。";
     /// A run row's tooltip when its arrivals may be late.
     ARRIVAL_DELAY_ROW_TITLE =
         "Arrival times may be late by up to {bound_ms} ms: the page's main thread was busy that long while this run waited for its first answer token (more than 50 ms).",

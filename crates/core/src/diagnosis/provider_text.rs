@@ -5,10 +5,9 @@
 use serde_json::Value;
 
 use super::cause::Cause;
+use crate::quote::quote;
+pub use crate::quote::MAX_QUOTED_CHARS;
 use crate::scrub::redact_key_shaped_word;
-
-/// Longest provider message quoted, in characters.
-pub const MAX_QUOTED_CHARS: usize = 200;
 
 /// The error fields found in a provider's error body.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -93,23 +92,26 @@ fn html_title(html: &str) -> Option<String> {
     (!title.is_empty()).then(|| title.to_owned())
 }
 
-/// Provider text made safe to show: control characters and runs of whitespace collapsed,
-/// key-like words redacted, truncated to [`MAX_QUOTED_CHARS`].
+/// Provider text made safe to show: key-like words redacted, then [`quote`]d (control
+/// characters and runs of whitespace collapsed, invisible formatting characters shown as
+/// escapes, at most [`MAX_QUOTED_CHARS`] characters).
 pub(super) fn sanitize_quote(text: &str) -> Option<String> {
-    let words: Vec<String> = text
+    // Only what the quote can keep is split into words: a megabyte of message costs no more.
+    let head = text
+        .char_indices()
+        .nth(4 * MAX_QUOTED_CHARS)
+        .map_or(text, |(at, _)| &text[..at]);
+    let words: Vec<String> = head
         .split(|c: char| c.is_whitespace() || c.is_control())
         .filter(|w| !w.is_empty())
         .map(redact_key_shaped_word)
         .collect();
-    let joined = words.join(" ");
-    if joined.is_empty() {
-        return None;
+    let mut joined = words.join(" ");
+    if head.len() < text.len() {
+        joined.push_str(" …");
     }
-    let mut quoted: String = joined.chars().take(MAX_QUOTED_CHARS).collect();
-    if joined.chars().count() > MAX_QUOTED_CHARS {
-        quoted.push('…');
-    }
-    Some(quoted)
+    let quoted = quote(&joined);
+    (!quoted.is_empty()).then_some(quoted)
 }
 
 /// The first number after `phrase` in `text` (already lowercase), skipping spaces, `(`,

@@ -9,6 +9,7 @@ use super::provider_text::{
 use super::retry_after::parse_retry_after;
 use crate::failure::{NetworkFailure, StreamFailure};
 use crate::protocol::AuthStyle;
+use crate::quote::quote;
 use crate::request::{host_without_port, is_loopback_host};
 
 /// Host (lower case, without port) and scheme (lower case) of a URL.
@@ -200,19 +201,21 @@ fn diagnose_stream(context: &FailureContext, failure: &StreamFailure) -> (Cause,
             } else if let Some(overflow) = overflow {
                 overflow
             } else {
-                Cause::MidStreamError { error_kind: kind }
+                Cause::MidStreamError {
+                    error_kind: kind.as_deref().map(quote),
+                }
             };
             (cause, Some(error.message.clone()))
         }
         StreamFailure::MalformedChunk { .. } | StreamFailure::EmptyStream if not_a_stream => (
             Cause::NotAnEventStream {
-                content_type: content_type.unwrap_or("").to_owned(),
+                content_type: quote(content_type.unwrap_or("")),
             },
             body_quote(),
         ),
         StreamFailure::MalformedChunk { detail } => (
             Cause::MalformedChunk {
-                detail: detail.clone(),
+                detail: quote(detail),
             },
             None,
         ),

@@ -51,6 +51,7 @@ pub use shown::{cut_note, ShownText, MAX_SHOWN_TEXT_BYTES};
 use crate::cut::prefix_within;
 use crate::diagnosis::{diagnose, FailureContext};
 use crate::failure::NetworkFailure;
+use crate::quote::{quote_in_place, quote_json_strings};
 use crate::record::{DiagnosisText, RunRecord, TimerGrade, Transport};
 use crate::request::RequestDescription;
 use crate::scrub::{KeyScrubber, StreamScrub};
@@ -64,11 +65,11 @@ use ttft_stream::dialect::{DecodedEvent, ServerAccount, StreamError, StreamReade
 /// hostile or broken server can send an endless error page.
 pub const MAX_ERROR_BODY_BYTES: usize = 64 * 1024;
 
-/// The most kept of a provider's error message inside a stream, and of the JSON of its raw
-/// error object and of its usage object (each, bytes): the record is stored and exported,
-/// a provider could put a megabyte there. A longer message is cut with `…`; a longer raw
-/// object is replaced by the first [`MAX_PROVIDER_TEXT_BYTES`] of its JSON, as a string
-/// ending in `…`.
+/// The most kept of the JSON of a provider's raw error object and of its usage object
+/// (each, bytes), after each of their strings was quoted (at most
+/// [`MAX_QUOTED_CHARS`](crate::quote::MAX_QUOTED_CHARS) characters): the record is stored
+/// and exported, a provider could put a megabyte there. A longer object is replaced by the
+/// first [`MAX_PROVIDER_TEXT_BYTES`] of its JSON, as a string ending in `…`.
 pub const MAX_PROVIDER_TEXT_BYTES: usize = 16 * 1024;
 
 /// The name a transport gives the failure of a request the server redirected: the
@@ -93,16 +94,14 @@ fn cut_json(value: &mut serde_json::Value, max_bytes: usize) {
     }
 }
 
-/// A provider's stream error as kept: message and raw object bounded.
+/// A provider's stream error as kept: its type and message [`quote`]d, every string of its
+/// raw object too, and the object's JSON bounded.
 fn bound_stream_error(error: &mut StreamError) {
     if let Some(kind) = &mut error.kind {
-        if kind.len() > 256 {
-            *kind = cut_text(kind, 256).into_owned();
-        }
+        quote_in_place(kind);
     }
-    if error.message.len() > MAX_PROVIDER_TEXT_BYTES {
-        error.message = cut_text(&error.message, MAX_PROVIDER_TEXT_BYTES).into_owned();
-    }
+    quote_in_place(&mut error.message);
+    quote_json_strings(&mut error.raw);
     cut_json(&mut error.raw, MAX_PROVIDER_TEXT_BYTES);
 }
 
@@ -323,10 +322,7 @@ impl Measurement {
             paint_key,
             timeline: RunTimeline::new(clicked_ms, request_started_ms),
             reader: StreamReader::without_text(plan.dialect),
-            scrubber: plan
-                .key
-                .as_ref()
-                .and_then(|key| KeyScrubber::new(key.expose())),
+            scrubber: plan.scrubber(),
             reasoning_scrub: StreamScrub::default(),
             answer_scrub: StreamScrub::default(),
             head: None,
@@ -415,8 +411,7 @@ impl Measurement {
         self.main_thread.on_busy(start_ms, duration_ms);
     }
 
-    /// Whether the run still watches the main thread: until a beat after its first answer
-    /// token (or its end).
+    /// Whether the run still watches the main thread: until its record is made.
     pub fn wants_main_thread_beats(&self) -> bool {
         self.main_thread.wants_beats()
     }
@@ -538,20 +533,23 @@ impl Measurement {
             }
         }
         if let Some(error) = &mut event.error {
-            bound_stream_error(error);
+            // Scrubbed whole first: the quote's escapes would hide a key laced with
+            // invisible characters from the scrubber.
             if let Some(scrubber) = &self.scrubber {
                 scrubber.scrub_stream_error(error);
             }
+            bound_stream_error(error);
         }
     }
 
     /// The decoder's usage as kept: raw object bounded and scrubbed.
     fn clean_usage(&self, usage: &Usage) -> Usage {
         let mut usage = usage.clone();
-        cut_json(&mut usage.raw, MAX_PROVIDER_TEXT_BYTES);
         if let Some(scrubber) = &self.scrubber {
             scrubber.scrub_json(&mut usage.raw);
         }
+        quote_json_strings(&mut usage.raw);
+        cut_json(&mut usage.raw, MAX_PROVIDER_TEXT_BYTES);
         usage
     }
 
@@ -689,7 +687,9 @@ impl Measurement {
             .or(self.timeline.ended_ms)
             .or(self.timeline.instants.last_token)
             .unwrap_or(self.timeline.instants.request_started);
-        self.main_thread.finish(window_end_ms);
+        // The whole run's watch ends at the glue's last beat (it beats once more when it
+        // asks for the record).
+        self.main_thread.finish(window_end_ms, window_end_ms);
         let arrivals_wait_for_main_thread = match context.transport {
             Transport::MainThread => Some(true),
             Transport::Worker => context.worker_arrivals_wait_for_main_thread,
@@ -731,6 +731,7 @@ impl Measurement {
             experiment: self.plan.experiment.clone(),
             instants: timeline.instants,
             arrival_delay_bound_ms: self.main_thread.bound_ms(),
+            main_thread_stall_ms: self.main_thread.stall_ms(),
             arrivals_wait_for_main_thread,
             server_account,
             breakdown,

@@ -10,6 +10,7 @@ use crate::request::{
     normalize_base_url, prepare_request, ApiKey, BodyError, Endpoint, Header, KeyError,
     PreparedRequest, PromptSpec, UrlError,
 };
+use crate::scrub::KeyScrubber;
 use crate::texts as t;
 use ttft_stream::dialect::Dialect;
 
@@ -184,6 +185,9 @@ pub struct RunPlan {
     /// The experiment this run belongs to, if any.
     pub experiment: Option<ExperimentTag>,
     request: PreparedRequest,
+    /// Scrubs every key the page holds (the tab's earlier keys, other tabs' keys) from what
+    /// comes back, besides this run's own; `None`: this run's key only.
+    held_keys: Option<KeyScrubber>,
 }
 
 impl RunPlan {
@@ -236,6 +240,7 @@ impl RunPlan {
             ttft_only,
             experiment: None,
             request,
+            held_keys: None,
         })
     }
 
@@ -273,6 +278,25 @@ impl RunPlan {
     /// The request to send (holds the key: for the transport only).
     pub fn request(&self) -> &PreparedRequest {
         &self.request
+    }
+
+    /// This plan, scrubbing also every key of `held` (the keys the page holds besides the
+    /// one this run sends) from what the provider sends back.
+    pub fn scrubbing_also<'a>(mut self, held: impl IntoIterator<Item = &'a str>) -> RunPlan {
+        let mut keys: Vec<String> = held.into_iter().map(str::to_owned).collect();
+        keys.extend(self.key.as_ref().map(|key| key.expose().to_owned()));
+        self.held_keys = KeyScrubber::for_keys(keys.iter().map(String::as_str));
+        self
+    }
+
+    /// The scrubber of this run: every key it knows ([`RunPlan::scrubbing_also`]), else its
+    /// own key; `None` without a key.
+    pub fn scrubber(&self) -> Option<KeyScrubber> {
+        self.held_keys.clone().or_else(|| {
+            self.key
+                .as_ref()
+                .and_then(|key| KeyScrubber::new(key.expose()))
+        })
     }
 
     /// What the record keeps of this plan (never the key); `dialect` is the one detected.

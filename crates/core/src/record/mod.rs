@@ -112,6 +112,26 @@ impl DiagnosisText {
     pub fn fix(&self, lang: Lang) -> &str {
         self.fix.get(lang)
     }
+
+    /// What happened in `lang`, split around the provider's quote in it: `(before, quote,
+    /// after)`, so the page can set the provider's words apart (isolated, styled as a
+    /// quote). Without a quote, or when the message does not hold it, all is `before`.
+    pub fn message_parts(&self, lang: Lang) -> (&str, Option<&str>, &str) {
+        let message = self.message(lang);
+        let found = self
+            .provider_message
+            .as_deref()
+            .filter(|quote| !quote.is_empty())
+            .and_then(|quote| message.rfind(quote).map(|at| (at, quote.len())));
+        match found {
+            Some((at, len)) => (
+                &message[..at],
+                Some(&message[at..at + len]),
+                &message[at + len..],
+            ),
+            None => (message, None, ""),
+        }
+    }
 }
 
 /// Everything recorded about one run.
@@ -168,6 +188,13 @@ pub struct RunRecord {
     /// transport. Absent when not known. Since schema 3.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arrivals_wait_for_main_thread: Option<bool>,
+    /// The longest time the page's main thread was unavailable during the whole run, from
+    /// `request_started` to its record (heartbeat gap or long task), ms. Over 50 ms the run
+    /// says its later main-thread stamps (paints; arrivals where they wait for the main
+    /// thread) may be late by up to this: a flood of short tasks stalls the page without
+    /// any long task being reported. Absent when not measured. Since schema 5.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub main_thread_stall_ms: Option<f64>,
     /// What the server and gateway said of their own time (numbers only, bounded), when
     /// they said anything. Since schema 5.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -215,6 +242,14 @@ impl RunRecord {
     /// The endpoint URL called, for display.
     pub fn endpoint_url(&self) -> &str {
         &self.settings.endpoint_url
+    }
+
+    /// Whether the page's main thread stalled for more than
+    /// [`ARRIVAL_DELAY_THRESHOLD_MS`](crate::availability::ARRIVAL_DELAY_THRESHOLD_MS) at
+    /// some point of this run (not only while it waited for its first answer token).
+    pub fn stalled(&self) -> bool {
+        self.main_thread_stall_ms
+            .is_some_and(|stall_ms| stall_ms > crate::availability::ARRIVAL_DELAY_THRESHOLD_MS)
     }
 
     /// Whether this run's arrival times may be late by more than

@@ -30,6 +30,7 @@ impl RunRecord {
             experiment,
             arrival_delay_bound_ms: _,
             arrivals_wait_for_main_thread: _,
+            main_thread_stall_ms: _,
             // Numbers and codes only: no provider text is kept in either.
             server_account: _,
             breakdown: _,

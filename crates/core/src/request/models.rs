@@ -23,7 +23,8 @@ struct ModelEntry {
 }
 
 /// The model ids of an OpenAI- or Anthropic-style list (`{"data": [{"id": …}, …]}`), in
-/// order, without duplicates, within the bounds above; empty for anything else.
+/// order, without duplicates, within the bounds above (ids holding control or invisible
+/// formatting characters left out); empty for anything else.
 pub fn parse_model_list(body: &str) -> Vec<String> {
     if body.len() > MAX_MODELS_BODY_BYTES {
         return Vec::new();
@@ -34,8 +35,13 @@ pub fn parse_model_list(body: &str) -> Vec<String> {
     let mut ids: Vec<String> = Vec::new();
     for id in list.data.into_iter().filter_map(|entry| entry.id) {
         let id = id.trim();
+        // An id holding a control or an invisible formatting character (a bidi override
+        // that makes it read as something else) is not listed.
         if id.is_empty()
             || id.chars().count() > MAX_MODEL_ID_CHARS
+            || id
+                .chars()
+                .any(|c| c.is_control() || crate::quote::is_invisible_format(c))
             || ids.iter().any(|seen| seen == id)
         {
             continue;
@@ -72,6 +78,8 @@ mod tests {
             "x".repeat(MAX_MODEL_ID_CHARS + 1)
         );
         assert_eq!(parse_model_list(&long), vec!["ok"]);
+        let spoof = r#"{"data":[{"id":"gpt\u202e1-oiduA"},{"id":"a\u200bb"},{"id":"x\ny"},{"id":"שלום-7b"}]}"#;
+        assert_eq!(parse_model_list(spoof), vec!["שלום-7b"]);
         let huge = " ".repeat(MAX_MODELS_BODY_BYTES + 1);
         assert!(parse_model_list(&huge).is_empty());
     }

@@ -425,7 +425,7 @@ impl RunTimeline {
     pub fn on_stream_unreadable(&mut self, now_ms: f64, detail: &str) {
         self.ended_ms.get_or_insert(now_ms);
         self.set_outcome(RunOutcome::MalformedChunk {
-            detail: detail.to_owned(),
+            detail: crate::quote::quote(detail),
             at_ms: now_ms,
         });
     }
@@ -439,7 +439,7 @@ impl RunTimeline {
     /// may go on; `on_stream_end` still records its end.
     pub fn on_malformed_chunk(&mut self, now_ms: f64, detail: &str) {
         self.set_outcome(RunOutcome::MalformedChunk {
-            detail: detail.to_owned(),
+            detail: crate::quote::quote(detail),
             at_ms: now_ms,
         });
     }

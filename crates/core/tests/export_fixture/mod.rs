@@ -204,6 +204,7 @@ pub fn record_from_timeline(
         experiment: None,
         arrival_delay_bound_ms: None,
         arrivals_wait_for_main_thread: None,
+        main_thread_stall_ms: None,
         server_account: None,
         // As `Measurement::finish` computes it: no server account, no preflight.
         breakdown: ttft_core::timeline::WaitBreakdown::compute(

@@ -31,7 +31,7 @@
 //! #     transport: Transport::Worker, cold: None, connection_evidence: None, warm_up: false, metrics: timeline.metrics(),
 //! #     instants: timeline.instants.clone(), usage: None, network: None,
 //! #     outcome: timeline.outcome.clone(), diagnosis_cause: None, diagnosis: None,
-//! #     experiment: None, arrival_delay_bound_ms: None, arrivals_wait_for_main_thread: None,
+//! #     experiment: None, arrival_delay_bound_ms: None, arrivals_wait_for_main_thread: None, main_thread_stall_ms: None,
 //! #     server_account: None, breakdown: None, timer: None };
 //! let resource = ResourceFacts {
 //!     service_name: String::new(),

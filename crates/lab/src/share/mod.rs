@@ -785,6 +785,7 @@ mod tests {
             experiment: None,
             arrival_delay_bound_ms: None,
             arrivals_wait_for_main_thread: None,
+            main_thread_stall_ms: None,
             server_account: None,
             breakdown: None,
             timer: None,

@@ -2,7 +2,10 @@
 
 use serde_json::json;
 
-use super::{hostile, json_str, Frame, StreamError, WriterInput};
+use super::{
+    flood_frames, hostile, json_str, json_str_array, Frame, Pane, StreamError, WriterInput,
+    FLOOD_TEXT_MARK,
+};
 use crate::profile::ReasoningStyle;
 
 fn chat_id(input: &WriterInput<'_>) -> String {
@@ -196,25 +199,26 @@ fn answer_delta(style: ReasoningStyle, token: &str) -> String {
     }
 }
 
-/// The chunks of a successful stream.
-pub fn frames(input: &WriterInput<'_>) -> Vec<Frame> {
-    let plan = input.plan;
-    let mut frames = Vec::new();
+/// The role chunk, with the keep-alives before or after it.
+fn push_preamble(input: &WriterInput<'_>, frames: &mut Vec<Frame>) {
     let role = chunk(input, role_delta(input.style), None);
     if input.early {
         frames.push(Frame::bytes(0.0, role.clone()));
     }
-    input.keepalives(&mut frames);
+    input.keepalives(frames);
     if !input.early {
-        frames.push(Frame::bytes(plan.first_token_ms(), role));
+        frames.push(Frame::bytes(input.plan.first_token_ms(), role));
     }
-    if input.reasoning_visible() {
-        let count = input.reasoning.len();
-        for (index, (at_ms, token)) in plan.reasoning_at_ms.iter().zip(input.reasoning).enumerate()
-        {
-            let delta = reasoning_delta(input.style, index, count, token);
-            frames.push(Frame::token(*at_ms, chunk(input, &delta, None)));
-        }
+}
+
+/// The answer's chunks, or the flood in their place.
+fn push_answer(input: &WriterInput<'_>, frames: &mut Vec<Frame>) {
+    let plan = input.plan;
+    if !input.flood.is_empty() {
+        let at_ms = plan.first_answer_ms().unwrap_or(plan.end_ms);
+        let template = chunk(input, &answer_delta(input.style, FLOOD_TEXT_MARK), None);
+        frames.extend(flood_frames(at_ms, &template, input.flood, None));
+        return;
     }
     for (at_ms, token) in plan.answer_at_ms.iter().zip(input.answer) {
         frames.push(Frame::token(
@@ -222,6 +226,11 @@ pub fn frames(input: &WriterInput<'_>) -> Vec<Frame> {
             chunk(input, &answer_delta(input.style, token), None),
         ));
     }
+}
+
+/// The finish chunk (with the accounts), the usage chunk when asked for, `[DONE]`.
+fn push_finish(input: &WriterInput<'_>, frames: &mut Vec<Frame>) {
+    let plan = input.plan;
     let finish_delta = match input.style {
         ReasoningStyle::ReasoningContent => r#"{"content":"","reasoning_content":null}"#,
         _ => "{}",
@@ -249,6 +258,40 @@ pub fn frames(input: &WriterInput<'_>) -> Vec<Frame> {
         frames.push(Frame::bytes(plan.end_ms, usage_chunk));
     }
     frames.push(Frame::bytes(plan.end_ms, "data: [DONE]\n\n".to_string()));
+}
+
+/// The chunks of a successful stream.
+pub fn frames(input: &WriterInput<'_>) -> Vec<Frame> {
+    let plan = input.plan;
+    let mut frames = Vec::new();
+    push_preamble(input, &mut frames);
+    if input.reasoning_visible() {
+        let count = input.reasoning.len();
+        for (index, (at_ms, token)) in plan.reasoning_at_ms.iter().zip(input.reasoning).enumerate()
+        {
+            let delta = reasoning_delta(input.style, index, count, token);
+            frames.push(Frame::token(*at_ms, chunk(input, &delta, None)));
+        }
+    }
+    push_answer(input, &mut frames);
+    push_finish(input, &mut frames);
+    frames
+}
+
+/// The `key_split_panes` stream: one chunk per pane, reasoning or answer in the input's
+/// style, between the usual role chunk and end.
+pub fn pane_frames(input: &WriterInput<'_>, panes: &[Pane]) -> Vec<Frame> {
+    let mut frames = Vec::new();
+    push_preamble(input, &mut frames);
+    for pane in panes {
+        let delta = if pane.reasoning {
+            reasoning_delta(input.style, 0, 2, &pane.text)
+        } else {
+            answer_delta(input.style, &pane.text)
+        };
+        frames.push(Frame::token(pane.at_ms, chunk(input, &delta, None)));
+    }
+    push_finish(input, &mut frames);
     frames
 }
 
@@ -258,8 +301,11 @@ pub fn error_event(error: &StreamError<'_>) -> String {
     let code = error.code.map_or(String::new(), |code| {
         format!(", \"code\": {}", json_str(code))
     });
+    let seen = error.seen.map_or(String::new(), |keys| {
+        format!(", \"seen\": {}", json_str_array(keys, ", "))
+    });
     format!(
-        "data: {{\"error\": {{\"message\": {}, \"type\": {}{code}}}}}\n\n",
+        "data: {{\"error\": {{\"message\": {}, \"type\": {}{code}{seen}}}}}\n\n",
         json_str(error.message),
         json_str(error.openai_type)
     )

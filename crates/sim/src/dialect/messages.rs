@@ -2,7 +2,10 @@
 
 use serde_json::json;
 
-use super::{hostile, json_str, Frame, StreamError, WriterInput};
+use super::{
+    flood_frames, hostile, json_str, json_str_array, Frame, Pane, StreamError, WriterInput,
+    FLOOD_TEXT_MARK,
+};
 
 fn message_id(input: &WriterInput<'_>) -> String {
     format!("msg_sim{:06}", input.request_id)
@@ -65,13 +68,8 @@ fn block_stop(index: usize) -> String {
     )
 }
 
-/// The events of a successful stream.
-pub fn frames(input: &WriterInput<'_>) -> Vec<Frame> {
-    let plan = input.plan;
-    let first_ms = plan.first_token_ms();
-    let answer_start_ms = plan.first_answer_ms().unwrap_or(plan.end_ms);
-    let preamble_ms = input.preamble_ms();
-    let mut frames = Vec::new();
+/// The `message_start` event.
+fn message_start(input: &WriterInput<'_>) -> String {
     let message_start = format!(
         "{{\"type\":\"message_start\",\"message\":{{\"id\":\"{}\",\"type\":\"message\",\
          \"role\":\"assistant\",\"model\":{},\"content\":[],\"stop_reason\":null,\
@@ -80,87 +78,165 @@ pub fn frames(input: &WriterInput<'_>) -> Vec<Frame> {
         json_str(input.model),
         usage_json(input, 1),
     );
-    frames.push(Frame::bytes(
-        preamble_ms,
-        event("message_start", &message_start),
-    ));
-    let thinking = !input.reasoning.is_empty();
-    let first_block = if thinking {
-        r#"{"type":"thinking","thinking":"","signature":""}"#
-    } else {
-        r#"{"type":"text","text":""}"#
-    };
-    frames.push(Frame::bytes(preamble_ms, block_start(0, first_block)));
-    frames.push(Frame::bytes(
-        preamble_ms,
-        event("ping", r#"{"type": "ping"}"#),
-    ));
-    // Keep-alives only come before the first token, so they follow the preamble in time
-    // when it is early; otherwise they precede it.
-    if input.early {
-        input.keepalives(&mut frames);
-    } else {
-        let mut early = Vec::new();
-        input.keepalives(&mut early);
-        early.append(&mut frames);
-        frames = early;
+    event("message_start", &message_start)
+}
+
+/// The ping event that follows the first block's start.
+fn ping() -> String {
+    event("ping", r#"{"type": "ping"}"#)
+}
+
+/// `message_start`, the first block's start (`first_block`) and the ping, with the
+/// keep-alives before them, or after them when they come early.
+fn push_preamble(input: &WriterInput<'_>, first_block: &str, frames: &mut Vec<Frame>) {
+    let preamble_ms = input.preamble_ms();
+    if !input.early {
+        input.keepalives(frames);
     }
-    let mut text_index = 0;
-    if thinking {
-        if input.reasoning_visible() {
-            for (at_ms, token) in plan.reasoning_at_ms.iter().zip(input.reasoning) {
-                let delta = format!(
-                    "{{\"type\":\"thinking_delta\",\"thinking\":{}}}",
-                    json_str(token)
-                );
-                frames.push(Frame::token(*at_ms, block_delta(0, &delta)));
-            }
-        }
-        let delta = format!("{{\"type\":\"signature_delta\",\"signature\":\"{SIGNATURE}\"}}");
-        frames.push(Frame::bytes(
-            answer_start_ms.max(first_ms),
-            block_delta(0, &delta),
-        ));
-        frames.push(Frame::bytes(answer_start_ms.max(first_ms), block_stop(0)));
-        text_index = 1;
-        if !input.answer.is_empty() {
-            frames.push(Frame::bytes(
-                answer_start_ms,
-                block_start(1, r#"{"type":"text","text":""}"#),
-            ));
-        }
+    frames.push(Frame::bytes(preamble_ms, message_start(input)));
+    frames.push(Frame::bytes(preamble_ms, block_start(0, first_block)));
+    frames.push(Frame::bytes(preamble_ms, ping()));
+    // Keep-alives only come before the first token, so they follow the preamble in time
+    // when it is early.
+    if input.early {
+        input.keepalives(frames);
+    }
+}
+
+/// The answer's text deltas in block `text_index`, or the flood in their place.
+fn push_answer(input: &WriterInput<'_>, text_index: usize, frames: &mut Vec<Frame>) {
+    let plan = input.plan;
+    let text_delta = |text: &str| {
+        let delta = format!("{{\"type\":\"text_delta\",\"text\":{}}}", json_str(text));
+        block_delta(text_index, &delta)
+    };
+    if !input.flood.is_empty() {
+        let at_ms = plan.first_answer_ms().unwrap_or(plan.end_ms);
+        let template = text_delta(FLOOD_TEXT_MARK);
+        frames.extend(flood_frames(at_ms, &template, input.flood, None));
+        return;
     }
     for (at_ms, token) in plan.answer_at_ms.iter().zip(input.answer) {
-        let delta = format!("{{\"type\":\"text_delta\",\"text\":{}}}", json_str(token));
-        frames.push(Frame::token(*at_ms, block_delta(text_index, &delta)));
+        frames.push(Frame::token(*at_ms, text_delta(token)));
     }
-    if !thinking || !input.answer.is_empty() {
-        frames.push(Frame::bytes(plan.end_ms, block_stop(text_index)));
-    }
+}
+
+/// `message_delta` (stop reason, cumulative usage) and `message_stop`.
+fn push_end(input: &WriterInput<'_>, frames: &mut Vec<Frame>) {
+    let end_ms = input.plan.end_ms;
     let message_delta = format!(
         "{{\"type\":\"message_delta\",\"delta\":{{\"stop_reason\":\"{}\",\"stop_sequence\":null}},\
          \"usage\":{}}}",
         stop_reason(input),
         usage_json(input, input.usage.output_tokens()),
     );
+    frames.push(Frame::bytes(end_ms, event("message_delta", &message_delta)));
     frames.push(Frame::bytes(
-        plan.end_ms,
-        event("message_delta", &message_delta),
-    ));
-    frames.push(Frame::bytes(
-        plan.end_ms,
+        end_ms,
         event("message_stop", r#"{"type":"message_stop"}"#),
     ));
+}
+
+/// The events of a successful stream.
+pub fn frames(input: &WriterInput<'_>) -> Vec<Frame> {
+    let plan = input.plan;
+    let first_ms = plan.first_token_ms();
+    let answer_start_ms = plan.first_answer_ms().unwrap_or(plan.end_ms);
+    let mut frames = Vec::new();
+    let thinking = !input.reasoning.is_empty();
+    let first_block = if thinking { THINKING_BLOCK } else { TEXT_BLOCK };
+    push_preamble(input, first_block, &mut frames);
+    let mut text_index = 0;
+    if thinking {
+        if input.reasoning_visible() {
+            for (at_ms, token) in plan.reasoning_at_ms.iter().zip(input.reasoning) {
+                frames.push(Frame::token(*at_ms, thinking_delta(0, token)));
+            }
+        }
+        let signed_ms = answer_start_ms.max(first_ms);
+        frames.push(Frame::bytes(signed_ms, signature_delta(0)));
+        frames.push(Frame::bytes(signed_ms, block_stop(0)));
+        text_index = 1;
+        if !input.answer.is_empty() {
+            frames.push(Frame::bytes(answer_start_ms, block_start(1, TEXT_BLOCK)));
+        }
+    }
+    push_answer(input, text_index, &mut frames);
+    if !thinking || !input.answer.is_empty() {
+        frames.push(Frame::bytes(plan.end_ms, block_stop(text_index)));
+    }
+    push_end(input, &mut frames);
+    frames
+}
+
+/// An empty thinking block.
+const THINKING_BLOCK: &str = r#"{"type":"thinking","thinking":"","signature":""}"#;
+/// An empty text block.
+const TEXT_BLOCK: &str = r#"{"type":"text","text":""}"#;
+
+/// A thinking delta of block `index`.
+fn thinking_delta(index: usize, text: &str) -> String {
+    let delta = format!(
+        "{{\"type\":\"thinking_delta\",\"thinking\":{}}}",
+        json_str(text)
+    );
+    block_delta(index, &delta)
+}
+
+/// The signature that closes thinking block `index`.
+fn signature_delta(index: usize) -> String {
+    let delta = format!("{{\"type\":\"signature_delta\",\"signature\":\"{SIGNATURE}\"}}");
+    block_delta(index, &delta)
+}
+
+/// The `key_split_panes` stream: each pane its own block (thinking, signed, or text),
+/// opened at its time, between the usual preamble and end.
+pub fn pane_frames(input: &WriterInput<'_>, panes: &[Pane]) -> Vec<Frame> {
+    let mut frames = Vec::new();
+    let first_block = match panes.first() {
+        Some(pane) if pane.reasoning => THINKING_BLOCK,
+        _ => TEXT_BLOCK,
+    };
+    push_preamble(input, first_block, &mut frames);
+    for (index, pane) in panes.iter().enumerate() {
+        let at_ms = pane.at_ms;
+        if index > 0 {
+            let block = if pane.reasoning {
+                THINKING_BLOCK
+            } else {
+                TEXT_BLOCK
+            };
+            frames.push(Frame::bytes(at_ms, block_start(index, block)));
+        }
+        if pane.reasoning {
+            frames.push(Frame::token(at_ms, thinking_delta(index, &pane.text)));
+            frames.push(Frame::bytes(at_ms, signature_delta(index)));
+        } else {
+            let delta = format!(
+                "{{\"type\":\"text_delta\",\"text\":{}}}",
+                json_str(&pane.text)
+            );
+            frames.push(Frame::token(at_ms, block_delta(index, &delta)));
+        }
+        frames.push(Frame::bytes(at_ms, block_stop(index)));
+    }
+    if panes.is_empty() {
+        frames.push(Frame::bytes(input.plan.end_ms, block_stop(0)));
+    }
+    push_end(input, &mut frames);
     frames
 }
 
 /// An `error` event after HTTP 200 (the standard one is Anthropic's documented overload
 /// error, Python spacing as on the wire); no `message_stop` follows.
 pub fn error_event(error: &StreamError<'_>) -> String {
+    let seen = error.seen.map_or(String::new(), |keys| {
+        format!(", \"seen\": {}", json_str_array(keys, ", "))
+    });
     event(
         "error",
         &format!(
-            "{{\"type\": \"error\", \"error\": {{\"type\": {}, \"message\": {}}}}}",
+            "{{\"type\": \"error\", \"error\": {{\"type\": {}, \"message\": {}{seen}}}}}",
             json_str(error.anthropic_type),
             json_str(error.anthropic_message)
         ),

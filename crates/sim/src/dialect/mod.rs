@@ -6,7 +6,7 @@ pub mod errors;
 pub mod messages;
 pub mod responses;
 
-use crate::fault::Fault;
+use crate::fault::{Fault, FloodRun};
 use crate::profile::{AccountStyles, ReasoningStyle};
 use crate::request::Dialect;
 use crate::timing::StreamPlan;
@@ -21,6 +21,9 @@ pub enum FrameBody {
     /// This many filler bytes (`x`), written in chunks as fast as the client reads them,
     /// never held in memory at once (the `huge_line` fault).
     Filler(u64),
+    /// Many delta events of one layout, written in batches as fast as the client reads
+    /// them, never held in memory at once (the flood faults).
+    Deltas(DeltaRun),
 }
 
 /// One timed write.
@@ -55,7 +58,7 @@ impl Frame {
     pub fn text(&self) -> Option<&str> {
         match &self.body {
             FrameBody::Bytes(text) => Some(text),
-            FrameBody::Abort | FrameBody::Filler(_) => None,
+            FrameBody::Abort | FrameBody::Filler(_) | FrameBody::Deltas(_) => None,
         }
     }
 }
@@ -115,6 +118,9 @@ pub struct WriterInput<'a> {
     pub truncated: bool,
     /// How the server reports its own time in the stream.
     pub account: Account,
+    /// The flood faults' answer events, sent at the first answer time in place of the
+    /// answer's deltas (`answer` then holds their whole text); empty: none.
+    pub flood: &'a [FloodRun],
 }
 
 /// What a stream says of the server's own time ([`AccountStyles`]), from the plan.
@@ -173,6 +179,8 @@ pub struct StreamError<'a> {
     pub anthropic_type: &'a str,
     /// Anthropic `error.message`.
     pub anthropic_message: &'a str,
+    /// Keys listed in an extra `seen` field of the error (`echo_past_keys_midstream`).
+    pub seen: Option<&'a [String]>,
 }
 
 /// OpenAI's mid-stream server error message.
@@ -188,6 +196,7 @@ impl<'a> StreamError<'a> {
             code: None,
             anthropic_type: "overloaded_error",
             anthropic_message: "Overloaded",
+            seen: None,
         }
     }
 
@@ -199,6 +208,7 @@ impl<'a> StreamError<'a> {
             code: None,
             anthropic_type: "api_error",
             anthropic_message: message,
+            seen: None,
         }
     }
 
@@ -210,8 +220,24 @@ impl<'a> StreamError<'a> {
             code: Some("invalid_api_key"),
             anthropic_type: "authentication_error",
             anthropic_message: message,
+            seen: None,
         }
     }
+
+    /// The same error listing `keys` in a `seen` field.
+    pub fn with_seen(self, keys: &'a [String]) -> Self {
+        Self {
+            seen: Some(keys),
+            ..self
+        }
+    }
+}
+
+/// A JSON array of strings, its items separated by `separator` (`", "` as Python writes
+/// JSON, `","` compact).
+pub(crate) fn json_str_array(items: &[String], separator: &str) -> String {
+    let items: Vec<String> = items.iter().map(|item| json_str(item)).collect();
+    format!("[{}]", items.join(separator))
 }
 
 /// What in-stream faults need beyond the stream itself.
@@ -221,11 +247,173 @@ pub struct FaultDetails {
     pub key_echo: String,
     /// Length of the `huge_line` fault's line, bytes.
     pub huge_line_bytes: u64,
+    /// The request's key (`key_forms_midstream`).
+    pub key: Option<String>,
+    /// Every key the process remembers, oldest first (`echo_past_keys_midstream`).
+    pub seen_keys: Vec<String>,
 }
 
 /// A JSON string literal.
 pub(crate) fn json_str(text: &str) -> String {
     serde_json::Value::String(text.to_string()).to_string()
+}
+
+/// Stands for the text in a flood's template event (a control character, so never in a
+/// real text).
+pub(crate) const FLOOD_TEXT_MARK: &str = "\u{1}flood\u{1}";
+
+/// Stands for the sequence number in a flood's template event (Responses): no real
+/// number comes near it, and the template's builder may count past it.
+pub(crate) const FLOOD_SEQUENCE_MARK: u64 = 987_654_321_987_654_321;
+
+/// Many delta events of one layout, generated as they are written (the flood faults):
+/// event `i` is `head`, the JSON string `texts[i % texts.len()]`, `middle`, and, when
+/// numbered (Responses), the sequence number `first_sequence + i` and `tail`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeltaRun {
+    head: String,
+    texts: Vec<String>,
+    middle: String,
+    first_sequence: Option<u64>,
+    tail: String,
+    count: u64,
+}
+
+impl DeltaRun {
+    /// The run of `run`'s texts in the layout of `template`, an event whose text is
+    /// [`FLOOD_TEXT_MARK`] (and, when `first_sequence` is set, whose sequence number is
+    /// [`FLOOD_SEQUENCE_MARK`]).
+    fn new(template: &str, run: &FloodRun, first_sequence: Option<u64>) -> Self {
+        let (head, rest) = template
+            .split_once(&json_str(FLOOD_TEXT_MARK))
+            .unwrap_or((template, ""));
+        let (middle, tail) = match first_sequence {
+            Some(_) => rest
+                .split_once(&FLOOD_SEQUENCE_MARK.to_string())
+                .unwrap_or((rest, "")),
+            None => (rest, ""),
+        };
+        Self {
+            head: head.to_string(),
+            texts: run.texts.iter().map(|text| json_str(text)).collect(),
+            middle: middle.to_string(),
+            first_sequence,
+            tail: tail.to_string(),
+            count: run.count,
+        }
+    }
+
+    /// How many events.
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// The length of its longest event, bytes.
+    pub fn longest_event_bytes(&self) -> usize {
+        let longest_text = self.texts.iter().map(String::len).max().unwrap_or(2);
+        let sequence_digits = if self.first_sequence.is_some() { 20 } else { 0 };
+        self.head.len() + longest_text + self.middle.len() + sequence_digits + self.tail.len()
+    }
+
+    /// Appends events from number `from` to `buffer` until it holds `limit_bytes` or more
+    /// or the run is done; returns the number of the next event.
+    pub fn write(&self, from: u64, buffer: &mut Vec<u8>, limit_bytes: usize) -> u64 {
+        let mut next = from;
+        let texts = self.texts.len().max(1) as u64;
+        while next < self.count && buffer.len() < limit_bytes {
+            buffer.extend_from_slice(self.head.as_bytes());
+            let text = self.texts.get((next % texts) as usize);
+            buffer.extend_from_slice(text.map_or("\"\"", String::as_str).as_bytes());
+            buffer.extend_from_slice(self.middle.as_bytes());
+            if let Some(first) = self.first_sequence {
+                push_decimal(buffer, first + next);
+                buffer.extend_from_slice(self.tail.as_bytes());
+            }
+            next += 1;
+        }
+        next
+    }
+}
+
+/// Appends `number` in decimal.
+fn push_decimal(buffer: &mut Vec<u8>, number: u64) {
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    let mut rest = number;
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    buffer.extend_from_slice(&digits[start..]);
+}
+
+/// The frames of a flood at `at_ms`, one per run, in the layout of `template` (see
+/// [`DeltaRun`]); Responses numbers the events from `first_sequence` on.
+pub(crate) fn flood_frames(
+    at_ms: f64,
+    template: &str,
+    runs: &[FloodRun],
+    first_sequence: Option<u64>,
+) -> Vec<Frame> {
+    let mut sequence = first_sequence;
+    runs.iter()
+        .map(|run| {
+            let deltas = DeltaRun::new(template, run, sequence);
+            sequence = sequence.map(|number| number + run.count);
+            Frame {
+                at_ms,
+                body: FrameBody::Deltas(deltas),
+                token: true,
+            }
+        })
+        .collect()
+}
+
+/// One piece of a `key_split_panes` stream: its text, whether it is reasoning (else
+/// answer), and when it is sent.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pane {
+    /// When, ms after arrival.
+    pub at_ms: f64,
+    /// A reasoning delta (else an answer delta).
+    pub reasoning: bool,
+    /// The text.
+    pub text: String,
+}
+
+/// `pieces` as panes: reasoning first, then alternating, at the plan's token times in
+/// order (pieces beyond them at its end).
+pub fn panes(plan: &StreamPlan, pieces: &[String]) -> Vec<Pane> {
+    let mut times = plan.reasoning_at_ms.iter().chain(&plan.answer_at_ms);
+    pieces
+        .iter()
+        .enumerate()
+        .map(|(index, text)| Pane {
+            at_ms: times.next().copied().unwrap_or(plan.end_ms),
+            reasoning: index % 2 == 0,
+            text: text.clone(),
+        })
+        .collect()
+}
+
+/// The `key_split_panes` stream: `pieces` alternating between reasoning deltas (chat:
+/// `reasoning_content`; Anthropic: thinking blocks; Responses: reasoning items) and answer
+/// deltas (text blocks, message items), then the normal end.
+pub fn pane_frames(dialect: Dialect, input: &WriterInput<'_>, pieces: &[String]) -> Vec<Frame> {
+    let input = WriterInput {
+        style: ReasoningStyle::ReasoningContent,
+        ..input.clone()
+    };
+    let panes = panes(input.plan, pieces);
+    match dialect {
+        Dialect::Chat => chat::pane_frames(&input, &panes),
+        Dialect::Messages => messages::pane_frames(&input, &panes),
+        Dialect::Responses => responses::pane_frames(&input, &panes),
+    }
 }
 
 /// The timed frames of a successful stream.
@@ -249,10 +437,55 @@ pub fn completion_body(dialect: Dialect, input: &WriterInput<'_>) -> String {
 /// Minimum time between the last frame and a `drop` fault's cut, ms.
 pub const DROP_GRACE_MS: f64 = 20.0;
 
+/// Token frames before `bidi_midstream`'s error: the visible reasoning, the normal answer
+/// tokens and its two bidi tokens (see [`crate::fault::bidi_index`]).
+fn bidi_cut_tokens(input: &WriterInput<'_>, after_tokens: u32) -> u32 {
+    let reasoning = if input.reasoning_visible() {
+        input.reasoning.len().min(input.plan.reasoning_at_ms.len())
+    } else {
+        0
+    };
+    let answer = input.answer.len().min(input.plan.answer_at_ms.len());
+    let bidi_end = (crate::fault::bidi_index(after_tokens, answer) + 2).min(answer);
+    u32::try_from(reasoning + bidi_end).unwrap_or(u32::MAX)
+}
+
+/// The message of an in-stream fault's error event when the fault writes its own (empty
+/// for the others).
+fn error_message(fault: Fault, details: &FaultDetails) -> String {
+    match fault {
+        Fault::XssError => crate::fault::xss_all(),
+        Fault::EchoPastKeysMidstream => crate::fault::past_keys_message(&details.seen_keys),
+        Fault::KeyFormsMidstream => crate::fault::key_forms_message(details.key.as_deref()),
+        Fault::BidiMidstream => crate::fault::bidi_message(),
+        _ => String::new(),
+    }
+}
+
+/// The error event an in-stream fault ends with, if it ends with one (`message`: its
+/// [`error_message`]).
+fn stream_error<'a>(
+    fault: Fault,
+    details: &'a FaultDetails,
+    message: &'a str,
+) -> Option<StreamError<'a>> {
+    match fault {
+        Fault::Midstream => Some(StreamError::server()),
+        Fault::EchoKeyMidstream => Some(StreamError::auth(&details.key_echo)),
+        Fault::XssError | Fault::BidiMidstream => Some(StreamError::server_with(message)),
+        Fault::EchoPastKeysMidstream => {
+            Some(StreamError::auth(message).with_seen(&details.seen_keys))
+        }
+        Fault::KeyFormsMidstream => Some(StreamError::auth(message)),
+        _ => None,
+    }
+}
+
 /// Rewrites a successful stream for an in-stream fault (`midstream`, `drop`, `malformed`,
-/// `echo_key_midstream`, `xss_error`, `huge_line`); other faults leave it unchanged. The
-/// fault strikes after `after_tokens` token frames, at the time the next token would have
-/// come.
+/// `echo_key_midstream`, `xss_error`, `huge_line`, `echo_past_keys_midstream`,
+/// `bidi_midstream`, `key_forms_midstream`); other faults leave it unchanged. The fault
+/// strikes after `after_tokens` token frames (`bidi_midstream`: after its two bidi tokens
+/// too), at the time the next token would have come.
 pub fn apply_stream_fault(
     dialect: Dialect,
     input: &WriterInput<'_>,
@@ -261,6 +494,11 @@ pub fn apply_stream_fault(
     after_tokens: u32,
     details: &FaultDetails,
 ) -> Vec<Frame> {
+    let after_tokens = if fault == Fault::BidiMidstream {
+        bidi_cut_tokens(input, after_tokens)
+    } else {
+        after_tokens
+    };
     let token_positions: Vec<usize> = frames
         .iter()
         .enumerate()
@@ -280,14 +518,8 @@ pub fn apply_stream_fault(
         .map(|index| frames[*index].at_ms);
     let previous_ms = cut.checked_sub(1).map_or(0.0, |index| frames[index].at_ms);
     let at_ms = next_token_ms.unwrap_or(previous_ms);
-    let xss_message = crate::fault::xss_all();
-    let error = match fault {
-        Fault::Midstream => Some(StreamError::server()),
-        Fault::EchoKeyMidstream => Some(StreamError::auth(&details.key_echo)),
-        Fault::XssError => Some(StreamError::server_with(&xss_message)),
-        _ => None,
-    };
-    if let Some(error) = error {
+    let message = error_message(fault, details);
+    if let Some(error) = stream_error(fault, details, &message) {
         frames.truncate(cut);
         let events_before = frames
             .iter()
@@ -380,6 +612,7 @@ mod tests {
             },
             truncated: false,
             account: Account::default(),
+            flood: &[],
         }
     }
 
@@ -413,6 +646,7 @@ mod tests {
         let details = FaultDetails {
             key_echo: "Bearer k".into(),
             huge_line_bytes: 1000,
+            ..FaultDetails::default()
         };
         let apply = |fault, after| {
             apply_stream_fault(
@@ -465,5 +699,99 @@ mod tests {
             huge.last().map(|f| &f.body),
             Some(&FrameBody::Filler(1000 - prefix.len() as u64))
         );
+    }
+
+    /// The bytes of every event of the flood frames in `frames`, and how many there were.
+    fn written_floods(frames: &[Frame]) -> (String, u64) {
+        let mut bytes = Vec::new();
+        let mut events = 0;
+        for frame in frames {
+            if let FrameBody::Deltas(run) = &frame.body {
+                events += run.write(0, &mut bytes, usize::MAX);
+            }
+        }
+        (String::from_utf8(bytes).unwrap_or_default(), events)
+    }
+
+    #[test]
+    fn floods_are_written_in_each_dialects_delta_layout() {
+        let plain_plan = plan(4);
+        let plan = plan(2);
+        let runs = [
+            FloodRun {
+                texts: vec!["a".into(), "\n".into()],
+                count: 3,
+            },
+            FloodRun {
+                texts: vec!["x".into()],
+                count: 1,
+            },
+        ];
+        let answer = vec![crate::fault::flood_text(&runs)];
+        assert_eq!(answer[0], "a\nax");
+        for dialect in [Dialect::Chat, Dialect::Messages, Dialect::Responses] {
+            let mut flooded = input(&plan, &answer);
+            flooded.flood = &runs;
+            let frames = stream_frames(dialect, &flooded);
+            let (written, events) = written_floods(&frames);
+            assert_eq!(events, 4, "{dialect:?}");
+            // Each event is the one the dialect writes for that token.
+            let tokens: Vec<String> = ["a", "\n", "a", "x"].map(String::from).to_vec();
+            let plain = stream_frames(dialect, &input(&plain_plan, &tokens));
+            let expected: String = plain
+                .iter()
+                .filter(|frame| frame.token)
+                .filter_map(Frame::text)
+                .collect();
+            // (Responses: numbered on from the events before, as the tokens would be.)
+            assert_eq!(written, expected, "{dialect:?}");
+            if dialect == Dialect::Responses {
+                // The events after the flood number on from its last.
+                let after = frames.iter().rev().take_while(|f| !f.token).last();
+                let after = after.and_then(Frame::text).unwrap_or_default();
+                assert!(after.contains("\"sequence_number\":8"), "{after}");
+            }
+        }
+        // A batch ends once it passes its limit: one event here.
+        let frames = stream_frames(Dialect::Chat, &{
+            let mut flooded = input(&plan, &answer);
+            flooded.flood = &runs;
+            flooded
+        });
+        let run = frames
+            .iter()
+            .find_map(|frame| match &frame.body {
+                FrameBody::Deltas(run) => Some(run),
+                _ => None,
+            })
+            .unwrap();
+        let mut batch = Vec::new();
+        assert_eq!(run.write(0, &mut batch, 1), 1);
+        // The longest event carries "\n", written as 2 bytes ("a": 1).
+        assert_eq!(batch.len() + 1, run.longest_event_bytes());
+        assert_eq!(run.write(1, &mut batch, usize::MAX), 3);
+    }
+
+    #[test]
+    fn past_keys_ride_in_a_seen_field() {
+        let plan = plan(6);
+        let answer: Vec<String> = (0..6).map(|i| format!("t{i}")).collect();
+        let input = input(&plan, &answer);
+        let details = FaultDetails {
+            seen_keys: vec!["k1".into(), "k2".into()],
+            ..FaultDetails::default()
+        };
+        for (dialect, seen) in [
+            (Dialect::Chat, "\"code\": \"invalid_api_key\", \"seen\": [\"k1\", \"k2\"]}}"),
+            (Dialect::Messages, "\"message\": \"Incorrect API key provided. Keys seen: k1, k2\", \"seen\": [\"k1\", \"k2\"]}}"),
+            (Dialect::Responses, "\"param\":null,\"seen\":[\"k1\",\"k2\"],\"sequence_number\":"),
+        ] {
+            let frames = stream_frames(dialect, &input);
+            let faulted =
+                apply_stream_fault(dialect, &input, frames, Fault::EchoPastKeysMidstream, 2, &details);
+            let last = faulted.last().and_then(Frame::text).unwrap();
+            assert!(last.contains(seen), "{last}");
+            assert!(last.contains("Keys seen: k1, k2"), "{last}");
+        }
     }
 }

@@ -4,7 +4,10 @@
 //! event's fields alphabetically; nested objects in the API's own order), so the bytes look
 //! like the real thing. Values are pre-serialized JSON strings.
 
-use super::{hostile, json_str, Frame, FrameBody, StreamError, WriterInput};
+use super::{
+    flood_frames, hostile, json_str, json_str_array, FloodRun, Frame, FrameBody, Pane, StreamError,
+    WriterInput, FLOOD_SEQUENCE_MARK, FLOOD_TEXT_MARK,
+};
 
 /// `{"k":v,...}` from already-serialized values, in the given order.
 fn object(fields: &[(&str, String)]) -> String {
@@ -46,35 +49,43 @@ fn output_text_part(text: &str) -> String {
     ])
 }
 
-fn reasoning_item(input: &WriterInput<'_>, done: bool) -> String {
-    let summary = if done && input.reasoning_visible() {
-        array(&[summary_part(&input.reasoning.concat())])
-    } else {
-        "[]".to_string()
-    };
+/// A reasoning item; its summary is `summary` (none: an empty list).
+fn reasoning_item(id: &str, summary: Option<&str>) -> String {
+    let summary = summary.map_or_else(|| "[]".to_string(), |text| array(&[summary_part(text)]));
     object(&[
-        ("id", json_str(&ids(input).reasoning)),
+        ("id", json_str(id)),
         ("type", json_str("reasoning")),
         ("summary", summary),
     ])
 }
 
-fn message_item(input: &WriterInput<'_>, done: bool) -> String {
-    let (status, content) = if done {
-        (
-            "completed",
-            array(&[output_text_part(&input.answer.concat())]),
-        )
-    } else {
-        ("in_progress", "[]".to_string())
+/// A message item: completed with `text`, or in progress and empty (`None`).
+fn message_item(id: &str, text: Option<&str>) -> String {
+    let (status, content) = match text {
+        Some(text) => ("completed", array(&[output_text_part(text)])),
+        None => ("in_progress", "[]".to_string()),
     };
     object(&[
-        ("id", json_str(&ids(input).message)),
+        ("id", json_str(id)),
         ("type", json_str("message")),
         ("status", json_str(status)),
         ("content", content),
         ("role", json_str("assistant")),
     ])
+}
+
+/// The output of a finished response: its reasoning item and its message item.
+fn final_output(input: &WriterInput<'_>) -> Vec<String> {
+    let ids = ids(input);
+    let mut output = Vec::new();
+    if !input.reasoning.is_empty() {
+        let summary = input.reasoning_visible().then(|| input.reasoning.concat());
+        output.push(reasoning_item(&ids.reasoning, summary.as_deref()));
+    }
+    if !input.answer.is_empty() {
+        output.push(message_item(&ids.message, Some(&input.answer.concat())));
+    }
+    output
 }
 
 fn usage(input: &WriterInput<'_>) -> String {
@@ -112,32 +123,26 @@ fn usage(input: &WriterInput<'_>) -> String {
     ])
 }
 
-/// The response object; `final_state` fills output, usage and status.
-fn response_object(input: &WriterInput<'_>, final_state: bool) -> String {
+/// The response object: in progress (`None`), or finished with `output` (its items),
+/// usage and status.
+fn response_object(input: &WriterInput<'_>, output: Option<&[String]>) -> String {
     let null = || "null".to_string();
-    let (status, completed_at, incomplete, output, usage) = if final_state {
-        let mut output = Vec::new();
-        if !input.reasoning.is_empty() {
-            output.push(reasoning_item(input, true));
-        }
-        if !input.answer.is_empty() {
-            output.push(message_item(input, true));
-        }
-        if input.truncated {
+    let (status, completed_at, incomplete, output, usage) = match output {
+        Some(output) if input.truncated => {
             let reason = object(&[("reason", json_str("max_output_tokens"))]);
-            ("incomplete", null(), reason, array(&output), usage(input))
-        } else {
+            ("incomplete", null(), reason, array(output), usage(input))
+        }
+        Some(output) => {
             let completed_at = input.created_s.to_string();
             (
                 "completed",
                 completed_at,
                 null(),
-                array(&output),
+                array(output),
                 usage(input),
             )
         }
-    } else {
-        ("in_progress", null(), null(), "[]".to_string(), null())
+        None => ("in_progress", null(), null(), "[]".to_string(), null()),
     };
     object(&[
         ("id", json_str(&ids(input).response)),
@@ -187,31 +192,137 @@ impl Events {
     }
 }
 
+impl Events {
+    /// No events yet.
+    fn new() -> Self {
+        Self {
+            frames: Vec::new(),
+            sequence_number: 0,
+        }
+    }
+}
+
+/// One output item as streamed: its id, its place in `output`, its deltas with their
+/// times, its whole text, and when it is added and done.
+struct ItemPlan<'a> {
+    id: String,
+    output_index: usize,
+    deltas: Vec<(f64, &'a str)>,
+    text: String,
+    added_ms: f64,
+    done_ms: f64,
+}
+
+impl ItemPlan<'_> {
+    /// The fields every event of the item's part carries, with `extra`, alphabetical.
+    fn part_fields(
+        &self,
+        mut fields: Vec<(&'static str, String)>,
+        summary: bool,
+    ) -> Vec<(&'static str, String)> {
+        fields.push(("item_id", json_str(&self.id)));
+        fields.push(("output_index", self.output_index.to_string()));
+        if summary {
+            fields.push(("summary_index", "0".into()));
+        } else {
+            fields.push(("content_index", "0".into()));
+        }
+        fields.sort_by(|a, b| a.0.cmp(b.0));
+        fields
+    }
+}
+
 /// The events of a successful stream.
 pub fn frames(input: &WriterInput<'_>) -> Vec<Frame> {
     let plan = input.plan;
-    let first_ms = plan.first_token_ms();
+    let ids = ids(input);
     let answer_start_ms = plan.first_answer_ms().unwrap_or(plan.end_ms);
-    let mut events = Events {
-        frames: Vec::new(),
-        sequence_number: 0,
-    };
+    let mut events = Events::new();
     push_preamble(&mut events, input);
     let mut output_index = 0;
     if !input.reasoning.is_empty() {
-        push_reasoning_item(&mut events, input, first_ms, answer_start_ms);
+        let item = ItemPlan {
+            id: ids.reasoning,
+            output_index,
+            deltas: zip_times(&plan.reasoning_at_ms, input.reasoning),
+            text: input.reasoning.concat(),
+            added_ms: plan.first_token_ms(),
+            done_ms: answer_start_ms,
+        };
+        push_reasoning_item(&mut events, &item, input.reasoning_visible());
         output_index = 1;
     }
     if !input.answer.is_empty() {
-        push_message_item(&mut events, input, output_index, answer_start_ms);
+        let item = ItemPlan {
+            id: ids.message,
+            output_index,
+            deltas: zip_times(&plan.answer_at_ms, input.answer),
+            text: input.answer.concat(),
+            added_ms: answer_start_ms,
+            done_ms: plan.end_ms,
+        };
+        push_message_item(&mut events, &item, input.flood);
     }
+    push_terminal(&mut events, input, &final_output(input));
+    events.frames
+}
+
+/// Each token with its time.
+fn zip_times<'a>(times: &[f64], tokens: &'a [String]) -> Vec<(f64, &'a str)> {
+    times
+        .iter()
+        .zip(tokens)
+        .map(|(at_ms, token)| (*at_ms, token.as_str()))
+        .collect()
+}
+
+/// `response.completed` (or `response.incomplete` when `max_output_tokens` cut it) with
+/// `output`.
+fn push_terminal(events: &mut Events, input: &WriterInput<'_>, output: &[String]) {
     let terminal = if input.truncated {
         "response.incomplete"
     } else {
         "response.completed"
     };
-    let response = response_object(input, true);
-    events.push(plan.end_ms, terminal, vec![("response", response)], false);
+    let response = response_object(input, Some(output));
+    events.push(
+        input.plan.end_ms,
+        terminal,
+        vec![("response", response)],
+        false,
+    );
+}
+
+/// The `key_split_panes` stream: each pane its own output item (a reasoning item with a
+/// summary, or a message), between the usual preamble and end.
+pub fn pane_frames(input: &WriterInput<'_>, panes: &[Pane]) -> Vec<Frame> {
+    let ids = ids(input);
+    let mut events = Events::new();
+    push_preamble(&mut events, input);
+    let mut output = Vec::new();
+    for (index, pane) in panes.iter().enumerate() {
+        let prefix = if pane.reasoning {
+            &ids.reasoning
+        } else {
+            &ids.message
+        };
+        let item = ItemPlan {
+            id: format!("{prefix}_{index}"),
+            output_index: index,
+            deltas: vec![(pane.at_ms, pane.text.as_str())],
+            text: pane.text.clone(),
+            added_ms: pane.at_ms,
+            done_ms: pane.at_ms,
+        };
+        if pane.reasoning {
+            push_reasoning_item(&mut events, &item, true);
+            output.push(reasoning_item(&item.id, Some(&item.text)));
+        } else {
+            push_message_item(&mut events, &item, &[]);
+            output.push(message_item(&item.id, Some(&item.text)));
+        }
+    }
+    push_terminal(&mut events, input, &output);
     events.frames
 }
 
@@ -223,7 +334,7 @@ fn push_preamble(events: &mut Events, input: &WriterInput<'_>) {
     }
     let preamble_ms = input.preamble_ms();
     for name in ["response.created", "response.in_progress"] {
-        let response = response_object(input, false);
+        let response = response_object(input, None);
         events.push(preamble_ms, name, vec![("response", response)], false);
     }
     if input.early {
@@ -231,157 +342,154 @@ fn push_preamble(events: &mut Events, input: &WriterInput<'_>) {
     }
 }
 
-/// The reasoning output item (index 0): added, its summary when visible, done.
-fn push_reasoning_item(
-    events: &mut Events,
-    input: &WriterInput<'_>,
-    first_ms: f64,
-    answer_start_ms: f64,
-) {
+/// A reasoning output item: added, its summary when `visible`, done.
+fn push_reasoning_item(events: &mut Events, item: &ItemPlan<'_>, visible: bool) {
+    let index = item.output_index.to_string();
     events.push(
-        first_ms,
+        item.added_ms,
         "response.output_item.added",
         vec![
-            ("item", reasoning_item(input, false)),
-            ("output_index", "0".into()),
+            ("item", reasoning_item(&item.id, None)),
+            ("output_index", index.clone()),
         ],
         false,
     );
-    if input.reasoning_visible() {
-        push_reasoning_summary(events, input, first_ms, answer_start_ms);
+    if visible {
+        push_reasoning_summary(events, item);
     }
+    let summary = visible.then_some(item.text.as_str());
     events.push(
-        answer_start_ms,
+        item.done_ms,
         "response.output_item.done",
         vec![
-            ("item", reasoning_item(input, true)),
-            ("output_index", "0".into()),
+            ("item", reasoning_item(&item.id, summary)),
+            ("output_index", index),
         ],
         false,
     );
 }
 
 /// The reasoning summary part: added, one delta per reasoning token, text done, part done.
-fn push_reasoning_summary(
-    events: &mut Events,
-    input: &WriterInput<'_>,
-    first_ms: f64,
-    answer_start_ms: f64,
-) {
-    let item_id = json_str(&ids(input).reasoning);
-    let part_fields = |extra: Vec<(&'static str, String)>| {
-        let mut fields = vec![("item_id", item_id.clone()), ("output_index", "0".into())];
-        fields.extend(extra);
-        fields.push(("summary_index", "0".into()));
-        fields.sort_by(|a, b| a.0.cmp(b.0));
-        fields
-    };
+fn push_reasoning_summary(events: &mut Events, item: &ItemPlan<'_>) {
     events.push(
-        first_ms,
+        item.added_ms,
         "response.reasoning_summary_part.added",
-        part_fields(vec![("part", summary_part(""))]),
+        item.part_fields(vec![("part", summary_part(""))], true),
         false,
     );
-    for (at_ms, token) in input.plan.reasoning_at_ms.iter().zip(input.reasoning) {
-        let fields = part_fields(vec![
-            ("delta", json_str(token)),
-            ("obfuscation", json_str("")),
-        ]);
+    for (at_ms, token) in &item.deltas {
+        let fields = vec![("delta", json_str(token)), ("obfuscation", json_str(""))];
         events.push(
             *at_ms,
             "response.reasoning_summary_text.delta",
-            fields,
+            item.part_fields(fields, true),
             true,
         );
     }
-    let text = input.reasoning.concat();
     events.push(
-        answer_start_ms,
+        item.done_ms,
         "response.reasoning_summary_text.done",
-        part_fields(vec![("text", json_str(&text))]),
+        item.part_fields(vec![("text", json_str(&item.text))], true),
         false,
     );
     events.push(
-        answer_start_ms,
+        item.done_ms,
         "response.reasoning_summary_part.done",
-        part_fields(vec![("part", summary_part(&text))]),
+        item.part_fields(vec![("part", summary_part(&item.text))], true),
         false,
     );
 }
 
-/// The message output item at `output_index`: added, its text part (one delta per answer
-/// token), done.
-fn push_message_item(
-    events: &mut Events,
-    input: &WriterInput<'_>,
-    output_index: usize,
-    answer_start_ms: f64,
-) {
-    let plan = input.plan;
-    let index = output_index.to_string();
+/// The fields of an output text delta (the text already JSON).
+fn text_delta_fields(delta_json: String) -> Vec<(&'static str, String)> {
+    vec![
+        ("delta", delta_json),
+        ("logprobs", "[]".into()),
+        ("obfuscation", json_str("")),
+    ]
+}
+
+/// A message output item: added, its text part (one delta per answer token, or the
+/// `flood` in their place), done.
+fn push_message_item(events: &mut Events, item: &ItemPlan<'_>, flood: &[FloodRun]) {
+    let index = item.output_index.to_string();
     events.push(
-        answer_start_ms,
+        item.added_ms,
         "response.output_item.added",
         vec![
-            ("item", message_item(input, false)),
+            ("item", message_item(&item.id, None)),
             ("output_index", index.clone()),
         ],
         false,
     );
-    let item_id = json_str(&ids(input).message);
-    let part_fields = |extra: Vec<(&'static str, String)>| {
-        let mut fields = vec![
-            ("content_index", "0".to_string()),
-            ("item_id", item_id.clone()),
-            ("output_index", index.clone()),
-        ];
-        fields.extend(extra);
-        fields.sort_by(|a, b| a.0.cmp(b.0));
-        fields
-    };
     events.push(
-        answer_start_ms,
+        item.added_ms,
         "response.content_part.added",
-        part_fields(vec![("part", output_text_part(""))]),
+        item.part_fields(vec![("part", output_text_part(""))], false),
         false,
     );
-    for (at_ms, token) in plan.answer_at_ms.iter().zip(input.answer) {
-        let fields = part_fields(vec![
-            ("delta", json_str(token)),
-            ("logprobs", "[]".into()),
-            ("obfuscation", json_str("")),
-        ]);
-        events.push(*at_ms, "response.output_text.delta", fields, true);
+    if flood.is_empty() {
+        for (at_ms, token) in &item.deltas {
+            let fields = item.part_fields(text_delta_fields(json_str(token)), false);
+            events.push(*at_ms, "response.output_text.delta", fields, true);
+        }
+    } else {
+        push_flood(events, item, flood);
     }
-    let text = input.answer.concat();
     events.push(
-        plan.end_ms,
+        item.done_ms,
         "response.output_text.done",
-        part_fields(vec![("logprobs", "[]".into()), ("text", json_str(&text))]),
+        item.part_fields(
+            vec![("logprobs", "[]".into()), ("text", json_str(&item.text))],
+            false,
+        ),
         false,
     );
     events.push(
-        plan.end_ms,
+        item.done_ms,
         "response.content_part.done",
-        part_fields(vec![("part", output_text_part(&text))]),
+        item.part_fields(vec![("part", output_text_part(&item.text))], false),
         false,
     );
     events.push(
-        plan.end_ms,
+        item.done_ms,
         "response.output_item.done",
         vec![
-            ("item", message_item(input, true)),
-            ("output_index", index.clone()),
+            ("item", message_item(&item.id, Some(&item.text))),
+            ("output_index", index),
         ],
         false,
     );
+}
+
+/// The flood's delta events, numbered on from the events before them.
+fn push_flood(events: &mut Events, item: &ItemPlan<'_>, flood: &[FloodRun]) {
+    let at_ms = item
+        .deltas
+        .first()
+        .map_or(item.added_ms, |(at_ms, _)| *at_ms);
+    let mut template = Events {
+        frames: Vec::new(),
+        sequence_number: FLOOD_SEQUENCE_MARK,
+    };
+    let fields = item.part_fields(text_delta_fields(json_str(FLOOD_TEXT_MARK)), false);
+    template.push(at_ms, "response.output_text.delta", fields, true);
+    let template = template.frames.first().and_then(Frame::text).unwrap_or("");
+    let first = events.sequence_number;
+    events
+        .frames
+        .extend(flood_frames(at_ms, template, flood, Some(first)));
+    events.sequence_number += flood.iter().map(|run| run.count).sum::<u64>();
 }
 
 /// The `error` event after HTTP 200 (spec `ResponseErrorEvent`); nothing follows.
 pub fn error_event(error: &StreamError<'_>, sequence_number: usize) -> String {
+    let seen = error.seen.map_or(String::new(), |keys| {
+        format!(",\"seen\":{}", json_str_array(keys, ","))
+    });
     format!(
-        "event: error\ndata: {{\"type\":\"error\",\"code\":{},\"message\":{},\"param\":null,\
-         \"sequence_number\":{sequence_number}}}\n\n",
+        "event: error\ndata: {{\"type\":\"error\",\"code\":{},\"message\":{},\"param\":null\
+         {seen},\"sequence_number\":{sequence_number}}}\n\n",
         json_str(error.code.unwrap_or("server_error")),
         json_str(error.message)
     )
@@ -404,7 +512,7 @@ pub fn malformed() -> String {
 
 /// The non-streaming body.
 pub fn completion(input: &WriterInput<'_>) -> String {
-    response_object(input, true)
+    response_object(input, Some(&final_output(input)))
 }
 
 #[cfg(test)]
@@ -444,6 +552,7 @@ mod tests {
             },
             truncated: false,
             account: super::super::Account::default(),
+            flood: &[],
         };
         let frames = frames(&input);
         let delta = frames

@@ -118,16 +118,6 @@ fn decode(message: &JsValue, offset_ms: f64) -> Option<(u32, TransportEvent)> {
                 timing_headers: header_pairs(message, "timingHeaders"),
             },
         },
-        "chunk" => {
-            let buffer: ArrayBuffer = Reflect::get(message, &"bytes".into())
-                .ok()?
-                .dyn_into()
-                .ok()?;
-            TransportEvent::Chunk {
-                at_ms,
-                bytes: Uint8Array::new(&buffer),
-            }
-        }
         "end" => TransportEvent::End { at_ms },
         "failed" => TransportEvent::Failed {
             at_ms,
@@ -144,6 +134,36 @@ fn decode(message: &JsValue, offset_ms: f64) -> Option<(u32, TransportEvent)> {
         _ => return None,
     };
     Some((request_id, event))
+}
+
+/// The reads of a `chunks` message, each with its own arrival time on the page clock.
+fn reads(message: &JsValue, offset_ms: f64) -> Vec<TransportEvent> {
+    let Ok(list) = Reflect::get(message, &"reads".into()) else {
+        return Vec::new();
+    };
+    if !Array::is_array(&list) {
+        return Vec::new();
+    }
+    Array::from(&list)
+        .iter()
+        .filter_map(|read| {
+            let at_ms = Reflect::get(&read, &0.into()).ok()?.as_f64()? + offset_ms;
+            let buffer: ArrayBuffer = Reflect::get(&read, &1.into()).ok()?.dyn_into().ok()?;
+            Some(TransportEvent::Chunk {
+                at_ms,
+                bytes: Uint8Array::new(&buffer),
+            })
+        })
+        .collect()
+}
+
+/// Tells the worker a `chunks` message of `request_id` arrived, so it may send the next
+/// (its flow control: at most two on their way).
+fn acknowledge(worker: &Worker, request_id: u32) {
+    let message = Object::new();
+    let _ = Reflect::set(&message, &"type".into(), &"ack".into());
+    let _ = Reflect::set(&message, &"id".into(), &request_id.into());
+    let _ = worker.post_message(&message);
 }
 
 impl FetchWorker {
@@ -179,6 +199,7 @@ impl FetchWorker {
         worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
         let on_message = {
             let routes = Rc::clone(&routes);
+            let ack_to = worker.clone();
             let offset_ms = Rc::clone(&offset_ms);
             Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
                 let message = event.data();
@@ -187,6 +208,18 @@ impl FetchWorker {
                     offset_ms.set(worker_origin_ms - crate::clock::time_origin_ms());
                     if let Some(sender) = ready_sender.borrow_mut().take() {
                         let _ = sender.send(true);
+                    }
+                    return;
+                }
+                if text(&message, "type").as_deref() == Some("chunks") {
+                    let Some(request_id) = number(&message, "id").map(|id| id as u32) else {
+                        return;
+                    };
+                    acknowledge(&ack_to, request_id);
+                    if let Some(sender) = routes.borrow().get(&request_id) {
+                        for read in reads(&message, offset_ms.get()) {
+                            let _ = sender.unbounded_send(read);
+                        }
                     }
                     return;
                 }

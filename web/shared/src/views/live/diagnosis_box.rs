@@ -2,7 +2,6 @@
 
 use crate::i18n::use_i18n;
 use leptos::prelude::*;
-use leptos::tachys::html::attribute::custom::CustomAttribute;
 use ttft_core::record::RunRecord;
 
 /// The failure of a run, with its cause and the fix, in the page's language. A run read
@@ -16,12 +15,20 @@ pub fn DiagnosisBox(
     let cause_code = record.diagnosis_cause.clone().unwrap_or_default();
     let diagnosis = record.diagnosis.clone();
     let code = cause_code.clone();
+    // What happened, with the provider's words (if any) set apart: isolated (`<bdi>`: no
+    // right-to-left text in them can move the page's words around) and styled as a quote.
     let title = {
         let diagnosis = diagnosis.clone();
         move || {
-            diagnosis
-                .as_ref()
-                .map_or_else(|| code.clone(), |d| d.message(i18n.lang.get()).to_owned())
+            let lang = i18n.lang.get();
+            let Some(diagnosis) = diagnosis.as_ref() else {
+                return code.clone().into_any();
+            };
+            let (before, quote, after) = diagnosis.message_parts(lang);
+            let quote = quote.map(|quote| {
+                view! { <bdi class="provider-quote" data-testid="provider-quote">{quote.to_owned()}</bdi> }
+            });
+            view! { {before.to_owned()} {quote} {after.to_owned()} }.into_any()
         }
     };
     let fix = move || {

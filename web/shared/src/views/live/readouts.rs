@@ -114,6 +114,15 @@ pub fn Readouts(
                 </p>
             }
         })}
+        {move || live.stall_ms.get().map(|stall_ms| {
+            let stall = format!("{stall_ms:.0}");
+            view! {
+                <p class="meta arrival-delay flagged" data-testid="main-thread-stall"
+                    data-ms=format!("{stall_ms:.3}")>
+                    {move || i18n.fill(t::MAIN_THREAD_STALL, &[("stall_ms", &stall)])}
+                </p>
+            }
+        })}
         <p class="meta" data-testid="timer-resolution" data-step-ms=resolution.map(|step_ms| format!("{step_ms}")).unwrap_or_default()>
             {move || match &step {
                 Some(step) => i18n.fill(t::TIMER_STEP, &[

@@ -79,6 +79,8 @@ pub struct LiveRun {
     /// The last finished run's arrival-delay bound, when its arrivals waited for the main
     /// thread (WebKit, the main-thread transport), and whether it is over the threshold.
     pub(super) arrival_delay: RwSignal<Option<(f64, bool)>>,
+    /// The run's main-thread stall, ms, when over the threshold.
+    pub(super) stall_ms: RwSignal<Option<f64>>,
     /// The last finished run's wait, part by part (runs that got an answer token).
     pub breakdown: RwSignal<Option<ttft_core::timeline::WaitBreakdown>>,
     /// Counts runs shown: an update deferred past a frame applies only to its own run.
@@ -106,6 +108,7 @@ impl LiveRun {
             input_error: RwSignal::new(None),
             failed: RwSignal::new(None),
             arrival_delay: RwSignal::new(None),
+            stall_ms: RwSignal::new(None),
             breakdown: RwSignal::new(None),
             shown_run: StoredValue::new_local(0),
             first_paint_pending: StoredValue::new_local(false),
@@ -131,6 +134,7 @@ impl LiveRun {
             .update_value(|run| *run = run.wrapping_add(1));
         self.first_paint_pending.set_value(false);
         self.arrival_delay.set(None);
+        self.stall_ms.set(None);
         self.breakdown.set(None);
         self.reasoning.clear();
         self.answer.clear();
@@ -238,6 +242,8 @@ impl LiveRun {
                 .filter(|_| waits)
                 .map(|bound_ms| (bound_ms, record.arrival_delayed())),
         );
+        self.stall_ms
+            .set(record.main_thread_stall_ms.filter(|_| record.stalled()));
         let failed = !record.is_ok();
         self.breakdown.set(record.breakdown.clone());
         self.failed.set(failed.then(|| record.clone()));

@@ -2,7 +2,7 @@
 //! appended once per animation frame in blocks, never re-rendered.
 
 use leptos::prelude::*;
-use ttft_core::blocks::plan_blocks;
+use ttft_core::blocks::{frame_share, plan_blocks};
 use ttft_core::measure::ShownText;
 
 /// Streamed text split around its first painted piece: the first (visible) text goes into
@@ -135,7 +135,9 @@ impl StreamedText {
     }
 
     /// Appends the pending text (plain text, never HTML) to the current block, starting a
-    /// new block after each line break that completes 4 KB ([`plan_blocks`]).
+    /// new block after each line break that completes 4 KB and at 16 KB without one
+    /// ([`plan_blocks`]). A frame appends at most its share ([`frame_share`]: 64 KB, 2,048
+    /// lines); the rest goes into the next frames, so a flood never makes one long frame.
     pub(super) fn flush(&self) {
         let Some(node) = self.rest_node.get_untracked() else {
             // Not mounted yet (the pane appears with its first text): try next frame.
@@ -144,18 +146,26 @@ impl StreamedText {
             }
             return;
         };
-        let pending = self
+        let share = self
             .pending
-            .try_update_value(std::mem::take)
+            .try_update_value(|pending| {
+                let share = frame_share(pending);
+                if share == pending.len() {
+                    std::mem::take(pending)
+                } else {
+                    let rest = pending.split_off(share);
+                    std::mem::replace(pending, rest)
+                }
+            })
             .unwrap_or_default();
-        if pending.is_empty() {
+        if share.is_empty() {
             return;
         }
         let rest: web_sys::Element = node.into();
         let mut current = self.chunk.get_value().unwrap_or_else(|| rest.clone());
         // ttft-core decides the cuts: every line break that completes 4 KB starts a block,
         // however much text this frame brings.
-        let plan = plan_blocks(self.chunk_len.get_value(), &pending);
+        let plan = plan_blocks(self.chunk_len.get_value(), &share);
         for piece in &plan.pieces {
             if piece.new_block {
                 if let Some(block) = new_block(&rest) {
@@ -170,6 +180,9 @@ impl StreamedText {
             self.chunk.set_value(Some(current));
         }
         self.chunk_len.set_value(plan.filled);
+        if !self.pending.with_value(String::is_empty) {
+            self.schedule_flush();
+        }
     }
 
     pub(super) fn is_empty(&self) -> bool {
