@@ -24,6 +24,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::scrub::WINDOW_CHARS;
+
 use crate::config::exact_origin;
 use crate::lang::Lang;
 use crate::protocol::Protocol;
@@ -130,20 +132,29 @@ impl KeyBinding {
 
     /// [`KeyBinding::typed`], remembering this binding's keys (its key and its earlier
     /// ones) as earlier keys of the new one, so their echoes are still scrubbed.
+    ///
+    /// A key field changes a character at a time, and each change comes here: a key that the
+    /// new one extends (typing on) is not remembered, an earlier key that is the start of
+    /// another is dropped (deleting back), and only keys of [`WINDOW_CHARS`] characters or
+    /// more are kept (a shorter one would make the scrubber remove every few characters of
+    /// text). So typing a new key over an old one remembers the old one, not every prefix.
     pub fn retyped(&self, key: &str, base_url: &str, protocol: Protocol) -> KeyBinding {
         let mut binding = KeyBinding::typed(key, base_url, protocol);
-        let mut earlier = self.earlier_keys.clone();
-        earlier.push(self.key.clone());
-        for old in earlier {
+        let new = key.trim();
+        let mut earlier: Vec<String> = Vec::new();
+        for old in self.earlier_keys.iter().chain(std::iter::once(&self.key)) {
             let old = old.trim();
-            if old.is_empty() || old == key.trim() {
+            if old.chars().count() < WINDOW_CHARS || old == new || new.starts_with(old) {
                 continue;
             }
-            binding.earlier_keys.retain(|known| known != old);
-            binding.earlier_keys.push(old.to_owned());
+            earlier.retain(|known| known != old && !old.starts_with(known.as_str()));
+            if !earlier.iter().any(|known| known.starts_with(old)) {
+                earlier.push(old.to_owned());
+            }
         }
-        let excess = binding.earlier_keys.len().saturating_sub(MAX_EARLIER_KEYS);
-        binding.earlier_keys.drain(..excess);
+        let excess = earlier.len().saturating_sub(MAX_EARLIER_KEYS);
+        earlier.drain(..excess);
+        binding.earlier_keys = earlier;
         binding
     }
 
@@ -244,6 +255,10 @@ mod tests {
     fn a_new_key_remembers_the_earlier_ones_for_scrubbing_only() {
         let url = "https://api.example.com/v1";
         let first = KeyBinding::typed("sk-first-0001", url, Protocol::OpenAiChat);
+        assert!(first
+            .retyped("sk-first-0001-more", url, Protocol::OpenAiChat)
+            .earlier_keys
+            .is_empty());
         let second = first.retyped("sk-second-002", url, Protocol::OpenAiChat);
         let third = second.retyped(" sk-first-0001 ", url, Protocol::OpenAiChat);
         assert_eq!(second.earlier_keys, ["sk-first-0001"]);
@@ -257,6 +272,19 @@ mod tests {
         let cleared = third.retyped("", url, Protocol::OpenAiChat);
         assert_eq!(cleared.decision(url), KeyDecision::NoKey);
         assert!(cleared.holds_anything());
+        // Typed a character at a time over an old key (select all, type): the old key is
+        // remembered, not the new key's prefixes; deleting back keeps the longest.
+        let mut typing = KeyBinding::typed("sk-old-key-123456", url, Protocol::OpenAiChat);
+        for end in 1..="sk-new-key-654321".len() {
+            typing = typing.retyped(&"sk-new-key-654321"[..end], url, Protocol::OpenAiChat);
+        }
+        for end in (10.."sk-new-key-654321".len()).rev() {
+            typing = typing.retyped(&"sk-new-key-654321"[..end], url, Protocol::OpenAiChat);
+        }
+        assert_eq!(
+            typing.earlier_keys,
+            ["sk-old-key-123456", "sk-new-key-654321"]
+        );
         // Bounded, oldest dropped; stored and read back; never in Debug.
         let mut binding = KeyBinding::default();
         for index in 0..20 {

@@ -1,7 +1,6 @@
 //! Faults a request can ask for (`fault=NAME` in the model suffix, `x-sim-fault: NAME`, or
 //! for every request `--fault NAME`), and the hostile payloads some of them carry.
 
-
 /// One simulated failure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fault {
@@ -499,9 +498,6 @@ mod tests {
         assert!(flood_lines_runs(0, 0).is_empty());
         assert!(flood_chars_runs(0).is_empty());
         let chars = flood_chars_runs(30);
-        assert_eq!(
-            flood_text(&chars),
-            "abcdefghijklmnopqrstuvwxyzabcd"
-        );
+        assert_eq!(flood_text(&chars), "abcdefghijklmnopqrstuvwxyzabcd");
     }
 }

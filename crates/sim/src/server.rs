@@ -16,9 +16,7 @@ use crate::app::{header_fault, status_refusal, App, Refusal};
 use crate::cache::{token_hash, CacheMode};
 use crate::clock::unix_seconds;
 use crate::dialect::errors::{invalid_url, ApiError, Overflow};
-use crate::dialect::{
-    self, Account, DeltaRun, FaultDetails, Frame, FrameBody, Usage, WriterInput,
-};
+use crate::dialect::{self, Account, DeltaRun, FaultDetails, Frame, FrameBody, Usage, WriterInput};
 use crate::fault::{self, Fault, FloodRun};
 use crate::http::{
     allowed_headers, api_error, finish_api, json_response, response, set, IDENTITY_HEADER,
@@ -496,7 +494,9 @@ fn output_texts(admitted: &Admitted, counts: OutputCounts, flood: &[FloodRun]) -
         Some(Fault::BidiMidstream) => {
             fault::insert_bidi_tokens(&mut answer, profile.fault_after_tokens);
         }
-        Some(Fault::FloodChars | Fault::FloodLines) => answer = vec![crate::fault::flood_text(flood)],
+        Some(Fault::FloodChars | Fault::FloodLines) => {
+            answer = vec![crate::fault::flood_text(flood)]
+        }
         _ => {}
     }
     OutputTexts {

@@ -278,9 +278,15 @@ pub async fn measure_with(
                     }
                     TransportEvent::Chunk { at_ms, bytes } => {
                         drop(run);
-                        body
-                            .feed(&measurement, at_ms, &bytes, control, &mut progress, &mut sink)
-                            .await;
+                        body.feed(
+                            &measurement,
+                            at_ms,
+                            &bytes,
+                            control,
+                            &mut progress,
+                            &mut sink,
+                        )
+                        .await;
                         continue;
                     }
                     TransportEvent::End { at_ms } => {

@@ -31,6 +31,7 @@ fn StreamedPane(
                 })
         }}
         <span class="rest" node_ref=text.rest_node></span>
+        <span class="blocks" node_ref=text.blocks_node></span>
         <Show when=move || text.cut.get()>
             <span class="cut-note" data-testid="text-cut">{move || cut_note(i18n.lang.get())}</span>
         </Show>

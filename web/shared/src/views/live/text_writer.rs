@@ -2,7 +2,7 @@
 //! appended once per animation frame in blocks, never re-rendered.
 
 use leptos::prelude::*;
-use ttft_core::blocks::{frame_share, plan_blocks};
+use ttft_core::blocks::{frame_share, plan_blocks, Fill};
 use ttft_core::measure::ShownText;
 
 /// Streamed text split around its first painted piece: the first (visible) text goes into
@@ -18,12 +18,19 @@ pub struct StreamedText {
     /// Bytes of text appended after the first piece (drawn or pending).
     rest_len: RwSignal<usize>,
     pub(super) rest_node: NodeRef<leptos::html::Span>,
+    /// The block container after `rest`, where every block after the first goes: kept out
+    /// of `rest`'s line (an inline holding blocks makes the browser lay out all of it again
+    /// on every append: 50,000 lines then a long word took 200 ms frames).
+    pub(super) blocks_node: NodeRef<leptos::html::Span>,
     pending: StoredValue<String, LocalStorage>,
     flush_scheduled: StoredValue<bool, LocalStorage>,
     /// The block the next text goes into (`None`: the inline `rest` span itself).
     chunk: StoredValue<Option<web_sys::Element>, LocalStorage>,
-    /// Bytes in that block.
-    chunk_len: StoredValue<usize, LocalStorage>,
+    /// What that block holds. The inline `rest` counts as full from the start: it only
+    /// finishes the first line (the first line break closes it), so the page's inline
+    /// formatting context, which the browser lays out again whenever it changes, stays
+    /// one line long whatever comes after.
+    chunk_len: StoredValue<Fill, LocalStorage>,
     /// 0: append at every animation frame; else at most every this many ms (reasoning text,
     /// which streams while the run still waits for its first answer token).
     throttle_ms: f64,
@@ -35,6 +42,13 @@ pub struct StreamedText {
     /// Whether the text was cut (a note says so).
     pub(super) cut: RwSignal<bool>,
 }
+
+/// The inline `rest` as [`plan_blocks`] sees it: full, so that its first line break closes
+/// it.
+const INLINE_FULL: Fill = Fill {
+    bytes: ttft_core::blocks::BLOCK_BYTES,
+    lines: 0,
+};
 
 /// Reasoning text is appended at most this often (ms): it streams while the run waits for
 /// its first answer token, when the page should leave the main thread alone (in WebKit the
@@ -48,10 +62,11 @@ impl StreamedText {
             first: RwSignal::new(None),
             rest_len: RwSignal::new(0),
             rest_node: NodeRef::new(),
+            blocks_node: NodeRef::new(),
             pending: StoredValue::new_local(String::new()),
             flush_scheduled: StoredValue::new_local(false),
             chunk: StoredValue::new_local(None),
-            chunk_len: StoredValue::new_local(0),
+            chunk_len: StoredValue::new_local(INLINE_FULL),
             throttle_ms,
             hold_one_frame: StoredValue::new_local(false),
             shown: StoredValue::new_local(ShownText::default()),
@@ -66,10 +81,13 @@ impl StreamedText {
         self.rest_len.set(0);
         self.pending.update_value(String::clear);
         self.chunk.set_value(None);
-        self.chunk_len.set_value(0);
+        self.chunk_len.set_value(INLINE_FULL);
         self.shown.set_value(ShownText::default());
         self.cut.set(false);
         if let Some(node) = self.rest_node.get_untracked() {
+            node.set_text_content(None);
+        }
+        if let Some(node) = self.blocks_node.get_untracked() {
             node.set_text_content(None);
         }
     }
@@ -135,9 +153,10 @@ impl StreamedText {
     }
 
     /// Appends the pending text (plain text, never HTML) to the current block, starting a
-    /// new block after each line break that completes 4 KB and at 16 KB without one
-    /// ([`plan_blocks`]). A frame appends at most its share ([`frame_share`]: 64 KB, 2,048
-    /// lines); the rest goes into the next frames, so a flood never makes one long frame.
+    /// new block after each line break that completes 4 KB or 1,024 lines, and at 16 KB in a
+    /// longer line ([`plan_blocks`]). A frame appends at most its share ([`frame_share`]:
+    /// 64 KB, 256 lines); the rest goes into the next frames, so a flood never makes one
+    /// long frame.
     pub(super) fn flush(&self) {
         let Some(node) = self.rest_node.get_untracked() else {
             // Not mounted yet (the pane appears with its first text): try next frame.
@@ -162,13 +181,17 @@ impl StreamedText {
             return;
         }
         let rest: web_sys::Element = node.into();
+        let Some(blocks) = self.blocks_node.get_untracked() else {
+            return;
+        };
+        let blocks: web_sys::Element = blocks.into();
         let mut current = self.chunk.get_value().unwrap_or_else(|| rest.clone());
         // ttft-core decides the cuts: every line break that completes 4 KB starts a block,
         // however much text this frame brings.
         let plan = plan_blocks(self.chunk_len.get_value(), &share);
         for piece in &plan.pieces {
             if piece.new_block {
-                if let Some(block) = new_block(&rest) {
+                if let Some(block) = new_block(&blocks) {
                     current = block;
                 }
             }
@@ -192,10 +215,10 @@ impl StreamedText {
     }
 }
 
-/// A new block (`<span class="chunk">`, a block box) at the end of `rest`.
-fn new_block(rest: &web_sys::Element) -> Option<web_sys::Element> {
-    let block = rest.owner_document()?.create_element("span").ok()?;
+/// A new block (`<span class="chunk">`, a block box) at the end of `blocks`.
+fn new_block(blocks: &web_sys::Element) -> Option<web_sys::Element> {
+    let block = blocks.owner_document()?.create_element("span").ok()?;
     block.set_class_name("chunk");
-    rest.append_child(&block).ok()?;
+    blocks.append_child(&block).ok()?;
     Some(block)
 }
