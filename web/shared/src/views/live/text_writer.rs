@@ -26,6 +26,9 @@ pub struct StreamedText {
     flush_scheduled: StoredValue<bool, LocalStorage>,
     /// The block the next text goes into (`None`: the inline `rest` span itself).
     chunk: StoredValue<Option<web_sys::Element>, LocalStorage>,
+    /// Blocks closed since the last frame: the next frame marks them settled (laid out once,
+    /// their size remembered), and from then on the browser skips them when out of view.
+    unsettled: StoredValue<Vec<web_sys::Element>, LocalStorage>,
     /// What that block holds. The inline `rest` counts as full from the start: it only
     /// finishes the first line (the first line break closes it), so the page's inline
     /// formatting context, which the browser lays out again whenever it changes, stays
@@ -66,6 +69,7 @@ impl StreamedText {
             pending: StoredValue::new_local(String::new()),
             flush_scheduled: StoredValue::new_local(false),
             chunk: StoredValue::new_local(None),
+            unsettled: StoredValue::new_local(Vec::new()),
             chunk_len: StoredValue::new_local(INLINE_FULL),
             throttle_ms,
             hold_one_frame: StoredValue::new_local(false),
@@ -81,6 +85,7 @@ impl StreamedText {
         self.rest_len.set(0);
         self.pending.update_value(String::clear);
         self.chunk.set_value(None);
+        self.unsettled.set_value(Vec::new());
         self.chunk_len.set_value(INLINE_FULL);
         self.shown.set_value(ShownText::default());
         self.cut.set(false);
@@ -185,6 +190,14 @@ impl StreamedText {
             return;
         };
         let blocks: web_sys::Element = blocks.into();
+        // Blocks closed in earlier frames have been laid out: their sizes are known.
+        for block in self
+            .unsettled
+            .try_update_value(std::mem::take)
+            .unwrap_or_default()
+        {
+            block.set_class_name("chunk settled");
+        }
         let mut current = self.chunk.get_value().unwrap_or_else(|| rest.clone());
         // ttft-core decides the cuts: every line break that completes 4 KB starts a block,
         // however much text this frame brings.
@@ -192,6 +205,10 @@ impl StreamedText {
         for piece in &plan.pieces {
             if piece.new_block {
                 if let Some(block) = new_block(&blocks) {
+                    if !current.is_same_node(Some(&rest)) {
+                        self.unsettled
+                            .update_value(|unsettled| unsettled.push(current));
+                    }
                     current = block;
                 }
             }
