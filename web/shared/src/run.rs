@@ -196,11 +196,7 @@ pub async fn measure_with(
     if options.clicked_ms.is_none() {
         quiet_point().await;
     }
-    // Whatever key this run sends, it scrubs every key the tab holds.
-    let held_keys = crate::storage::held_keys();
-    let plan = &plan
-        .clone()
-        .scrubbing_also(held_keys.iter().map(String::as_str));
+    let plan = &scrubbing_held_keys(plan);
     let on_started: OnSent = Rc::new(RefCell::new(Some(Box::new(on_started))));
     let mut ui_start_timer: Option<Timer> = None;
     let request = HttpRequest::from(plan.request());
@@ -321,6 +317,13 @@ pub async fn measure_with(
     settle_paints(sink.pending_paints).await;
     drop(heartbeat);
     finish_record(measurement, transport_kind, options.warm_up, &request.url)
+}
+
+/// `plan`, scrubbing every key the tab holds whatever key it sends.
+fn scrubbing_held_keys(plan: &RunPlan) -> RunPlan {
+    let held_keys = crate::storage::held_keys();
+    plan.clone()
+        .scrubbing_also(held_keys.iter().map(String::as_str))
 }
 
 /// Where a run's progress goes: the view (`on_progress`), after the UI start (`on_started`)
