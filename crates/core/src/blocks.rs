@@ -243,9 +243,12 @@ mod tests {
             assert!(blocks.iter().all(|block| block.len() <= BLOCK_MAX_BYTES));
             let lines_per_block = blocks.iter().map(|b| b.matches('\n').count()).max();
             assert_eq!(lines_per_block, Some(BLOCK_MAX_LINES));
-            // 48 blocks of 1,024 line breaks, the 49th with the last 848 and the word's
-            // first 15,536 bytes, then 64 of the word.
-            assert_eq!(blocks.len(), 48 + 1 + 64, "{} blocks", blocks.len());
+            // Full blocks of line breaks, one with the last of them and the word's start,
+            // then the word's rest in blocks of the maximum.
+            let last_lines = 50_000 % BLOCK_MAX_LINES;
+            let word_left = (1 << 20) - (BLOCK_MAX_BYTES - last_lines);
+            let expected = 50_000 / BLOCK_MAX_LINES + 1 + word_left.div_ceil(BLOCK_MAX_BYTES);
+            assert_eq!(blocks.len(), expected, "{} blocks", blocks.len());
         }
     }
 }
