@@ -224,6 +224,10 @@ forEachEngine((engine) => {
       const probe = { gaps: [], running: true };
       window.__probe = probe;
       let last = performance.now();
+      // When the run's row appears: the run's record was made just before.
+      new MutationObserver(() => {
+        if (probe.rowAt === undefined && document.querySelector('[data-testid=run-row]')) probe.rowAt = performance.now();
+      }).observe(document.body, { childList: true, subtree: true });
       const turn = () => {
         const now = performance.now();
         if (now - last > 20) probe.gaps.push([last, now - last]);
@@ -237,7 +241,7 @@ forEachEngine((engine) => {
   async function stopProbe(widget) {
     return widget.evaluate(() => {
       window.__probe.running = false;
-      return window.__probe.gaps;
+      return { gaps: window.__probe.gaps, rowAt: window.__probe.rowAt ?? null };
     });
   }
 
@@ -265,17 +269,23 @@ forEachEngine((engine) => {
       const wallMs = Date.now() - started;
       streaming = false;
       await caller;
-      const gaps = await stopProbe(widget);
+      const { gaps, rowAt } = await stopProbe(widget);
       const record = (await widget.storedRuns()).at(-1);
-      // The gaps of the run's watch: from its request to its end (the record is made then).
+      // The gaps within the run's watch, from its request to its record (made just before
+      // its row appears); a gap that runs on past it (the page drawing the finished run)
+      // counts up to there.
       const from = record.instants.request_started;
-      const until = record.instants.finished ?? Infinity;
-      const inRun = gaps.filter(([at]) => at >= from && at <= until);
+      const until = rowAt ?? Infinity;
+      const inRun = gaps
+        .map(([at, gap]) => [at, Math.min(at + gap, until) - Math.max(at, from)])
+        .filter(([, gap]) => gap > 0);
       const probeMaxMs = Math.max(0, ...inRun.map(([, gap]) => gap));
+      // Responsiveness: every gap from the request on, the drawing of the finished run too.
+      const probeAllMs = Math.max(0, ...gaps.filter(([at, gap]) => at + gap > from).map(([, gap]) => gap));
       const callMaxMs = Math.max(0, ...calls);
       const stallMs = record.main_thread_stall_ms;
       console.log(`${engine}, ${name}: ${wallMs} ms wall, outcome ${record.outcome.kind ?? JSON.stringify(record.outcome)}, ` +
-        `probe's longest gap ${probeMaxMs.toFixed(1)} ms (${inRun.length} over 20 ms), longest call ${callMaxMs} ms, ` +
+        `probe's longest gap ${probeMaxMs.toFixed(1)} ms in the run (${inRun.length} over 20 ms), ${probeAllMs.toFixed(1)} ms with the drawing of its end, longest call ${callMaxMs} ms, ` +
         `run's stall ${stallMs?.toFixed(1)} ms, output tokens ${record.metrics.output_tokens_counted}`);
       assert.ok(record.outcome === 'completed' || record.outcome?.kind === 'completed', JSON.stringify(record.outcome));
       assert.equal(typeof stallMs, 'number', 'the run measured its stall');
@@ -290,7 +300,7 @@ forEachEngine((engine) => {
         // Before the fix: calls into the page waited 1,372 ms and one task took 394 ms. The
         // bound is a regression guard on a shared, noisy machine (the benchmark reports the
         // figures; README "Bounds" says what holds).
-        assert.ok(probeMaxMs < 600, `the page's longest stall was ${probeMaxMs} ms`);
+        assert.ok(probeAllMs < 600, `the page's longest stall was ${probeAllMs} ms`);
         assert.ok(callMaxMs < 700, `a call into the page waited ${callMaxMs} ms`);
       }
       if (stallMs > 50) {
