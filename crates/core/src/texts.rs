@@ -444,6 +444,11 @@ crate::texts! {
     RUNS_CHART_LEGEND_TTFT =
         "ttft (first token)",
         "ttft（首个 token）";
+    /// Note after an answer's blank lead cut at its display bound.
+    SHOWN_LEAD_CUT_NOTE =
+        "… (more blank text before the answer is not shown; the measurement counts it)",
+        "…（答案前更多的空白内容未显示；测量照常计入）";
+    /// Note after a streamed text cut at its display bound.
     SHOWN_TEXT_CUT_NOTE =
         "… (text cut at {mib} MiB; the measurement goes on)",
         "…（文本在 {mib} MiB 处截断；测量继续进行）";

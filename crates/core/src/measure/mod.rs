@@ -46,7 +46,10 @@ pub use plan::{
     parse_count, CountField, InputError, RunInput, RunPlan, SeriesInput, SeriesPlan,
     DEFAULT_TIMEOUT_S, MAX_OUTPUT_TOKENS, MAX_RUNS, MAX_TIMEOUT_S,
 };
-pub use shown::{cut_note, ShownText, MAX_SHOWN_TEXT_BYTES};
+pub use shown::{
+    cut_note, lead_cut_note, ShownText, MAX_SHOWN_LEAD_BYTES, MAX_SHOWN_LEAD_LINES,
+    MAX_SHOWN_TEXT_BYTES,
+};
 
 use crate::cut::prefix_within;
 use crate::diagnosis::{diagnose, FailureContext};

@@ -9,11 +9,21 @@ use crate::texts as t;
 /// The most of each streamed text (reasoning, answer) shown per run: the first 1 MiB.
 pub const MAX_SHOWN_TEXT_BYTES: usize = 1024 * 1024;
 
+/// The most of the blank text before an answer's first visible text shown (its lead:
+/// white space and invisible characters): 1 KiB …
+pub const MAX_SHOWN_LEAD_BYTES: usize = 1024;
+/// … and 16 line breaks. A real answer's lead is a space or a few line breaks; a hostile
+/// one (50,000 line breaks) would be laid out again whole with every piece (issue 23).
+pub const MAX_SHOWN_LEAD_LINES: usize = 16;
+
 /// What was shown of one channel's text in the current run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ShownText {
     shown_bytes: usize,
     cut_bytes: u64,
+    lead_bytes: usize,
+    lead_lines: usize,
+    lead_cut: bool,
 }
 
 impl ShownText {
@@ -26,6 +36,33 @@ impl ShownText {
         self.shown_bytes += admitted.len();
         self.cut_bytes += (text.len() - admitted.len()) as u64;
         admitted
+    }
+
+    /// The part of `text`, a piece of the answer's lead (before its first visible text), to
+    /// show: while the lead shown stays within [`MAX_SHOWN_LEAD_BYTES`] and
+    /// [`MAX_SHOWN_LEAD_LINES`] line breaks, then nothing (its last line break is kept, so
+    /// the first visible text starts a line as it would have). The rest is not counted as
+    /// cut text: [`ShownText::is_lead_cut`] says so.
+    pub fn admit_lead<'a>(&mut self, text: &'a str) -> &'a str {
+        let within_bytes =
+            prefix_within(text, MAX_SHOWN_LEAD_BYTES.saturating_sub(self.lead_bytes));
+        let lines_left = MAX_SHOWN_LEAD_LINES.saturating_sub(self.lead_lines);
+        let within = match within_bytes.match_indices('\n').nth(lines_left) {
+            // The line break after the last one allowed: cut before it.
+            Some((at, _)) => &within_bytes[..at],
+            None => within_bytes,
+        };
+        if within.len() < text.len() {
+            self.lead_cut = true;
+        }
+        self.lead_bytes += within.len();
+        self.lead_lines += within.matches('\n').count();
+        self.admit(within)
+    }
+
+    /// Whether some of the answer's lead was not shown.
+    pub fn is_lead_cut(&self) -> bool {
+        self.lead_cut
     }
 
     /// Whether some text was not shown.
@@ -50,9 +87,40 @@ pub fn cut_note(lang: Lang) -> String {
     t::SHOWN_TEXT_CUT_NOTE.fill(lang, &[("mib", &mib)])
 }
 
+/// The note after a cut lead: "… (more blank text before the answer is not shown)".
+pub fn lead_cut_note(lang: Lang) -> String {
+    t::SHOWN_LEAD_CUT_NOTE.get(lang).to_owned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lead_is_shown_up_to_its_bounds() {
+        // 50,000 line breaks in pieces of 1,000: 16 shown.
+        let mut shown = ShownText::default();
+        let piece = "\n".repeat(1000);
+        let total: usize = (0..50).map(|_| shown.admit_lead(&piece).len()).sum();
+        assert_eq!(total, MAX_SHOWN_LEAD_LINES);
+        assert!(shown.is_lead_cut());
+        assert!(!shown.is_cut(), "a cut lead is not a cut text");
+        // A real lead is shown whole.
+        let mut real = ShownText::default();
+        assert_eq!(real.admit_lead(" "), " ");
+        assert_eq!(real.admit_lead("\n\n"), "\n\n");
+        assert!(!real.is_lead_cut());
+        // Spaces: 1 KiB, at a character boundary (U+3000, the ideographic space, is 3 bytes).
+        let mut wide = ShownText::default();
+        let spaces = "\u{3000}".repeat(400);
+        let admitted = wide.admit_lead(&spaces);
+        assert_eq!(admitted.len(), 1023);
+        assert!(wide.is_lead_cut());
+        assert_eq!(wide.admit_lead("  "), " ", "one byte left");
+        assert_eq!(wide.admit_lead(" "), "");
+        assert_eq!(wide.shown_bytes(), MAX_SHOWN_LEAD_BYTES);
+        assert!(lead_cut_note(Lang::Zh).contains("空白"));
+    }
 
     #[test]
     fn the_first_mib_is_shown_at_a_character_boundary() {

@@ -7,7 +7,7 @@ use crate::i18n::use_i18n;
 use crate::texts as t;
 use leptos::prelude::*;
 use leptos::tachys::html::attribute::custom::CustomAttribute;
-use ttft_core::measure::cut_note;
+use ttft_core::measure::{cut_note, lead_cut_note};
 
 /// Streamed text as plain text (never HTML), its first piece in a fresh element whose
 /// paint is timed.
@@ -19,6 +19,9 @@ fn StreamedPane(
     let i18n = use_i18n();
     view! {
         {move || text.lead.get()}
+        <Show when=move || text.lead_cut.get()>
+            <span class="cut-note" data-testid="lead-cut">{move || lead_cut_note(i18n.lang.get())}</span>
+        </Show>
         {move || {
             text.first
                 .get()

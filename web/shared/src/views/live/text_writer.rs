@@ -44,6 +44,8 @@ pub struct StreamedText {
     shown: StoredValue<ShownText, LocalStorage>,
     /// Whether the text was cut (a note says so).
     pub(super) cut: RwSignal<bool>,
+    /// Whether the blank lead was cut (a note after it says so).
+    pub(super) lead_cut: RwSignal<bool>,
 }
 
 /// The inline `rest` as [`plan_blocks`] sees it: full, so that its first line break closes
@@ -75,6 +77,7 @@ impl StreamedText {
             hold_one_frame: StoredValue::new_local(false),
             shown: StoredValue::new_local(ShownText::default()),
             cut: RwSignal::new(false),
+            lead_cut: RwSignal::new(false),
         }
     }
 
@@ -89,6 +92,7 @@ impl StreamedText {
         self.chunk_len.set_value(INLINE_FULL);
         self.shown.set_value(ShownText::default());
         self.cut.set(false);
+        self.lead_cut.set(false);
         if let Some(node) = self.rest_node.get_untracked() {
             node.set_text_content(None);
         }
@@ -98,13 +102,28 @@ impl StreamedText {
     }
 
     pub(super) fn push(&self, text: &str, paint_id: Option<String>) {
-        // Only the first MAX_SHOWN_TEXT_BYTES are shown; the measurement goes on.
+        // Blank text before the first visible text (the lead) is shown up to its bound
+        // (ttft-core: 16 line breaks, 1 KiB); after it, only the first MAX_SHOWN_TEXT_BYTES
+        // are shown. The measurement goes on.
+        let leading = paint_id.is_none() && self.first.with_untracked(Option::is_none);
         let text = self
             .shown
-            .try_update_value(|shown| shown.admit(text).to_owned())
+            .try_update_value(|shown| {
+                if leading {
+                    shown.admit_lead(text).to_owned()
+                } else {
+                    shown.admit(text).to_owned()
+                }
+            })
             .unwrap_or_default();
         if !self.cut.get_untracked() && self.shown.with_value(ShownText::is_cut) {
             self.cut.set(true);
+        }
+        if leading
+            && !self.lead_cut.get_untracked()
+            && self.shown.with_value(ShownText::is_lead_cut)
+        {
+            self.lead_cut.set(true);
         }
         if text.is_empty() {
             return;
