@@ -164,6 +164,18 @@ export function renderMarkdown(report) {
     out.push('');
   } else if (s.long) out.push('## 5. Long stream', '', '```', s.long.error, '```', '');
 
+  if (s.flood && !s.flood.error) {
+    const fl = s.flood;
+    out.push('## 5b. Floods (a hostile provider)', '');
+    out.push('Each flood through the widget, then, in the same page, through a peer: a plain streaming chat view as a careful app writes it (fetch on the main thread, JSON.parse per event, the text appended to a `<pre>` once per frame, 1 MiB shown). Long tasks: Chromium\'s Long Tasks API (over 50 ms); frame gap: a requestAnimationFrame loop; stall: the widget\'s own record (`main_thread_stall_ms`).', '');
+    out.push('| flood | side | wall | long tasks | longest task | total in long tasks | longest frame gap | run\'s stall |', '|---|---|---|---|---|---|---|---|');
+    for (const x of fl.floods) {
+      out.push(`| ${x.name} | widget | ${f(x.widget.wall_ms, 0)} ms | ${x.widget.long_tasks} | ${f(x.widget.longest_task_ms, 1)} ms | ${f(x.widget.long_task_total_ms, 0)} ms | ${f(x.widget.longest_frame_gap_ms, 1)} ms | ${f(x.widget.main_thread_stall_ms, 1)} ms |`);
+      out.push(`| | peer | ${f(x.peer.wall_ms, 0)} ms | ${x.peer.long_tasks} | ${f(x.peer.longest_task_ms, 1)} ms | ${f(x.peer.long_task_total_ms, 0)} ms | ${f(x.peer.longest_frame_gap_ms, 1)} ms | |`);
+    }
+    out.push('', `Target no task over 50 ms: ${verdict(fl.target.no_task_over_50ms, `${f(fl.target.miss_ms, 1)} ms`)}.`, '');
+  } else if (s.flood) out.push('## 5b. Floods', '', '```', s.flood.error, '```', '');
+
   if (s.scale && !s.scale.error) {
     const c = s.scale;
     out.push('## 6. Scale: 1,000 runs in one session', '');
