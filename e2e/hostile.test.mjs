@@ -16,7 +16,7 @@
 //    page responsive: an in-page probe's longest gap stays far under the stalls measured
 //    before (1,372 ms and 394 ms), and the run's own stall figure agrees with the probe's;
 //    an answer's blank lead (the 50,000 newlines before its first visible text) is shown up
-//    to 16 line breaks, then a note (bench/flood.mjs measures the tasks against a peer).
+//    to 4 line breaks, then a note (bench/flood.mjs measures the tasks against a peer).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { LabPage } from './pages/lab.mjs';
@@ -306,13 +306,13 @@ forEachEngine((engine) => {
         assert.ok(callMaxMs < 700, `a call into the page waited ${callMaxMs} ms`);
       }
       if (fault === 'flood_lines') {
-        // The 50,000 newlines come before the first visible text: shown up to 16 (ttft-core
+        // The 50,000 newlines come before the first visible text: shown up to 4 (ttft-core
         // MAX_SHOWN_LEAD_LINES), then a note; the word after them is shown.
         const answer = await widget.evaluate(() => {
           const pane = document.querySelector('[data-testid=answer]');
           return { text: pane.textContent, note: pane.querySelector('[data-testid=lead-cut]')?.textContent ?? null };
         });
-        assert.equal(answer.text.match(/^\n*/)[0].length, 16, 'the lead shown is 16 line breaks');
+        assert.equal(answer.text.match(/^\n*/)[0].length, 4, 'the lead shown is 4 line breaks');
         assert.match(answer.note ?? '', /more blank text before the answer is not shown/);
         assert.ok(answer.text.includes('x'.repeat(4096)), 'the word after the lead is shown');
       }

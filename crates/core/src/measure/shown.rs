@@ -10,11 +10,12 @@ use crate::texts as t;
 pub const MAX_SHOWN_TEXT_BYTES: usize = 1024 * 1024;
 
 /// The most of the blank text before an answer's first visible text shown (its lead:
-/// white space and invisible characters): 1 KiB …
-pub const MAX_SHOWN_LEAD_BYTES: usize = 1024;
-/// … and 16 line breaks. A real answer's lead is a space or a few line breaks; a hostile
-/// one (50,000 line breaks) would be laid out again whole with every piece (issue 23).
-pub const MAX_SHOWN_LEAD_LINES: usize = 16;
+/// white space and invisible characters): 256 bytes …
+pub const MAX_SHOWN_LEAD_BYTES: usize = 256;
+/// … and 4 line breaks. A real answer's lead is a space or a line break or two; a hostile
+/// one (50,000 line breaks) would be laid out again whole with every piece (issue 23), and
+/// would push the first visible text out of the pane's view (its paint then not timed).
+pub const MAX_SHOWN_LEAD_LINES: usize = 4;
 
 /// What was shown of one channel's text in the current run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -98,7 +99,7 @@ mod tests {
 
     #[test]
     fn a_lead_is_shown_up_to_its_bounds() {
-        // 50,000 line breaks in pieces of 1,000: 16 shown.
+        // 50,000 line breaks in pieces of 1,000: 4 shown.
         let mut shown = ShownText::default();
         let piece = "\n".repeat(1000);
         let total: usize = (0..50).map(|_| shown.admit_lead(&piece).len()).sum();
@@ -110,11 +111,11 @@ mod tests {
         assert_eq!(real.admit_lead(" "), " ");
         assert_eq!(real.admit_lead("\n\n"), "\n\n");
         assert!(!real.is_lead_cut());
-        // Spaces: 1 KiB, at a character boundary (U+3000, the ideographic space, is 3 bytes).
+        // Spaces: 256 bytes, at a character boundary (U+3000, the ideographic space, is 3 bytes).
         let mut wide = ShownText::default();
         let spaces = "\u{3000}".repeat(400);
         let admitted = wide.admit_lead(&spaces);
-        assert_eq!(admitted.len(), 1023);
+        assert_eq!(admitted.len(), 255);
         assert!(wide.is_lead_cut());
         assert_eq!(wide.admit_lead("  "), " ", "one byte left");
         assert_eq!(wide.admit_lead(" "), "");

@@ -103,7 +103,7 @@ impl StreamedText {
 
     pub(super) fn push(&self, text: &str, paint_id: Option<String>) {
         // Blank text before the first visible text (the lead) is shown up to its bound
-        // (ttft-core: 16 line breaks, 1 KiB); after it, only the first MAX_SHOWN_TEXT_BYTES
+        // (ttft-core: 4 line breaks, 256 bytes); after it, only the first MAX_SHOWN_TEXT_BYTES
         // are shown. The measurement goes on.
         let leading = paint_id.is_none() && self.first.with_untracked(Option::is_none);
         let text = self
