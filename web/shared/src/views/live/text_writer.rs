@@ -129,21 +129,32 @@ impl StreamedText {
             return;
         }
         if let Some(paint_id) = paint_id {
-            self.first.set(Some((paint_id, text)));
+            // The timed element holds at most a frame's share; a longer first piece (a
+            // hostile 1 MiB event) goes on in the next frames like the rest.
+            let share = frame_share(&text);
+            self.first.set(Some((paint_id, text[..share].to_owned())));
             self.hold_one_frame.set_value(true);
+            if share < text.len() {
+                self.append_rest(&text[share..]);
+            }
         } else if self.first.with_untracked(Option::is_none) {
             self.lead.update(|lead| lead.push_str(&text));
         } else {
-            // Only "is there any" is shown reactively: no effect runs per token.
-            if self.rest_len.get_untracked() == 0 {
-                self.rest_len.set(text.len());
-            } else {
-                self.rest_len
-                    .update_untracked(|rest_len| *rest_len += text.len());
-            }
-            self.pending.update_value(|pending| pending.push_str(&text));
-            self.schedule_flush();
+            self.append_rest(&text);
         }
+    }
+
+    /// Queues `text` after the first piece, for the next frames.
+    fn append_rest(&self, text: &str) {
+        // Only "is there any" is shown reactively: no effect runs per token.
+        if self.rest_len.get_untracked() == 0 {
+            self.rest_len.set(text.len());
+        } else {
+            self.rest_len
+                .update_untracked(|rest_len| *rest_len += text.len());
+        }
+        self.pending.update_value(|pending| pending.push_str(text));
+        self.schedule_flush();
     }
 
     fn schedule_flush(&self) {
@@ -177,9 +188,9 @@ impl StreamedText {
     }
 
     /// Appends the pending text (plain text, never HTML) to the current block, starting a
-    /// new block after each line break that completes 4 KB or 1,024 lines, and at 16 KB in a
+    /// new block after each line break that completes 4 KB or 256 lines, and at 8 KB in a
     /// longer line ([`plan_blocks`]). A frame appends at most its share ([`frame_share`]:
-    /// 64 KB, 256 lines); the rest goes into the next frames, so a flood never makes one
+    /// 8 KB, 256 lines); the rest goes into the next frames, so a flood never makes one
     /// long frame.
     pub(super) fn flush(&self) {
         let Some(node) = self.rest_node.get_untracked() else {
