@@ -7,7 +7,6 @@
 //   {type: 'start', id, url, method, headers: [[name, value], ...], body}
 //   {type: 'abort', id}
 //   {type: 'ack', id}                              a 'chunks' message of `id` was received
-//                                                  (sent from a page timer: the page's timers had a turn)
 // Protocol (worker -> page), every `t` on this worker's clock (see `ready.timeOrigin`):
 //   {type: 'ready', timeOrigin}
 //   {type: 'started', id, t, crossOrigin, firstPreflight}   just before fetch()

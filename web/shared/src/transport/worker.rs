@@ -215,14 +215,7 @@ impl FetchWorker {
                     let Some(request_id) = number(&message, "id").map(|id| id as u32) else {
                         return;
                     };
-                    // Acknowledged from a timer, not at once: while timers wait (the page
-                    // flooded with messages, which WebKit serves ahead of timers), the worker
-                    // holds its reads and batches them, so the page's timers and its own
-                    // sliced work get their turn (issue 23).
-                    let ack_to = ack_to.clone();
-                    std::mem::forget(crate::clock::Timer::once(0.0, move || {
-                        acknowledge(&ack_to, request_id);
-                    }));
+                    acknowledge(&ack_to, request_id);
                     if let Some(sender) = routes.borrow().get(&request_id) {
                         for read in reads(&message, offset_ms.get()) {
                             let _ = sender.unbounded_send(read);
