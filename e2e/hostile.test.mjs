@@ -21,7 +21,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { LabPage } from './pages/lab.mjs';
 import { WidgetPage, RUNS_SLOT } from './pages/widget.mjs';
-import { forEachEngine, launchBrowser, outPath, sleep, startSim } from './support.mjs';
+import { eventually, forEachEngine, launchBrowser, outPath, sleep, startSim } from './support.mjs';
 
 const KEY_ONE = 'sk-ttftmeter-FIRST-4e1b9d7c2a5f8e3b6d0a';
 const KEY_TWO = 'sk-ttftmeter-SECOND-9c2e5b1d4806aa177f3a';
@@ -228,7 +228,11 @@ forEachEngine((engine) => {
       let last = performance.now();
       // When the run's row appears: the run's record was made just before.
       new MutationObserver(() => {
-        if (probe.rowAt === undefined && document.querySelector('[data-testid=run-row]')) probe.rowAt = performance.now();
+        if (probe.rowAt === undefined && document.querySelector('[data-testid=run-row]')) {
+          probe.rowAt = performance.now();
+          // What the answer pane had drawn when the stream ended.
+          probe.drawnAtRow = document.querySelector('[data-testid=answer]')?.textContent.length ?? 0;
+        }
       }).observe(document.body, { childList: true, subtree: true });
       const turn = () => {
         const now = performance.now();
@@ -243,7 +247,7 @@ forEachEngine((engine) => {
   async function stopProbe(widget) {
     return widget.evaluate(() => {
       window.__probe.running = false;
-      return { gaps: window.__probe.gaps, rowAt: window.__probe.rowAt ?? null };
+      return { gaps: window.__probe.gaps, rowAt: window.__probe.rowAt ?? null, drawnAtRow: window.__probe.drawnAtRow ?? null };
     });
   }
 
@@ -271,7 +275,7 @@ forEachEngine((engine) => {
       const wallMs = Date.now() - started;
       streaming = false;
       await caller;
-      const { gaps, rowAt } = await stopProbe(widget);
+      const { gaps, rowAt, drawnAtRow } = await stopProbe(widget);
       const record = (await widget.storedRuns()).at(-1);
       // The gaps within the run's watch, from its request to its record (made just before
       // its row appears); a gap that runs on past it (the page drawing the finished run)
@@ -285,25 +289,41 @@ forEachEngine((engine) => {
       // Responsiveness: every gap from the request on, the drawing of the finished run too.
       const probeAllMs = Math.max(0, ...gaps.filter(([at, gap]) => at + gap > from).map(([, gap]) => gap));
       const callMaxMs = Math.max(0, ...calls);
+      // How often the page stalled, and for how long in all beyond 50 ms each.
+      const over50 = inRun.filter(([, gap]) => gap > 50);
+      const excessMs = over50.reduce((sum, [, gap]) => sum + gap - 50, 0);
       const stallMs = record.main_thread_stall_ms;
       console.log(`${engine}, ${name}: ${wallMs} ms wall, outcome ${record.outcome.kind ?? JSON.stringify(record.outcome)}, ` +
-        `probe's longest gap ${probeMaxMs.toFixed(1)} ms in the run (${inRun.length} over 20 ms), ${probeAllMs.toFixed(1)} ms with the drawing of its end, longest call ${callMaxMs} ms, ` +
-        `run's stall ${stallMs?.toFixed(1)} ms, output tokens ${record.metrics.output_tokens_counted}`);
+        `probe's longest gap ${probeMaxMs.toFixed(1)} ms in the run (${inRun.length} over 20 ms, ${over50.length} over 50 ms, ${excessMs.toFixed(0)} ms beyond 50 in all), ${probeAllMs.toFixed(1)} ms with the drawing of its end, longest call ${callMaxMs} ms, ` +
+        `run's stall ${stallMs?.toFixed(1)} ms, output tokens ${record.metrics.output_tokens_counted}, pane drawn at the end ${drawnAtRow} characters`);
       assert.ok(record.outcome === 'completed' || record.outcome?.kind === 'completed', JSON.stringify(record.outcome));
       assert.equal(typeof stallMs, 'number', 'the run measured its stall');
       // The run's figure covers what the probe saw (both are timers on the same event loop;
       // the run's heartbeat beats every 8 ms, the probe as often as it can).
       assert.ok(stallMs + 20 >= probeMaxMs, `the run's stall ${stallMs} ms covers the probe's ${probeMaxMs} ms`);
       if (engine === 'webkit') {
-        // WebKit's rendering of the pane takes 150 to 330 ms at a time while the flood
-        // arrives (README, "Responsiveness under floods"; the page's own slices stay short).
-        // What holds there is that the run says so (below); the figures are logged above.
+        // WebKit's main thread is saturated while 562 MB arrive (its own share of the data
+        // path and rendering beside the page's parsing): timers still wait 150 to 390 ms at
+        // times, though the pane no longer draws during the flood (README, "Responsiveness
+        // under floods"). What holds there is that the run says so (below); the figures,
+        // with how often the page stalled, are logged above.
       } else {
         // Before the fix: calls into the page waited 1,372 ms and one task took 394 ms. The
         // bound is a regression guard on a shared, noisy machine (the benchmark reports the
         // figures; README "Bounds" says what holds).
         assert.ok(probeAllMs < 600, `the page's longest stall was ${probeAllMs} ms`);
         assert.ok(callMaxMs < 700, `a call into the page waited ${callMaxMs} ms`);
+      }
+      if (fault === 'flood_chars') {
+        // 562 MB in a few seconds is a flood (ttft-core FloodGauge: 4 MiB within 250 ms):
+        // the pane draws nothing new while it lasts (its first piece, and what came before
+        // the gauge saw the flood or in a pause of the flood: WebKit drew 80 KB in one run; without
+        // the gauge Chromium and WebKit drew 0.9 to 1 MiB during the flood), then catches up to its 1 MiB.
+        assert.ok(drawnAtRow !== null && drawnAtRow < 256 * 1024, `the pane drew ${drawnAtRow} characters during the flood`);
+        await eventually(() => widget.evaluate(() => {
+          const pane = document.querySelector('[data-testid=answer]');
+          return pane.textContent.length - (pane.querySelector('[data-testid=text-cut]')?.textContent.length ?? 0) >= 1000 * 1024 || undefined;
+        }), 'the pane to draw its first 1 MiB after the flood', 60_000);
       }
       if (fault === 'flood_lines') {
         // The 50,000 newlines come before the first visible text: shown up to 4 (ttft-core

@@ -62,6 +62,91 @@ pub fn frame_share(pending: &str) -> usize {
     }
 }
 
+/// The window over which [`FloodGauge`] counts body bytes, ms.
+pub const FLOOD_WINDOW_MS: f64 = 250.0;
+/// Body bytes in one [`FLOOD_WINDOW_MS`] window that make a flood: 4 MiB in 250 ms (about
+/// 17 MB/s, kept up). The fastest model streams send well under 1 MB/s (3,000 tokens/s of
+/// about 300-byte events); a hostile stream of one-character events is handled at 50 to
+/// 70 MB/s in WebKit and 200 MB/s in Chromium. A burst (a buffered answer of a megabyte
+/// or two arriving at once) is no flood: it is drawn a frame's share at a time.
+pub const FLOOD_BYTES_PER_WINDOW: usize = 4 << 20;
+/// How long a flood is still counted after its last full window, ms: the panes draw again
+/// once the body has been calm this long.
+pub const FLOOD_CALM_MS: f64 = 250.0;
+
+/// Whether the page is flooded: a stream's body arriving faster than any model streams.
+///
+/// While a flood lasts the panes draw nothing new, and draw what waits (at most
+/// [`frame_share`] a frame) once it is over. In WebKit, drawing the answer while 562 MB of
+/// one-character events arrived made most of the page's stalls (an in-page timer probe: 26
+/// to 124 waits over 50 ms in a run, 2.1 to 3.6 s in all beyond 50 ms each; holding the
+/// drawing: 7 to 13 waits, 0.2 to 1.2 s; the longest wait, 150 to 390 ms, did not change).
+/// The first text of each pane is drawn at once whatever comes after, so the paint the run
+/// measures is not held back.
+///
+/// Time is an argument: `at_ms` on any one clock, never decreasing.
+///
+/// ```
+/// use ttft_core::blocks::{FloodGauge, FLOOD_CALM_MS};
+///
+/// let mut gauge = FloodGauge::default();
+/// // A fast model: 3,000 events a second of 300 bytes, for 10 s.
+/// for event in 0..30_000 {
+///     gauge.observe(f64::from(event) / 3.0, 300);
+/// }
+/// assert!(!gauge.is_flooding(10_000.0));
+/// // A hostile stream: 64 KiB slices, 80 of them (5 MiB) in 40 ms.
+/// for slice in 0..80 {
+///     gauge.observe(20_000.0 + f64::from(slice) * 0.5, 64 * 1024);
+/// }
+/// assert!(gauge.is_flooding(20_040.0));
+/// assert!(!gauge.is_flooding(20_040.0 + FLOOD_CALM_MS));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FloodGauge {
+    /// When the current window began.
+    window_start_ms: f64,
+    /// Bytes seen in the current window.
+    window_bytes: usize,
+    /// The flood counts until this time (`NEG_INFINITY`: none seen).
+    flooded_until_ms: f64,
+}
+
+impl Default for FloodGauge {
+    fn default() -> Self {
+        FloodGauge {
+            window_start_ms: f64::NEG_INFINITY,
+            window_bytes: 0,
+            flooded_until_ms: f64::NEG_INFINITY,
+        }
+    }
+}
+
+impl FloodGauge {
+    /// Counts `bytes` of a body read handled at `at_ms`.
+    pub fn observe(&mut self, at_ms: f64, bytes: usize) {
+        let in_window = at_ms - self.window_start_ms < FLOOD_WINDOW_MS;
+        if !in_window {
+            self.window_start_ms = at_ms;
+            self.window_bytes = 0;
+        }
+        self.window_bytes = self.window_bytes.saturating_add(bytes);
+        if self.window_bytes >= FLOOD_BYTES_PER_WINDOW {
+            self.flooded_until_ms = self.flooded_until_ms.max(at_ms + FLOOD_CALM_MS);
+        }
+    }
+
+    /// Whether a flood is on at `now_ms`.
+    pub fn is_flooding(&self, now_ms: f64) -> bool {
+        now_ms < self.flooded_until_ms
+    }
+
+    /// How long until the flood is over, from `now_ms` (0 when none is on), ms.
+    pub fn calm_in_ms(&self, now_ms: f64) -> f64 {
+        (self.flooded_until_ms - now_ms).max(0.0)
+    }
+}
+
 /// One piece of a frame's text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Piece<'a> {
@@ -143,6 +228,73 @@ fn next_cut(filled: Fill, rest: &str) -> (usize, bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_fast_model_is_no_flood() {
+        let mut gauge = FloodGauge::default();
+        // 3,000 events a second of 300 bytes, each handled apart, for a minute.
+        for event in 0..180_000u32 {
+            let at_ms = f64::from(event) / 3.0;
+            gauge.observe(at_ms, 300);
+            assert!(!gauge.is_flooding(at_ms), "event {event}");
+        }
+    }
+
+    #[test]
+    fn a_burst_is_no_flood() {
+        let mut gauge = FloodGauge::default();
+        // A second of that model handled at once after the page stalled: 900 KB.
+        for _ in 0..3_000 {
+            gauge.observe(1_000.0, 300);
+        }
+        assert!(!gauge.is_flooding(1_000.0));
+        // A buffered answer of 2 MiB arriving in one go (e2e/hostile's 1 MiB word and its
+        // 50,000 newlines are 1.1 MB).
+        gauge.observe(5_000.0, 2 << 20);
+        assert!(!gauge.is_flooding(5_000.0));
+    }
+
+    #[test]
+    fn a_flood_lasts_until_the_body_is_calm() {
+        let mut gauge = FloodGauge::default();
+        let slice = 64 * 1024;
+        let slices = FLOOD_BYTES_PER_WINDOW / slice;
+        // Slices 1 ms apart: flooded from the one that completes the window's bound on.
+        for at in 0..slices - 1 {
+            gauge.observe(at as f64, slice);
+            assert!(!gauge.is_flooding(at as f64));
+        }
+        let last_ms = (slices - 1) as f64;
+        gauge.observe(last_ms, slice);
+        assert!(gauge.is_flooding(last_ms));
+        assert_eq!(gauge.calm_in_ms(last_ms), FLOOD_CALM_MS);
+        // A slow trickle afterwards does not extend it.
+        gauge.observe(last_ms + 200.0, 100);
+        assert!(gauge.is_flooding(last_ms + FLOOD_CALM_MS - 1.0));
+        assert!(!gauge.is_flooding(last_ms + FLOOD_CALM_MS));
+        assert_eq!(gauge.calm_in_ms(last_ms + 1_000.0), 0.0);
+    }
+
+    #[test]
+    fn windows_do_not_add_up_across_their_ends() {
+        let mut gauge = FloodGauge::default();
+        // Nearly the bound, then nearly the bound again a window later: no window holds it.
+        let nearly = FLOOD_BYTES_PER_WINDOW - 1;
+        gauge.observe(0.0, nearly);
+        gauge.observe(FLOOD_WINDOW_MS, nearly);
+        assert!(!gauge.is_flooding(FLOOD_WINDOW_MS));
+        // The bound in one read is a flood at once.
+        gauge.observe(1_000.0, FLOOD_BYTES_PER_WINDOW);
+        assert!(gauge.is_flooding(1_000.0));
+    }
+
+    #[test]
+    fn no_flood_before_any_body() {
+        let gauge = FloodGauge::default();
+        assert!(!gauge.is_flooding(0.0));
+        assert!(!gauge.is_flooding(f64::MAX));
+        assert_eq!(gauge.calm_in_ms(0.0), 0.0);
+    }
 
     fn rebuild(filled: usize, pieces: &[&str]) -> (Vec<String>, usize) {
         // Blocks as the page would hold them: the first one already has `filled` bytes.

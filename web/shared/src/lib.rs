@@ -16,6 +16,7 @@ pub mod availability;
 pub mod clock;
 pub mod crash;
 pub mod embed;
+pub mod flood;
 pub mod form;
 pub mod i18n;
 pub mod key_gate;

@@ -404,11 +404,14 @@ impl BodyReader {
         let length = bytes.length();
         let mut start = 0;
         while start < length && !self.ended {
-            if clock::now_ms() - self.work_since_ms > clock::TASK_BUDGET_MS {
+            let now_ms = clock::now_ms();
+            if now_ms - self.work_since_ms > clock::TASK_BUDGET_MS {
                 clock::next_task().await;
                 self.work_since_ms = clock::now_ms();
             }
             let end = length.min(start + READ_SLICE_BYTES);
+            // A body faster than any model's stream holds the panes' drawing (flood.rs).
+            crate::flood::observe(now_ms, (end - start) as usize);
             self.ended = feed_slice(
                 &mut measurement.borrow_mut(),
                 at_ms,

@@ -158,6 +158,12 @@ impl StreamedText {
     }
 
     fn schedule_flush(&self) {
+        self.schedule_flush_in(None);
+    }
+
+    /// Schedules the next [`flush`](Self::flush): at the next animation frame (or after the
+    /// pane's throttle), or after `delay_ms` when given (a flood's calm).
+    fn schedule_flush_in(&self, delay_ms: Option<f64>) {
         if self.flush_scheduled.get_value() {
             return;
         }
@@ -173,11 +179,12 @@ impl StreamedText {
         });
         let scheduled = web_sys::window().is_some_and(|window| {
             let callback = wasm_bindgen::JsCast::unchecked_ref(&callback);
-            if self.throttle_ms > 0.0 {
+            let timeout_ms = delay_ms.unwrap_or(self.throttle_ms);
+            if timeout_ms > 0.0 {
                 window
                     .set_timeout_with_callback_and_timeout_and_arguments_0(
                         callback,
-                        self.throttle_ms as i32,
+                        timeout_ms.ceil() as i32,
                     )
                     .is_ok()
             } else {
@@ -191,7 +198,8 @@ impl StreamedText {
     /// new block after each line break that completes 4 KB or 256 lines, and at 8 KB in a
     /// longer line ([`plan_blocks`]). A frame appends at most its share ([`frame_share`]:
     /// 8 KB, 256 lines); the rest goes into the next frames, so a flood never makes one
-    /// long frame.
+    /// long frame. While the page is flooded ([`crate::flood`]) nothing is appended: the
+    /// text waits for the flood's end.
     pub(super) fn flush(&self) {
         let Some(node) = self.rest_node.get_untracked() else {
             // Not mounted yet (the pane appears with its first text): try next frame.
@@ -200,6 +208,13 @@ impl StreamedText {
             }
             return;
         };
+        let calm_in_ms = crate::flood::calm_in_ms(crate::clock::now_ms());
+        if calm_in_ms > 0.0 {
+            if !self.pending.with_value(String::is_empty) {
+                self.schedule_flush_in(Some(calm_in_ms));
+            }
+            return;
+        }
         let share = self
             .pending
             .try_update_value(|pending| {
