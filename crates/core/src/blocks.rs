@@ -80,7 +80,7 @@ pub const FLOOD_CALM_MS: f64 = 250.0;
 /// [`frame_share`] a frame) once it is over. In WebKit, drawing the answer while 562 MB of
 /// one-character events arrived made most of the page's stalls (an in-page timer probe: 26
 /// to 124 waits over 50 ms in a run, 2.1 to 3.6 s in all beyond 50 ms each; holding the
-/// drawing: 7 to 13 waits, 0.2 to 1.2 s; the longest wait, 150 to 390 ms, did not change).
+/// drawing: 7 to 24 waits, 0.2 to 1.5 s; the longest wait, 150 to 390 ms, did not change).
 /// The first text of each pane is drawn at once whatever comes after, so the paint the run
 /// measures is not held back.
 ///
