@@ -404,10 +404,11 @@ impl BodyReader {
         let length = bytes.length();
         let mut start = 0;
         while start < length && !self.ended {
-            let now_ms = clock::now_ms();
+            let mut now_ms = clock::now_ms();
             if now_ms - self.work_since_ms > clock::TASK_BUDGET_MS {
                 clock::next_task().await;
-                self.work_since_ms = clock::now_ms();
+                now_ms = clock::now_ms();
+                self.work_since_ms = now_ms;
             }
             let end = length.min(start + READ_SLICE_BYTES);
             // A body faster than any model's stream holds the panes' drawing (flood.rs).
