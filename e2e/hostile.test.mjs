@@ -315,12 +315,13 @@ forEachEngine((engine) => {
         assert.ok(callMaxMs < 700, `a call into the page waited ${callMaxMs} ms`);
       }
       if (fault === 'flood_chars') {
-        // 562 MB in a few seconds is a flood (ttft-core FloodGauge: 4 MiB within 250 ms):
-        // the pane draws nothing new while it lasts (its first piece, and what came before
-        // the gauge saw the flood or in a pause of it: Chromium and Firefox 11 to 14 KB, WebKit
-        // 80 to 128 KB; without the gauge Chromium and WebKit drew 0.9 to 1 MiB during the
-        // flood), then catches up to its 1 MiB.
-        assert.ok(drawnAtRow !== null && drawnAtRow < 512 * 1024, `the pane drew ${drawnAtRow} characters during the flood`);
+        // 562 MB in a few seconds is a flood (ttft-core FloodGauge: 4 MiB arriving within
+        // 250 ms): the pane draws nothing new while the page handles it (its first piece, and
+        // what came before the gauge saw the flood: 11 to 13 KB in every engine; judged by
+        // handling time, WebKit's slow first seconds passed for calm and it drew 80 to 128 KB;
+        // without the gauge Chromium and WebKit drew 0.9 to 1 MiB during the flood), then
+        // catches up to its 1 MiB.
+        assert.ok(drawnAtRow !== null && drawnAtRow < 64 * 1024, `the pane drew ${drawnAtRow} characters during the flood`);
         await eventually(() => widget.evaluate(() => {
           const pane = document.querySelector('[data-testid=answer]');
           return pane.textContent.length - (pane.querySelector('[data-testid=text-cut]')?.textContent.length ?? 0) >= 1000 * 1024 || undefined;

@@ -66,12 +66,12 @@ pub fn frame_share(pending: &str) -> usize {
 pub const FLOOD_WINDOW_MS: f64 = 250.0;
 /// Body bytes in one [`FLOOD_WINDOW_MS`] window that make a flood: 4 MiB in 250 ms (about
 /// 17 MB/s, kept up). The fastest model streams send well under 1 MB/s (3,000 tokens/s of
-/// about 300-byte events); a hostile stream of one-character events is handled at 50 to
-/// 70 MB/s in WebKit and 200 MB/s in Chromium. A burst (a buffered answer of a megabyte
+/// about 300-byte events); a hostile stream of one-character events arrives at 50 to
+/// 200 MB/s over loopback. A burst (a buffered answer of a megabyte
 /// or two arriving at once) is no flood: it is drawn a frame's share at a time.
 pub const FLOOD_BYTES_PER_WINDOW: usize = 4 << 20;
-/// How long a flood is still counted after its last full window, ms: the panes draw again
-/// once the body has been calm this long.
+/// How long a flood is still counted after the page handled a read of a full window, ms:
+/// the panes draw again once the body has been calm this long.
 pub const FLOOD_CALM_MS: f64 = 250.0;
 
 /// Whether the page is flooded: a stream's body arriving faster than any model streams.
@@ -79,12 +79,18 @@ pub const FLOOD_CALM_MS: f64 = 250.0;
 /// While a flood lasts the panes draw nothing new, and draw what waits (at most
 /// [`frame_share`] a frame) once it is over. In WebKit, drawing the answer while 562 MB of
 /// one-character events arrived made most of the page's stalls (an in-page timer probe: 26
-/// to 124 waits over 50 ms in a run, 2.1 to 3.6 s in all beyond 50 ms each; holding the
-/// drawing: 7 to 24 waits, 0.2 to 1.5 s; the longest wait, 150 to 390 ms, did not change).
-/// The first text of each pane is drawn at once whatever comes after, so the paint the run
-/// measures is not held back.
+/// to 124 waits over 50 ms in a run, 2.1 to 3.6 s in all beyond 50 ms each). The first text
+/// of each pane is drawn at once whatever comes after, so the paint the run measures is not
+/// held back.
 ///
-/// Time is an argument: `at_ms` on any one clock, never decreasing.
+/// A flood is judged by when the bytes *arrived* (the reads' stamps), and lasts until
+/// [`FLOOD_CALM_MS`] after the page *handled* the last of them. Judged by handling time
+/// alone, a page that handles the flood slowly (WebKit's first seconds, before its
+/// compilers have warmed to the page's parser: a tenth of its later pace) would count it
+/// as calm, draw, and be slowed further by the drawing.
+///
+/// Time is an argument: `arrived_ms` and `handled_ms` on one clock, `handled_ms` never
+/// decreasing.
 ///
 /// ```
 /// use ttft_core::blocks::{FloodGauge, FLOOD_CALM_MS};
@@ -92,23 +98,28 @@ pub const FLOOD_CALM_MS: f64 = 250.0;
 /// let mut gauge = FloodGauge::default();
 /// // A fast model: 3,000 events a second of 300 bytes, for 10 s.
 /// for event in 0..30_000 {
-///     gauge.observe(f64::from(event) / 3.0, 300);
+///     let at_ms = f64::from(event) / 3.0;
+///     gauge.observe(at_ms, at_ms, 300);
 /// }
 /// assert!(!gauge.is_flooding(10_000.0));
-/// // A hostile stream: 64 KiB slices, 80 of them (5 MiB) in 40 ms.
-/// for slice in 0..80 {
-///     gauge.observe(20_000.0 + f64::from(slice) * 0.5, 64 * 1024);
+/// // A hostile stream: 64 KiB reads, 80 of them (5 MiB) arriving in 40 ms, handled over
+/// // 400 ms by a slow page.
+/// for read in 0..80 {
+///     gauge.observe(20_000.0 + f64::from(read) * 0.5, 20_000.0 + f64::from(read) * 5.0, 64 * 1024);
 /// }
-/// assert!(gauge.is_flooding(20_040.0));
-/// assert!(!gauge.is_flooding(20_040.0 + FLOOD_CALM_MS));
+/// assert!(gauge.is_flooding(20_395.0));
+/// assert!(!gauge.is_flooding(20_395.0 + FLOOD_CALM_MS));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FloodGauge {
-    /// When the current window began.
+    /// When the first read of the current window arrived.
     window_start_ms: f64,
-    /// Bytes seen in the current window.
+    /// Bytes that arrived in the current window.
     window_bytes: usize,
-    /// The flood counts until this time (`NEG_INFINITY`: none seen).
+    /// Reads arriving before this time belong to the flood (a full window's last read
+    /// arrived [`FLOOD_CALM_MS`] before), so that the flood goes on across windows.
+    flood_arrivals_until_ms: f64,
+    /// The flood counts until this time, on the handling side (`NEG_INFINITY`: none seen).
     flooded_until_ms: f64,
 }
 
@@ -117,26 +128,35 @@ impl Default for FloodGauge {
         FloodGauge {
             window_start_ms: f64::NEG_INFINITY,
             window_bytes: 0,
+            flood_arrivals_until_ms: f64::NEG_INFINITY,
             flooded_until_ms: f64::NEG_INFINITY,
         }
     }
 }
 
 impl FloodGauge {
-    /// Counts `bytes` of a body read handled at `at_ms`.
-    pub fn observe(&mut self, at_ms: f64, bytes: usize) {
-        let in_window = at_ms - self.window_start_ms < FLOOD_WINDOW_MS;
+    /// Counts `bytes` of a body read that arrived at `arrived_ms` and is handled at
+    /// `handled_ms`. A read that arrived before the current window began (another run's,
+    /// handled late) counts in it; one that arrived within [`FLOOD_CALM_MS`] of a full
+    /// window's reads belongs to the flood, so a flood goes on from window to window
+    /// however slowly the page handles it.
+    pub fn observe(&mut self, arrived_ms: f64, handled_ms: f64, bytes: usize) {
+        let in_window = arrived_ms - self.window_start_ms < FLOOD_WINDOW_MS;
         if !in_window {
-            self.window_start_ms = at_ms;
+            self.window_start_ms = arrived_ms;
             self.window_bytes = 0;
         }
         self.window_bytes = self.window_bytes.saturating_add(bytes);
         if self.window_bytes >= FLOOD_BYTES_PER_WINDOW {
-            self.flooded_until_ms = self.flooded_until_ms.max(at_ms + FLOOD_CALM_MS);
+            self.flood_arrivals_until_ms =
+                self.flood_arrivals_until_ms.max(arrived_ms + FLOOD_CALM_MS);
+        }
+        if arrived_ms < self.flood_arrivals_until_ms {
+            self.flooded_until_ms = self.flooded_until_ms.max(handled_ms + FLOOD_CALM_MS);
         }
     }
 
-    /// Whether a flood is on at `now_ms`.
+    /// Whether a flood is on at `now_ms` (handling side).
     pub fn is_flooding(&self, now_ms: f64) -> bool {
         now_ms < self.flooded_until_ms
     }
@@ -235,7 +255,7 @@ mod tests {
         // 3,000 events a second of 300 bytes, each handled apart, for a minute.
         for event in 0..180_000u32 {
             let at_ms = f64::from(event) / 3.0;
-            gauge.observe(at_ms, 300);
+            gauge.observe(at_ms, at_ms, 300);
             assert!(!gauge.is_flooding(at_ms), "event {event}");
         }
     }
@@ -245,12 +265,12 @@ mod tests {
         let mut gauge = FloodGauge::default();
         // A second of that model handled at once after the page stalled: 900 KB.
         for _ in 0..3_000 {
-            gauge.observe(1_000.0, 300);
+            gauge.observe(1_000.0, 1_000.0, 300);
         }
         assert!(!gauge.is_flooding(1_000.0));
         // A buffered answer of 2 MiB arriving in one go (e2e/hostile's 1 MiB word and its
         // 50,000 newlines are 1.1 MB).
-        gauge.observe(5_000.0, 2 << 20);
+        gauge.observe(5_000.0, 5_000.0, 2 << 20);
         assert!(!gauge.is_flooding(5_000.0));
     }
 
@@ -261,18 +281,71 @@ mod tests {
         let slices = FLOOD_BYTES_PER_WINDOW / slice;
         // Slices 1 ms apart: flooded from the one that completes the window's bound on.
         for at in 0..slices - 1 {
-            gauge.observe(at as f64, slice);
+            gauge.observe(at as f64, at as f64, slice);
             assert!(!gauge.is_flooding(at as f64));
         }
         let last_ms = (slices - 1) as f64;
-        gauge.observe(last_ms, slice);
+        gauge.observe(last_ms, last_ms, slice);
         assert!(gauge.is_flooding(last_ms));
         assert_eq!(gauge.calm_in_ms(last_ms), FLOOD_CALM_MS);
-        // A slow trickle afterwards does not extend it.
-        gauge.observe(last_ms + 200.0, 100);
-        assert!(gauge.is_flooding(last_ms + FLOOD_CALM_MS - 1.0));
-        assert!(!gauge.is_flooding(last_ms + FLOOD_CALM_MS));
+        // A read arriving within the calm belongs to the flood; one arriving after it is
+        // calm's own, and does not extend it.
+        gauge.observe(last_ms + 200.0, last_ms + 200.0, 100);
+        assert!(gauge.is_flooding(last_ms + 200.0 + FLOOD_CALM_MS - 1.0));
+        assert!(!gauge.is_flooding(last_ms + 200.0 + FLOOD_CALM_MS));
+        gauge.observe(last_ms + 500.0, last_ms + 500.0, 100);
+        assert!(!gauge.is_flooding(last_ms + 500.0));
         assert_eq!(gauge.calm_in_ms(last_ms + 1_000.0), 0.0);
+    }
+
+    #[test]
+    fn a_flood_handled_slowly_is_still_a_flood() {
+        let mut gauge = FloodGauge::default();
+        // 100 MB/s arriving (64 KiB reads 0.64 ms apart) for 2 s, handled at a tenth of
+        // that pace by a page whose compilers are still cold: flooded from the read that
+        // completes the first window's bound, for as long as the handling lasts.
+        let slice = 64 * 1024;
+        let reads = 3_125;
+        let mut flooded_from = None;
+        for read in 0..reads {
+            let arrived_ms = f64::from(read) * 0.64;
+            let handled_ms = 100.0 + f64::from(read) * 6.4;
+            gauge.observe(arrived_ms, handled_ms, slice);
+            if gauge.is_flooding(handled_ms) {
+                flooded_from.get_or_insert(read);
+            } else {
+                assert!(flooded_from.is_none(), "calm again at read {read}");
+            }
+        }
+        assert_eq!(
+            flooded_from,
+            Some(FLOOD_BYTES_PER_WINDOW as u32 / slice as u32 - 1)
+        );
+        let last_ms = 100.0 + f64::from(reads - 1) * 6.4;
+        assert_eq!(gauge.calm_in_ms(last_ms), FLOOD_CALM_MS);
+    }
+
+    #[test]
+    fn reads_handled_late_count_where_they_arrived() {
+        let mut gauge = FloodGauge::default();
+        // A fast model's second (900 KB in 3,000 events) handled in one go 2 s late after
+        // a stall: no flood, however late.
+        for event in 0..3_000u32 {
+            gauge.observe(f64::from(event) / 3.0, 3_000.0, 300);
+        }
+        assert!(!gauge.is_flooding(3_000.0));
+        // 5 MiB that arrived within 10 ms, handled a second apart, slice by slice: a flood
+        // from the slice that completes the bound, counted from when it was handled.
+        let slice = 64 * 1024;
+        for read in 0..80u32 {
+            gauge.observe(
+                10_000.0 + f64::from(read) / 8.0,
+                20_000.0 + f64::from(read),
+                slice,
+            );
+        }
+        assert!(gauge.is_flooding(20_079.0));
+        assert_eq!(gauge.calm_in_ms(20_079.0), FLOOD_CALM_MS);
     }
 
     #[test]
@@ -280,11 +353,11 @@ mod tests {
         let mut gauge = FloodGauge::default();
         // Nearly the bound, then nearly the bound again a window later: no window holds it.
         let nearly = FLOOD_BYTES_PER_WINDOW - 1;
-        gauge.observe(0.0, nearly);
-        gauge.observe(FLOOD_WINDOW_MS, nearly);
+        gauge.observe(0.0, 0.0, nearly);
+        gauge.observe(FLOOD_WINDOW_MS, FLOOD_WINDOW_MS, nearly);
         assert!(!gauge.is_flooding(FLOOD_WINDOW_MS));
         // The bound in one read is a flood at once.
-        gauge.observe(1_000.0, FLOOD_BYTES_PER_WINDOW);
+        gauge.observe(1_000.0, 1_000.0, FLOOD_BYTES_PER_WINDOW);
         assert!(gauge.is_flooding(1_000.0));
     }
 

@@ -1,5 +1,6 @@
 //! Whether the page is flooded: a stream's body arriving faster than any model streams
-//! ([`ttft_core::blocks::FloodGauge`]). The runs' body readers count what they handle; the
+//! ([`ttft_core::blocks::FloodGauge`]). The runs' body readers count what they handle, by
+//! when it arrived; the
 //! panes draw nothing new while a flood lasts and catch up once it is over (in WebKit,
 //! drawing while 562 MB arrived made most of the page's stalls). One gauge for the page:
 //! any run's flood holds every pane, since they share the one main thread.
@@ -12,11 +13,12 @@ thread_local! {
     static GAUGE: Cell<FloodGauge> = Cell::new(FloodGauge::default());
 }
 
-/// Counts `bytes` of a body handled at `at_ms` (page clock).
-pub fn observe(at_ms: f64, bytes: usize) {
+/// Counts `bytes` of a body read that arrived at `arrived_ms` and is handled at
+/// `handled_ms` (page clock).
+pub fn observe(arrived_ms: f64, handled_ms: f64, bytes: usize) {
     GAUGE.with(|gauge| {
         let mut updated = gauge.get();
-        updated.observe(at_ms, bytes);
+        updated.observe(arrived_ms, handled_ms, bytes);
         gauge.set(updated);
     });
 }

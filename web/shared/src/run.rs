@@ -412,7 +412,7 @@ impl BodyReader {
             }
             let end = length.min(start + READ_SLICE_BYTES);
             // A body faster than any model's stream holds the panes' drawing (flood.rs).
-            crate::flood::observe(now_ms, (end - start) as usize);
+            crate::flood::observe(at_ms, now_ms, (end - start) as usize);
             self.ended = feed_slice(
                 &mut measurement.borrow_mut(),
                 at_ms,
