@@ -317,7 +317,7 @@ forEachEngine((engine) => {
       if (fault === 'flood_chars') {
         // 562 MB in a few seconds is a flood (ttft-core FloodGauge: 4 MiB arriving within
         // 250 ms): the pane draws nothing new while the page handles it (its first piece, and
-        // what came before the gauge saw the flood: 11 to 13 KB in every engine; judged by
+        // what came before the gauge saw the flood: 7.5 to 14 KB in every engine; judged by
         // handling time, WebKit's slow first seconds passed for calm and it drew 80 to 128 KB;
         // without the gauge Chromium and WebKit drew 0.9 to 1 MiB during the flood), then
         // catches up to its 1 MiB.
