@@ -714,7 +714,18 @@ forEachEngine((engine) => {
         // Probe mode starts on load: the page is opened without waiting for it.
         const widget = new WidgetPage(await browser.newPage({ viewport }));
         await widget.page.goto(`${sim.url}/?${query}`);
-        await widget.locator('[data-testid=probe-notice][data-state=done]').waitFor({ timeout: 60_000 });
+        try {
+          await widget.locator('[data-testid=probe-notice][data-state=done]').waitFor({ timeout: 60_000 });
+        } catch (error) {
+          // Once in a fresh-clone run WebKit's probe never finished: say where it stood.
+          const where = await widget.evaluate(() => ({
+            notice: document.querySelector('[data-testid=probe-notice]')?.getAttribute('data-state') ?? null,
+            status: document.querySelector('[data-testid=status]')?.getAttribute('data-state') ?? null,
+            rows: document.querySelectorAll('[data-testid=run-row]').length,
+            diagnosis: document.querySelector('[data-testid=diagnosis]')?.textContent.slice(0, 300) ?? null,
+          })).catch((reason) => `unreadable: ${reason}`);
+          throw new Error(`${error.message}; the page: ${JSON.stringify(where)}`);
+        }
         await widget.locator('[data-testid=otlp-status][data-state=ok]').waitFor({ timeout: 30_000 });
         await widget.byTestId('slo-badge').waitFor();
         for (const lang of ['en', 'zh']) {
