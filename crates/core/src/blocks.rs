@@ -67,8 +67,8 @@ pub const FLOOD_WINDOW_MS: f64 = 250.0;
 /// Body bytes in one [`FLOOD_WINDOW_MS`] window that make a flood: 4 MiB in 250 ms (about
 /// 17 MB/s, kept up). The fastest model streams send well under 1 MB/s (3,000 tokens/s of
 /// about 300-byte events); a hostile stream of one-character events arrives at 50 to
-/// 200 MB/s over loopback. A burst (a buffered answer of a megabyte
-/// or two arriving at once) is no flood: it is drawn a frame's share at a time.
+/// 200 MB/s over loopback. A burst (a buffered answer of a megabyte or two arriving at
+/// once) is no flood: it is drawn a frame's share at a time.
 pub const FLOOD_BYTES_PER_WINDOW: usize = 4 << 20;
 /// How long a flood is still counted after the page handled a read of a full window, ms:
 /// the panes draw again once the body has been calm this long.
@@ -85,9 +85,9 @@ pub const FLOOD_CALM_MS: f64 = 250.0;
 ///
 /// A flood is judged by when the bytes *arrived* (the reads' stamps), and lasts until
 /// [`FLOOD_CALM_MS`] after the page *handled* the last of them. Judged by handling time
-/// alone, a page that handles the flood slowly (WebKit's first seconds, before its
-/// compilers have warmed to the page's parser: a tenth of its later pace) would count it
-/// as calm, draw, and be slowed further by the drawing.
+/// alone, a page that handles the flood slowly (WebKit's first seconds of a page's first
+/// flood: a tenth of its later pace) would count it as calm, draw, and be slowed further by
+/// the drawing.
 ///
 /// Time is an argument: `arrived_ms` and `handled_ms` on one clock, `handled_ms` never
 /// decreasing.

@@ -1,9 +1,8 @@
 //! Whether the page is flooded: a stream's body arriving faster than any model streams
 //! ([`ttft_core::blocks::FloodGauge`]). The runs' body readers count what they handle, by
-//! when it arrived; the
-//! panes draw nothing new while a flood lasts and catch up once it is over (in WebKit,
-//! drawing while 562 MB arrived made most of the page's stalls). One gauge for the page:
-//! any run's flood holds every pane, since they share the one main thread.
+//! when it arrived; the panes draw nothing new while a flood lasts and catch up once it is
+//! over (in WebKit, drawing while 562 MB arrived made most of the page's stalls). One gauge
+//! for the page: any run's flood holds every pane, since they share the one main thread.
 
 use std::cell::Cell;
 
