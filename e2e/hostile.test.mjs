@@ -218,14 +218,14 @@ forEachEngine((engine) => {
   });
 
   /**
-   * Starts an in-page probe: a chain of timers (as the run's own heartbeat is), each turn
-   * stamped with performance.now (the page clock); gaps over 20 ms are kept.
+   * Starts an in-page probe: two chains of timers, each turn stamped with performance.now
+   * (the page clock), gaps over 20 ms kept: `setTimeout(0)` (as often as the page allows)
+   * and `setInterval(8)` (the kind of timer the run's own heartbeat is).
    */
   async function startProbe(widget) {
     await widget.evaluate(() => {
-      const probe = { gaps: [], running: true };
+      const probe = { gaps: [], intervalGaps: [], running: true };
       window.__probe = probe;
-      let last = performance.now();
       // When the run's row appears: the run's record was made just before.
       new MutationObserver(() => {
         if (probe.rowAt === undefined && document.querySelector('[data-testid=run-row]')) {
@@ -234,6 +234,7 @@ forEachEngine((engine) => {
           probe.drawnAtRow = document.querySelector('[data-testid=answer]')?.textContent.length ?? 0;
         }
       }).observe(document.body, { childList: true, subtree: true });
+      let last = performance.now();
       const turn = () => {
         const now = performance.now();
         if (now - last > 20) probe.gaps.push([last, now - last]);
@@ -241,13 +242,21 @@ forEachEngine((engine) => {
         if (probe.running) setTimeout(turn, 0);
       };
       setTimeout(turn, 0);
+      let lastBeat = performance.now();
+      const beat = setInterval(() => {
+        const now = performance.now();
+        if (now - lastBeat > 20) probe.intervalGaps.push([lastBeat, now - lastBeat]);
+        lastBeat = now;
+        if (!probe.running) clearInterval(beat);
+      }, 8);
     });
   }
 
   async function stopProbe(widget) {
     return widget.evaluate(() => {
       window.__probe.running = false;
-      return { gaps: window.__probe.gaps, rowAt: window.__probe.rowAt ?? null, drawnAtRow: window.__probe.drawnAtRow ?? null };
+      const { gaps, intervalGaps, rowAt, drawnAtRow } = window.__probe;
+      return { gaps, intervalGaps, rowAt: rowAt ?? null, drawnAtRow: drawnAtRow ?? null };
     });
   }
 
@@ -275,17 +284,19 @@ forEachEngine((engine) => {
       const wallMs = Date.now() - started;
       streaming = false;
       await caller;
-      const { gaps, rowAt, drawnAtRow } = await stopProbe(widget);
+      const { gaps, intervalGaps, rowAt, drawnAtRow } = await stopProbe(widget);
       const record = (await widget.storedRuns()).at(-1);
       // The gaps within the run's watch, from its request to its record (made just before
       // its row appears); a gap that runs on past it (the page drawing the finished run)
       // counts up to there.
       const from = record.instants.request_started;
       const until = rowAt ?? Infinity;
-      const inRun = gaps
+      const within = (list) => list
         .map(([at, gap]) => [at, Math.min(at + gap, until) - Math.max(at, from)])
         .filter(([, gap]) => gap > 0);
+      const inRun = within(gaps);
       const probeMaxMs = Math.max(0, ...inRun.map(([, gap]) => gap));
+      const intervalMaxMs = Math.max(0, ...within(intervalGaps).map(([, gap]) => gap));
       // Responsiveness: every gap from the request on, the drawing of the finished run too.
       const probeAllMs = Math.max(0, ...gaps.filter(([at, gap]) => at + gap > from).map(([, gap]) => gap));
       const callMaxMs = Math.max(0, ...calls);
@@ -294,13 +305,22 @@ forEachEngine((engine) => {
       const excessMs = over50.reduce((sum, [, gap]) => sum + gap - 50, 0);
       const stallMs = record.main_thread_stall_ms;
       console.log(`${engine}, ${name}: ${wallMs} ms wall, outcome ${record.outcome.kind ?? JSON.stringify(record.outcome)}, ` +
-        `probe's longest gap ${probeMaxMs.toFixed(1)} ms in the run (${inRun.length} over 20 ms, ${over50.length} over 50 ms, ${excessMs.toFixed(0)} ms beyond 50 in all), ${probeAllMs.toFixed(1)} ms with the drawing of its end, longest call ${callMaxMs} ms, ` +
+        `probe's longest gap ${probeMaxMs.toFixed(1)} ms in the run (setInterval(8): ${intervalMaxMs.toFixed(1)} ms; ${inRun.length} over 20 ms, ${over50.length} over 50 ms, ${excessMs.toFixed(0)} ms beyond 50 in all), ${probeAllMs.toFixed(1)} ms with the drawing of its end, longest call ${callMaxMs} ms, ` +
         `run's stall ${stallMs?.toFixed(1)} ms, output tokens ${record.metrics.output_tokens_counted}, pane drawn at the end ${drawnAtRow} characters`);
       assert.ok(record.outcome === 'completed' || record.outcome?.kind === 'completed', JSON.stringify(record.outcome));
       assert.equal(typeof stallMs, 'number', 'the run measured its stall');
-      // The run's figure covers what the probe saw (both are timers on the same event loop;
-      // the run's heartbeat beats every 8 ms, the probe as often as it can).
-      assert.ok(stallMs + 20 >= probeMaxMs, `the run's stall ${stallMs} ms covers the probe's ${probeMaxMs} ms`);
+      // The run's figure covers what the probe saw (timers on the same event loop; the run's
+      // heartbeat beats every 8 ms). A timer of the heartbeat's kind waits as long as it does.
+      assert.ok(stallMs + 20 >= intervalMaxMs, `the run's stall ${stallMs} ms covers the probe's setInterval(8) wait ${intervalMaxMs} ms`);
+      // The setTimeout(0) chain: under a flood one timer can run while another, due earlier,
+      // still waits a round more, so its longest wait can hold one of the heartbeat's beats:
+      // WebKit's setInterval(8) chain beat 13 and 199 ms into the setTimeout(0) chain's
+      // longest wait in 2 of 22 ad-hoc runs (e2e/out), a fresh-clone CI run saw the run's
+      // stall 36 ms short of it, and Chromium with a WebKit flood beside it 54 ms (the
+      // heartbeat 118 ms, the chain 172). A wait holding one beat is at most two of the
+      // heartbeat's; and a wait of two over 50 ms is a stall the run reports.
+      assert.ok(2 * stallMs + 20 >= probeMaxMs, `the run's stall ${stallMs} ms covers the probe's ${probeMaxMs} ms within one beat`);
+      if (probeMaxMs > 100) assert.ok(stallMs > 50, `the probe waited ${probeMaxMs} ms: the run reports a stall (${stallMs} ms)`);
       if (engine === 'webkit') {
         // WebKit's main thread is saturated while 562 MB arrive (its own share of the data
         // path and rendering beside the page's parsing): timers still wait 150 to 390 ms at
