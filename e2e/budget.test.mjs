@@ -7,10 +7,10 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { after, before } from 'node:test';
 import { LabPage } from './pages/lab.mjs';
 import { WidgetPage } from './pages/widget.mjs';
-import { DIST, ROOT, launchBrowser, selectedEngines, startSim } from './support.mjs';
+import { DIST, ROOT, launchBrowser, selectedEngines, startSim, test } from './support.mjs';
 import { assertMeasured } from './timing.mjs';
 
 /** The target: 150 KB gzip (KB = 1024 bytes, as the benchmark counts). */

@@ -2,10 +2,10 @@
 // each engine of E2E_ENGINES against ttft-sim's scripted timing. Each test states what every
 // engine does; docs/engines.md explains each quirk and what the app does about it.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { after, before } from 'node:test';
 import { WidgetPage } from './pages/widget.mjs';
 import { startStaticHost } from './servers.mjs';
-import { forEachEngine, launchBrowser, perEngine, startSim } from './support.mjs';
+import { forEachEngine, launchBrowser, perEngine, startSim, test } from './support.mjs';
 import {
   ARRIVAL_BOUND, AT_ONCE_MS, BUSY_LOOP_EDGE_MS, LATE_MS, SAME_READ_MS, SCHEDULING_MS, TIMER_STEP, assertOnTime,
 } from './timing.mjs';

@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import http from 'node:http';
-import { after, before, test } from 'node:test';
+import { after, before } from 'node:test';
 import { LabPage } from './pages/lab.mjs';
 import { closeServer } from './servers.mjs';
-import { forEachEngine, launchBrowser, outPath, reasonFor, startSim } from './support.mjs';
+import { forEachEngine, launchBrowser, outPath, reasonFor, startSim, test } from './support.mjs';
 import { FIT, WEBKIT_MAIN_THREAD, within } from './timing.mjs';
 
 /**

@@ -9,12 +9,12 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { after, before } from 'node:test';
 import { HostPage } from './pages/host.mjs';
 import { LabPage } from './pages/lab.mjs';
 import { WidgetPage } from './pages/widget.mjs';
 import { startHost, startRecorder } from './servers.mjs';
-import { ROOT, eventually, forEachEngine, launchBrowser, outPath, perEngine, startSim } from './support.mjs';
+import { ROOT, eventually, forEachEngine, launchBrowser, outPath, perEngine, startSim, test } from './support.mjs';
 import { FLOAT_EPSILON, LATE_MS, SAME_INSTANT_MS, assertOnTime, assertShownTenth } from './timing.mjs';
 
 // A key that must never reach the collector, in any piece.

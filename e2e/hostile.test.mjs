@@ -18,10 +18,10 @@
 //    an answer's blank lead (the 50,000 newlines before its first visible text) is shown up
 //    to 4 line breaks, then a note (bench/flood.mjs measures the tasks against a peer).
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { after, before } from 'node:test';
 import { LabPage } from './pages/lab.mjs';
 import { WidgetPage, RUNS_SLOT } from './pages/widget.mjs';
-import { eventually, forEachEngine, launchBrowser, outPath, sleep, startSim } from './support.mjs';
+import { eventually, forEachEngine, launchBrowser, outPath, sleep, startSim, test } from './support.mjs';
 
 const KEY_ONE = 'sk-ttftmeter-FIRST-4e1b9d7c2a5f8e3b6d0a';
 const KEY_TWO = 'sk-ttftmeter-SECOND-9c2e5b1d4806aa177f3a';

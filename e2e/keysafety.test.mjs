@@ -10,12 +10,12 @@
 // of the test answers (the presets' endpoints).
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { after, before, test } from 'node:test';
+import { after, before } from 'node:test';
 import { HostPage } from './pages/host.mjs';
 import { LabPage } from './pages/lab.mjs';
 import { RUNS_SLOT, WidgetPage } from './pages/widget.mjs';
 import { startHost } from './servers.mjs';
-import { eventually, forEachEngine, launchBrowser, outPath, perEngine, reasonFor, sleep, startSim } from './support.mjs';
+import { eventually, forEachEngine, launchBrowser, outPath, perEngine, reasonFor, sleep, startSim, test } from './support.mjs';
 
 // Three kinds of key: a long distinctive one, a short one (10 characters: shape guessing
 // misses it), and a JWT-like dotted one.

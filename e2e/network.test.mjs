@@ -7,9 +7,9 @@
 // The certificate is made at test time; each engine trusts it as e2e/driver/index.mjs says.
 import assert from 'node:assert/strict';
 import https from 'node:https';
-import { after, before, test } from 'node:test';
+import { after, before } from 'node:test';
 import { WidgetPage } from './pages/widget.mjs';
-import { connectionTruth, forEachEngine, launchBrowser, makeTestCertificate, perEngine, startSim } from './support.mjs';
+import { connectionTruth, forEachEngine, launchBrowser, makeTestCertificate, perEngine, startSim, test } from './support.mjs';
 import { assertWarmSeries } from './timing.mjs';
 
 const MODEL = 'sim-fast@prefill_ms=100,answer_tokens=3,itl_ms=5';

@@ -5,12 +5,12 @@
 // E2E_ENGINES; nothing is mocked.
 import assert from 'node:assert/strict';
 import { copyFileSync, readFileSync } from 'node:fs';
-import { after, before, test } from 'node:test';
+import { after, before } from 'node:test';
 import { HostPage } from './pages/host.mjs';
 import { LabPage } from './pages/lab.mjs';
 import { RUNS_SLOT, WidgetPage } from './pages/widget.mjs';
 import { startHost, startRecorder, startStaticHost } from './servers.mjs';
-import { forEachEngine, launchBrowser, outPath, startSim } from './support.mjs';
+import { forEachEngine, launchBrowser, outPath, startSim, test } from './support.mjs';
 import { LATE_MS, TIMER_STEP, assertOnTime, assertShownTenth } from './timing.mjs';
 
 // A key that must never show up in storage, URLs or messages (nor any piece of it).

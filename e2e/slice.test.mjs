@@ -2,9 +2,9 @@
 // by ttft-sim on 127.0.0.1), stream from ttft-sim, and check the time to the first answer
 // token against the sim's scripted ground truth. In every engine (E2E_ENGINES).
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { after, before } from 'node:test';
 import { WidgetPage } from './pages/widget.mjs';
-import { forEachEngine, launchBrowser, perEngine, startSim } from './support.mjs';
+import { forEachEngine, launchBrowser, perEngine, startSim, test } from './support.mjs';
 import { AT_ONCE_MS, LATE_MS, TIMER_STEP, assertOnTime } from './timing.mjs';
 
 forEachEngine((engine) => {

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { launch } from './driver/index.mjs';
 
 export { CHROMIUM_ARGS } from './driver/chromium.mjs';
-export { forEachEngine, perEngine, reasonFor, selectedEngines } from './driver/index.mjs';
+export { forEachEngine, perEngine, reasonFor, selectedEngines, test } from './driver/index.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 

@@ -6,10 +6,10 @@
 // and the verdict in each of the seed articles' cases (a long prompt, a queue, reasoning, a
 // far network, a cold connection).
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { after, before } from 'node:test';
 import { LabPage } from './pages/lab.mjs';
 import { WidgetPage } from './pages/widget.mjs';
-import { forEachEngine, launchBrowser, makeTestCertificate, perEngine, startSim } from './support.mjs';
+import { forEachEngine, launchBrowser, makeTestCertificate, perEngine, startSim, test } from './support.mjs';
 import { FLOAT_EPSILON, LATE_MS, recordedStallMs } from './timing.mjs';
 
 /** The script: a gateway's 20 ms, a 150 ms queue, a 300 ms prefill (ms after arrival). */

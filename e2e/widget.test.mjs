@@ -3,10 +3,10 @@
 // key lives. Real page, real browsers (every engine of E2E_ENGINES), real HTTP on
 // 127.0.0.1; nothing mocked.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { after, before } from 'node:test';
 import { LabPage } from './pages/lab.mjs';
 import { WidgetPage } from './pages/widget.mjs';
-import { connectionTruth, forEachEngine, launchBrowser, perEngine, reasonFor, startSim } from './support.mjs';
+import { connectionTruth, forEachEngine, launchBrowser, perEngine, reasonFor, startSim, test } from './support.mjs';
 import {
   AT_ONCE_MS, AT_ONCE_SERIES_MS, BLOCK_END_MARGIN_MS, LATE_MS, PAINT_MEDIAN_MS, WEBKIT_MAIN_THREAD,
   assertMedianOnTime, assertOnTime, assertShownTenth, assertWarmSeries, median,

@@ -82,7 +82,9 @@ for engine in ${E2E_ENGINES:-chromium firefox webkit}; do
   E2E_ENGINES=$engine node --test --test-concurrency=1 e2e/ 2>&1 | tee "$log" || e2e_status=1
   seconds=$(( $(date +%s) - started ))
   count() { local n; n=$(awk -v key="# $1" '$1 " " $2 == key { print $3 }' "$log" | tail -n1); echo "${n:-0}"; }
-  summary+=("$(printf '%-8s %4d s  pass %s  fail %s  skipped %s  todo %s' "$engine" "$seconds" "$(count pass)" "$(count fail)" "$(count skipped)" "$(count todo)")")
+  # Tests run once more because the browser lost their page (e2e/driver/crashes.mjs).
+  reruns=$(grep -c '^# browser page lost: ' "$log" || true)
+  summary+=("$(printf '%-8s %4d s  pass %s  fail %s  skipped %s  todo %s  run again after a lost page %s' "$engine" "$seconds" "$(count pass)" "$(count fail)" "$(count skipped)" "$(count todo)" "$reruns")")
   passed=$((passed + $(count pass))); failed=$((failed + $(count fail)))
   skipped=$((skipped + $(count skipped))); todo=$((todo + $(count todo)))
   rm -f "$log"

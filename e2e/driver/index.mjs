@@ -6,8 +6,9 @@
 //   WebKit    Debian's MiniBrowser   selenium-webdriver over WebKitWebDriver (classic WebDriver), under Xvfb
 //
 // E2E_ENGINES=chromium,firefox,webkit (the default) chooses which engines a run covers.
-import { afterEach, describe } from 'node:test';
+import { afterEach, describe, test as nodeTest } from 'node:test';
 import { createHash, X509Certificate } from 'node:crypto';
+import { lostPages } from './crashes.mjs';
 import { Page } from './page.mjs';
 
 export { DEFAULT_TIMEOUT_MS } from './page.mjs';
@@ -114,6 +115,29 @@ export function forEachEngine(suite) {
       suite(engine);
     });
   }
+}
+
+/**
+ * node:test's `test`, which runs the test once more when it failed and a browser page was
+ * lost under it (crashes.mjs: WebKit's web process crashed or hung, and the WebDriver
+ * session went with it). Only then: any other failure stands, and so does a failure of the
+ * second run. Each second run is logged as `# browser page lost: …`, with what the driver
+ * said, and scripts/test.sh counts them in its summary.
+ */
+export function test(name, options, fn) {
+  if (typeof options === 'function') [options, fn] = [{}, options];
+  return nodeTest(name, options, async (context) => {
+    const lostBefore = lostPages.length;
+    try {
+      return await fn(context);
+    } catch (error) {
+      const lost = lostPages.slice(lostBefore);
+      if (!lost.length) throw error;
+      console.log(`browser page lost: ${name}: ${lost.map((loss) => `${loss.engine}: ${loss.message}; processes ${JSON.stringify(loss.processes)}; driver log ${JSON.stringify(loss.driver_log.trim())}`).join(' | ')}; the test failed with ${JSON.stringify(String(error?.message ?? error).slice(0, 300))} and runs once more`);
+      for (const browser of openBrowsers) await browser.closePages();
+      return await fn(context);
+    }
+  });
 }
 
 /**

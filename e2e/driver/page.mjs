@@ -15,21 +15,27 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Polls `probe` (async, returns a value; `undefined` means "not yet") until it yields, or
- * throws after `timeoutMs` with `what` and the last error seen (a navigation can make a
- * probe fail for a moment).
+ * throws after `timeoutMs` with `what` and the last (and first) error seen (a navigation
+ * can make a probe fail for a moment).
  */
 async function poll(probe, timeoutMs, what) {
   const deadline = Date.now() + timeoutMs;
+  let firstError = null;
   let lastError = null;
   for (;;) {
     try {
       const value = await probe();
       if (value !== undefined) return value;
     } catch (error) {
+      firstError ??= error;
       lastError = error;
     }
     if (Date.now() >= deadline) {
-      const cause = lastError ? ` (last error: ${lastError.message})` : '';
+      // The first error too: a lost WebDriver session says why only once.
+      const said = (error) => `${error.name ?? 'Error'}: ${error.message}`;
+      const cause = lastError
+        ? ` (last error: ${said(lastError)}${firstError !== lastError && firstError.message !== lastError.message ? `; first: ${said(firstError)}` : ''})`
+        : '';
       throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}${cause}`);
     }
     await sleep(POLL_MS);

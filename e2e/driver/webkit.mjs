@@ -7,6 +7,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Builder, Key } from 'selenium-webdriver';
+import { recordLostPage } from './crashes.mjs';
 import { startRecordingProxy } from './proxy.mjs';
 import { ensureDisplay } from './xvfb.mjs';
 
@@ -62,7 +63,19 @@ async function startDriver(env) {
     }
     await sleep(100);
   }
-  return { url, stop: () => stopGroup(driver) };
+  return { url, pid: driver.pid, log: () => driverLog, stop: () => stopGroup(driver) };
+}
+
+/** The processes of `pgid`'s group (the driver, its MiniBrowser and WebKit's helpers). */
+function groupProcesses(pgid) {
+  try {
+    return execFileSync('ps', ['-o', 'pid=,stat=,etimes=,rss=,comm=', '-g', String(pgid)], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .map((line) => line.trim().replace(/\s+/g, ' '));
+  } catch (error) {
+    return [`ps failed: ${error.message}`];
+  }
 }
 
 /** Ends a detached child and everything in its process group, and lets go of its pipes. */
@@ -185,6 +198,26 @@ class WebKitBackend {
     this.errors = [];
     // Console lines of documents left behind by a navigation.
     this.console = [];
+    // Every command goes through `execute`: the first one to find the session deleted
+    // (WebKit's web process crashed or hung) records the loss, with what the driver said.
+    this.lost = null;
+    const execute = session.execute.bind(session);
+    session.execute = async (...args) => {
+      try {
+        return await execute(...args);
+      } catch (error) {
+        if (error?.name === 'NoSuchSessionError' && !this.lost) {
+          this.lost = {
+            engine: 'webkit',
+            message: error.message || '(no message)',
+            processes: groupProcesses(this.driver.pid),
+            driver_log: this.driver.log().slice(-1500),
+          };
+          recordLostPage(this.lost);
+        }
+        throw error;
+      }
+    };
   }
 
   /** Sizes the window so that the page's viewport is `width` × `height` CSS pixels. */
@@ -362,6 +395,24 @@ class WebKitBackend {
       await sleep(50);
     }
     throw new Error(`No download arrived in ${this.downloads} within 15 s`);
+  }
+
+  /**
+   * What the browser's side can tell when the page stops answering scripts: a trivial
+   * script's result or error (its WebDriver error name), the window's URL, the processes of
+   * this session (state, seconds alive, resident KiB) and the end of the driver's log.
+   */
+  async diagnose() {
+    const attempt = (work) => work().then(
+      (value) => ({ ok: value }),
+      (error) => ({ error: `${error?.name ?? 'Error'}: ${error?.message ?? error}`.slice(0, 300) }),
+    );
+    return {
+      script: await attempt(() => this.session.executeScript('return document.readyState')),
+      url: await attempt(() => this.session.getCurrentUrl()),
+      processes: groupProcesses(this.driver.pid),
+      driver_log: this.driver.log().slice(-1500),
+    };
   }
 
   async close() {

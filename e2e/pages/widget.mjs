@@ -278,7 +278,11 @@ export class WidgetPage {
         unfinished: entries.filter((entry) => entry.end_ms === 0),
         crossOriginIsolated: globalThis.crossOriginIsolated ?? null,
       };
-    }).catch((error) => ({ evaluate_failed: String(error?.message ?? error) }));
+    }).catch(async (error) => ({
+      evaluate_failed: `${error?.name ?? 'Error'}: ${error?.message ?? error}`,
+      // WebKit: what the driver and the browser's processes say (e2e/driver/webkit.mjs).
+      browser: await Promise.resolve().then(() => this.page.backend?.diagnose?.()).catch(() => null),
+    }));
     // (A Playwright page of the budget test has neither: the report goes without them.)
     const consoleLines = await Promise.resolve().then(() => this.page.consoleMessages()).catch(() => []);
     const errors = await Promise.resolve().then(() => this.page.pageErrors()).catch(() => []);
