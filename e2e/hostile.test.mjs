@@ -309,18 +309,18 @@ forEachEngine((engine) => {
         `run's stall ${stallMs?.toFixed(1)} ms, output tokens ${record.metrics.output_tokens_counted}, pane drawn at the end ${drawnAtRow} characters`);
       assert.ok(record.outcome === 'completed' || record.outcome?.kind === 'completed', JSON.stringify(record.outcome));
       assert.equal(typeof stallMs, 'number', 'the run measured its stall');
-      // The run's figure covers what the probe saw (timers on the same event loop; the run's
-      // heartbeat beats every 8 ms). A timer of the heartbeat's kind waits as long as it does.
-      assert.ok(stallMs + 20 >= intervalMaxMs, `the run's stall ${stallMs} ms covers the probe's setInterval(8) wait ${intervalMaxMs} ms`);
-      // The setTimeout(0) chain: under a flood one timer can run while another, due earlier,
-      // still waits a round more, so its longest wait can hold one of the heartbeat's beats:
-      // WebKit's setInterval(8) chain beat 13 and 199 ms into the setTimeout(0) chain's
-      // longest wait in 2 of 22 ad-hoc runs (e2e/out), a fresh-clone CI run saw the run's
-      // stall 36 ms short of it, and Chromium with a WebKit flood beside it 54 ms (the
-      // heartbeat 118 ms, the chain 172). A wait holding one beat is at most two of the
-      // heartbeat's; and a wait of two over 50 ms is a stall the run reports.
-      assert.ok(2 * stallMs + 20 >= probeMaxMs, `the run's stall ${stallMs} ms covers the probe's ${probeMaxMs} ms within one beat`);
-      if (probeMaxMs > 100) assert.ok(stallMs > 50, `the probe waited ${probeMaxMs} ms: the run reports a stall (${stallMs} ms)`);
+      // The run's figure covers what the probe's chains saw, within one beat: timers on one
+      // event loop, but under a flood one timer can run while another, due earlier, waits a
+      // round more, so a chain's longest wait can hold one of the heartbeat's beats (then it
+      // is at most two of the heartbeat's waits). Seen: WebKit's setInterval(8) chain beat 13
+      // and 199 ms into the setTimeout(0) chain's longest wait in 2 of 22 ad-hoc runs
+      // (e2e/out); fresh-clone CI runs: WebKit, the run's stall 240 ms, the setTimeout(0)
+      // chain 275 ms; Chromium, the stall 37 ms, the setInterval(8) chain 52 ms.
+      for (const [chain, maxMs] of [['setTimeout(0)', probeMaxMs], ['setInterval(8)', intervalMaxMs]]) {
+        assert.ok(2 * stallMs + 20 >= maxMs, `the run's stall ${stallMs} ms covers the probe's ${chain} wait ${maxMs} ms within one beat`);
+        // A wait of two over 50 ms is a stall the run reports.
+        if (maxMs > 100) assert.ok(stallMs > 50, `the probe's ${chain} waited ${maxMs} ms: the run reports a stall (${stallMs} ms)`);
+      }
       if (engine === 'webkit') {
         // WebKit's main thread is saturated while 562 MB arrive (its own share of the data
         // path and rendering beside the page's parsing): timers still wait 150 to 390 ms at
