@@ -234,19 +234,24 @@ forEachEngine((engine) => {
           probe.drawnAtRow = document.querySelector('[data-testid=answer]')?.textContent.length ?? 0;
         }
       }).observe(document.body, { childList: true, subtree: true });
-      let last = performance.now();
+      // A chain's turn: keeps the gap since its previous turn when over 20 ms.
+      const recorder = (gaps) => {
+        let last = performance.now();
+        return () => {
+          const now = performance.now();
+          if (now - last > 20) gaps.push([last, now - last]);
+          last = now;
+        };
+      };
+      const timeoutTurn = recorder(probe.gaps);
       const turn = () => {
-        const now = performance.now();
-        if (now - last > 20) probe.gaps.push([last, now - last]);
-        last = now;
+        timeoutTurn();
         if (probe.running) setTimeout(turn, 0);
       };
       setTimeout(turn, 0);
-      let lastBeat = performance.now();
+      const intervalTurn = recorder(probe.intervalGaps);
       const beat = setInterval(() => {
-        const now = performance.now();
-        if (now - lastBeat > 20) probe.intervalGaps.push([lastBeat, now - lastBeat]);
-        lastBeat = now;
+        intervalTurn();
         if (!probe.running) clearInterval(beat);
       }, 8);
     });

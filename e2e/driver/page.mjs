@@ -34,7 +34,7 @@ async function poll(probe, timeoutMs, what) {
       // The first error too: a lost WebDriver session says why only once.
       const said = (error) => `${error.name ?? 'Error'}: ${error.message}`;
       const cause = lastError
-        ? ` (last error: ${said(lastError)}${firstError !== lastError && firstError.message !== lastError.message ? `; first: ${said(firstError)}` : ''})`
+        ? ` (last error: ${said(lastError)}${firstError.message !== lastError.message ? `; first: ${said(firstError)}` : ''})`
         : '';
       throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}${cause}`);
     }
@@ -277,6 +277,11 @@ export class Page {
    */
   async consoleMessages() {
     return this.backend.consoleMessages();
+  }
+
+  /** What the browser's side says of a page that stopped answering (WebKit), else null. */
+  async diagnose() {
+    return this.backend.diagnose ? this.backend.diagnose() : null;
   }
 
   /**

@@ -207,12 +207,7 @@ class WebKitBackend {
         return await execute(...args);
       } catch (error) {
         if (error?.name === 'NoSuchSessionError' && !this.lost) {
-          this.lost = {
-            engine: 'webkit',
-            message: error.message || '(no message)',
-            processes: groupProcesses(this.driver.pid),
-            driver_log: this.driver.log().slice(-1500),
-          };
+          this.lost = { engine: 'webkit', message: error.message || '(no message)', ...this.#browserSide() };
           recordLostPage(this.lost);
         }
         throw error;
@@ -410,9 +405,13 @@ class WebKitBackend {
     return {
       script: await attempt(() => this.session.executeScript('return document.readyState')),
       url: await attempt(() => this.session.getCurrentUrl()),
-      processes: groupProcesses(this.driver.pid),
-      driver_log: this.driver.log().slice(-1500),
+      ...this.#browserSide(),
     };
+  }
+
+  /** This session's processes and the end of its driver's log. */
+  #browserSide() {
+    return { processes: groupProcesses(this.driver.pid), driver_log: this.driver.log().slice(-1500) };
   }
 
   async close() {

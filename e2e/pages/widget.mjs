@@ -281,7 +281,7 @@ export class WidgetPage {
     }).catch(async (error) => ({
       evaluate_failed: `${error?.name ?? 'Error'}: ${error?.message ?? error}`,
       // WebKit: what the driver and the browser's processes say (e2e/driver/webkit.mjs).
-      browser: await Promise.resolve().then(() => this.page.backend?.diagnose?.()).catch(() => null),
+      browser: await Promise.resolve().then(() => this.page.diagnose?.()).catch(() => null),
     }));
     // (A Playwright page of the budget test has neither: the report goes without them.)
     const consoleLines = await Promise.resolve().then(() => this.page.consoleMessages()).catch(() => []);
