@@ -4,6 +4,10 @@
 //! the engine's own decisions (TTFT-only stop, aborts, error bodies, paints, records).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+// ttft-stream's fixture helpers, compiled into this test from their one source: they read
+// the transcripts through ttft-stream's reader (a dependency of ttft-core already), and a
+// path keeps each crate's tests building on their own, with no helper package to maintain.
+#[path = "../../stream/tests/common/mod.rs"]
 mod common;
 
 use common::{feeding_ways, load_fixtures, Fixture, EXTRA_DIR, SHARED_DIR};

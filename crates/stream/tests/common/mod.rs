@@ -1,5 +1,6 @@
 //! Shared helpers of the fixture tests: load transcripts, oracles and replay plans, and run a
-//! transcript through a [`StreamReader`] split in a given way.
+//! transcript through a [`StreamReader`] split in a given way. ttft-core's
+//! tests/measure_engine.rs compiles this same file (`#[path]`): one source for both crates.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, dead_code)]
 
 use std::path::{Path, PathBuf};
