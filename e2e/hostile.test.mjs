@@ -7,7 +7,7 @@
 // 2. A key-named parameter in the fragment is refused and removed, and never reaches the
 //    link to the lab.
 // 3. A key the tab held before is scrubbed when a provider echoes it, from the page and from
-//    storage (README "The key's path" says what is and is not promised).
+//    storage (docs/privacy.md "The key's path" says what is and is not promised).
 // 4. Bidi controls in provider text are shown as escapes, and the quote is isolated (<bdi>)
 //    and set apart, in the diagnosis and in the stored run.
 // 5. Hex, reversed and zero-width-laced forms of the key in a mid-stream error are scrubbed;
@@ -206,7 +206,7 @@ forEachEngine((engine) => {
     const record = (await widget.storedRuns()).at(-1);
     assert.ok((JSON.stringify(record.outcome).match(/«key removed»/g) ?? []).length >= 7, JSON.stringify(record.outcome).slice(0, 400));
     // The stated limit: 7-character pieces alternating between the reasoning and the answer
-    // pane are not recognised (README, "The key's path"); each pane alone holds no window.
+    // pane are not recognised (docs/privacy.md, "The key's path"); each pane alone holds no window.
     await widget.measure({ model: 'sim-fast@fault=key_split_panes,prefill_ms=10,itl_ms=1,reasoning_tokens=2' });
     const panes = await widget.evaluate(() => ({
       reasoning: document.querySelector('[data-testid=reasoning]')?.textContent ?? '',
@@ -329,13 +329,13 @@ forEachEngine((engine) => {
       if (engine === 'webkit') {
         // WebKit's main thread is saturated while 562 MB arrive (its own share of the data
         // path and rendering beside the page's parsing): timers still wait 150 to 390 ms at
-        // times, though the pane no longer draws during the flood (README, "Responsiveness
-        // under floods"). What holds there is that the run says so (below); the figures,
-        // with how often the page stalled, are logged above.
+        // times, though the pane no longer draws during the flood (docs/floods.md,
+        // "What remains in WebKit"). What holds there is that the run says so (below); the
+        // figures, with how often the page stalled, are logged above.
       } else {
         // Before the fix: calls into the page waited 1,372 ms and one task took 394 ms. The
         // bound is a regression guard on a shared, noisy machine (the benchmark reports the
-        // figures; README "Bounds" says what holds).
+        // figures; docs/floods.md "What holds in every engine").
         assert.ok(probeAllMs < 600, `the page's longest stall was ${probeAllMs} ms`);
         assert.ok(callMaxMs < 700, `a call into the page waited ${callMaxMs} ms`);
       }

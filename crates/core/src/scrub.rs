@@ -19,7 +19,7 @@
 //! key the tab has held, and those other open tabs of the page hold, not only the current
 //! one.
 //!
-//! What is not caught (README, "The key's path"): pieces shorter than 8 characters (a key
+//! What is not caught (docs/privacy.md, "The key's path"): pieces shorter than 8 characters (a key
 //! cut into 7-character pieces spread over the reasoning and the answer pane, or over
 //! several runs, can be read together), other transformations (spaced out with ordinary
 //! spaces, ROT13, an encryption), and a key this tab never held.
