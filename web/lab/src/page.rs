@@ -12,11 +12,11 @@ use ttft_web::key_gate::KeyConsent;
 use ttft_web::navigation::widget_href;
 use ttft_web::page::{post_ready, start_transport, PageStart, PageState};
 use ttft_web::series::{run_and_report, send_handler, wasm_memory_bytes, SeriesContext};
+use ttft_web::state::RunsFilter;
 use ttft_web::views::endpoint::EndpointForm;
 use ttft_web::views::header::PageHeader;
 use ttft_web::views::notices::{ChooseEndpointNotice, HistoryNotices, KeyRefusedNotice};
 use ttft_web::views::run_panel::RunPanel;
-use ttft_web::views::runs_table::RunsFilter;
 use ttft_web::{availability, paint};
 
 use crate::fleet::otlp::OtlpStatusLine;
@@ -68,7 +68,8 @@ pub fn LabPage() -> impl IntoView {
         embed,
         runs_filter,
         theme,
-    } = PageState::provide(&config);
+        carrier,
+    } = PageState::provide(&config, ttft_web::transport::page_carrier());
     provide_context(ExperimentRequest(config.experiment.clone()));
     let fleet = Fleet::new(
         &config,
@@ -81,7 +82,7 @@ pub fn LabPage() -> impl IntoView {
     let shared = RwSignal::new(shared_link.clone().and_then(Result::ok));
     let shared_error = shared_link.and_then(Result::err);
     post_ready(&embed);
-    let context = SeriesContext::new(live, session, embed.clone(), fleet);
+    let context = SeriesContext::new(live, session, embed.clone(), fleet, carrier);
     paint::install_observer();
     availability::install_observer();
     let (

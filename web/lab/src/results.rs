@@ -7,7 +7,8 @@ use ttft_core::metric::runs_chart_metrics;
 use ttft_core::record::{cohort_summary, Cohort};
 use ttft_web::i18n::use_i18n;
 use ttft_web::session::Session;
-use ttft_web::views::runs_table::{RunsFilter, RunsTable, RunsView};
+use ttft_web::state::{RunsFilter, RunsView};
+use ttft_web::views::runs_table::RunsTable;
 
 use crate::fleet::slo::SloSummary;
 use crate::texts as t;

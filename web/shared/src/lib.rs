@@ -8,8 +8,10 @@
 //! - runs: [`series`] (a series of runs, and the one way to keep a run), [`run`] (one run's
 //!   I/O), [`transport`] (the fetch worker and its main-thread fallback), [`paint`] and
 //!   [`availability`] (paint times, the main thread's stalls), [`clock`];
-//! - state: [`form`], [`key_gate`], [`session`] (the runs every view reads), [`persist`]
-//!   and [`storage`] (localStorage, the key's sessionStorage), [`i18n`];
+//! - state: [`state`] (the live run, which runs the results show and their marks: what
+//!   controllers set and views read), [`form`], [`key_gate`], [`session`] (the runs every
+//!   view reads), [`persist`] and [`storage`] (localStorage, the key's sessionStorage),
+//!   [`i18n`];
 //! - [`views`]: the components both pages show.
 
 pub mod availability;
@@ -27,6 +29,7 @@ pub mod persist;
 pub mod run;
 pub mod series;
 pub mod session;
+pub mod state;
 pub mod storage;
 pub mod texts;
 pub mod transport;

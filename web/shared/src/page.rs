@@ -13,11 +13,12 @@ use crate::i18n::{browser_lang, provide_i18n, I18n};
 use crate::key_gate::KeyGate;
 use crate::persist;
 use crate::session::Session;
-use crate::views::live::LiveRun;
-use crate::views::runs_table::RunsFilter;
+use crate::state::{LiveRun, RunsFilter};
+use crate::transport::{CarrierSlot, SharedCarrier};
 
 /// What both pages hold, provided as context: the language, the key's gate, the form, the
-/// live run, the session's runs, the host page's channel, the runs' filter and the theme.
+/// live run, the session's runs, the host page's channel, the runs' filter, the theme and
+/// what carries the runs' requests.
 pub struct PageState {
     pub i18n: I18n,
     pub gate: KeyGate,
@@ -27,13 +28,17 @@ pub struct PageState {
     pub embed: Embed,
     pub runs_filter: RwSignal<RunsFilter>,
     pub theme: RwSignal<Option<Theme>>,
+    /// What carries every run's request: the page's fetch worker
+    /// ([`crate::transport::page_carrier`]), or a test's script.
+    pub carrier: CarrierSlot,
 }
 
 impl PageState {
     /// Reads the stored state (this tab's key, the history, the preferences) with the
     /// page's configuration over it, provides it all as context, and keeps `<html>`'s theme
-    /// and language in step. The history is saved when the page is left.
-    pub fn provide(config: &UrlConfig) -> PageState {
+    /// and language in step. The history is saved when the page is left. The runs' requests
+    /// go through `carrier`.
+    pub fn provide(config: &UrlConfig, carrier: SharedCarrier) -> PageState {
         let i18n = provide_i18n(
             config
                 .lang
@@ -61,6 +66,7 @@ impl PageState {
         Effect::new(move |_| set_root_attribute("data-theme", theme.get().map(Theme::code)));
         Effect::new(move |_| set_root_attribute("lang", Some(i18n.lang.get().code())));
         save_on_pagehide(session);
+        let carrier = CarrierSlot::provide(carrier);
         PageState {
             i18n,
             gate,
@@ -70,6 +76,7 @@ impl PageState {
             embed,
             runs_filter,
             theme,
+            carrier,
         }
     }
 }

@@ -16,7 +16,7 @@ use wasm_bindgen_futures::spawn_local;
 use crate::availability::{self, Heartbeat};
 use crate::clock::{self, Timer};
 use crate::paint;
-use crate::transport::{self, AbortHandle, HttpRequest, TransportEvent};
+use crate::transport::{self, AbortHandle, Carrier, HttpRequest, TransportEvent};
 
 /// The Stop button's handle on a run. Cheap to clone.
 #[derive(Clone, Default)]
@@ -171,22 +171,25 @@ fn page_is_https() -> bool {
         .is_some_and(|protocol| protocol == "https:")
 }
 
-/// Runs `plan` once and reports its progress as it goes; returns the run's record (its
-/// `run_index` is set by the session that keeps it).
+/// Runs `plan` once through `carrier` and reports its progress as it goes; returns the
+/// run's record (its `run_index` is set by the session that keeps it).
 pub async fn measure(
+    carrier: &dyn Carrier,
     plan: &RunPlan,
     options: RunOptions,
     control: &RunControl,
     on_progress: impl FnMut(&Progress),
 ) -> RunRecord {
-    measure_with(plan, options, control, || {}, on_progress).await
+    measure_with(carrier, plan, options, control, || {}, on_progress).await
 }
 
 /// [`measure`], calling `on_started` once when the UI may show the run: after the request
 /// has left and its headers came back, or [`UI_START_WAIT_MS`] after it left, whichever is
 /// first (and at the latest before the first progress). Until then the page does no work
-/// of its own, so nothing holds the request back.
+/// of its own, so nothing holds the request back. The request goes through `carrier` (the
+/// page's: the fetch worker; a test's: a script), and nowhere else.
 pub async fn measure_with(
+    carrier: &dyn Carrier,
     plan: &RunPlan,
     options: RunOptions,
     control: &RunControl,
@@ -221,7 +224,7 @@ pub async fn measure_with(
     let mut progress = Vec::new();
     // The main thread's availability until the first answer token (the arrival-delay bound).
     let heartbeat = Heartbeat::start(&measurement);
-    match transport::open(&request).await {
+    match carrier.open(&request).await {
         Err(message) => {
             let error = FetchError {
                 name: "TypeError".into(),

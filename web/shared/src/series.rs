@@ -25,7 +25,8 @@ use crate::form::FormState;
 use crate::key_gate::KeyGate;
 use crate::run::{self, RunControl, RunOptions};
 use crate::session::Session;
-use crate::views::live::LiveRun;
+use crate::state::LiveRun;
+use crate::transport::{CarrierSlot, SharedCarrier};
 
 /// What a page adds to each run of a series. The widget adds nothing (`()`).
 // Single-threaded wasm: the futures are never sent between threads, so no `Send` bound.
@@ -80,6 +81,8 @@ pub struct RunKeeper<H> {
     pub embed: Embed,
     /// What the page adds to each run (the lab: its fleet; the widget: `()`).
     pub hooks: H,
+    /// What carries the runs' requests (the page's fetch worker; a test's script).
+    pub carrier: SharedCarrier,
 }
 
 impl<H: SeriesHooks> RunKeeper<H> {
@@ -96,7 +99,15 @@ impl<H: SeriesHooks> RunKeeper<H> {
     ) -> Measured<H::RunIds> {
         let (prepared, ids) = self.hooks.prepare(plan);
         let plan = prepared.as_ref().unwrap_or(plan);
-        let mut record = run::measure_with(plan, options, control, on_started, on_progress).await;
+        let mut record = run::measure_with(
+            self.carrier.as_ref(),
+            plan,
+            options,
+            control,
+            on_started,
+            on_progress,
+        )
+        .await;
         let hopeless = self.hooks.check_failed(plan, &mut record).await;
         Measured {
             record,
@@ -130,10 +141,20 @@ pub struct SeriesContext<H> {
     /// request to leave): a second click in between must not start another series.
     pub running: StoredValue<bool>,
     pub hooks: H,
+    /// What carries the runs' requests.
+    pub carrier: CarrierSlot,
 }
 
 impl<H: SeriesHooks> SeriesContext<H> {
-    pub fn new(live: LiveRun, session: Session, embed: Embed, hooks: H) -> Self {
+    /// A series' context over the page's state, its hooks and the carrier of its runs'
+    /// requests ([`crate::page::PageState`]'s `carrier`).
+    pub fn new(
+        live: LiveRun,
+        session: Session,
+        embed: Embed,
+        hooks: H,
+        carrier: CarrierSlot,
+    ) -> Self {
         SeriesContext {
             live,
             session,
@@ -141,6 +162,7 @@ impl<H: SeriesHooks> SeriesContext<H> {
             control: StoredValue::new_local(None),
             running: StoredValue::new(false),
             hooks,
+            carrier,
         }
     }
 
@@ -150,6 +172,7 @@ impl<H: SeriesHooks> SeriesContext<H> {
             session: self.session,
             embed: self.embed.clone(),
             hooks: self.hooks.clone(),
+            carrier: self.carrier.carrier(),
         }
     }
 
@@ -270,7 +293,7 @@ pub async fn run_and_report<H: SeriesHooks>(
         ticking.set(
             set_interval_with_handle(
                 move || live.tick(),
-                Duration::from_millis(crate::views::live::ELAPSED_TICK_MS),
+                Duration::from_millis(crate::state::ELAPSED_TICK_MS),
             )
             .ok(),
         );

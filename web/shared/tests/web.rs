@@ -175,7 +175,14 @@ async fn measure(plan: ttft_core::measure::RunPlan) -> ttft_core::record::RunRec
         warm_up: false,
         painted: false,
     };
-    measure(&plan, options, &RunControl::default(), |_| {}).await
+    measure(
+        &ttft_web::transport::PageCarrier,
+        &plan,
+        options,
+        &RunControl::default(),
+        |_| {},
+    )
+    .await
 }
 
 #[wasm_bindgen_test]

@@ -24,11 +24,12 @@ use ttft_web::key_gate::KeyConsent;
 use ttft_web::navigation::{lab_href, replace_with_lab};
 use ttft_web::page::{post_ready, start_transport, PageStart, PageState};
 use ttft_web::series::{plain_send_handler, wasm_memory_bytes, SeriesContext};
+use ttft_web::state::RunsView;
 use ttft_web::views::endpoint::EndpointForm;
 use ttft_web::views::header::PageHeader;
 use ttft_web::views::notices::{ChooseEndpointNotice, HistoryNotices, KeyRefusedNotice};
 use ttft_web::views::run_panel::RunPanel;
-use ttft_web::views::runs_table::{RunDetailLean, RunsTable, RunsView};
+use ttft_web::views::runs_table::{RunDetailLean, RunsTable};
 use ttft_web::{availability, embed, paint, persist};
 
 /// The widget page's start. First, before anything can keep it, a key in the URL is dropped
@@ -90,9 +91,10 @@ pub fn WidgetApp(config: UrlConfig) -> impl IntoView {
         embed,
         runs_filter,
         theme,
-    } = PageState::provide(&config);
+        carrier,
+    } = PageState::provide(&config, ttft_web::transport::page_carrier());
     post_ready(&embed);
-    let context = SeriesContext::new(live, session, embed.clone(), ());
+    let context = SeriesContext::new(live, session, embed.clone(), (), carrier);
     paint::install_observer();
     availability::install_observer();
     let (

@@ -31,7 +31,7 @@ use ttft_lab::experiment::{Experiment, Setup, SetupError};
 use ttft_web::embed::Embed;
 use ttft_web::series::RunKeeper;
 use ttft_web::session::Session;
-use ttft_web::views::runs_table::RunsFilter;
+use ttft_web::state::RunsFilter;
 
 use crate::fleet::Fleet;
 use crate::texts as t;
@@ -293,13 +293,14 @@ impl Experiments {
     }
 }
 
-/// The page's run keeper from context (its session, host-page channel and fleet), when the
-/// page provides all three (the lab does; a unit test may not).
+/// The page's run keeper from context (its session, host-page channel, fleet and carrier),
+/// when the page provides all four (the lab does; a unit test may not).
 fn keeper_from_context() -> Option<RunKeeper<Fleet>> {
     Some(RunKeeper {
         session: use_context::<Session>()?,
         embed: use_context::<Embed>()?,
         hooks: use_context::<Fleet>()?,
+        carrier: use_context::<ttft_web::transport::CarrierSlot>()?.carrier(),
     })
 }
 

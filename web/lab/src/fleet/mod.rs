@@ -79,7 +79,7 @@ impl Fleet {
         };
         provide_context(fleet);
         provide_context(slo);
-        provide_context(ttft_web::views::runs_table::RunMarks(slo.marks));
+        provide_context(ttft_web::state::RunMarks(slo.marks));
         fleet
     }
 

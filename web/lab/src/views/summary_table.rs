@@ -7,7 +7,8 @@ use ttft_core::stats::Summary;
 use ttft_core::text::Text;
 use ttft_core::timeline::RunsSummary;
 use ttft_web::i18n::use_i18n;
-use ttft_web::views::runs_table::{cell_number, RunsView};
+use ttft_web::state::RunsView;
+use ttft_web::views::runs_table::cell_number;
 
 use crate::texts as t;
 

@@ -2,15 +2,23 @@
 //! (`www/fetch-worker.js`, [`worker`]) when one can start, else the same fetch on the main
 //! thread ([`main_thread`]). Both report the same [`TransportEvent`]s, stamped on the page
 //! clock where the bytes arrive; the run engine in ttft-core does the rest.
+//!
+//! A run reaches its transport only through a [`Carrier`], a parameter of the run
+//! ([`crate::run::measure_with`]) and of the series ([`crate::series::SeriesContext`]): the
+//! pages' [`PageCarrier`] (the worker, else the main thread), a [`scripted::ScriptedCarrier`]
+//! in the component tests (a transcript's status, headers and reads at scripted instants).
 
 pub mod contacts;
 mod event;
 pub mod main_thread;
+pub mod scripted;
 pub mod worker;
 
 pub use event::{HttpRequest, TransportEvent};
 
 use std::cell::RefCell;
+use std::future::Future;
+use std::pin::Pin;
 use std::rc::Rc;
 
 use futures_channel::mpsc::{unbounded, UnboundedReceiver};
@@ -27,6 +35,8 @@ pub enum AbortHandle {
     Worker(Rc<FetchWorker>, u32),
     /// A main-thread fetch.
     MainThread(web_sys::AbortController),
+    /// Another carrier's (a scripted transport's): called to abort.
+    Call(Rc<dyn Fn()>),
 }
 
 impl AbortHandle {
@@ -35,6 +45,7 @@ impl AbortHandle {
         match self {
             AbortHandle::Worker(worker, request_id) => worker.abort(*request_id),
             AbortHandle::MainThread(controller) => controller.abort(),
+            AbortHandle::Call(abort) => abort(),
         }
     }
 }
@@ -49,6 +60,71 @@ pub struct OpenRequest {
     pub kind: Transport,
     /// Counts the request as open until it is dropped ([`quiet_for_ms`]).
     _open: OpenStream,
+}
+
+impl OpenRequest {
+    /// A request open now, whose events come on `events` (counted as open until dropped).
+    pub fn new(
+        events: UnboundedReceiver<TransportEvent>,
+        abort: AbortHandle,
+        kind: Transport,
+    ) -> OpenRequest {
+        OpenRequest {
+            events,
+            abort,
+            kind,
+            _open: OpenStream::enter(),
+        }
+    }
+}
+
+/// What [`Carrier::open`] returns: the open request, or why it could not even open.
+pub type Opening<'a> = Pin<Box<dyn Future<Output = Result<OpenRequest, String>> + 'a>>;
+
+/// What carries a run's request and reports what happened to it: the one way a run reaches
+/// the network. The pages use [`PageCarrier`]; tests put a scripted one in its place.
+pub trait Carrier {
+    /// Sends `request`; its events follow on the returned request's channel.
+    fn open<'a>(&'a self, request: &'a HttpRequest) -> Opening<'a>;
+}
+
+/// A carrier shared by a page's runs. Cheap to clone.
+pub type SharedCarrier = Rc<dyn Carrier>;
+
+/// The pages' carrier: the page's one fetch worker, or the main thread where no worker can
+/// start ([`open`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PageCarrier;
+
+impl Carrier for PageCarrier {
+    fn open<'a>(&'a self, request: &'a HttpRequest) -> Opening<'a> {
+        Box::pin(open(request))
+    }
+}
+
+/// The pages' carrier, shared ([`PageCarrier`]).
+pub fn page_carrier() -> SharedCarrier {
+    Rc::new(PageCarrier)
+}
+
+/// The page's carrier as context ([`crate::page::PageState`] provides it): what every run
+/// of the page uses, a series' and an experiment's alike. Cheap to copy.
+#[derive(Clone, Copy)]
+pub struct CarrierSlot(leptos::prelude::StoredValue<SharedCarrier, leptos::prelude::LocalStorage>);
+
+impl CarrierSlot {
+    /// Provides `carrier` as the page's, and returns its slot.
+    pub fn provide(carrier: SharedCarrier) -> CarrierSlot {
+        let slot = CarrierSlot(leptos::prelude::StoredValue::new_local(carrier));
+        leptos::prelude::provide_context(slot);
+        slot
+    }
+
+    /// The page's carrier.
+    pub fn carrier(&self) -> SharedCarrier {
+        use leptos::prelude::GetValue;
+        self.0.get_value()
+    }
 }
 
 thread_local! {
@@ -150,25 +226,24 @@ pub async fn prewarm() -> Transport {
     }
 }
 
-/// Sends `request` through the worker (or the main thread when no worker can start).
+/// Sends `request` through the worker (or the main thread when no worker can start): what
+/// [`PageCarrier`] does. Runs reach it only through their carrier.
 pub async fn open(request: &HttpRequest) -> Result<OpenRequest, String> {
     if let Some(worker) = shared_worker().await {
         let (request_id, events) = worker.start(request)?;
-        return Ok(OpenRequest {
+        return Ok(OpenRequest::new(
             events,
-            abort: AbortHandle::Worker(worker, request_id),
-            kind: Transport::Worker,
-            _open: OpenStream::enter(),
-        });
+            AbortHandle::Worker(worker, request_id),
+            Transport::Worker,
+        ));
     }
     let controller = web_sys::AbortController::new().map_err(|error| format!("{error:?}"))?;
     let signal = controller.signal();
     let (sender, events) = unbounded();
     spawn_local(main_thread::fetch_events(request.clone(), signal, sender));
-    Ok(OpenRequest {
+    Ok(OpenRequest::new(
         events,
-        abort: AbortHandle::MainThread(controller),
-        kind: Transport::MainThread,
-        _open: OpenStream::enter(),
-    })
+        AbortHandle::MainThread(controller),
+        Transport::MainThread,
+    ))
 }

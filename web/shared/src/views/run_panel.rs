@@ -5,8 +5,9 @@ use leptos::prelude::*;
 use web_sys::MouseEvent;
 
 use crate::i18n::use_i18n;
+use crate::state::LiveRun;
 use crate::texts as t;
-use crate::views::live::{LivePanes, LiveRun, Readouts};
+use crate::views::live::{LivePanes, Readouts};
 
 pub fn status_text(live: LiveRun) -> String {
     let i18n = use_i18n();

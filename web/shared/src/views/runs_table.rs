@@ -2,8 +2,6 @@
 //! newest first window, the extra columns) and the selected run's details (diagnosis,
 //! network breakdown; the lab adds the waterfall).
 
-use std::collections::HashMap;
-
 use leptos::prelude::*;
 use ttft_core::failure::NetworkFailure;
 use ttft_core::metric::{Column, METRICS};
@@ -14,6 +12,7 @@ use ttft_core::timeline::{ConnectionEvidence, HttpProtocol, RunOutcome};
 use super::controls::ShowAllToggle;
 use super::live::{format_ms, DiagnosisBox};
 use crate::i18n::use_i18n;
+use crate::state::{RunMarks, RunsView};
 use crate::texts as t;
 
 pub fn cell_number(value: Option<f64>, decimals: usize) -> String {
@@ -87,61 +86,6 @@ fn evidence_text(record: &RunRecord) -> Option<Text> {
 /// `None` when not recorded.
 fn http_protocol(record: &RunRecord) -> Option<HttpProtocol> {
     record.network.as_ref().and_then(|network| network.protocol)
-}
-
-/// Which runs the results show: all, those made with Send, or one experiment's.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RunsFilter {
-    /// Every run.
-    All,
-    /// Runs made with Send.
-    Send,
-    /// One experiment's runs: its kind and session.
-    Experiment(String, u32),
-}
-
-impl RunsFilter {
-    /// The `<select>` value.
-    pub fn code(&self) -> String {
-        match self {
-            RunsFilter::All => "all".into(),
-            RunsFilter::Send => "send".into(),
-            RunsFilter::Experiment(kind, session) => format!("{kind}#{session}"),
-        }
-    }
-
-    /// Whether `record` is shown.
-    pub fn keeps(&self, record: &RunRecord) -> bool {
-        match self {
-            RunsFilter::All => true,
-            RunsFilter::Send => record.experiment.is_none(),
-            RunsFilter::Experiment(kind, session) => record
-                .experiment
-                .as_ref()
-                .is_some_and(|tag| &tag.kind == kind && tag.session == *session),
-        }
-    }
-}
-
-/// The session's runs through a filter, borrowed (a long session is never copied whole).
-#[derive(Clone, Copy)]
-pub struct RunsView {
-    /// Every run of the session.
-    pub runs: RwSignal<Vec<RunRecord>>,
-    /// Which of them are shown.
-    pub filter: RwSignal<RunsFilter>,
-}
-
-impl RunsView {
-    /// Calls `read` with the shown runs, oldest first (tracked).
-    pub fn with<R>(&self, read: impl FnOnce(&[&RunRecord]) -> R) -> R {
-        let filter = self.filter.get();
-        self.runs.with(|runs| {
-            let shown: Vec<&RunRecord> =
-                runs.iter().filter(|record| filter.keeps(record)).collect();
-            read(&shown)
-        })
-    }
 }
 
 /// Rows the runs table shows by default: the newest ones. A long session (1,000 stored
@@ -299,12 +243,6 @@ fn run_row(record: RunRecord, selected: RwSignal<Option<u32>>, bound_main: bool)
         </tr>
     }
 }
-
-/// The per-run SLO marks a page adds to the runs table (the lab, when SLOs are set),
-/// provided as context: per `run_index`, whether the run met every per-run threshold; absent
-/// when it does not count.
-#[derive(Clone, Copy)]
-pub struct RunMarks(pub Memo<HashMap<u32, bool>>);
 
 /// A per-run mark for the runs table (✓ met every per-run threshold, ✗ missed one); nothing
 /// without [`RunMarks`] or for a run that does not count.

@@ -1,8 +1,7 @@
-//! The run in progress: its state, its headline numbers, its streamed text and, when it
-//! failed, its diagnosis.
+//! The run in progress as the run panel shows it: its headline numbers, its streamed text
+//! and, when it failed, its diagnosis. Its state ([`crate::state::LiveRun`]) lives in
+//! [`crate::state`].
 //!
-//! - `state`: [`LiveRun`] and [`RunStatus`], what the views read;
-//! - `text_writer`: [`StreamedText`], the DOM text writer with its frame scheduling;
 //! - `readouts`: [`Readouts`];
 //! - `panes`: [`LivePanes`];
 //! - `diagnosis_box`: [`DiagnosisBox`].
@@ -10,11 +9,7 @@
 mod diagnosis_box;
 mod panes;
 mod readouts;
-mod state;
-mod text_writer;
 
 pub use diagnosis_box::DiagnosisBox;
 pub use panes::LivePanes;
 pub use readouts::{format_ms, Readouts};
-pub use state::{LiveRun, RunStatus, ELAPSED_TICK_MS};
-pub use text_writer::StreamedText;

@@ -1,9 +1,9 @@
 //! The streamed reasoning and answer panes (plain text, never HTML).
 
 use super::diagnosis_box::DiagnosisBox;
-use super::state::LiveRun;
-use super::text_writer::StreamedText;
 use crate::i18n::use_i18n;
+use crate::state::LiveRun;
+use crate::state::StreamedText;
 use crate::texts as t;
 use leptos::prelude::*;
 use leptos::tachys::html::attribute::custom::CustomAttribute;

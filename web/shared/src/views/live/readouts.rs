@@ -1,9 +1,9 @@
 //! The headline numbers of the run in progress (first answer token, on screen, first
 //! reasoning token, first chunk, elapsed).
 
-use super::state::LiveRun;
 use crate::clock;
 use crate::i18n::use_i18n;
+use crate::state::LiveRun;
 use crate::texts as t;
 use leptos::prelude::*;
 use leptos::tachys::html::attribute::custom::CustomAttribute;

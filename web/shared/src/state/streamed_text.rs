@@ -13,15 +13,15 @@ use ttft_core::measure::ShownText;
 /// 100,000-token answer costs the page work in proportion to each piece, not to the whole.
 #[derive(Clone, Copy)]
 pub struct StreamedText {
-    pub(super) lead: RwSignal<String>,
-    pub(super) first: RwSignal<Option<(String, String)>>,
+    pub(crate) lead: RwSignal<String>,
+    pub(crate) first: RwSignal<Option<(String, String)>>,
     /// Bytes of text appended after the first piece (drawn or pending).
     rest_len: RwSignal<usize>,
-    pub(super) rest_node: NodeRef<leptos::html::Span>,
+    pub(crate) rest_node: NodeRef<leptos::html::Span>,
     /// The block container after `rest`, where every block after the first goes: kept out
     /// of `rest`'s line (an inline holding blocks makes the browser lay out all of it again
     /// on every append: 50,000 lines then a long word took 200 ms frames).
-    pub(super) blocks_node: NodeRef<leptos::html::Span>,
+    pub(crate) blocks_node: NodeRef<leptos::html::Span>,
     pending: StoredValue<String, LocalStorage>,
     flush_scheduled: StoredValue<bool, LocalStorage>,
     /// The block the next text goes into (`None`: the inline `rest` span itself).
@@ -43,9 +43,9 @@ pub struct StreamedText {
     /// How much was shown: the first `MAX_SHOWN_TEXT_BYTES`, then the text is cut.
     shown: StoredValue<ShownText, LocalStorage>,
     /// Whether the text was cut (a note says so).
-    pub(super) cut: RwSignal<bool>,
+    pub(crate) cut: RwSignal<bool>,
     /// Whether the blank lead was cut (a note after it says so).
-    pub(super) lead_cut: RwSignal<bool>,
+    pub(crate) lead_cut: RwSignal<bool>,
 }
 
 /// The inline `rest` as [`plan_blocks`] sees it: full, so that its first line break closes
@@ -58,10 +58,10 @@ const INLINE_FULL: Fill = Fill {
 /// Reasoning text is appended at most this often (ms): it streams while the run waits for
 /// its first answer token, when the page should leave the main thread alone (in WebKit the
 /// answer's arrival waits for it), and nobody reads thinking at 60 frames per second.
-pub(super) const REASONING_FLUSH_MS: f64 = 200.0;
+pub(crate) const REASONING_FLUSH_MS: f64 = 200.0;
 
 impl StreamedText {
-    pub(super) fn new(throttle_ms: f64) -> Self {
+    pub(crate) fn new(throttle_ms: f64) -> Self {
         Self {
             lead: RwSignal::new(String::new()),
             first: RwSignal::new(None),
@@ -81,7 +81,7 @@ impl StreamedText {
         }
     }
 
-    pub(super) fn clear(&self) {
+    pub(crate) fn clear(&self) {
         self.hold_one_frame.set_value(false);
         self.lead.set(String::new());
         self.first.set(None);
@@ -101,7 +101,7 @@ impl StreamedText {
         }
     }
 
-    pub(super) fn push(&self, text: &str, paint_id: Option<String>) {
+    pub(crate) fn push(&self, text: &str, paint_id: Option<String>) {
         // Blank text before the first visible text (the lead) is shown up to its bound
         // (ttft-core: 4 line breaks, 256 bytes); after it, only the first MAX_SHOWN_TEXT_BYTES
         // are shown. The measurement goes on.
@@ -200,7 +200,7 @@ impl StreamedText {
     /// 8 KB, 256 lines); the rest goes into the next frames, so a flood never makes one
     /// long frame. While the page is flooded ([`crate::flood`]) nothing is appended: the
     /// text waits for the flood's end.
-    pub(super) fn flush(&self) {
+    pub(crate) fn flush(&self) {
         let Some(node) = self.rest_node.get_untracked() else {
             // Not mounted yet (the pane appears with its first text): try next frame.
             if !self.pending.with_value(String::is_empty) {
@@ -270,7 +270,7 @@ impl StreamedText {
         }
     }
 
-    pub(super) fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.lead.with(String::is_empty)
             && self.first.with(Option::is_none)
             && self.rest_len.get() == 0

@@ -1,7 +1,7 @@
 //! The live run's state ([`LiveRun`]): status, progress, the readouts' values and the
 //! streamed texts, fed by the run's progress.
 
-use super::text_writer::{StreamedText, REASONING_FLUSH_MS};
+use super::streamed_text::{StreamedText, REASONING_FLUSH_MS};
 use crate::clock;
 use crate::texts as t;
 use leptos::prelude::*;
@@ -59,34 +59,34 @@ pub struct LiveRun {
     pub streaming: RwSignal<bool>,
     /// Run `n` of `total` of the current series (warm-up included).
     pub progress: RwSignal<(usize, usize)>,
-    pub(super) reasoning: StreamedText,
-    pub(super) answer: StreamedText,
-    pub(super) ttfa_ms: RwSignal<Option<f64>>,
-    pub(super) ttfr_ms: RwSignal<Option<f64>>,
-    pub(super) first_chunk_ms: RwSignal<Option<f64>>,
-    pub(super) perceived_ttfa_ms: RwSignal<Option<f64>>,
-    pub(super) started_ms: RwSignal<Option<f64>>,
+    pub(crate) reasoning: StreamedText,
+    pub(crate) answer: StreamedText,
+    pub(crate) ttfa_ms: RwSignal<Option<f64>>,
+    pub(crate) ttfr_ms: RwSignal<Option<f64>>,
+    pub(crate) first_chunk_ms: RwSignal<Option<f64>>,
+    pub(crate) perceived_ttfa_ms: RwSignal<Option<f64>>,
+    pub(crate) started_ms: RwSignal<Option<f64>>,
     /// The finished run's `e2e_ms` (or the time to its failure).
-    pub(super) elapsed_ms: RwSignal<Option<f64>>,
+    pub(crate) elapsed_ms: RwSignal<Option<f64>>,
     /// Whole seconds since the run started, while it runs (from its first second on).
-    pub(super) running_s: RwSignal<Option<u32>>,
+    pub(crate) running_s: RwSignal<Option<u32>>,
     /// Where the run stands.
     pub status: RwSignal<RunStatus>,
     /// An input problem found before any request.
     pub input_error: RwSignal<Option<InputError>>,
     /// The last finished run, when it failed (its diagnosis is shown).
-    pub(super) failed: RwSignal<Option<RunRecord>>,
+    pub(crate) failed: RwSignal<Option<RunRecord>>,
     /// The last finished run's arrival-delay bound, when its arrivals waited for the main
     /// thread (WebKit, the main-thread transport), and whether it is over the threshold.
-    pub(super) arrival_delay: RwSignal<Option<(f64, bool)>>,
+    pub(crate) arrival_delay: RwSignal<Option<(f64, bool)>>,
     /// The run's main-thread stall, ms, when over the threshold.
-    pub(super) stall_ms: RwSignal<Option<f64>>,
+    pub(crate) stall_ms: RwSignal<Option<f64>>,
     /// The last finished run's wait, part by part (runs that got an answer token).
     pub breakdown: RwSignal<Option<ttft_core::timeline::WaitBreakdown>>,
     /// Counts runs shown: an update deferred past a frame applies only to its own run.
-    pub(super) shown_run: StoredValue<u32, LocalStorage>,
+    pub(crate) shown_run: StoredValue<u32, LocalStorage>,
     /// The first answer text is on its way to the screen: the elapsed counter waits.
-    pub(super) first_paint_pending: StoredValue<bool, LocalStorage>,
+    pub(crate) first_paint_pending: StoredValue<bool, LocalStorage>,
 }
 
 impl LiveRun {
