@@ -383,8 +383,8 @@ CONFIG FILE (--config FILE, TOML or .json)
 mod tests {
     use super::HELP;
     use crate::fault::Fault;
+    use crate::http::GROUND_TRUTH_HEADERS;
     use crate::profile::{Profiles, PROFILE_KEYS};
-    use crate::server::GROUND_TRUTH_HEADERS;
 
     #[test]
     fn help_documents_every_profile_key_fault_and_header() {

@@ -7,7 +7,6 @@ use axum::response::Response;
 
 use crate::dialect::errors::ApiError;
 use crate::request::Dialect;
-use crate::server::GROUND_TRUTH_HEADERS;
 
 /// Headers a browser may send to the API (the preflight's allow list).
 pub const ALLOWED_HEADERS: &str = "authorization, content-type, x-api-key, anthropic-version, \
@@ -16,6 +15,23 @@ pub const ALLOWED_HEADERS: &str = "authorization, content-type, x-api-key, anthr
 pub const TRACE_HEADERS: &str = "traceparent, tracestate";
 /// On every response: the server is ttft-sim (its version), so a page can tell.
 pub const IDENTITY_HEADER: &str = "x-ttft-sim";
+/// Ground-truth headers on every simulated completion (all times in ms after the request
+/// reached the server's handler; `server` writes them, the CORS headers expose them).
+pub const GROUND_TRUTH_HEADERS: &[&str] = &[
+    "x-sim-request-id",
+    "x-sim-prompt-tokens",
+    "x-sim-cached-tokens",
+    "x-sim-gateway-ms",
+    "x-sim-queue-ms",
+    "x-sim-prefill-ms",
+    "x-sim-first-token-ms",
+    "x-sim-first-reasoning-ms",
+    "x-sim-first-answer-ms",
+    "x-sim-end-ms",
+    "x-sim-itl-ms",
+    "x-sim-reasoning-tokens",
+    "x-sim-output-tokens",
+];
 
 /// A header value (`invalid` if the text cannot be one).
 pub(crate) fn header_value(text: &str) -> HeaderValue {

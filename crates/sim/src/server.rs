@@ -30,24 +30,6 @@ use crate::{auth, extras, seen_keys, text, tokens};
 
 const SSE_CONTENT_TYPE: &str = "text/event-stream; charset=utf-8";
 
-/// Ground-truth headers on every simulated completion (all times in ms after the request
-/// reached the server's handler).
-pub const GROUND_TRUTH_HEADERS: &[&str] = &[
-    "x-sim-request-id",
-    "x-sim-prompt-tokens",
-    "x-sim-cached-tokens",
-    "x-sim-gateway-ms",
-    "x-sim-queue-ms",
-    "x-sim-prefill-ms",
-    "x-sim-first-token-ms",
-    "x-sim-first-reasoning-ms",
-    "x-sim-first-answer-ms",
-    "x-sim-end-ms",
-    "x-sim-itl-ms",
-    "x-sim-reasoning-tokens",
-    "x-sim-output-tokens",
-];
-
 /// The axum router serving everything for `app`.
 pub(crate) fn router(app: Arc<App>) -> Router {
     Router::new()
@@ -385,7 +367,7 @@ fn prepare(app: &App, admitted: &Admitted, arrival: Instant) -> Prepared {
     }
 }
 
-/// The x-sim-* headers (see [`GROUND_TRUTH_HEADERS`]).
+/// The x-sim-* headers (see [`GROUND_TRUTH_HEADERS`](crate::http::GROUND_TRUTH_HEADERS)).
 fn add_ground_truth(headers: &mut HeaderMap, prepared: &Prepared, profile: &Profile) {
     let plan = &prepared.plan;
     let usage = prepared.usage;
