@@ -5,7 +5,7 @@
 //! - An imported file over [`MAX_IMPORT_BYTES`] is refused before it is read.
 //! - Run numbers must rise strictly (each run is found by its number): a file or stored
 //!   history with duplicate or unordered numbers is numbered again 1, 2, … in its order,
-//!   and the page says so ([`renumber`]).
+//!   and the page says so (`renumber`).
 //! - Imported and restored records are scrubbed of the current key ([`crate::scrub`]).
 //! - Before anything is written (storage, a JSON or CSV export), its text is checked against
 //!   the current key: a record that still holds a piece of it is not written
@@ -126,7 +126,7 @@ pub fn check_import_size(bytes: u64) -> Result<(), HistoryNotice> {
 
 /// Numbers the runs 1, 2, … in their order when their numbers do not rise strictly from
 /// 1 or more (duplicates, disorder, zeros). Returns whether it did.
-pub fn renumber(runs: &mut [RunRecord]) -> bool {
+fn renumber(runs: &mut [RunRecord]) -> bool {
     let rising = runs.first().is_none_or(|first| first.run_index >= 1)
         && runs
             .windows(2)

@@ -200,7 +200,7 @@ impl ItlGaps {
 
     /// Adds every gap of `other` to the histogram (pooling runs). The sample stays this
     /// one's: a pooled sample in "stream order" would mean nothing.
-    pub fn merge_histogram(&mut self, other: &ItlGaps) {
+    fn merge_histogram(&mut self, other: &ItlGaps) {
         let mut other_bins = other.bins.clone();
         let mut other_resolution_us = other.resolution_us;
         while other_resolution_us < self.resolution_us {

@@ -229,7 +229,7 @@ impl KeyBinding {
 
 /// How an origin is named in the consent question: without `https://` (the usual case),
 /// with `http://` spelled out (the key would travel unencrypted to a remote host).
-pub fn origin_label(origin: &str) -> &str {
+fn origin_label(origin: &str) -> &str {
     origin.strip_prefix("https://").unwrap_or(origin)
 }
 

@@ -62,7 +62,7 @@ impl Protocol {
     /// is Anthropic Messages; a path ending in `/responses` is OpenAI Responses; anything
     /// else is OpenAI Chat Completions, which most servers speak. (The stream's dialect is
     /// detected separately, from the stream itself.)
-    pub fn infer_from_url(base_url: &str) -> Protocol {
+    fn infer_from_url(base_url: &str) -> Protocol {
         let lower = base_url.to_ascii_lowercase();
         let path = lower.trim_end_matches('/');
         if lower.contains("anthropic") || path.ends_with("/messages") {
@@ -99,7 +99,7 @@ pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 /// Which protocol the user asked for: a fixed one, or `Auto` (inferred from the base URL).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub enum ProtocolChoice {
-    /// Infer it from the URL ([`Protocol::infer_from_url`]).
+    /// Infer it from the URL (`Protocol::infer_from_url`).
     #[default]
     Auto,
     /// This protocol.

@@ -212,7 +212,7 @@ mod loaded {
 }
 
 /// `template` with its `{name}` placeholders filled from `values` (see [`Text::fill`]).
-pub fn fill_template(template: &str, values: &[(&str, &dyn Display)]) -> String {
+fn fill_template(template: &str, values: &[(&str, &dyn Display)]) -> String {
     let mut out = String::with_capacity(template.len() + 16);
     let mut rest = template;
     while let Some(at) = rest.find(['{', '}']) {

@@ -19,7 +19,7 @@
 //! - `goodput>=0.95` or `goodput>=95%`: the share of runs that must meet every per-run
 //!   threshold. Without it, every run must (goodput ≥ 100%).
 //! - Operators: `<=`, `<`, `>=`, `>`. Metrics are the numeric ones of the metric catalogue
-//!   ([`ttft_core::metric::METRICS`], the names of DESIGN.md §2: [`slo_metric_names`]); values
+//!   ([`ttft_core::metric::METRICS`], the names of DESIGN.md §2: `slo_metric_names`); values
 //!   are in the metric's unit, and millisecond metrics also take `s` or `ms` after the number
 //!   (`perceived_ttfa_ms:p95<=1.5s`).
 //!
@@ -62,12 +62,12 @@ pub const MAX_THRESHOLDS: usize = 16;
 
 /// Whether thresholds can be set on `metric`: a number per run (ms, tokens/s, tokens), not a
 /// code or a distribution.
-pub fn is_slo_metric(metric: &Metric) -> bool {
+fn is_slo_metric(metric: &Metric) -> bool {
     !metric.series && metric.unit != Unit::Label
 }
 
 /// The names thresholds can use, from the metric catalogue ([`ttft_core::metric::METRICS`]).
-pub fn slo_metric_names() -> Vec<&'static str> {
+fn slo_metric_names() -> Vec<&'static str> {
     metric::METRICS
         .iter()
         .filter(|metric| is_slo_metric(metric))
@@ -244,7 +244,7 @@ pub enum SloParseError {
         /// The item.
         item: String,
     },
-    /// The metric name is not one of [`slo_metric_names`].
+    /// The metric name is not one of `slo_metric_names`.
     UnknownMetric {
         /// 1-based.
         position: usize,
@@ -538,7 +538,7 @@ impl SloSet {
     }
 
     /// The per-run thresholds.
-    pub fn per_run_thresholds(&self) -> impl Iterator<Item = &Threshold> {
+    fn per_run_thresholds(&self) -> impl Iterator<Item = &Threshold> {
         self.thresholds
             .iter()
             .filter(|threshold| threshold.statistic.is_none())
@@ -610,7 +610,7 @@ impl SloSet {
 }
 
 /// Whether a run counts for SLOs: sent, ended, not a warm-up, not stopped by the user.
-pub fn counts_for_slo(run: &RunRecord) -> bool {
+fn counts_for_slo(run: &RunRecord) -> bool {
     !run.warm_up
         && !matches!(
             run.outcome,
@@ -723,7 +723,7 @@ impl Verdict {
 pub struct SloReport {
     /// The set, in canonical text form.
     pub spec: String,
-    /// Runs that count (see [`counts_for_slo`]).
+    /// Runs that count (see `counts_for_slo`).
     pub counted_runs: usize,
     /// Runs that met every per-run threshold (AIPerf: good request count).
     pub good_run_count: usize,

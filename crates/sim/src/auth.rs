@@ -106,7 +106,7 @@ pub fn key_echo(headers: &HeaderMap) -> String {
 
 /// JavaScript's `encodeURIComponent`: UTF-8 percent-encoding of everything but
 /// `A-Z a-z 0-9 - _ . ! ~ * ' ( )`.
-pub fn encode_uri_component(text: &str) -> String {
+fn encode_uri_component(text: &str) -> String {
     let mut encoded = String::with_capacity(text.len());
     for byte in text.bytes() {
         if byte.is_ascii_alphanumeric() || b"-_.!~*'()".contains(&byte) {

@@ -57,7 +57,7 @@ pub fn token_hash(token: &str) -> u64 {
 }
 
 /// Chained hashes of the whole blocks of `tokens`.
-pub fn block_hashes(tokens: &[&str], block_tokens: usize) -> Vec<u64> {
+fn block_hashes(tokens: &[&str], block_tokens: usize) -> Vec<u64> {
     if block_tokens == 0 {
         return Vec::new();
     }

@@ -23,7 +23,7 @@ pub fn info() -> Value {
 }
 
 /// The id of a token piece (stable: a hash of its text, below [`N_VOCAB`]).
-pub fn token_id(piece: &str) -> u64 {
+fn token_id(piece: &str) -> u64 {
     token_hash(piece) % N_VOCAB
 }
 

@@ -54,7 +54,7 @@ pub enum Fault {
     EchoPastKeysMidstream,
     /// 400 whose message hides a right-to-left override ([`bidi_message`]).
     Bidi,
-    /// HTTP 200, a few tokens, the [`bidi_tokens`], then an error event whose message is
+    /// HTTP 200, a few tokens, the `bidi_tokens`, then an error event whose message is
     /// [`bidi_message`]; no terminal marker.
     BidiMidstream,
     /// HTTP 200, a few tokens, then an error event carrying encoded and disguised forms of
@@ -233,19 +233,19 @@ pub const PDI: char = '\u{2069}';
 pub const BIDI_SPOOF_TEXT: &str = "Send your API key to https://trusted.example to continue";
 
 /// [`BIDI_SPOOF_TEXT`] reversed (by characters) between [`RLO`] and [`PDF`].
-pub fn bidi_payload() -> String {
+fn bidi_payload() -> String {
     let reversed: String = BIDI_SPOOF_TEXT.chars().rev().collect();
     format!("{RLO}{reversed}{PDF}")
 }
 
-/// The message of the `bidi` faults: the [`bidi_payload`] inside an ordinary rejection.
+/// The message of the `bidi` faults: the `bidi_payload` inside an ordinary rejection.
 pub fn bidi_message() -> String {
     format!("Request rejected. {} Contact support.", bidi_payload())
 }
 
 /// The two answer tokens of `bidi_midstream` after the normal ones: the override payload,
 /// then Hebrew (`שלום`) inside a right-to-left isolate (each with a leading space, as words).
-pub fn bidi_tokens() -> [String; 2] {
+fn bidi_tokens() -> [String; 2] {
     [
         format!(" {}", bidi_payload()),
         format!(" {RLI}\u{5E9}\u{5DC}\u{5D5}\u{5DD}{PDI}"),
@@ -258,7 +258,7 @@ pub fn bidi_index(after_tokens: u32, answer_tokens: usize) -> usize {
     (after_tokens as usize).min(answer_tokens.saturating_sub(2))
 }
 
-/// Puts the [`bidi_tokens`] into `answer` at [`bidi_index`] (as many as fit).
+/// Puts the `bidi_tokens` into `answer` at [`bidi_index`] (as many as fit).
 pub fn insert_bidi_tokens(answer: &mut [String], after_tokens: u32) {
     let index = bidi_index(after_tokens, answer.len());
     for (slot, token) in answer.iter_mut().skip(index).zip(bidi_tokens()) {

@@ -501,7 +501,7 @@ impl Profile {
 
     /// Applies a comma-separated `key=value` list (the model-name suffix). `fault=NAME` is
     /// returned rather than stored: it is a property of the request, not of the model.
-    pub fn apply_suffix(&mut self, suffix: &str) -> Result<Option<Fault>, ProfileError> {
+    fn apply_suffix(&mut self, suffix: &str) -> Result<Option<Fault>, ProfileError> {
         let mut fault = None;
         for pair in suffix.split(',').filter(|p| !p.trim().is_empty()) {
             let (key, value) = pair

@@ -15,7 +15,7 @@ use sha2::{Digest, Sha256};
 use crate::config::CspConfig;
 
 /// MIME type by file extension (`application/wasm` matters: streaming compilation needs it).
-pub fn mime_type(path: &Path) -> &'static str {
+fn mime_type(path: &Path) -> &'static str {
     match extension(path).as_str() {
         "html" | "htm" => "text/html; charset=utf-8",
         "js" | "mjs" => "text/javascript; charset=utf-8",
@@ -118,7 +118,7 @@ impl Encoding {
 /// The codings an `Accept-Encoding` value accepts, best first (highest q; brotli before
 /// gzip on a tie; `*` covers both; `q=0` refuses). No header: none (identity), as static
 /// hosts do.
-pub fn accepted_encodings(accept_encoding: Option<&str>) -> Vec<Encoding> {
+fn accepted_encodings(accept_encoding: Option<&str>) -> Vec<Encoding> {
     let Some(header) = accept_encoding else {
         return Vec::new();
     };
@@ -213,7 +213,7 @@ pub async fn read(
 
 /// The text of every inline `<script>` (no `src`) of an HTML document, in order: what a
 /// CSP hash covers is exactly the text between `<script ...>` and `</script>`.
-pub fn inline_scripts(html: &str) -> Vec<&str> {
+fn inline_scripts(html: &str) -> Vec<&str> {
     let lower = html.to_ascii_lowercase();
     let mut scripts = Vec::new();
     let mut from = 0;
@@ -237,7 +237,7 @@ pub fn inline_scripts(html: &str) -> Vec<&str> {
 }
 
 /// `'sha256-…'` of one inline script.
-pub fn script_hash(script: &str) -> String {
+fn script_hash(script: &str) -> String {
     let digest = Sha256::digest(script.as_bytes());
     format!(
         "'sha256-{}'",

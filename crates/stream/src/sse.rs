@@ -95,7 +95,7 @@ impl SseEventRef<'_> {
     }
 
     /// An owned copy.
-    pub fn to_owned_event(&self) -> SseEvent {
+    fn to_owned_event(self) -> SseEvent {
         SseEvent {
             event: self.event.map(str::to_owned),
             data: self.data.to_owned(),

@@ -81,7 +81,7 @@ pub const MAX_PROVIDER_TEXT_BYTES: usize = 16 * 1024;
 pub const REDIRECT_ERROR_NAME: &str = "RedirectError";
 
 /// The first `max_bytes` of `text` at a character boundary, with `…` when cut.
-pub fn cut_text(text: &str, max_bytes: usize) -> std::borrow::Cow<'_, str> {
+fn cut_text(text: &str, max_bytes: usize) -> std::borrow::Cow<'_, str> {
     if text.len() <= max_bytes {
         return std::borrow::Cow::Borrowed(text);
     }
@@ -391,7 +391,7 @@ impl Measurement {
 
     /// Cold or warm, and why: the request's own Resource Timing, its preflight and the
     /// page's earlier contact with the origin.
-    pub fn connection_verdict(&self) -> ConnectionVerdict {
+    fn connection_verdict(&self) -> ConnectionVerdict {
         let connection = self
             .timeline
             .network

@@ -362,7 +362,7 @@ impl RunTimeline {
     ///
     /// An event that reveals earlier answer text as reasoning
     /// ([`DecodedEvent::earlier_answer_was_reasoning`]) first moves the answer's instants to
-    /// the reasoning (see [`RunTimeline::on_answer_was_reasoning`]); its own text then counts
+    /// the reasoning (see `RunTimeline::on_answer_was_reasoning`); its own text then counts
     /// as usual, so the first answer is the first text after the closing tag.
     pub fn on_event(&mut self, now_ms: f64, event: &DecodedEvent) {
         self.event_count += 1;
@@ -406,7 +406,7 @@ impl RunTimeline {
     /// again from the first answer text that follows. The glue must report a paint that was
     /// still pending for the old answer text as [`PaintTarget::Reasoning`], and watch the new
     /// first answer's paint.
-    pub fn on_answer_was_reasoning(&mut self, had_text: bool) {
+    fn on_answer_was_reasoning(&mut self, had_text: bool) {
         let at = &mut self.instants;
         let first_answer = at.first_answer.take();
         at.first_answer_visible = None;

@@ -127,7 +127,7 @@ impl WaitVerdict {
 
     /// The verdict on any part times (one run's, or medians over runs): the cause with the
     /// most time; `None` when no part has any.
-    pub fn from_times(
+    fn from_times(
         ms: impl Fn(WaitPart) -> Option<f64>,
         network_included: bool,
     ) -> Option<WaitVerdict> {

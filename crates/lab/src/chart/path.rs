@@ -25,18 +25,18 @@ impl PathBuilder {
     }
 
     /// Starts a new subpath at (x, y): `M x y`.
-    pub fn move_to(&mut self, x_px: f64, y_px: f64) {
+    fn move_to(&mut self, x_px: f64, y_px: f64) {
         self.point_command('M', x_px, y_px);
     }
 
     /// A straight line to (x, y): `L x y`.
-    pub fn line_to(&mut self, x_px: f64, y_px: f64) {
+    fn line_to(&mut self, x_px: f64, y_px: f64) {
         self.point_command('L', x_px, y_px);
     }
 
     /// A horizontal line to x: `H x`, omitted if the pen is already there (or has not been
-    /// placed by a [`PathBuilder::move_to`] yet).
-    pub fn horizontal_to(&mut self, x_px: f64) {
+    /// placed by a `PathBuilder::move_to` yet).
+    fn horizontal_to(&mut self, x_px: f64) {
         let x_tenths = tenths(x_px);
         if let Some((pen_x, pen_y)) = self.pen_tenths {
             if pen_x != x_tenths {
@@ -49,7 +49,7 @@ impl PathBuilder {
 
     /// A vertical line to y: `V y`, omitted if the pen is already there (or has not been
     /// placed yet).
-    pub fn vertical_to(&mut self, y_px: f64) {
+    fn vertical_to(&mut self, y_px: f64) {
         let y_tenths = tenths(y_px);
         if let Some((pen_x, pen_y)) = self.pen_tenths {
             if pen_y != y_tenths {

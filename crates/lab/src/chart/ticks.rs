@@ -54,7 +54,7 @@ impl NiceStep {
     }
 
     /// The larger of the two steps.
-    pub fn at_least(self, other: NiceStep) -> NiceStep {
+    fn at_least(self, other: NiceStep) -> NiceStep {
         if other.value() > self.value() {
             other
         } else {
@@ -143,7 +143,7 @@ pub struct TickValues {
 
 impl TickValues {
     /// The multiples of `step` inside `domain` (ends included), at most 1000.
-    pub fn in_domain(domain: Domain, step: NiceStep) -> Self {
+    fn in_domain(domain: Domain, step: NiceStep) -> Self {
         let first_index = step.first_index_at_or_above(domain.min);
         let last_index = step.last_index_at_or_below(domain.max);
         // Saturating: a hand-built domain with infinite ends must not overflow.
@@ -164,7 +164,7 @@ impl TickValues {
     }
 
     /// The largest magnitude among the ticks (0 if there are none).
-    pub fn largest_magnitude(&self) -> f64 {
+    fn largest_magnitude(&self) -> f64 {
         self.iter().map(f64::abs).fold(0.0, f64::max)
     }
 }
@@ -219,7 +219,7 @@ pub enum TickFormat {
 
 impl TickFormat {
     /// Whether ticks must be whole numbers (steps of at least 1).
-    pub fn is_integer(&self) -> bool {
+    fn is_integer(&self) -> bool {
         matches!(self, Self::Tokens | Self::Count)
     }
 

@@ -555,7 +555,7 @@ fn warm_verdicts(warm: &CacheArmSummary, saved_ms: f64, cold_ms: f64) -> Vec<Cac
 
 /// Median of the cached tokens the successful runs of `arm` reported (priming runs
 /// excluded).
-pub fn median_cached_tokens(observations: &[Observation<CacheKey>], arm: CacheArm) -> Option<f64> {
+fn median_cached_tokens(observations: &[Observation<CacheKey>], arm: CacheArm) -> Option<f64> {
     let cached: Vec<f64> = observations
         .iter()
         .filter(|o| o.key.arm == arm && !o.key.priming && o.sample.succeeded)
@@ -565,7 +565,7 @@ pub fn median_cached_tokens(observations: &[Observation<CacheKey>], arm: CacheAr
 }
 
 /// The arm's name.
-pub fn arm_label(arm: CacheArm) -> Bilingual {
+fn arm_label(arm: CacheArm) -> Bilingual {
     match arm {
         CacheArm::Cold => t::COLD.bilingual(),
         CacheArm::Warm => t::WARM.bilingual(),

@@ -86,7 +86,7 @@ impl CountMethod {
 /// The server's root: the version base without its last segment when that is an API
 /// version (`http://127.0.0.1:8080/v1` → `http://127.0.0.1:8080`), where llama.cpp and
 /// vLLM serve `/tokenize` and `/props`.
-pub fn server_root(endpoint: &Endpoint) -> String {
+fn server_root(endpoint: &Endpoint) -> String {
     let base = endpoint.base_url.trim_end_matches('/');
     match base.rsplit_once('/') {
         // `https://v1` (a host named like a version) leaves `https:/`: not a root.
@@ -435,7 +435,7 @@ fn window(value: Option<&Value>) -> Option<u32> {
 
 /// The window in a llama.cpp `/props` answer: `default_generation_settings.n_ctx` (older
 /// servers: a top-level `n_ctx`).
-pub fn parse_props_window(body: &str) -> Option<u32> {
+fn parse_props_window(body: &str) -> Option<u32> {
     if body.len() > MAX_INFO_BODY_BYTES {
         return None;
     }
@@ -474,7 +474,7 @@ fn data_windows(body: &str, read: impl Fn(&Value) -> Option<(&str, u32)>) -> Vec
 
 /// (model id, window) of every `/models` entry that says its window: vLLM `max_model_len`,
 /// OpenRouter `context_length`, LiteLLM `max_input_tokens`, llama.cpp `meta.n_ctx_train`.
-pub fn parse_model_windows(body: &str) -> Vec<(String, u32)> {
+fn parse_model_windows(body: &str) -> Vec<(String, u32)> {
     data_windows(body, |entry| {
         let tokens = window(entry.get("max_model_len"))
             .or_else(|| window(entry.get("context_length")))
@@ -487,7 +487,7 @@ pub fn parse_model_windows(body: &str) -> Vec<(String, u32)> {
 /// (model name, window) of every entry of LiteLLM's `/model/info`:
 /// `data[].model_info.max_input_tokens` of `data[].model_name` (null when LiteLLM does not
 /// know it: left out).
-pub fn parse_model_info_windows(body: &str) -> Vec<(String, u32)> {
+fn parse_model_info_windows(body: &str) -> Vec<(String, u32)> {
     data_windows(body, |entry| {
         let info = entry.get("model_info")?;
         let tokens = window(info.get("max_input_tokens"))?;

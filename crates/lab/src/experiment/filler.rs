@@ -186,9 +186,4 @@ impl TokenCalibration {
         let planned = (f64::from(target_tokens) - self.offset_tokens) / self.tokens_per_sim_token;
         planned.round().clamp(0.0, f64::from(u32::MAX)) as u32
     }
-
-    /// The count the provider is expected to report for `planned_tokens` sim tokens.
-    pub fn expected_count(&self, planned_tokens: u32) -> f64 {
-        self.offset_tokens + self.tokens_per_sim_token * f64::from(planned_tokens)
-    }
 }

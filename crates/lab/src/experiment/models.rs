@@ -241,7 +241,7 @@ pub fn analyze(observations: &[Observation<ModelKey>]) -> ModelsResult {
 
 /// Like [`analyze`] for a plan sized by `sizing`: x is usage `prompt_tokens`, else the
 /// server's count of the run's size, else the planned size.
-pub fn analyze_sized(
+fn analyze_sized(
     observations: &[Observation<ModelKey>],
     sizing: &PromptSizing,
 ) -> ModelsResult {

@@ -164,7 +164,7 @@ pub fn parse_count(text: &str, min: u32, max: u32) -> Result<u32, InputProblem> 
 
 /// A list of whole numbers in `[min, max]` separated by commas (`,` or `，`) or spaces; at
 /// least one, at most [`MAX_LIST_VALUES`]. Order and repeats are kept as typed.
-pub fn parse_count_list(text: &str, min: u32, max: u32) -> Result<Vec<u32>, InputProblem> {
+fn parse_count_list(text: &str, min: u32, max: u32) -> Result<Vec<u32>, InputProblem> {
     let chars = text.chars().count();
     if chars > MAX_FIELD_CHARS {
         return Err(InputProblem::TooLong {
@@ -190,7 +190,7 @@ pub fn parse_count_list(text: &str, min: u32, max: u32) -> Result<Vec<u32>, Inpu
 
 /// Names separated by commas (`,` or `，`), trimmed, empty ones dropped; at most
 /// `max_items`, each at most `max_chars` characters. May be empty.
-pub fn parse_names(
+fn parse_names(
     text: &str,
     max_items: usize,
     max_chars: usize,
@@ -230,7 +230,7 @@ fn split_list(text: &str) -> impl Iterator<Item = &str> {
 }
 
 /// Numbers written back as a list field ("100, 1000, 5000").
-pub fn join_counts(values: &[u32]) -> String {
+fn join_counts(values: &[u32]) -> String {
     values
         .iter()
         .map(u32::to_string)

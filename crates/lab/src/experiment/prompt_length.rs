@@ -263,7 +263,7 @@ pub fn analyze(observations: &[Observation<u32>]) -> PromptLengthResult {
 /// Analyses the runs of a plan sized by `sizing`. x is usage `prompt_tokens` when reported,
 /// else the server's count of the run's size, else the planned size (see
 /// [`prompt_tokens_of`]).
-pub fn analyze_sized(
+fn analyze_sized(
     observations: &[Observation<u32>],
     sizing: &PromptSizing,
 ) -> PromptLengthResult {

@@ -48,7 +48,7 @@ impl RunSample {
 
     /// The numbers of a run from its metrics and (when the app could read Resource Timing)
     /// its network breakdown. `succeeded` is the app's judgement of the outcome.
-    pub fn from_metrics(
+    fn from_metrics(
         metrics: &RunMetrics,
         network: Option<&NetworkBreakdown>,
         succeeded: bool,

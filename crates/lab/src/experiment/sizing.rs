@@ -18,7 +18,7 @@
 //! counted, and where the counts came from ([`CountSource`]). Each count the server answered
 //! is one calibration request: not a measured run, and reported as such.
 //!
-//! Calibration texts start with their own nonces ([`calibration_nonce`]), never a measured
+//! Calibration texts start with their own nonces (`calibration_nonce`), never a measured
 //! run's, so a server's prefix cache filled by a counting request cannot speed up a
 //! measured run (caches match from position 0).
 //!
@@ -122,14 +122,14 @@ pub struct ContextBudget {
 
 impl ContextBudget {
     /// Largest prompt to plan: the window minus the output and the template margin.
-    pub fn prompt_room(&self) -> u32 {
+    fn prompt_room(&self) -> u32 {
         self.window_tokens
             .saturating_sub(self.output_tokens)
             .saturating_sub(CHAT_TEMPLATE_MARGIN_TOKENS)
     }
 
     /// Largest prompt the server accepts with this output limit.
-    pub fn hard_max(&self) -> u32 {
+    fn hard_max(&self) -> u32 {
         self.window_tokens.saturating_sub(self.output_tokens)
     }
 }
@@ -317,7 +317,7 @@ fn fit_under(
 
 /// The nonce at position 0 of calibration text `index` of an experiment seeded `seed`:
 /// the same shape as a measured run's nonce (16 hex digits), never equal to one.
-pub fn calibration_nonce(seed: u64, index: usize) -> String {
+fn calibration_nonce(seed: u64, index: usize) -> String {
     run_nonce(seed ^ CALIBRATION_SEED_SALT, index)
 }
 
@@ -364,16 +364,6 @@ impl PromptSizing {
             levels: Vec::new(),
             calibration_requests: 0,
             clips: Vec::new(),
-        }
-    }
-
-    /// A ratio learned elsewhere (`usage.prompt_tokens` of an earlier run), not verified per
-    /// size.
-    pub fn from_calibration(calibration: TokenCalibration) -> PromptSizing {
-        PromptSizing {
-            source: CountSource::ServerUsage,
-            calibration,
-            ..PromptSizing::estimate()
         }
     }
 

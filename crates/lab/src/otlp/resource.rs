@@ -234,14 +234,6 @@ impl WallClock {
         let nanos = origin_whole_ms as i128 * 1_000_000 + (fraction_ms * 1e6).round() as i128;
         u64::try_from(nanos).ok()
     }
-
-    /// Unix nanoseconds of a wall-clock time given in unix ms.
-    pub fn nanos_from_unix_ms(unix_ms: f64) -> Option<u64> {
-        WallClock {
-            time_origin_unix_ms: 0.0,
-        }
-        .unix_nanos(unix_ms)
-    }
 }
 
 /// A W3C / OTLP trace id: 16 random bytes, not all zero.

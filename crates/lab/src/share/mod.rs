@@ -505,7 +505,7 @@ pub struct ShareFacts {
 
 /// `Chrome 156 · 4g`: the browser and its major version (from the user agent), and the
 /// network's effective type when known; `None` when neither is known.
-pub fn environment_label(user_agent: &str, effective_type: Option<&str>) -> Option<String> {
+fn environment_label(user_agent: &str, effective_type: Option<&str>) -> Option<String> {
     let browser = crate::otlp::browser_from_user_agent(user_agent).map(|browser| {
         let major = browser.version.split('.').next().unwrap_or_default();
         format!("{} {major}", browser.name).trim().to_owned()

@@ -201,7 +201,7 @@ impl<'a> StreamError<'a> {
     }
 
     /// A server error with this message.
-    pub fn server_with(message: &'a str) -> Self {
+    fn server_with(message: &'a str) -> Self {
         Self {
             message,
             openai_type: "server_error",
@@ -225,7 +225,7 @@ impl<'a> StreamError<'a> {
     }
 
     /// The same error listing `keys` in a `seen` field.
-    pub fn with_seen(self, keys: &'a [String]) -> Self {
+    fn with_seen(self, keys: &'a [String]) -> Self {
         Self {
             seen: Some(keys),
             ..self

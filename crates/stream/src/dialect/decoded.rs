@@ -40,11 +40,6 @@ impl DecodedEvent {
     pub fn has_visible_reasoning(&self) -> bool {
         has_visible_text(&self.reasoning)
     }
-
-    /// The event added answer text that is not only whitespace.
-    pub fn has_visible_answer(&self) -> bool {
-        has_visible_text(&self.answer)
-    }
 }
 
 /// "Visible" text has at least one non-whitespace character (Unicode `White_Space`).
