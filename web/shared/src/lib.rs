@@ -12,7 +12,9 @@
 //!   controllers set and views read), [`form`], [`key_gate`], [`session`] (the runs every
 //!   view reads), [`persist`] and [`storage`] (localStorage, the key's sessionStorage),
 //!   [`i18n`];
-//! - [`views`]: the components both pages show.
+//! - [`views`]: the components both pages show;
+//! - [`testing`]: what the component tests use to mount and drive them (with
+//!   [`transport::scripted`]); the pages never call it.
 
 pub mod availability;
 pub mod clock;
@@ -31,6 +33,7 @@ pub mod series;
 pub mod session;
 pub mod state;
 pub mod storage;
+pub mod testing;
 pub mod texts;
 pub mod transport;
 pub mod views;

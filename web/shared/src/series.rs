@@ -230,6 +230,9 @@ async fn run_series<H: SeriesHooks>(
         let run_control = RunControl::default();
         context.control.set_value(Some(run_control.clone()));
         let show_start = move || {
+            if index == 0 {
+                live.begin_series();
+            }
             live.reset();
             live.progress.set((index + 1, total));
             live.sent();

@@ -79,9 +79,14 @@ fn show_opening_lab(text: &str) {
     let _ = body.append_child(&line);
 }
 
-/// The lean widget, configured by the page's address ([`start`] read it).
+/// The lean widget, configured by the page's address ([`start`] read it). Its runs' requests
+/// go through `carrier`: the page's fetch worker when none is given (the page), a script in
+/// the component tests.
 #[component]
-pub fn WidgetApp(config: UrlConfig) -> impl IntoView {
+pub fn WidgetApp(
+    config: UrlConfig,
+    #[prop(optional)] carrier: Option<ttft_web::transport::SharedCarrier>,
+) -> impl IntoView {
     let PageState {
         i18n,
         gate,
@@ -92,7 +97,10 @@ pub fn WidgetApp(config: UrlConfig) -> impl IntoView {
         runs_filter,
         theme,
         carrier,
-    } = PageState::provide(&config, ttft_web::transport::page_carrier());
+    } = PageState::provide(
+        &config,
+        carrier.unwrap_or_else(ttft_web::transport::page_carrier),
+    );
     post_ready(&embed);
     let context = SeriesContext::new(live, session, embed.clone(), (), carrier);
     paint::install_observer();

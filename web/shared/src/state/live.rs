@@ -87,6 +87,10 @@ pub struct LiveRun {
     pub(crate) shown_run: StoredValue<u32, LocalStorage>,
     /// The first answer text is on its way to the screen: the elapsed counter waits.
     pub(crate) first_paint_pending: StoredValue<bool, LocalStorage>,
+    /// A run of this series streamed reasoning: the reasoning pane stays (empty until the
+    /// next run's reasoning comes), so that the answer pane below it does not move between
+    /// runs.
+    pub(crate) reasoning_seen: RwSignal<bool>,
 }
 
 impl LiveRun {
@@ -112,7 +116,20 @@ impl LiveRun {
             breakdown: RwSignal::new(None),
             shown_run: StoredValue::new_local(0),
             first_paint_pending: StoredValue::new_local(false),
+            reasoning_seen: RwSignal::new(false),
         }
+    }
+
+    /// A new series starts: what only a series keeps (the reasoning pane's place) is
+    /// forgotten.
+    pub fn begin_series(&self) {
+        self.reasoning_seen.set(false);
+    }
+
+    /// Whether the reasoning pane is shown: while this run has reasoning, or an earlier run
+    /// of the series had.
+    pub fn shows_reasoning(&self) -> bool {
+        self.reasoning_seen.get() || !self.reasoning.is_empty()
     }
 
     /// Runs `update` after the next frame has been rendered, if the same run is still
@@ -194,6 +211,9 @@ impl LiveRun {
             } => match channel {
                 Channel::Reasoning => {
                     self.reasoning.push(text, paint_id.clone());
+                    if !self.reasoning_seen.get_untracked() {
+                        self.reasoning_seen.set(true);
+                    }
                     if let Some(ttfr_ms) = *first_token_ms {
                         self.after_next_frame(move |live| live.ttfr_ms.set(Some(ttfr_ms)));
                     }

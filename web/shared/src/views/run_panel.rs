@@ -7,7 +7,7 @@ use web_sys::MouseEvent;
 use crate::i18n::use_i18n;
 use crate::state::LiveRun;
 use crate::texts as t;
-use crate::views::live::{LivePanes, Readouts};
+use crate::views::live::{LivePanes, Readouts, RunNotes};
 
 pub fn status_text(live: LiveRun) -> String {
     let i18n = use_i18n();
@@ -42,8 +42,9 @@ pub fn RunProgress(
     }
 }
 
-/// The Run panel: Send and Stop, the status, the series' progress, the readouts and the
-/// live panes, and what the page adds (the lab: the OTLP export's status line).
+/// The Run panel: Send and Stop, the status, the series' progress, the readouts, the live
+/// panes, then what a finished run adds (its notes, where its wait went) and what the page
+/// adds (the lab: the OTLP export's status line).
 #[component]
 pub fn RunPanel<S, T>(
     live: LiveRun,
@@ -79,6 +80,10 @@ where
             </div>
             <RunProgress live=live />
             <Readouts live=live />
+            <LivePanes live=live />
+            // What the run's end adds goes below the panes: the answer pane stays where the
+            // user is looking when a run ends and when the next starts.
+            <RunNotes live=live />
             {move || {
                 let lang = i18n.lang.get();
                 live.breakdown.with(|breakdown| {
@@ -87,7 +92,6 @@ where
                         .map(|breakdown| crate::views::wait::wait_view(breakdown, lang))
                 })
             }}
-            <LivePanes live=live />
             {children.map(|children| children())}
         </section>
     }

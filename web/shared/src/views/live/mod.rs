@@ -2,7 +2,7 @@
 //! and, when it failed, its diagnosis. Its state ([`crate::state::LiveRun`]) lives in
 //! [`crate::state`].
 //!
-//! - `readouts`: [`Readouts`];
+//! - `readouts`: [`Readouts`] and the run's end notes ([`RunNotes`]);
 //! - `panes`: [`LivePanes`];
 //! - `diagnosis_box`: [`DiagnosisBox`].
 
@@ -12,4 +12,4 @@ mod readouts;
 
 pub use diagnosis_box::DiagnosisBox;
 pub use panes::LivePanes;
-pub use readouts::{format_ms, Readouts};
+pub use readouts::{format_ms, Readouts, RunNotes};

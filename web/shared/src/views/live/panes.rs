@@ -41,7 +41,10 @@ fn StreamedPane(
     }
 }
 
-/// The live run: diagnosis of its failure, reasoning and answer as they stream in.
+/// The live run: reasoning and answer as they stream in, then what the run's end adds (an
+/// input problem, the diagnosis of a failure). Nothing above the answer pane changes when a
+/// run ends or the next one starts (the reasoning pane stays for the whole series once a run
+/// had reasoning), so the place where the first answer token appears never moves.
 #[component]
 pub fn LivePanes(
     /// The run being shown.
@@ -49,16 +52,7 @@ pub fn LivePanes(
 ) -> impl IntoView {
     let i18n = use_i18n();
     view! {
-        {move || live.input_error.get().map(|error| {
-            let field = error.field_code();
-            view! {
-                <div class="diagnosis" data-testid="input-error" data-field=field role="alert">
-                    <strong>{move || error.message(i18n.lang.get())}</strong>
-                </div>
-            }
-        })}
-        {move || live.failed.get().map(|record| view! { <DiagnosisBox record=record /> })}
-        <Show when=move || !live.reasoning.is_empty()>
+        <Show when=move || live.shows_reasoning()>
             <h3 class="pane-title">{move || i18n.t(t::REASONING)}</h3>
             <pre class="pane reasoning" data-testid="reasoning">
                 <StreamedPane text=live.reasoning />
@@ -68,5 +62,14 @@ pub fn LivePanes(
         <pre class="pane" id="answer-pane" data-testid="answer" aria-live="polite">
             <StreamedPane text=live.answer />
         </pre>
+        {move || live.input_error.get().map(|error| {
+            let field = error.field_code();
+            view! {
+                <div class="diagnosis" data-testid="input-error" data-field=field role="alert">
+                    <strong>{move || error.message(i18n.lang.get())}</strong>
+                </div>
+            }
+        })}
+        {move || live.failed.get().map(|record| view! { <DiagnosisBox record=record /> })}
     }
 }

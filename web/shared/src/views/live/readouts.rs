@@ -97,6 +97,29 @@ pub fn Readouts(
                 running_s=live.running_s
             />
         </div>
+        <p class="meta" data-testid="timer-resolution" data-step-ms=resolution.map(|step_ms| format!("{step_ms}")).unwrap_or_default()>
+            {move || match &step {
+                Some(step) => i18n.fill(t::TIMER_STEP, &[
+                    ("step_ms", step),
+                    ("isolation", &i18n.t(if isolated { t::TIMER_STEP_ISOLATED } else { t::TIMER_STEP_NOT_ISOLATED })),
+                ]),
+                None => i18n.t(t::TIMER_STEP_UNKNOWN).to_string(),
+            }}
+        </p>
+    }
+}
+
+/// What a finished run's arrivals and main thread add to its readouts: the possible
+/// arrival delay (where the worker's arrivals wait for the main thread) and the main
+/// thread's stall, each only when there is something to say. Shown below the panes, so that
+/// it moves nothing the user is reading.
+#[component]
+pub fn RunNotes(
+    /// The run being shown.
+    live: LiveRun,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    view! {
         {move || live.arrival_delay.get().map(|(bound_ms, flagged)| {
             let bound = format!("{bound_ms:.0}");
             view! {
@@ -123,14 +146,5 @@ pub fn Readouts(
                 </p>
             }
         })}
-        <p class="meta" data-testid="timer-resolution" data-step-ms=resolution.map(|step_ms| format!("{step_ms}")).unwrap_or_default()>
-            {move || match &step {
-                Some(step) => i18n.fill(t::TIMER_STEP, &[
-                    ("step_ms", step),
-                    ("isolation", &i18n.t(if isolated { t::TIMER_STEP_ISOLATED } else { t::TIMER_STEP_NOT_ISOLATED })),
-                ]),
-                None => i18n.t(t::TIMER_STEP_UNKNOWN).to_string(),
-            }}
-        </p>
     }
 }

@@ -1,0 +1,227 @@
+//! What the component tests (web/*/tests, wasm-bindgen-test in headless Chromium) use to
+//! mount a page's components and act on them as a user would: mount into a fresh element,
+//! find by `data-testid`, click, type, wait for what the user would wait for. Nothing in the
+//! pages calls it, so none of it is in their wasm.
+
+use std::any::Any;
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+/// A mounted view and the element it lives in; dropping it unmounts the view and removes
+/// the element.
+pub struct Mounted {
+    /// The element the view was mounted in (a fresh `<div>` in `<body>`).
+    pub root: web_sys::HtmlElement,
+    handle: Option<Box<dyn Any>>,
+}
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        // Unmount first (the view's cleanups run), then take the element out of the page.
+        drop(self.handle.take());
+        self.root.remove();
+    }
+}
+
+fn document() -> web_sys::Document {
+    #[allow(clippy::expect_used)]
+    web_sys::window()
+        .and_then(|window| window.document())
+        .expect("component tests run in a page")
+}
+
+/// Mounts `view` in a fresh `<div>` at the end of `<body>`.
+pub fn mount<F, N>(view: F) -> Mounted
+where
+    F: FnOnce() -> N + 'static,
+    N: IntoView + 'static,
+{
+    let document = document();
+    #[allow(clippy::expect_used)]
+    let root: web_sys::HtmlElement = document
+        .create_element("div")
+        .expect("a div")
+        .unchecked_into();
+    #[allow(clippy::expect_used)]
+    document
+        .body()
+        .expect("a body")
+        .append_child(&root)
+        .expect("appended");
+    let handle = leptos::mount::mount_to(root.clone(), view);
+    Mounted {
+        root,
+        handle: Some(Box::new(handle)),
+    }
+}
+
+impl Mounted {
+    /// The first element with `data-testid="id"`, if any.
+    pub fn find(&self, id: &str) -> Option<web_sys::HtmlElement> {
+        self.root
+            .query_selector(&format!("[data-testid=\"{id}\"]"))
+            .ok()
+            .flatten()
+            .map(JsCast::unchecked_into)
+    }
+
+    /// Every element with `data-testid="id"`, in document order.
+    pub fn find_all(&self, id: &str) -> Vec<web_sys::HtmlElement> {
+        let Ok(list) = self
+            .root
+            .query_selector_all(&format!("[data-testid=\"{id}\"]"))
+        else {
+            return Vec::new();
+        };
+        (0..list.length())
+            .filter_map(|index| list.item(index))
+            .map(JsCast::unchecked_into)
+            .collect()
+    }
+
+    /// The element with `data-testid="id"`; panics, naming it, when there is none.
+    pub fn get(&self, id: &str) -> web_sys::HtmlElement {
+        #[allow(clippy::panic)]
+        self.find(id)
+            .unwrap_or_else(|| panic!("no element with data-testid={id:?} in the view"))
+    }
+
+    /// What `data-testid="id"` shows (its `textContent`, trimmed).
+    pub fn text(&self, id: &str) -> String {
+        self.get(id)
+            .text_content()
+            .unwrap_or_default()
+            .trim()
+            .to_owned()
+    }
+
+    /// An attribute of `data-testid="id"`.
+    pub fn attribute(&self, id: &str, name: &str) -> Option<String> {
+        self.get(id).get_attribute(name)
+    }
+
+    /// Clicks `data-testid="id"`.
+    pub fn click(&self, id: &str) {
+        self.get(id).click();
+    }
+
+    /// Types `value` into the input, text area or select `data-testid="id"`: its value
+    /// set, then `input` and `change` dispatched (bubbling, as the browser's are).
+    pub fn type_into(&self, id: &str, value: &str) {
+        let element = self.get(id);
+        if let Some(input) = element.dyn_ref::<web_sys::HtmlInputElement>() {
+            if input.type_() == "checkbox" {
+                input.set_checked(matches!(value, "1" | "true" | "on"));
+            } else {
+                input.set_value(value);
+            }
+        } else if let Some(area) = element.dyn_ref::<web_sys::HtmlTextAreaElement>() {
+            area.set_value(value);
+        } else if let Some(select) = element.dyn_ref::<web_sys::HtmlSelectElement>() {
+            select.set_value(value);
+        }
+        for kind in ["input", "change"] {
+            let init = web_sys::EventInit::new();
+            init.set_bubbles(true);
+            if let Ok(event) = web_sys::Event::new_with_event_init_dict(kind, &init) {
+                let _ = element.dispatch_event(&event);
+            }
+        }
+    }
+
+    /// The element's `value` (input, text area or select).
+    pub fn value(&self, id: &str) -> String {
+        let element = self.get(id);
+        if let Some(input) = element.dyn_ref::<web_sys::HtmlInputElement>() {
+            input.value()
+        } else if let Some(area) = element.dyn_ref::<web_sys::HtmlTextAreaElement>() {
+            area.value()
+        } else if let Some(select) = element.dyn_ref::<web_sys::HtmlSelectElement>() {
+            select.value()
+        } else {
+            String::new()
+        }
+    }
+
+    /// Waits until `data-testid="id"` exists and `ready` holds for its text, at most
+    /// `timeout_ms`; panics with the text last seen when it never does.
+    pub async fn until_text(&self, id: &str, ready: impl Fn(&str) -> bool, timeout_ms: f64) {
+        let seen = until(
+            &format!("data-testid={id:?}"),
+            || {
+                let text = self.find(id).and_then(|element| element.text_content());
+                match text {
+                    Some(text) if ready(text.trim()) => Ok(()),
+                    other => Err(format!("last text {other:?}")),
+                }
+            },
+            timeout_ms,
+        )
+        .await;
+        seen.unwrap_or_else(|error| fail(&error));
+    }
+
+    /// Waits until `data-testid="id"` has the attribute `name` equal to `value`.
+    pub async fn until_attribute(&self, id: &str, name: &str, value: &str, timeout_ms: f64) {
+        until(
+            &format!("data-testid={id:?} {name}={value:?}"),
+            || match self
+                .find(id)
+                .and_then(|element| element.get_attribute(name))
+            {
+                Some(seen) if seen == value => Ok(()),
+                other => Err(format!("last {name} {other:?}")),
+            },
+            timeout_ms,
+        )
+        .await
+        .unwrap_or_else(|error| fail(&error));
+    }
+}
+
+#[allow(clippy::panic)]
+fn fail(message: &str) -> ! {
+    panic!("{message}")
+}
+
+/// Polls `check` every 5 ms (and after each rendered frame's tasks) until it returns `Ok`,
+/// at most `timeout_ms`; the error names `what` and the last `Err` seen.
+pub async fn until(
+    what: &str,
+    check: impl Fn() -> Result<(), String>,
+    timeout_ms: f64,
+) -> Result<(), String> {
+    let started_ms = crate::clock::now_ms();
+    loop {
+        let last = match check() {
+            Ok(()) => return Ok(()),
+            Err(last) => last,
+        };
+        if crate::clock::now_ms() - started_ms > timeout_ms {
+            return Err(format!("{what}: not so after {timeout_ms} ms ({last})"));
+        }
+        crate::clock::sleep_ms(5.0).await;
+    }
+}
+
+/// Lets the page render: the reactive effects queued now run, and `count` frames pass.
+pub async fn frames(count: u32) {
+    crate::clock::sleep_ms(0.0).await;
+    for _ in 0..count {
+        crate::paint::next_frame_painted().await;
+    }
+}
+
+/// Forgets everything the pages store (localStorage, sessionStorage), so each test starts
+/// as a first visit.
+pub fn clear_storage() {
+    if let Some(window) = web_sys::window() {
+        if let Ok(Some(storage)) = window.local_storage() {
+            let _ = storage.clear();
+        }
+        if let Ok(Some(storage)) = window.session_storage() {
+            let _ = storage.clear();
+        }
+    }
+}
