@@ -41,7 +41,7 @@ node scripts/zh-catalogue.mjs --check
 step "OTLP bodies through the strict receiver (official protobuf definitions, CORS as the Collector)"
 "$OTLP_PYTHON" tests/otlp/receiver_test.py
 
-step "wasm-bindgen-test: ttft-web in headless Chromium, against a live ttft-sim"
+step "wasm-bindgen-test in headless Chromium: ttft-web (glue against a live ttft-sim, components), the widget's and the lab's components (scripted transports)"
 cargo build --quiet -p ttft-sim
 sim_log=$(mktemp)
 target/debug/ttft-sim --port 0 >"$sim_log" &
@@ -51,6 +51,9 @@ TTFT_SIM_URL=$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$sim_log" | head -n1)
 [ -n "$TTFT_SIM_URL" ] || { echo "ttft-sim did not start" >&2; cat "$sim_log" >&2; exit 1; }
 export TTFT_SIM_URL
 cargo test -p ttft-web --target wasm32-unknown-unknown
+# Apart from ttft-web: the widget builds ttft-core with `zh-on-demand` (Chinese loaded from
+# zh.json), ttft-web's own tests with the Chinese column compiled in.
+cargo test -p ttft-widget --target wasm32-unknown-unknown
 kill "$sim_pid"; sim_pid=""
 
 step "trunk build --release"

@@ -226,13 +226,11 @@ async fn run_series<H: SeriesHooks>(
     let mut stopped = false;
     let total = series.total_runs() as usize;
     let mut on_first_started = Some(on_first_started);
+    live.begin_series(&series.run);
     for index in 0..total {
         let run_control = RunControl::default();
         context.control.set_value(Some(run_control.clone()));
         let show_start = move || {
-            if index == 0 {
-                live.begin_series();
-            }
             live.reset();
             live.progress.set((index + 1, total));
             live.sent();

@@ -96,6 +96,21 @@ impl Mounted {
             .to_owned()
     }
 
+    /// What the first element matching the CSS `selector` shows (trimmed); panics, naming
+    /// it, when there is none.
+    pub fn text_of(&self, selector: &str) -> String {
+        #[allow(clippy::panic)]
+        self.root
+            .query_selector(selector)
+            .ok()
+            .flatten()
+            .unwrap_or_else(|| panic!("nothing matches {selector:?} in the view"))
+            .text_content()
+            .unwrap_or_default()
+            .trim()
+            .to_owned()
+    }
+
     /// An attribute of `data-testid="id"`.
     pub fn attribute(&self, id: &str, name: &str) -> Option<String> {
         self.get(id).get_attribute(name)

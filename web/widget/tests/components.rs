@@ -111,22 +111,25 @@ fn answer_script(ttfa_ms: f64, text: &str) -> Script {
     )
 }
 
-/// Clicks Send and waits for the run (or series) to end.
+/// Clicks Send and waits for the series to end: its runs are in the table, and Stop is off.
 async fn send_and_wait(view: &Mounted) {
+    let rows_before = view.find_all("run-row").len();
     view.click("send");
-    wait_until_ended(view).await;
+    wait_for_rows(view, rows_before + 1).await;
 }
 
-async fn wait_until_ended(view: &Mounted) {
+/// Waits until the table holds at least `rows` runs and no series is running.
+async fn wait_for_rows(view: &Mounted, rows: usize) {
     ttft_web::testing::until(
-        "the run ended",
+        "the series ended",
         || {
+            let shown = view.find_all("run-row").len();
             let state = view.attribute("status", "data-state").unwrap_or_default();
             let stop_enabled = !view.get("stop").has_attribute("disabled");
-            if (state == "done" || state == "failed") && !stop_enabled {
+            if shown >= rows && (state == "done" || state == "failed") && !stop_enabled {
                 Ok(())
             } else {
-                Err(format!("status {state}, stop enabled {stop_enabled}"))
+                Err(format!("{shown} rows, status {state}, stop enabled {stop_enabled}"))
             }
         },
         RUN_END_MS,
@@ -173,7 +176,7 @@ async fn a_scripted_reasoning_run_shows_the_scripts_instants() {
         (700.0..1_700.0).contains(&perceived),
         "perceived {perceived}"
     );
-    assert_eq!(view.text("reasoning"), "Thinking more");
+    assert_eq!(view.text_of("pre[data-testid=reasoning]"), "Thinking more");
     assert_eq!(view.text("answer"), "Hello world");
     // The runs table: one row, the same numbers to its tenth.
     assert_eq!(view.find_all("run-row").len(), 1);
@@ -210,6 +213,29 @@ struct Fault {
 
 fn json_error(status: u16, body: &str) -> Script {
     Script::answer(status, "application/json", body, 30.0)
+}
+
+/// A stream whose connection drops (a `TypeError` on the next read) after `events`.
+fn dropped_after(events: &[String]) -> Script {
+    let mut steps = vec![Step::Headers {
+        at_ms: 5.0,
+        head: ResponseHead::event_stream(200),
+    }];
+    steps.extend(events.iter().enumerate().map(|(index, event)| Step::Read {
+        at_ms: 6.0 + index as f64,
+        bytes: event.clone().into_bytes(),
+    }));
+    steps.push(Step::Fail {
+        at_ms: 50.0,
+        error: FetchError {
+            name: "TypeError".into(),
+            message: "network error".into(),
+        },
+    });
+    Script {
+        steps,
+        ..Script::default()
+    }
 }
 
 fn faults() -> Vec<Fault> {
@@ -333,29 +359,18 @@ fn faults() -> Vec<Fault> {
             timeout_s: None,
         },
         Fault {
-            what: "a connection dropped mid-body",
+            what: "a connection dropped before any text",
             key: "",
-            script: Script {
-                steps: vec![
-                    Step::Headers {
-                        at_ms: 5.0,
-                        head: ResponseHead::event_stream(200),
-                    },
-                    Step::Read {
-                        at_ms: 6.0,
-                        bytes: role().into_bytes(),
-                    },
-                    Step::Fail {
-                        at_ms: 50.0,
-                        error: FetchError {
-                            name: "TypeError".into(),
-                            message: "network error".into(),
-                        },
-                    },
-                ],
-                ..Script::default()
-            },
-            cause: "connection_dropped",
+            script: dropped_after(&[role()]),
+            cause: "empty_stream",
+            quoted: None,
+            timeout_s: None,
+        },
+        Fault {
+            what: "a connection dropped mid-answer",
+            key: "",
+            script: dropped_after(&[role(), content("Hel")]),
+            cause: "ended_without_terminal",
             quoted: None,
             timeout_s: None,
         },
@@ -551,6 +566,19 @@ fn answer_top(view: &Mounted) -> f64 {
     view.get("answer").get_bounding_client_rect().top() + scroll_y
 }
 
+/// The page's own stylesheet in the test page, as index.html links it: layout tests see the
+/// page's layout.
+fn with_page_style() {
+    let document = web_sys::window().unwrap().document().unwrap();
+    if document.get_element_by_id("page-style").is_some() {
+        return;
+    }
+    let style = document.create_element("style").unwrap();
+    style.set_id("page-style");
+    style.set_text_content(Some(include_str!("../../../www/style.css")));
+    document.head().unwrap().append_child(&style).unwrap();
+}
+
 #[wasm_bindgen_test]
 async fn the_answer_pane_stays_where_the_first_token_appears_across_a_series() {
     // Three runs of a reasoning model: the first ends well, the second fails (a diagnosis
@@ -559,6 +587,7 @@ async fn the_answer_pane_stays_where_the_first_token_appears_across_a_series() {
         500,
         r#"{"error":{"message":"The server had an error processing your request.","type":"server_error"}}"#,
     );
+    with_page_style();
     let carrier = ScriptedCarrier::new([reasoning_script(), reasoning_script()]);
     let view = chat_widget("deep-thinker", &carrier);
     view.until_attribute("status", "data-state", "ready", 2_000.0)
@@ -578,7 +607,7 @@ async fn the_answer_pane_stays_where_the_first_token_appears_across_a_series() {
             ttft_web::testing::frames(1).await;
         }
     }
-    wait_until_ended(&view).await;
+    wait_for_rows(&view, 2).await;
     assert!(view.find("wait").is_some(), "the run's wait is shown");
     tops.push(answer_top(&view));
     // A failed run next, then a good one: the diagnosis comes and goes below the pane.
@@ -591,7 +620,7 @@ async fn the_answer_pane_stays_where_the_first_token_appears_across_a_series() {
     view.until_text("answer", |text| text.starts_with("Hello"), RUN_END_MS)
         .await;
     tops.push(answer_top(&view));
-    wait_until_ended(&view).await;
+    wait_for_rows(&view, 4).await;
     tops.push(answer_top(&view));
     let moved: Vec<f64> = tops
         .iter()

@@ -87,10 +87,13 @@ pub struct LiveRun {
     pub(crate) shown_run: StoredValue<u32, LocalStorage>,
     /// The first answer text is on its way to the screen: the elapsed counter waits.
     pub(crate) first_paint_pending: StoredValue<bool, LocalStorage>,
-    /// A run of this series streamed reasoning: the reasoning pane stays (empty until the
-    /// next run's reasoning comes), so that the answer pane below it does not move between
-    /// runs.
+    /// A run streamed reasoning since the page last measured another endpoint or model:
+    /// the reasoning pane stays (empty until the next run's reasoning comes), so that the
+    /// answer pane below it does not move between runs, nor between series of the same model.
     pub(crate) reasoning_seen: RwSignal<bool>,
+    /// What the last series measured (its URL and model): a series of another resets
+    /// `reasoning_seen`.
+    measured: StoredValue<String, LocalStorage>,
 }
 
 impl LiveRun {
@@ -117,13 +120,18 @@ impl LiveRun {
             shown_run: StoredValue::new_local(0),
             first_paint_pending: StoredValue::new_local(false),
             reasoning_seen: RwSignal::new(false),
+            measured: StoredValue::new_local(String::new()),
         }
     }
 
-    /// A new series starts: what only a series keeps (the reasoning pane's place) is
-    /// forgotten.
-    pub fn begin_series(&self) {
-        self.reasoning_seen.set(false);
+    /// A new series of `plan` starts: the reasoning pane's place is kept for the same URL
+    /// and model, and given up for another.
+    pub fn begin_series(&self, plan: &ttft_core::measure::RunPlan) {
+        let measured = format!("{} {}", plan.request().url, plan.settings(None).model);
+        if self.measured.with_value(|last| *last != measured) {
+            self.measured.set_value(measured);
+            self.reasoning_seen.set(false);
+        }
     }
 
     /// Whether the reasoning pane is shown: while this run has reasoning, or an earlier run

@@ -21,7 +21,7 @@ pub fn status_text(live: LiveRun) -> String {
     format!("{state}{of}")
 }
 
-/// A progress bar while a series of several runs is going.
+/// A progress bar while a series of several runs is going (its place kept otherwise).
 #[component]
 pub fn RunProgress(
     /// The live run (progress and streaming flag).
@@ -29,16 +29,18 @@ pub fn RunProgress(
 ) -> impl IntoView {
     let i18n = use_i18n();
     let series_running = move || live.streaming.get() && live.progress.get().1 > 1;
+    // Always in the layout, hidden when there is no series to show: its coming and going
+    // would move the answer pane below it.
     view! {
-        <Show when=series_running>
-            <progress
-                class="run-progress"
-                data-testid="run-progress"
-                max=move || live.progress.get().1
-                value=move || live.progress.get().0.saturating_sub(1)
-                aria-label=move || i18n.t(t::RUNS_DONE)
-            ></progress>
-        </Show>
+        <progress
+            class="run-progress"
+            class:idle=move || !series_running()
+            data-testid="run-progress"
+            aria-hidden=move || (!series_running()).to_string()
+            max=move || live.progress.get().1.max(1)
+            value=move || live.progress.get().0.saturating_sub(1)
+            aria-label=move || i18n.t(t::RUNS_DONE)
+        ></progress>
     }
 }
 
