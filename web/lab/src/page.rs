@@ -54,11 +54,22 @@ fn start_probe(requested: Option<&str>, form: FormState, context: SeriesContext<
     });
 }
 
-/// The lab page.
+/// The lab page, configured by its address.
 #[component]
 pub fn LabPage() -> impl IntoView {
     // First, before anything can keep it: a key in the URL is dropped from the address bar.
     let config = embed::read_page_config();
+    view! { <LabApp config=config /> }
+}
+
+/// The lab, configured by `config` (the page's address). Its runs' requests go through
+/// `carrier`: the page's fetch worker when none is given (the page), a script in the
+/// component tests.
+#[component]
+pub fn LabApp(
+    config: ttft_core::config::UrlConfig,
+    #[prop(optional)] carrier: Option<ttft_web::transport::SharedCarrier>,
+) -> impl IntoView {
     let PageState {
         i18n,
         gate,
@@ -69,7 +80,10 @@ pub fn LabPage() -> impl IntoView {
         runs_filter,
         theme,
         carrier,
-    } = PageState::provide(&config, ttft_web::transport::page_carrier());
+    } = PageState::provide(
+        &config,
+        carrier.unwrap_or_else(ttft_web::transport::page_carrier),
+    );
     provide_context(ExperimentRequest(config.experiment.clone()));
     let fleet = Fleet::new(
         &config,
