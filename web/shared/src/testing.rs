@@ -8,8 +8,10 @@ use std::any::Any;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-/// A mounted view and the element it lives in; dropping it unmounts the view and removes
-/// the element.
+/// A mounted view and the element it lives in; dropping it takes the element out of the
+/// page. The view's reactive state is left alive (never disposed), as a page's is for its
+/// whole life: a task still in flight when a test ends (a models list, a timer) then writes
+/// to a live signal of a detached view, not to a disposed one.
 pub struct Mounted {
     /// The element the view was mounted in (a fresh `<div>` in `<body>`).
     pub root: web_sys::HtmlElement,
@@ -18,8 +20,9 @@ pub struct Mounted {
 
 impl Drop for Mounted {
     fn drop(&mut self) {
-        // Unmount first (the view's cleanups run), then take the element out of the page.
-        drop(self.handle.take());
+        if let Some(handle) = self.handle.take() {
+            std::mem::forget(handle);
+        }
         self.root.remove();
     }
 }
