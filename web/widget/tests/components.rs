@@ -633,3 +633,160 @@ async fn the_answer_pane_stays_where_the_first_token_appears_across_a_series() {
         tops.len()
     );
 }
+
+/// Every 8-character window of `key`: a place that holds any of them holds a piece of it.
+fn key_windows(key: &str) -> Vec<&str> {
+    (0..=key.len() - 8).map(|start| &key[start..start + 8]).collect()
+}
+
+#[wasm_bindgen_test]
+async fn the_key_is_sent_and_lives_in_session_storage_only() {
+    let key = "sk-e2e-secret-0123456789abcdef";
+    let carrier = ScriptedCarrier::new([answer_script(20.0, "Hi")]);
+    let view = chat_widget("m", &carrier);
+    view.type_into("api-key", key);
+    view.type_into("run-count", "2");
+    send_and_wait(&view).await;
+    wait_for_rows(&view, 2).await;
+    // Sent with both runs, as the protocol's header.
+    let sent = carrier.sent();
+    assert_eq!(sent.len(), 2);
+    for request in &sent {
+        assert!(
+            request
+                .headers
+                .iter()
+                .any(|(name, value)| name.eq_ignore_ascii_case("authorization")
+                    && value == &format!("Bearer {key}")),
+            "{:?}",
+            request.headers
+        );
+    }
+    let window = web_sys::window().unwrap();
+    let storage_text = |storage: web_sys::Storage| {
+        (0..storage.length().unwrap())
+            .filter_map(|index| storage.key(index).unwrap())
+            .map(|name| format!("{name}={}", storage.get_item(&name).unwrap().unwrap_or_default()))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let session = storage_text(window.session_storage().unwrap().unwrap());
+    assert!(session.contains(key), "sessionStorage holds the key");
+    let document = window.document().unwrap();
+    let cookies = js_sys::Reflect::get(&document, &"cookie".into())
+        .unwrap()
+        .as_string()
+        .unwrap_or_default();
+    // The page's markup without the key field's own value (an input's value is not markup).
+    let markup = document.document_element().unwrap().outer_html();
+    let places = [
+        ("localStorage", storage_text(window.local_storage().unwrap().unwrap())),
+        ("cookies", cookies),
+        ("the address", window.location().href().unwrap()),
+        ("the page's text", view.root.inner_text()),
+        ("the page's markup", markup),
+    ];
+    for (place, text) in &places {
+        for piece in key_windows(key) {
+            assert!(!text.contains(piece), "{piece:?} of the key is in {place}");
+        }
+    }
+    let note = view.text("key-note");
+    assert!(note.contains('…') && note.contains("cdef"), "the key is shown masked: {note}");
+    view.click("forget-key");
+    ttft_web::testing::frames(1).await;
+    let session = storage_text(window.session_storage().unwrap().unwrap());
+    assert!(!session.contains(key), "Forget key clears it: {session}");
+    assert_eq!(view.value("api-key"), "");
+}
+
+#[wasm_bindgen_test]
+async fn ttft_only_stops_each_run_at_its_first_answer_token() {
+    // 200 answer tokens 50 ms apart would take 10 s; TTFT-only ends at the first (100 ms).
+    let tokens: Vec<(f64, String)> = (0..200)
+        .map(|index| (100.0 + 50.0 * f64::from(index), content(&format!("w{index} "))))
+        .collect();
+    let mut reads: Vec<(f64, &str)> = vec![(5.0, "")];
+    let role_event = role();
+    reads[0] = (6.0, role_event.as_str());
+    reads.extend(tokens.iter().map(|(at_ms, text)| (*at_ms, text.as_str())));
+    let script = Script::event_stream(5.0, &reads, 10_200.0);
+    let carrier = ScriptedCarrier::new([script]);
+    let view = chat_widget("m", &carrier);
+    view.type_into("ttft-only", "on");
+    view.type_into("run-count", "2");
+    let started_ms = ttft_web::clock::now_ms();
+    send_and_wait(&view).await;
+    wait_for_rows(&view, 2).await;
+    let took_ms = ttft_web::clock::now_ms() - started_ms;
+    assert!(took_ms < 5_000.0, "both runs ended at their first token: {took_ms} ms");
+    for number in [1, 2] {
+        let row = &view.find_all("run-row")[number - 1];
+        assert_eq!(row.get_attribute("data-outcome").as_deref(), Some("ok"));
+        let outcome = row
+            .query_selector("[data-testid=run-outcome]")
+            .unwrap()
+            .unwrap()
+            .text_content()
+            .unwrap_or_default();
+        assert!(outcome.contains("TTFT only"), "{outcome}");
+        assert_eq!(cell(&view, number, "ttfa_ms"), "100.0");
+        assert_eq!(cell(&view, number, "e2e_ms"), "—", "an aborted stream has no end");
+    }
+    let answer = view.text("answer");
+    assert!(answer.len() < 40, "only the first tokens were shown: {answer:?}");
+}
+
+#[wasm_bindgen_test]
+async fn a_long_answer_is_laid_out_in_blocks_that_read_as_one_text() {
+    with_page_style();
+    // About 19 KB in paragraphs of 50 tokens, in 200 reads.
+    let mut answer = String::new();
+    let mut events = String::new();
+    for index in 0..4000 {
+        let token = if index > 0 && index % 50 == 0 {
+            format!("\n\nt{index}")
+        } else {
+            format!(" t{index}")
+        };
+        answer.push_str(&token);
+        events.push_str(&content(&token));
+    }
+    events.push_str(&finish());
+    let pieces: Vec<String> = events
+        .as_bytes()
+        .chunks(events.len() / 200 + 1)
+        .map(|piece| String::from_utf8(piece.to_vec()).unwrap())
+        .collect();
+    let role_event = role();
+    let mut reads: Vec<(f64, &str)> = vec![(6.0, role_event.as_str())];
+    reads.extend(
+        pieces
+            .iter()
+            .enumerate()
+            .map(|(index, piece)| (10.0 + index as f64, piece.as_str())),
+    );
+    let carrier = ScriptedCarrier::new([Script::event_stream(5.0, &reads, 300.0)]);
+    let view = chat_widget("m", &carrier);
+    send_and_wait(&view).await;
+    // The pane draws a frame's share at a time: wait until it holds everything.
+    view.until_text("answer", |text| text.len() >= answer.trim().len(), RUN_END_MS)
+        .await;
+    let pane = view.get("answer");
+    assert_eq!(
+        pane.text_content().unwrap_or_default(),
+        answer,
+        "the pane holds the answer, character for character"
+    );
+    let blocks = pane.query_selector_all(".chunk").unwrap().length();
+    assert!(blocks >= 3, "{blocks} blocks of about 4 KB");
+    // The same text as one text node in an identical pane lays out to the same height.
+    let document = web_sys::window().unwrap().document().unwrap();
+    let single = document.create_element("pre").unwrap();
+    single.set_class_name("pane");
+    single.set_text_content(Some(&answer));
+    pane.after_with_node_1(&single).unwrap();
+    let (height, single_height) = (pane.scroll_height(), single.scroll_height());
+    single.remove();
+    assert_eq!(height, single_height, "blocks start at line breaks: one text's layout");
+}
