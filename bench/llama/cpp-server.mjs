@@ -17,7 +17,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ROOT, readRows, run, runSeries, sleep } from '../lib.mjs';
-import { captureRequests, column, freePort, isMeasured, median, numberIn, openExperiments, runExperiment } from './section.mjs';
+import { captureRequests, column, freePort, isMeasured, median, numberIn, openExperiments, runExperiment } from './shared.mjs';
 
 const PYTHON = process.env.BENCH_PYTHON || path.join(ROOT, 'bench', '.venv', 'bin', 'python');
 /** The app's storage slot of runs (web/shared/src/persist.rs RUNS_SLOT; the export schema). */
