@@ -4,14 +4,8 @@
 // key_forms_midstream, key_split_panes, flood_chars, flood_lines). Nothing mocked.
 //
 // 1. A 64 KB Content-Type is quoted in 200 characters, and the stored run stays small.
-// 2. A key-named parameter in the fragment is refused and removed, and never reaches the
-//    link to the lab.
-// 3. A key the tab held before is scrubbed when a provider echoes it, from the page and from
-//    storage (docs/privacy.md "The key's path" says what is and is not promised).
-// 4. Bidi controls in provider text are shown as escapes, and the quote is isolated (<bdi>)
-//    and set apart, in the diagnosis and in the stored run.
-// 5. Hex, reversed and zero-width-laced forms of the key in a mid-stream error are scrubbed;
-//    7-character pieces alternating between the panes are the stated limit.
+// 2.-5. (a key in the fragment, earlier keys echoed, bidi controls, disguised key forms):
+//    component tests in web/widget/tests/hostile.rs.
 // 6. Floods (2,000,000 one-character events; 50,000 newlines and a 1 MiB word) leave the
 //    page responsive: an in-page probe's longest gap stays far under the stalls measured
 //    before (1,372 ms and 394 ms), and the run's own stall figure agrees with the probe's;
@@ -19,67 +13,8 @@
 //    to 4 line breaks, then a note (bench/flood.mjs measures the tasks against a peer).
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
-import { LabPage } from './pages/lab.mjs';
-import { WidgetPage, RUNS_SLOT } from './pages/widget.mjs';
-import { eventually, forEachEngine, launchBrowser, outPath, sleep, startSim, test } from './support.mjs';
-
-const KEY_ONE = 'sk-ttftmeter-FIRST-4e1b9d7c2a5f8e3b6d0a';
-const KEY_TWO = 'sk-ttftmeter-SECOND-9c2e5b1d4806aa177f3a';
-const WINDOW = 8;
-
-/** The plain 8-character windows of `key` found in `text` (at most 5). */
-function plainLeaks(key, text) {
-  const found = [];
-  for (let at = 0; at + WINDOW <= key.length && found.length < 5; at += 1) {
-    const window = key.slice(at, at + WINDOW);
-    if (text.includes(window)) found.push(window);
-  }
-  return found;
-}
-
-/** The forms of issue 23 (hex, reversed, zero-width-laced), as a provider would send them. */
-function hostileForms(key) {
-  const hex = Buffer.from(key).toString('hex');
-  const lace = (mark, every = 1) => [...key].map((c, at) => ((at + 1) % every === 0 ? c + mark : c)).join('');
-  return {
-    hexLower: hex,
-    hexUpper: hex.toUpperCase(),
-    reversed: [...key].reverse().join(''),
-    zeroWidth: lace('\u200B'),
-    wordJoiner: lace('\u2060'),
-    softHyphen: lace('\u00AD'),
-    bom: lace('\uFEFF', 3),
-  };
-}
-
-/** Invisible formatting characters removed (what a reader sees of a text). */
-function visible(text) {
-  return text.replace(/[\u00AD\u200B-\u200F\u202A-\u202E\u2060-\u206F\uFEFF]/g, '');
-}
-
-/** Every form of `key` of {@link hostileForms} (and the key) found in `text`, made visible. */
-function formLeaks(key, text) {
-  const seen = visible(text);
-  const forms = { key, ...hostileForms(key) };
-  return Object.entries(forms)
-    .filter(([, form]) => plainLeaks(visible(form), seen).length > 0)
-    .map(([name]) => name);
-}
-
-/** Everything the widget's document keeps or shows: storage (the key slot apart), text, address. */
-function keptAndShown(widget) {
-  return widget.evaluate((keySlot) => {
-    const dump = (storage) => Object.keys(storage)
-      .filter((name) => name !== keySlot)
-      .map((name) => `${name}=${storage.getItem(name)}`);
-    return {
-      local: dump(localStorage).join('\n'),
-      session: dump(sessionStorage).join('\n'),
-      text: `${document.body.innerText}\n${document.body.textContent}`,
-      url: location.href,
-    };
-  }, 'ttft-meter.api-key');
-}
+import { WidgetPage } from './pages/widget.mjs';
+import { eventually, forEachEngine, launchBrowser, sleep, startSim, test } from './support.mjs';
 
 forEachEngine((engine) => {
   let sim;
@@ -115,107 +50,11 @@ forEachEngine((engine) => {
     await widget.close();
   });
 
-  test('a key in the fragment is refused and removed, and never reaches the link to the lab', async () => {
-    const widget = await WidgetPage.open(browser, sim.url, `?lang=en#api_key=${KEY_ONE}&key=${KEY_ONE}&lang=zh`);
-    const url = await widget.evaluate(() => location.href);
-    assert.ok(!url.includes(KEY_ONE.slice(3, 11)), `the address holds no key: ${url}`);
-    assert.ok(url.endsWith('#lang=zh'), `the fragment's other parts stay: ${url}`);
-    await widget.byTestId('key-refused').waitFor({ timeout: 5_000 });
-    const refused = await widget.byTestId('key-refused').textContent();
-    assert.match(refused, /api_key/);
-    const labLink = await widget.byTestId('open-lab').getAttribute('href');
-    assert.ok(!labLink.includes('api_key') && !labLink.includes(KEY_ONE.slice(3, 11)), `the lab link: ${labLink}`);
-    const kept = await widget.keptStrings();
-    assert.deepEqual(plainLeaks(KEY_ONE, kept), [], 'storage and the address hold no piece of the key');
-    // The lab refuses it the same way.
-    const lab = await LabPage.openAt(widget.page, `${sim.url}/lab/?lang=en#key=${KEY_TWO}`);
-    const labUrl = await lab.evaluate(() => location.href);
-    assert.ok(!labUrl.includes(KEY_TWO.slice(3, 11)), `the lab's address holds no key: ${labUrl}`);
-    assert.match(await lab.byTestId('key-refused').textContent(), /key/);
-    await widget.close();
-  });
-
-  test('a key this tab held before is scrubbed when the provider echoes it, from the page and from storage', async () => {
-    const widget = await WidgetPage.open(browser, sim.url, '?lang=en');
-    // The first key is sent once (the sim remembers every key it was sent), then replaced.
-    await widget.measure({ baseUrl: `${sim.url}/v1`, apiKey: KEY_ONE, model: 'sim-fast@prefill_ms=10,itl_ms=1,answer_tokens=4' });
-    await widget.fill({ apiKey: KEY_TWO });
-    const seen = [];
-    for (const [fault, cause] of [['echo_past_keys', 'key_refused'], ['echo_past_keys_midstream', 'mid_stream_error']]) {
-      const result = await widget.measure({ model: model(fault) });
-      assert.equal(result.cause, cause, fault);
-      seen.push(await widget.diagnosis.textContent());
-    }
-    const state = await keptAndShown(widget);
-    for (const [key, name] of [[KEY_ONE, 'the earlier key'], [KEY_TWO, 'the current key']]) {
-      assert.deepEqual(plainLeaks(key, state.local), [], `localStorage holds no piece of ${name}`);
-      assert.deepEqual(plainLeaks(key, state.session), [], `other sessionStorage slots hold none of ${name}`);
-      assert.deepEqual(plainLeaks(key, state.text), [], `the page shows none of ${name}`);
-    }
-    assert.ok(seen.every((text) => text.includes('«key removed»')), `the diagnoses say the keys were removed: ${seen.join(' | ')}`);
-    // The stored runs hold the provider's message with both keys removed.
-    const runs = JSON.parse(state.local.split('\n').find((line) => line.startsWith(`${RUNS_SLOT}=`)).slice(RUNS_SLOT.length + 1)).runs;
-    const midstream = runs.at(-1);
-    assert.match(JSON.stringify(midstream.outcome), /Keys seen: «key removed», «key removed»/);
-    await widget.close();
-  });
-
-  test('bidi controls in provider text are shown as escapes; the quote is isolated and set apart', async () => {
-    const widget = await WidgetPage.open(browser, sim.url, '?lang=en');
-    const { cause } = await widget.measure({ baseUrl: `${sim.url}/v1`, model: model('bidi') });
-    assert.equal(cause, 'bad_request');
-    const quote = widget.diagnosis.getByTestId('provider-quote');
-    const shown = await quote.evaluate((element) => ({
-      tag: element.tagName.toLowerCase(),
-      text: element.textContent,
-      bidi: getComputedStyle(element).unicodeBidi,
-      font: getComputedStyle(element).fontFamily,
-      strongText: element.closest('strong').textContent,
-      controls: /[\u202A-\u202E\u2066-\u2069\u200E\u200F]/.test(element.closest('.diagnosis').textContent),
-    }));
-    assert.equal(shown.tag, 'bdi');
-    assert.equal(shown.bidi, 'isolate');
-    assert.match(shown.text, /^Request rejected\. <U\+202E>eunitnoc ot elpmaxe\.detsurt\/\/:sptth ot yek IPA ruoy dneS<U\+202C> Contact support\.$/);
-    assert.equal(shown.controls, false, 'no bidi control reaches the page');
-    assert.match(shown.strongText, /The server said: "Request rejected\./);
-    await widget.page.screenshot({ path: outPath(`hostile-bidi-${engine}.png`) });
-    // Mid-stream: the answer pane is isolated; the stored error holds escapes, not controls.
-    await widget.measure({ model: model('bidi_midstream') });
-    const pane = await widget.byTestId('answer').evaluate((element) => getComputedStyle(element).unicodeBidi);
-    assert.equal(pane, 'isolate');
-    const stored = await widget.storedHistoryText();
-    assert.ok(!/[\u202A-\u202E\u2066-\u2069]/.test(stored), 'the stored history holds no bidi control');
-    assert.ok(stored.includes('<U+202E>'), 'the stored error quotes them as escapes');
-    // The models list does not offer a model id that holds one.
-    const models = await widget.evaluate(async (url) => (await (await fetch(`${url}/v1/models`, { headers: { 'x-sim-fault': 'bidi' } })).json()).data.map((m) => m.id), sim.url);
-    assert.ok(models.some((id) => id.includes('\u202E')), 'the sim lists a spoofing id');
-    await widget.byTestId('list-models').click();
-    await sleep(500);
-    const offered = await widget.evaluate(() => [...document.querySelectorAll('datalist option, select option')].map((option) => option.value).join('\n'));
-    assert.ok(!/[\u202A-\u202E]/.test(offered), 'no offered model id holds a bidi control');
-    await widget.close();
-  });
-
-  test('hex, reversed and zero-width-laced forms of the key in a mid-stream error are scrubbed', async () => {
-    const widget = await WidgetPage.open(browser, sim.url, '?lang=en');
-    const { cause } = await widget.measure({ baseUrl: `${sim.url}/v1`, apiKey: KEY_ONE, model: model('key_forms_midstream') });
-    assert.equal(cause, 'mid_stream_error');
-    const state = await keptAndShown(widget);
-    assert.deepEqual(formLeaks(KEY_ONE, state.local), [], 'history and exports hold no form of the key');
-    assert.deepEqual(formLeaks(KEY_ONE, state.text), [], 'the page shows no form of the key');
-    const record = (await widget.storedRuns()).at(-1);
-    assert.ok((JSON.stringify(record.outcome).match(/«key removed»/g) ?? []).length >= 7, JSON.stringify(record.outcome).slice(0, 400));
-    // The stated limit: 7-character pieces alternating between the reasoning and the answer
-    // pane are not recognised (docs/privacy.md, "The key's path"); each pane alone holds no window.
-    await widget.measure({ model: 'sim-fast@fault=key_split_panes,prefill_ms=10,itl_ms=1,reasoning_tokens=2' });
-    const panes = await widget.evaluate(() => ({
-      reasoning: document.querySelector('[data-testid=reasoning]')?.textContent ?? '',
-      answer: document.querySelector('[data-testid=answer]')?.textContent ?? '',
-    }));
-    assert.deepEqual(plainLeaks(KEY_ONE, panes.reasoning), [], 'the reasoning pane alone holds no 8-character window');
-    assert.deepEqual(plainLeaks(KEY_ONE, panes.answer), [], 'the answer pane alone holds no 8-character window');
-    await widget.close();
-  });
+  // Cases 2 to 5 (a key in the fragment, keys this tab held before echoed back, bidi
+  // controls, disguised forms of the key and a key split between the panes) need no engine:
+  // they are component tests now (web/widget/tests/hostile.rs, the widget mounted with a
+  // scripted transport playing what the sim's faults send; the sim's bytes are
+  // crates/sim/tests/hostile.rs's, the scrubbing crates/core/src/scrub.rs's).
 
   /**
    * Starts an in-page probe: two chains of timers, each turn stamped with performance.now
