@@ -1,0 +1,224 @@
+//! "Where the wait went", as the widget shows it after a run: real providers' captured
+//! streams (tests/fixtures/sse/accounts, with their EXPECTED.json) replayed by a
+//! [`ScriptedCarrier`] with the first answer at a scripted instant, so each part the view
+//! shows is checked against the transcript's oracle and the script. The parts' arithmetic
+//! is crates/core/tests/breakdown.rs's; the headers a browser reads (Server-Timing,
+//! LiteLLM's) and the network parts stay end to end (e2e/wait.test.mjs).
+#![cfg(target_arch = "wasm32")]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::rc::Rc;
+
+use leptos::prelude::*;
+use ttft_core::config::UrlConfig;
+use ttft_web::testing::{clear_storage, mount, until, Mounted};
+use ttft_web::transport::scripted::{Script, ScriptedCarrier};
+use ttft_web::transport::SharedCarrier;
+use ttft_widget::WidgetApp;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// The captured streams and their oracle (copied from the providers' own answers; sources in
+/// tests/fixtures/sse/accounts/README.md).
+const FIXTURES: [(&str, &str); 7] = [
+    (
+        "groq_usage_on_finish_chunk_elided.sse",
+        include_str!("../../../tests/fixtures/sse/accounts/groq_usage_on_finish_chunk_elided.sse"),
+    ),
+    (
+        "groq_x_groq_only_2024.sse",
+        include_str!("../../../tests/fixtures/sse/accounts/groq_x_groq_only_2024.sse"),
+    ),
+    (
+        "groq_x_groq_usage.sse",
+        include_str!("../../../tests/fixtures/sse/accounts/groq_x_groq_usage.sse"),
+    ),
+    (
+        "llamacpp_server_timings.sse",
+        include_str!("../../../tests/fixtures/sse/accounts/llamacpp_server_timings.sse"),
+    ),
+    (
+        "llamacpp_timings_documented.sse",
+        include_str!("../../../tests/fixtures/sse/accounts/llamacpp_timings_documented.sse"),
+    ),
+    (
+        "llamacpp_timings_finish_chunk.sse",
+        include_str!("../../../tests/fixtures/sse/accounts/llamacpp_timings_finish_chunk.sse"),
+    ),
+    (
+        "sambanova_usage_timing.sse",
+        include_str!("../../../tests/fixtures/sse/accounts/sambanova_usage_timing.sse"),
+    ),
+];
+const EXPECTED: &str = include_str!("../../../tests/fixtures/sse/accounts/EXPECTED.json");
+
+/// The one transcript with no answer text (a tool call only).
+const TOOL_CALLS_ONLY: &str = "groq_x_groq_only_2024.sse";
+
+/// When the transcript's events arrive (ms after the request left): all at once, so the
+/// first answer token is at this instant (and the server's account, in the last events,
+/// right after).
+const ARRIVAL_MS: f64 = 500.0;
+
+fn widget(carrier: &ScriptedCarrier) -> Mounted {
+    clear_storage();
+    let config = UrlConfig::from_pairs([
+        ("base_url", "http://127.0.0.1:9/v1"),
+        ("protocol", "chat"),
+        ("model", "m"),
+        ("lang", "en"),
+    ]);
+    let carrier: SharedCarrier = Rc::new(carrier.clone());
+    mount(move || view! { <WidgetApp config=config carrier=carrier /> })
+}
+
+/// A transcript as one read at `at_ms`, its stream's end right after.
+fn replay(transcript: &str, at_ms: f64) -> Script {
+    Script::event_stream(5.0, &[(at_ms, transcript)], at_ms + 1.0)
+}
+
+async fn send(view: &Mounted, rows: usize) {
+    view.click("send");
+    until(
+        "the run ended",
+        || {
+            let shown = view.find_all("run-row").len();
+            let idle = view.get("stop").has_attribute("disabled");
+            (shown >= rows && idle)
+                .then_some(())
+                .ok_or_else(|| format!("{shown} rows, idle {idle}"))
+        },
+        10_000.0,
+    )
+    .await
+    .unwrap();
+}
+
+/// The run panel's wait view's part `part` (the first view: the run detail below the table
+/// shows the same run again): its `data-ms` and `data-source`, when shown.
+fn part(view: &Mounted, part: &str) -> Option<(f64, String)> {
+    let item = view
+        .get("wait")
+        .query_selector(&format!("[data-testid=wait-parts] li[data-part={part}]"))
+        .unwrap()?;
+    Some((
+        item.get_attribute("data-ms").unwrap().parse().unwrap(),
+        item.get_attribute("data-source").unwrap_or_default(),
+    ))
+}
+
+#[wasm_bindgen_test]
+async fn each_servers_own_account_is_shown_as_its_parts() {
+    let expected: serde_json::Value = serde_json::from_str(EXPECTED).unwrap();
+    let carrier = ScriptedCarrier::new(
+        FIXTURES
+            .iter()
+            .map(|(_, transcript)| replay(transcript, ARRIVAL_MS)),
+    );
+    let view = widget(&carrier);
+    for (rows, (name, _)) in FIXTURES.iter().enumerate() {
+        send(&view, rows + 1).await;
+        let oracle = &expected[*name];
+        if *name == TOOL_CALLS_ONLY {
+            // Tool calls, no answer text: no first answer token, so no wait to break down.
+            assert!(view.find("wait").is_none(), "{name}: no answer, no breakdown");
+            continue;
+        }
+        let wait = view
+            .find("wait")
+            .unwrap_or_else(|| panic!("{name}: no wait shown"));
+        let ttfa_ms: f64 = wait.get_attribute("data-ttfa-ms").unwrap().parse().unwrap();
+        assert_eq!(ttfa_ms, ARRIVAL_MS, "{name}: the first answer at the script's instant");
+        // Each part the server reported, as its account says (to the view's microsecond).
+        for (code, field) in [("queue", "queue_ms"), ("prompt", "prompt_ms")] {
+            match oracle[field].as_f64() {
+                Some(reported_ms) => {
+                    let (shown_ms, source) =
+                        part(&view, code).unwrap_or_else(|| panic!("{name}: no {code} part"));
+                    assert!(
+                        (shown_ms - reported_ms).abs() < 0.001,
+                        "{name}: {code} {shown_ms} ms, the account says {reported_ms}"
+                    );
+                    assert_eq!(source, "server_reported", "{name}: {code}");
+                }
+                None => assert!(part(&view, code).is_none(), "{name}: no {code} was reported"),
+            }
+        }
+        // SambaNova reports its own time to first token: the server's part is reported.
+        if oracle["ttft_ms"].as_f64().is_some() {
+            let (_, source) = part(&view, "server").expect("a server part");
+            assert_eq!(source, "server_reported", "{name}");
+        }
+        // The parts of the arrival add up to it.
+        // The run panel's view (the run detail below the table shows the same run again).
+        let items = wait
+            .query_selector_all("[data-testid=wait-parts] li[data-part]")
+            .unwrap();
+        let sum_ms: f64 = (0..items.length())
+            .filter_map(|index| items.item(index))
+            .filter_map(|node| {
+                let item: web_sys::Element = wasm_bindgen::JsCast::unchecked_into(node);
+                let code = item.get_attribute("data-part")?;
+                let counted = !matches!(code.as_str(), "browser" | "paint");
+                counted.then(|| item.get_attribute("data-ms")?.parse::<f64>().ok())?
+            })
+            .sum();
+        assert!(
+            (sum_ms - ARRIVAL_MS).abs() < 0.01,
+            "{name}: the parts sum to {sum_ms}, the wait was {ARRIVAL_MS}"
+        );
+        assert_ne!(
+            wait.get_attribute("data-server-claim-rejected").as_deref(),
+            Some("true"),
+            "{name}: a claim within the wait is believed"
+        );
+    }
+}
+
+/// A Groq-style stream whose account says `queue_ms` of queue and `prompt_ms` of prompt.
+fn groq_account(queue_ms: f64, prompt_ms: f64) -> String {
+    let usage = serde_json::json!({
+        "queue_time": queue_ms / 1000.0, "prompt_tokens": 20, "prompt_time": prompt_ms / 1000.0,
+        "completion_tokens": 4, "completion_time": 0.009, "total_tokens": 24, "total_time": 0.02,
+    });
+    let chunk = |delta: serde_json::Value, finish: Option<&str>, usage: Option<&serde_json::Value>| {
+        let mut chunk = serde_json::json!({
+            "id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "m",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+            "x_groq": {"id": "req_1"},
+        });
+        if let Some(usage) = usage {
+            chunk["x_groq"]["usage"] = usage.clone();
+            chunk["usage"] = usage.clone();
+        }
+        format!("data: {chunk}\n\n")
+    };
+    format!(
+        "{}{}{}data: [DONE]\n\n",
+        chunk(serde_json::json!({"role": "assistant", "content": ""}), None, None),
+        chunk(serde_json::json!({"content": "Hi"}), None, None),
+        chunk(serde_json::json!({}), Some("stop"), Some(&usage)),
+    )
+}
+
+#[wasm_bindgen_test]
+async fn the_verdict_names_the_largest_reported_part_and_says_what_to_do() {
+    // Queue 900 of a 1,000 ms wait, then prompt 800 of 1,000: the verdict follows.
+    let carrier = ScriptedCarrier::new([
+        replay(&groq_account(900.0, 20.0), 1_000.0),
+        replay(&groq_account(20.0, 800.0), 1_000.0),
+    ]);
+    let view = widget(&carrier);
+    send(&view, 1).await;
+    assert_eq!(view.attribute("wait", "data-verdict").as_deref(), Some("queue"));
+    let queue_verdict = view.text("wait-verdict");
+    send(&view, 2).await;
+    assert_eq!(view.attribute("wait", "data-verdict").as_deref(), Some("prompt"));
+    let prompt_verdict = view.text("wait-verdict");
+    assert_ne!(queue_verdict, prompt_verdict, "each verdict says its own remedy");
+    for verdict in [&queue_verdict, &prompt_verdict] {
+        assert!(verdict.len() > 30, "a verdict with a remedy: {verdict}");
+    }
+    assert_eq!(part(&view, "prompt").map(|(ms, _)| ms), Some(800.0));
+}
