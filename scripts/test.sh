@@ -56,6 +56,9 @@ cargo test -p ttft-web --target wasm32-unknown-unknown
 # Apart from ttft-web: the widget builds ttft-core with `zh-on-demand` (Chinese loaded from
 # zh.json), ttft-web's own tests with the Chinese column compiled in.
 cargo test -p ttft-widget --target wasm32-unknown-unknown
+# The lab's components (web/lab/tests): experiments played by a scripted carrier, the lab's
+# questions to the server (context windows, token counts) answered by the sim above.
+cargo test -p ttft-lab-page --target wasm32-unknown-unknown
 kill "$sim_pid"; sim_pid=""
 
 step "trunk build --release"
