@@ -12,7 +12,7 @@ import { DIST, ROOT } from './support.mjs';
  * or not. `server.close()` alone waits for the connections a browser keeps open: a Chromium
  * connection kept to a test's server can hold the suite for minutes after its test.
  */
-export function closeServer(server) {
+function closeServer(server) {
   const closed = new Promise((resolve) => server.close(() => resolve()));
   server.closeAllConnections();
   return closed;

@@ -221,21 +221,13 @@ export const SAME_INSTANT_MS = 0.01;
 export const TIMER_STEP = { floatBelow: 0.99, slowLoopAbove: 1.5, readoutAbove: 1.01, exportedAtMostMs: 0.1 };
 
 /**
- * Fits of the lab's experiments against the sim's timing model (crates/sim/README.md): a
- * coefficient fitted over the runs of a sweep is within `share` of the model's (the tails'
- * p50 within `tailsShare`: four runs in flight share the machine); a fitted intercept within
- * [model − earlyMs, model + lateMs] (a line through runs that are each late by their
- * scheduling lies above the model by about that, and may cross the axis a little under it);
- * a p50 of three runs within [model, model + p50LateMs); a difference the model says is zero
- * below `noiseMs`; a share of the wait within `shareOfWait` of the model's.
+ * The lab's experiments against the sim's timing model (crates/sim/README.md): a p50 of
+ * three runs within [model, model + p50LateMs); the tails' p50 within `tailsShare` of the
+ * model's (four runs in flight share the machine).
  */
 export const FIT = {
-  share: 0.1,
   tailsShare: 0.15,
-  intercept: { earlyMs: 10, lateMs: 60 },
   p50LateMs: 80,
-  noiseMs: 50,
-  shareOfWait: 0.05,
 };
 
 /** Whether `actual` is within `share` (a fraction) of `expected`. */

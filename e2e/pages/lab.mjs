@@ -60,11 +60,6 @@ export class LabPage extends WidgetPage {
     return Number(value);
   }
 
-  /** A data-* attribute of the experiment's report, as text. */
-  async reportAttribute(name) {
-    return this.byTestId('exp-report').getAttribute(`data-${name}`);
-  }
-
   /** The code of the experiment's verdict. */
   async verdict() {
     return this.byTestId('exp-verdict').getAttribute('data-verdict');
@@ -83,10 +78,5 @@ export class LabPage extends WidgetPage {
   /** The experiment table's cells, row by row, as shown. */
   async experimentCells() {
     return this.experimentRows.evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent)));
-  }
-
-  /** The experiment's notes, as one text. */
-  async experimentNotes() {
-    return (await this.byTestId('exp-notes').allTextContents()).join(' ');
   }
 }
