@@ -276,7 +276,48 @@ macro_rules! texts {
             pub const $name: $crate::text::Text =
                 $crate::text::Text::declare($en, $zh, $catalogue, __TextIndex::$name as u16);
         )*
+        /// Every text of this catalogue with its name, in order (for the check that each has
+        /// its Chinese column, [`untranslated`](crate::text::untranslated)).
+        #[allow(dead_code)]
+        pub const ALL: &[(&str, $crate::text::Text)] = &[$((stringify!($name), $name)),*];
     };
+}
+
+/// The texts of a catalogue ([`texts!`](crate::texts)' `ALL`) whose Chinese column is
+/// missing: empty (but for a separator, blank in English too), the same as the English
+/// (unless `same_in_both` names it: a code, a unit), or not filling the same
+/// `{placeholders}`. Each as `NAME: why`.
+#[cfg(not(feature = "zh-on-demand"))]
+pub fn untranslated(all: &[(&str, Text)], same_in_both: &[&str]) -> Vec<String> {
+    fn placeholders(text: &str) -> Vec<&str> {
+        let mut names: Vec<&str> = text
+            .split('{')
+            .skip(1)
+            .filter_map(|rest| rest.split_once('}').map(|(name, _)| name))
+            .filter(|name| {
+                !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            })
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        names
+    }
+    all.iter()
+        .filter_map(|(name, text)| {
+            let (en, zh) = (text.en, text.zh);
+            // A separator (English's space between words, none in Chinese) may be empty.
+            let why = if zh.trim().is_empty() && !en.trim().is_empty() {
+                "no Chinese"
+            } else if zh == en && !same_in_both.contains(name) {
+                "the Chinese is the English"
+            } else if placeholders(en) != placeholders(zh) {
+                "the Chinese fills other placeholders"
+            } else {
+                return None;
+            };
+            Some(format!("{name}: {why} ({en:?} / {zh:?})"))
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -219,3 +219,27 @@ async fn a_refused_form_says_which_field_and_sends_nothing() {
     .unwrap();
     assert_eq!(carrier.sent().len(), 1);
 }
+
+#[wasm_bindgen_test]
+fn every_page_text_has_its_chinese_column() {
+    // ttft-web's catalogue (both pages' shared texts); the widget's and the lab page's are
+    // checked in their own packages' tests, ttft-core's and ttft-lab's natively.
+    // Codes, protocol and API names, and the switch that names both languages in itself.
+    let same_in_both = [
+        "COLUMN_NETWORK_SETUP",
+        "COLUMN_HTTP",
+        "CONNECTION_UNKNOWN",
+        "LANGUAGE_SWITCH",
+        "MAX_TOKENS",
+        "NETWORK_TIMING_VISIBLE",
+        "OUTCOME_HTTP_STATUS",
+    ];
+    let missing = ttft_core::text::untranslated(t::ALL, &same_in_both);
+    assert!(
+        missing.is_empty(),
+        "{} texts:\n{}",
+        missing.len(),
+        missing.join("\n")
+    );
+    assert!(t::ALL.len() > 50, "{}", t::ALL.len());
+}
