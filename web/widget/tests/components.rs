@@ -129,7 +129,9 @@ async fn wait_for_rows(view: &Mounted, rows: usize) {
             if shown >= rows && (state == "done" || state == "failed") && !stop_enabled {
                 Ok(())
             } else {
-                Err(format!("{shown} rows, status {state}, stop enabled {stop_enabled}"))
+                Err(format!(
+                    "{shown} rows, status {state}, stop enabled {stop_enabled}"
+                ))
             }
         },
         RUN_END_MS,
@@ -636,7 +638,9 @@ async fn the_answer_pane_stays_where_the_first_token_appears_across_a_series() {
 
 /// Every 8-character window of `key`: a place that holds any of them holds a piece of it.
 fn key_windows(key: &str) -> Vec<&str> {
-    (0..=key.len() - 8).map(|start| &key[start..start + 8]).collect()
+    (0..=key.len() - 8)
+        .map(|start| &key[start..start + 8])
+        .collect()
 }
 
 #[wasm_bindgen_test]
@@ -666,7 +670,12 @@ async fn the_key_is_sent_and_lives_in_session_storage_only() {
     let storage_text = |storage: web_sys::Storage| {
         (0..storage.length().unwrap())
             .filter_map(|index| storage.key(index).unwrap())
-            .map(|name| format!("{name}={}", storage.get_item(&name).unwrap().unwrap_or_default()))
+            .map(|name| {
+                format!(
+                    "{name}={}",
+                    storage.get_item(&name).unwrap().unwrap_or_default()
+                )
+            })
             .collect::<Vec<_>>()
             .join("\n")
     };
@@ -680,7 +689,10 @@ async fn the_key_is_sent_and_lives_in_session_storage_only() {
     // The page's markup without the key field's own value (an input's value is not markup).
     let markup = document.document_element().unwrap().outer_html();
     let places = [
-        ("localStorage", storage_text(window.local_storage().unwrap().unwrap())),
+        (
+            "localStorage",
+            storage_text(window.local_storage().unwrap().unwrap()),
+        ),
         ("cookies", cookies),
         ("the address", window.location().href().unwrap()),
         ("the page's text", view.root.inner_text()),
@@ -692,7 +704,10 @@ async fn the_key_is_sent_and_lives_in_session_storage_only() {
         }
     }
     let note = view.text("key-note");
-    assert!(note.contains('…') && note.contains("cdef"), "the key is shown masked: {note}");
+    assert!(
+        note.contains('…') && note.contains("cdef"),
+        "the key is shown masked: {note}"
+    );
     view.click("forget-key");
     ttft_web::testing::frames(1).await;
     let session = storage_text(window.session_storage().unwrap().unwrap());
@@ -704,7 +719,12 @@ async fn the_key_is_sent_and_lives_in_session_storage_only() {
 async fn ttft_only_stops_each_run_at_its_first_answer_token() {
     // 200 answer tokens 50 ms apart would take 10 s; TTFT-only ends at the first (100 ms).
     let tokens: Vec<(f64, String)> = (0..200)
-        .map(|index| (100.0 + 50.0 * f64::from(index), content(&format!("w{index} "))))
+        .map(|index| {
+            (
+                100.0 + 50.0 * f64::from(index),
+                content(&format!("w{index} ")),
+            )
+        })
         .collect();
     let mut reads: Vec<(f64, &str)> = vec![(5.0, "")];
     let role_event = role();
@@ -719,7 +739,10 @@ async fn ttft_only_stops_each_run_at_its_first_answer_token() {
     send_and_wait(&view).await;
     wait_for_rows(&view, 2).await;
     let took_ms = ttft_web::clock::now_ms() - started_ms;
-    assert!(took_ms < 5_000.0, "both runs ended at their first token: {took_ms} ms");
+    assert!(
+        took_ms < 5_000.0,
+        "both runs ended at their first token: {took_ms} ms"
+    );
     for number in [1, 2] {
         let row = &view.find_all("run-row")[number - 1];
         assert_eq!(row.get_attribute("data-outcome").as_deref(), Some("ok"));
@@ -731,10 +754,17 @@ async fn ttft_only_stops_each_run_at_its_first_answer_token() {
             .unwrap_or_default();
         assert!(outcome.contains("TTFT only"), "{outcome}");
         assert_eq!(cell(&view, number, "ttfa_ms"), "100.0");
-        assert_eq!(cell(&view, number, "e2e_ms"), "—", "an aborted stream has no end");
+        assert_eq!(
+            cell(&view, number, "e2e_ms"),
+            "—",
+            "an aborted stream has no end"
+        );
     }
     let answer = view.text("answer");
-    assert!(answer.len() < 40, "only the first tokens were shown: {answer:?}");
+    assert!(
+        answer.len() < 40,
+        "only the first tokens were shown: {answer:?}"
+    );
 }
 
 #[wasm_bindgen_test]
@@ -770,8 +800,12 @@ async fn a_long_answer_is_laid_out_in_blocks_that_read_as_one_text() {
     let view = chat_widget("m", &carrier);
     send_and_wait(&view).await;
     // The pane draws a frame's share at a time: wait until it holds everything.
-    view.until_text("answer", |text| text.len() >= answer.trim().len(), RUN_END_MS)
-        .await;
+    view.until_text(
+        "answer",
+        |text| text.len() >= answer.trim().len(),
+        RUN_END_MS,
+    )
+    .await;
     let pane = view.get("answer");
     assert_eq!(
         pane.text_content().unwrap_or_default(),
@@ -788,5 +822,8 @@ async fn a_long_answer_is_laid_out_in_blocks_that_read_as_one_text() {
     pane.after_with_node_1(&single).unwrap();
     let (height, single_height) = (pane.scroll_height(), single.scroll_height());
     single.remove();
-    assert_eq!(height, single_height, "blocks start at line breaks: one text's layout");
+    assert_eq!(
+        height, single_height,
+        "blocks start at line breaks: one text's layout"
+    );
 }

@@ -105,7 +105,12 @@ fn kept(view: &Mounted) -> Kept {
         (0..storage.length().unwrap())
             .filter_map(|index| storage.key(index).unwrap())
             .filter(|name| name != ttft_web::storage::API_KEY_SLOT)
-            .map(|name| format!("{name}={}", storage.get_item(&name).unwrap().unwrap_or_default()))
+            .map(|name| {
+                format!(
+                    "{name}={}",
+                    storage.get_item(&name).unwrap().unwrap_or_default()
+                )
+            })
             .collect::<Vec<_>>()
             .join("\n")
     };
@@ -156,7 +161,8 @@ async fn send(view: &Mounted, rows: usize) {
 }
 
 fn cause(view: &Mounted) -> String {
-    view.attribute("diagnosis", "data-cause").unwrap_or_default()
+    view.attribute("diagnosis", "data-cause")
+        .unwrap_or_default()
 }
 
 fn chat_event(delta: serde_json::Value) -> String {
@@ -209,10 +215,26 @@ async fn keys_this_tab_held_before_are_scrubbed_when_a_provider_echoes_them() {
     }
     let state = kept(&view);
     for (key, name) in [(KEY_ONE, "the earlier key"), (KEY_TWO, "the current key")] {
-        assert_eq!(leaks(key, &state.local), Vec::<String>::new(), "localStorage holds none of {name}");
-        assert_eq!(leaks(key, &state.session), Vec::<String>::new(), "other session slots hold none of {name}");
-        assert_eq!(leaks(key, &state.text), Vec::<String>::new(), "the page shows none of {name}");
-        assert_eq!(leaks(key, &state.url), Vec::<String>::new(), "the address holds none of {name}");
+        assert_eq!(
+            leaks(key, &state.local),
+            Vec::<String>::new(),
+            "localStorage holds none of {name}"
+        );
+        assert_eq!(
+            leaks(key, &state.session),
+            Vec::<String>::new(),
+            "other session slots hold none of {name}"
+        );
+        assert_eq!(
+            leaks(key, &state.text),
+            Vec::<String>::new(),
+            "the page shows none of {name}"
+        );
+        assert_eq!(
+            leaks(key, &state.url),
+            Vec::<String>::new(),
+            "the address holds none of {name}"
+        );
     }
     assert!(
         diagnoses.iter().all(|text| text.contains(REMOVED)),
@@ -284,9 +306,15 @@ async fn bidi_controls_in_provider_text_are_shown_as_escapes_and_the_quote_is_is
         text.chars()
             .any(|c| matches!(c as u32, 0x200E | 0x200F | 0x202A..=0x202E | 0x2066..=0x2069))
     };
-    assert!(!has_control(&view.text("diagnosis")), "no bidi control reaches the diagnosis");
+    assert!(
+        !has_control(&view.text("diagnosis")),
+        "no bidi control reaches the diagnosis"
+    );
     let strong = view.text_of("[data-testid=diagnosis] strong");
-    assert!(strong.contains("The server said: \"Request rejected."), "{strong}");
+    assert!(
+        strong.contains("The server said: \"Request rejected."),
+        "{strong}"
+    );
     // Mid-stream: the answer pane is isolated; the stored error holds escapes, not controls.
     send(&view, 2).await;
     assert_eq!(cause(&view), "mid_stream_error");
@@ -306,8 +334,14 @@ async fn bidi_controls_in_provider_text_are_shown_as_escapes_and_the_quote_is_is
         .iter()
         .map(|run| format!("{}{}", run["outcome"], run["diagnosis"]))
         .collect();
-    assert!(!has_control(&outcomes), "the stored errors hold no bidi control");
-    assert!(outcomes.contains("<U+202E>"), "the stored errors quote them as escapes");
+    assert!(
+        !has_control(&outcomes),
+        "the stored errors hold no bidi control"
+    );
+    assert!(
+        outcomes.contains("<U+202E>"),
+        "the stored errors quote them as escapes"
+    );
     style.remove();
 }
 
@@ -325,8 +359,16 @@ async fn disguised_forms_of_the_key_in_a_mid_stream_error_are_scrubbed() {
     send(&view, 1).await;
     assert_eq!(cause(&view), "mid_stream_error");
     let state = kept(&view);
-    assert_eq!(form_leaks(KEY_ONE, &state.local), Vec::<String>::new(), "history holds no form of the key");
-    assert_eq!(form_leaks(KEY_ONE, &state.text), Vec::<String>::new(), "the page shows no form of the key");
+    assert_eq!(
+        form_leaks(KEY_ONE, &state.local),
+        Vec::<String>::new(),
+        "history holds no form of the key"
+    );
+    assert_eq!(
+        form_leaks(KEY_ONE, &state.text),
+        Vec::<String>::new(),
+        "the page shows no form of the key"
+    );
     let outcome = last_stored_run()["outcome"].to_string();
     assert!(
         outcome.matches(REMOVED).count() >= 7,
@@ -364,7 +406,10 @@ async fn a_key_split_between_the_panes_leaves_no_window_in_either() {
     send(&view, 1).await;
     let reasoning = view.text_of("pre[data-testid=reasoning]");
     let answer = view.text("answer");
-    assert!(!reasoning.is_empty() && !answer.is_empty(), "both panes got pieces");
+    assert!(
+        !reasoning.is_empty() && !answer.is_empty(),
+        "both panes got pieces"
+    );
     assert_eq!(leaks(KEY_ONE, &reasoning), Vec::<String>::new());
     assert_eq!(leaks(KEY_ONE, &answer), Vec::<String>::new());
 }
@@ -387,9 +432,19 @@ async fn a_key_in_the_fragment_is_refused_removed_and_never_reaches_the_lab_link
     // What the page does first: read (and clean) its address.
     let config = ttft_web::embed::read_page_config();
     let url = location.href().unwrap();
-    assert!(leaks(KEY_ONE, &url).is_empty(), "the address holds no key: {url}");
-    assert!(url.ends_with("#lang=zh"), "the fragment's other parts stay: {url}");
-    assert!(config.refused_keys.iter().any(|name| name == "api_key"), "{:?}", config.refused_keys);
+    assert!(
+        leaks(KEY_ONE, &url).is_empty(),
+        "the address holds no key: {url}"
+    );
+    assert!(
+        url.ends_with("#lang=zh"),
+        "the fragment's other parts stay: {url}"
+    );
+    assert!(
+        config.refused_keys.iter().any(|name| name == "api_key"),
+        "{:?}",
+        config.refused_keys
+    );
     let carrier: SharedCarrier = Rc::new(ScriptedCarrier::default());
     let view = mount(move || view! { <WidgetApp config=config carrier=carrier /> });
     view.until_text("key-refused", |text| text.contains("api_key"), 2_000.0)

@@ -122,14 +122,20 @@ async fn each_servers_own_account_is_shown_as_its_parts() {
         let oracle = &expected[*name];
         if *name == TOOL_CALLS_ONLY {
             // Tool calls, no answer text: no first answer token, so no wait to break down.
-            assert!(view.find("wait").is_none(), "{name}: no answer, no breakdown");
+            assert!(
+                view.find("wait").is_none(),
+                "{name}: no answer, no breakdown"
+            );
             continue;
         }
         let wait = view
             .find("wait")
             .unwrap_or_else(|| panic!("{name}: no wait shown"));
         let ttfa_ms: f64 = wait.get_attribute("data-ttfa-ms").unwrap().parse().unwrap();
-        assert_eq!(ttfa_ms, ARRIVAL_MS, "{name}: the first answer at the script's instant");
+        assert_eq!(
+            ttfa_ms, ARRIVAL_MS,
+            "{name}: the first answer at the script's instant"
+        );
         // Each part the server reported, as its account says (to the view's microsecond).
         for (code, field) in [("queue", "queue_ms"), ("prompt", "prompt_ms")] {
             match oracle[field].as_f64() {
@@ -142,7 +148,10 @@ async fn each_servers_own_account_is_shown_as_its_parts() {
                     );
                     assert_eq!(source, "server_reported", "{name}: {code}");
                 }
-                None => assert!(part(&view, code).is_none(), "{name}: no {code} was reported"),
+                None => assert!(
+                    part(&view, code).is_none(),
+                    "{name}: no {code} was reported"
+                ),
             }
         }
         // SambaNova reports its own time to first token: the server's part is reported.
@@ -182,21 +191,26 @@ fn groq_account(queue_ms: f64, prompt_ms: f64) -> String {
         "queue_time": queue_ms / 1000.0, "prompt_tokens": 20, "prompt_time": prompt_ms / 1000.0,
         "completion_tokens": 4, "completion_time": 0.009, "total_tokens": 24, "total_time": 0.02,
     });
-    let chunk = |delta: serde_json::Value, finish: Option<&str>, usage: Option<&serde_json::Value>| {
-        let mut chunk = serde_json::json!({
-            "id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "m",
-            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-            "x_groq": {"id": "req_1"},
-        });
-        if let Some(usage) = usage {
-            chunk["x_groq"]["usage"] = usage.clone();
-            chunk["usage"] = usage.clone();
-        }
-        format!("data: {chunk}\n\n")
-    };
+    let chunk =
+        |delta: serde_json::Value, finish: Option<&str>, usage: Option<&serde_json::Value>| {
+            let mut chunk = serde_json::json!({
+                "id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "m",
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+                "x_groq": {"id": "req_1"},
+            });
+            if let Some(usage) = usage {
+                chunk["x_groq"]["usage"] = usage.clone();
+                chunk["usage"] = usage.clone();
+            }
+            format!("data: {chunk}\n\n")
+        };
     format!(
         "{}{}{}data: [DONE]\n\n",
-        chunk(serde_json::json!({"role": "assistant", "content": ""}), None, None),
+        chunk(
+            serde_json::json!({"role": "assistant", "content": ""}),
+            None,
+            None
+        ),
         chunk(serde_json::json!({"content": "Hi"}), None, None),
         chunk(serde_json::json!({}), Some("stop"), Some(&usage)),
     )
@@ -211,12 +225,21 @@ async fn the_verdict_names_the_largest_reported_part_and_says_what_to_do() {
     ]);
     let view = widget(&carrier);
     send(&view, 1).await;
-    assert_eq!(view.attribute("wait", "data-verdict").as_deref(), Some("queue"));
+    assert_eq!(
+        view.attribute("wait", "data-verdict").as_deref(),
+        Some("queue")
+    );
     let queue_verdict = view.text("wait-verdict");
     send(&view, 2).await;
-    assert_eq!(view.attribute("wait", "data-verdict").as_deref(), Some("prompt"));
+    assert_eq!(
+        view.attribute("wait", "data-verdict").as_deref(),
+        Some("prompt")
+    );
     let prompt_verdict = view.text("wait-verdict");
-    assert_ne!(queue_verdict, prompt_verdict, "each verdict says its own remedy");
+    assert_ne!(
+        queue_verdict, prompt_verdict,
+        "each verdict says its own remedy"
+    );
     for verdict in [&queue_verdict, &prompt_verdict] {
         assert!(verdict.len() > 30, "a verdict with a remedy: {verdict}");
     }
