@@ -110,7 +110,8 @@ fn delta(model: &str, delta: serde_json::Value) -> String {
 
 /// What ttft-sim streams for a Chat Completions `request` (two answer tokens 1 ms apart,
 /// as the e2e sim ran with `itl_ms=1 answer_tokens=2`): the role at once, the first answer
-/// at [`first_answer_ms`], then the finish and the usage chunk with the prompt's tokens.
+/// at [`first_answer_ms`], then the finish and the usage chunk with the prompt's tokens
+/// (none with `stream_usage=0`, as llama-cpp-python).
 fn sim_script(request: &HttpRequest) -> Script {
     let body: serde_json::Value =
         serde_json::from_str(request.body.as_deref().unwrap_or("{}")).unwrap();
@@ -134,6 +135,11 @@ fn sim_script(request: &HttpRequest) -> Script {
             "prompt_tokens_details": {"cached_tokens": 0},
         }}),
     );
+    let usage = if model.contains("stream_usage=0") {
+        String::new()
+    } else {
+        usage
+    };
     let end = format!("{finish}{usage}data: [DONE]\n\n");
     Script::event_stream(
         1.0,
@@ -356,6 +362,39 @@ async fn prompt_length_on_the_linear_sim_fits_its_line_and_shows_the_experiments
     view.type_into("runs-filter", "all");
     ttft_web::testing::frames(1).await;
     assert_eq!(view.find_all("run-row").len(), 8);
+}
+
+// X15: a stream without usage.
+
+#[wasm_bindgen_test]
+async fn without_usage_in_the_stream_the_token_axis_is_the_servers_tokenizer() {
+    // As llama-cpp-python (the sim's stream_usage=0): no usage in any stream, so each run's
+    // prompt tokens are the server's /tokenize count of its size; the fitted cost is still
+    // the sim's 0.5 ms per token, to the token or two between a size's count and a run's
+    // own prompt (its nonce).
+    let carrier = SimModelCarrier::default();
+    let view = lab(
+        "prompt_length",
+        "sim-linear-prefill@stream_usage=0",
+        &carrier,
+    )
+    .await;
+    start(
+        &view,
+        &[
+            ("exp-sizes", "100, 1000, 2000, 4000"),
+            ("exp-repetitions", "1"),
+        ],
+    );
+    ended(&view, "done").await;
+    assert_eq!(figure(&view, "token-source"), "server_tokenizer");
+    let slope = number(&view, "slope-ms-per-token");
+    assert!((slope - 0.5).abs() < 0.005, "slope {slope} ms per token");
+    assert_eq!(
+        view.attribute("exp-verdict", "data-verdict").as_deref(),
+        Some("near_linear")
+    );
+    assert_eq!(carrier.bodies().len(), 4);
 }
 
 // X6: models.
