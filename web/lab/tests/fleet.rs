@@ -43,6 +43,7 @@ const HOST_ORIGIN: &str = "http://127.0.0.1:8123";
 const TYPED_KEY: &str = "sk-fleet-QWERTYZXCVB-7f3k";
 
 /// The ttft-sim the test command started (compile-time, since tests run in the browser).
+#[allow(clippy::option_env_unwrap)]
 fn sim_url() -> &'static str {
     option_env!("TTFT_SIM_URL")
         .expect("TTFT_SIM_URL names a running ttft-sim; run the tests through scripts/test.sh")
@@ -75,9 +76,16 @@ fn lab(extra: &[(&str, &str)], carrier: &ScriptedCarrier) -> Mounted {
 fn is_traceparent(value: &str) -> bool {
     let parts: Vec<&str> = value.split('-').collect();
     let hex = |part: &str, length: usize| {
-        part.len() == length && part.chars().all(|character| matches!(character, '0'..='9' | 'a'..='f'))
+        part.len() == length
+            && part
+                .chars()
+                .all(|character| matches!(character, '0'..='9' | 'a'..='f'))
     };
-    parts.len() == 4 && parts[0] == "00" && hex(parts[1], 32) && hex(parts[2], 16) && parts[3] == "01"
+    parts.len() == 4
+        && parts[0] == "00"
+        && hex(parts[1], 32)
+        && hex(parts[2], 16)
+        && parts[3] == "01"
 }
 
 fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
@@ -125,7 +133,11 @@ async fn a_series_is_exported_with_the_traceparent_its_requests_carried_and_neve
         10_000.0,
     )
     .await;
-    assert!(view.text("otlp-status").contains("2 runs sent"), "{}", view.text("otlp-status"));
+    assert!(
+        view.text("otlp-status").contains("2 runs sent"),
+        "{}",
+        view.text("otlp-status")
+    );
     // Each model request carried a traceparent, and its record shows it.
     let sent = carrier.sent();
     assert_eq!(sent.len(), 2);
@@ -135,22 +147,43 @@ async fn a_series_is_exported_with_the_traceparent_its_requests_carried_and_neve
     for (request, record) in sent.iter().zip(&records) {
         let traceparent = header(&request.headers, "traceparent").expect("a traceparent");
         assert!(is_traceparent(traceparent), "{traceparent}");
-        assert_eq!(recorded_header(record, "traceparent").as_deref(), Some(traceparent));
+        assert_eq!(
+            recorded_header(record, "traceparent").as_deref(),
+            Some(traceparent)
+        );
         span_ids.push(traceparent.split('-').nth(2).unwrap().to_owned());
     }
     // The collector got metrics and traces: JSON, the spans with the requests' ids, and
     // never the key, the endpoint's path or a header with a key.
     let collected = collector.requests();
-    let urls: Vec<&str> = collected.iter().map(|request| request["url"].as_str().unwrap()).collect();
-    assert!(urls.contains(&format!("{COLLECTOR}/v1/metrics").as_str()), "{urls:?}");
-    assert!(urls.contains(&format!("{COLLECTOR}/v1/traces").as_str()), "{urls:?}");
+    let urls: Vec<&str> = collected
+        .iter()
+        .map(|request| request["url"].as_str().unwrap())
+        .collect();
+    assert!(
+        urls.contains(&format!("{COLLECTOR}/v1/metrics").as_str()),
+        "{urls:?}"
+    );
+    assert!(
+        urls.contains(&format!("{COLLECTOR}/v1/traces").as_str()),
+        "{urls:?}"
+    );
     let everything = serde_json::to_string(&collected).unwrap();
     for id in &span_ids {
-        assert!(everything.contains(id.as_str()), "a span has the request's span id {id}");
+        assert!(
+            everything.contains(id.as_str()),
+            "a span has the request's span id {id}"
+        );
     }
     assert_no_key(TYPED_KEY, &everything, "the collector's requests");
-    assert!(!everything.contains("/v1/chat/completions"), "never the endpoint path");
-    assert!(!everything.contains("gen_ai.input.messages"), "no prompt without the opt-in");
+    assert!(
+        !everything.contains("/v1/chat/completions"),
+        "never the endpoint path"
+    );
+    assert!(
+        !everything.contains("gen_ai.input.messages"),
+        "no prompt without the opt-in"
+    );
     for request in &collected {
         assert!(request["headers"]["authorization"].is_null());
         assert_eq!(request["headers"]["content-type"], "application/json");
@@ -181,7 +214,9 @@ async fn a_refusing_or_unreachable_collector_is_reported_in_both_languages_and_t
     let text = otlp_status(&view, "unreachable", 10_000.0).await;
     let origin = web_sys::window().unwrap().location().origin().unwrap();
     assert!(
-        text.contains(&format!("list {origin} in protocols.http.cors.allowed_origins")),
+        text.contains(&format!(
+            "list {origin} in protocols.http.cors.allowed_origins"
+        )),
         "{text}"
     );
     assert!(text.contains("The measurements are kept"), "{text}");
@@ -211,7 +246,10 @@ async fn the_model_key_is_refused_as_a_collector_header_with_the_reason_shown() 
     view.click("otlp-apply");
     let text = otlp_status(&view, "refused_settings", 2_000.0).await;
     assert!(text.contains("contains the model's API key"), "{text}");
-    assert!(!text.contains("QWERTY"), "the refusal does not repeat the key: {text}");
+    assert!(
+        !text.contains("QWERTY"),
+        "the refusal does not repeat the key: {text}"
+    );
 }
 
 #[wasm_bindgen_test]
@@ -232,16 +270,28 @@ async fn trace_context_refused_is_diagnosed_and_stops_the_series_and_without_it_
         ],
         &carrier,
     );
-    let checkbox: web_sys::HtmlInputElement = wasm_bindgen::JsCast::unchecked_into(view.get("traceparent"));
+    let checkbox: web_sys::HtmlInputElement =
+        wasm_bindgen::JsCast::unchecked_into(view.get("traceparent"));
     assert!(checkbox.checked(), "checked from ?traceparent=1");
     send_and_wait(&view).await;
-    let selector = "[data-testid=run-detail] [data-testid=diagnosis][data-cause=trace_context_refused]";
+    let selector =
+        "[data-testid=run-detail] [data-testid=diagnosis][data-cause=trace_context_refused]";
     wait_for(&view, selector, 10_000.0).await;
     let text = view.text_of(selector);
-    assert!(text.contains("refuses the traceparent header in CORS"), "{text}");
-    assert!(text.to_lowercase().contains("turn off trace context"), "{text}");
+    assert!(
+        text.contains("refuses the traceparent header in CORS"),
+        "{text}"
+    );
+    assert!(
+        text.to_lowercase().contains("turn off trace context"),
+        "{text}"
+    );
     let records = stored_runs();
-    assert_eq!(records.len(), 1, "repeating cannot succeed: the series stopped after run 1");
+    assert_eq!(
+        records.len(),
+        1,
+        "repeating cannot succeed: the series stopped after run 1"
+    );
     assert_eq!(records[0]["diagnosis_cause"], "trace_context_refused");
     assert_eq!(carrier.sent().len(), 1);
     assert!(header(&carrier.sent()[0].headers, "traceparent").is_some());
@@ -259,7 +309,11 @@ async fn trace_context_refused_is_diagnosed_and_stops_the_series_and_without_it_
     assert_eq!(recorded_header(&records[1], "traceparent"), None);
     let sent = carrier.sent();
     assert_eq!(sent.len(), 2);
-    assert!(header(&sent[1].headers, "traceparent").is_none(), "{:?}", sent[1].headers);
+    assert!(
+        header(&sent[1].headers, "traceparent").is_none(),
+        "{:?}",
+        sent[1].headers
+    );
 }
 
 #[wasm_bindgen_test]
@@ -276,12 +330,25 @@ async fn probe_mode_runs_on_load_reports_to_the_host_and_runs_once_per_tab() {
         ("target_origin", HOST_ORIGIN),
     ];
     let view = lab(&query, &carrier);
-    wait_for(&view, "[data-testid=probe-notice][data-state=running]", 5_000.0).await;
+    wait_for(
+        &view,
+        "[data-testid=probe-notice][data-state=running]",
+        5_000.0,
+    )
+    .await;
     assert!(view.text("probe-notice").contains("3 short requests"));
-    wait_for(&view, "[data-testid=probe-notice][data-state=done]", RUN_END_MS).await;
+    wait_for(
+        &view,
+        "[data-testid=probe-notice][data-state=done]",
+        RUN_END_MS,
+    )
+    .await;
     assert!(view.text("probe-notice").contains("finished its 3 runs"));
     assert_eq!(
-        session_storage().get_item("ttft-meter.probe.ran").unwrap().as_deref(),
+        session_storage()
+            .get_item("ttft-meter.probe.ran")
+            .unwrap()
+            .as_deref(),
         Some("1")
     );
     wait_until(
@@ -295,7 +362,13 @@ async fn probe_mode_runs_on_load_reports_to_the_host_and_runs_once_per_tab() {
     .await;
     assert_eq!(
         host.types(),
-        ["ttft-meter.ready", "ttft-meter.run", "ttft-meter.run", "ttft-meter.run", "ttft-meter.summary"]
+        [
+            "ttft-meter.ready",
+            "ttft-meter.run",
+            "ttft-meter.run",
+            "ttft-meter.run",
+            "ttft-meter.summary"
+        ]
     );
     let messages = host.messages();
     for (index, message) in messages[1..4].iter().enumerate() {
@@ -308,12 +381,21 @@ async fn probe_mode_runs_on_load_reports_to_the_host_and_runs_once_per_tab() {
         let step = run["timer"]["step_ms"].as_f64().unwrap();
         assert!(step > 0.0 && step <= 1.01, "the timer step {step} ms");
         let verdict = run["wait_verdict"].as_str().unwrap_or_default();
-        assert!(["server", "page"].contains(&verdict), "run {}: {verdict}", index + 1);
+        assert!(
+            ["server", "page"].contains(&verdict),
+            "run {}: {verdict}",
+            index + 1
+        );
     }
     let summary = &messages[4]["data"]["summary"];
     assert_eq!(summary["wait"]["runs"], 3, "{summary}");
-    let server = summary["wait"]["p50_ms"]["server"].as_f64().unwrap_or_default();
-    assert!(server >= 99.0, "the server part's p50 {server} ms: {summary}");
+    let server = summary["wait"]["p50_ms"]["server"]
+        .as_f64()
+        .unwrap_or_default();
+    assert!(
+        server >= 99.0,
+        "the server part's p50 {server} ms: {summary}"
+    );
     assert!(
         ["server", "page"].contains(&summary["wait"]["verdict"].as_str().unwrap_or_default()),
         "{summary}"
@@ -334,8 +416,15 @@ async fn probe_mode_runs_on_load_reports_to_the_host_and_runs_once_per_tab() {
         ],
         &carrier,
     );
-    wait_for(&view, "[data-testid=probe-notice][data-state=refused]", 5_000.0).await;
-    assert!(view.text("probe-notice").contains("already ran in this tab"));
+    wait_for(
+        &view,
+        "[data-testid=probe-notice][data-state=refused]",
+        5_000.0,
+    )
+    .await;
+    assert!(view
+        .text("probe-notice")
+        .contains("already ran in this tab"));
     ttft_web::clock::sleep_ms(500.0).await;
     assert_eq!(carrier.sent().len(), 3, "nothing more was sent");
     assert_eq!(host.types(), ["ttft-meter.ready"]);
@@ -362,19 +451,39 @@ async fn probe_mode_is_refused_with_a_key_set_in_the_tab_and_stop_ends_it_early(
         ],
         &carrier,
     );
-    wait_for(&view, "[data-testid=probe-notice][data-state=refused]", 5_000.0).await;
-    assert!(view.text("probe-notice").contains("an API key is set in this tab"));
+    wait_for(
+        &view,
+        "[data-testid=probe-notice][data-state=refused]",
+        5_000.0,
+    )
+    .await;
+    assert!(view
+        .text("probe-notice")
+        .contains("an API key is set in this tab"));
     ttft_web::clock::sleep_ms(1_000.0).await;
     assert!(carrier.sent().is_empty(), "nothing was sent");
     assert!(view.find_all("run-row").is_empty());
     drop(view);
 
     let slow = ScriptedCarrier::new([answer_script(700.0)]);
-    let view = lab(&[("probe", "5"), ("model", "sim-fast@prefill_ms=700")], &slow);
-    wait_for(&view, "[data-testid=probe-notice][data-state=running]", 5_000.0).await;
+    let view = lab(
+        &[("probe", "5"), ("model", "sim-fast@prefill_ms=700")],
+        &slow,
+    );
+    wait_for(
+        &view,
+        "[data-testid=probe-notice][data-state=running]",
+        5_000.0,
+    )
+    .await;
     assert!(view.text("probe-notice").contains("5 short requests"));
     view.click("probe-stop");
-    wait_for(&view, "[data-testid=probe-notice][data-state=stopped]", RUN_END_MS).await;
+    wait_for(
+        &view,
+        "[data-testid=probe-notice][data-state=stopped]",
+        RUN_END_MS,
+    )
+    .await;
     let stored = stored_runs().len();
     assert!(stored <= 1, "Stop ended probe mode ({stored} runs kept)");
     assert!(slow.sent().len() <= 2, "{} requests", slow.sent().len());
@@ -383,6 +492,8 @@ async fn probe_mode_is_refused_with_a_key_set_in_the_tab_and_stop_ends_it_early(
 }
 
 #[wasm_bindgen_test]
+// One user's path through the feature, step by step, as the end-to-end test it replaces.
+#[allow(clippy::too_many_lines)]
 async fn slos_mark_runs_count_goodput_show_a_badge_and_go_into_the_summary_message() {
     with_page_style();
     let host = HostFrame::install();
@@ -404,54 +515,116 @@ async fn slos_mark_runs_count_goodput_show_a_badge_and_go_into_the_summary_messa
             .collect()
     };
     send_and_wait(&view).await;
-    wait_until("a summary", || if summaries(&host).len() == 1 { Ok(()) } else { Err(String::new()) }, 5_000.0).await;
+    wait_until(
+        "a summary",
+        || {
+            if summaries(&host).len() == 1 {
+                Ok(())
+            } else {
+                Err(String::new())
+            }
+        },
+        5_000.0,
+    )
+    .await;
     let slo = summaries(&host)[0]["slo"].clone();
     assert_eq!(slo["spec"], "ttfa_ms<=1000");
     assert_eq!(slo["verdict"], "pass");
     assert_eq!(slo["good_run_count"], 1);
     assert_eq!(slo["good_run_fraction"], 1.0);
-    assert_eq!(view.attribute("slo-badge", "data-verdict").as_deref(), Some("pass"));
+    assert_eq!(
+        view.attribute("slo-badge", "data-verdict").as_deref(),
+        Some("pass")
+    );
     assert!(view.get("app").class_list().contains("compact"));
-    let visible = js("badge", "return badge.checkVisibility();", &[view.get("slo-badge").into()]);
-    assert_eq!(visible, JsValue::TRUE, "the badge shows in the compact layout");
+    let visible = js(
+        "badge",
+        "return badge.checkVisibility();",
+        &[view.get("slo-badge").into()],
+    );
+    assert_eq!(
+        visible,
+        JsValue::TRUE,
+        "the badge shows in the compact layout"
+    );
 
     view.type_into("model", "sim-fast@prefill_ms=2000");
     send_and_wait(&view).await;
-    wait_until("two summaries", || if summaries(&host).len() == 2 { Ok(()) } else { Err(String::new()) }, 5_000.0).await;
+    wait_until(
+        "two summaries",
+        || {
+            if summaries(&host).len() == 2 {
+                Ok(())
+            } else {
+                Err(String::new())
+            }
+        },
+        5_000.0,
+    )
+    .await;
     let slo = summaries(&host)[1]["slo"].clone();
     assert_eq!(slo["verdict"], "fail");
     assert_eq!(slo["counted_runs"], 2);
     assert_eq!(slo["good_run_count"], 1);
     assert_eq!(slo["good_run_fraction"], 0.5);
     assert_eq!(slo["goodput_target"], 1.0);
-    let thresholds: Vec<(serde_json::Value, serde_json::Value, serde_json::Value)> = slo["thresholds"]
+    let thresholds: Vec<(serde_json::Value, serde_json::Value, serde_json::Value)> = slo
+        ["thresholds"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|result| (result["threshold"]["metric"].clone(), result["met_runs"].clone(), result["met"].clone()))
+        .map(|result| {
+            (
+                result["threshold"]["metric"].clone(),
+                result["met_runs"].clone(),
+                result["met"].clone(),
+            )
+        })
         .collect();
     assert_eq!(thresholds, [("ttfa_ms".into(), 1.into(), false.into())]);
     assert!(slo.get("runs").is_none(), "no per-run list in the message");
-    assert_eq!(view.attribute("slo-badge", "data-verdict").as_deref(), Some("fail"));
+    assert_eq!(
+        view.attribute("slo-badge", "data-verdict").as_deref(),
+        Some("fail")
+    );
     let marks: Vec<String> = shipfleet::select_all(&view, "[data-testid=run-slo]")
         .iter()
         .map(|mark| mark.get_attribute("data-met").unwrap_or_default())
         .collect();
     assert_eq!(marks, ["true", "false"]);
-    assert_eq!(view.attribute("slo-goodput", "data-good-runs").as_deref(), Some("1"));
-    assert_eq!(view.attribute("slo-goodput", "data-fraction").as_deref(), Some("0.5"));
-    assert!(view.text("slo-goodput").contains("good runs 1 of 2 · goodput 50 %"), "{}", view.text("slo-goodput"));
-    let ttfa: Vec<f64> = stored_runs().iter().map(|run| run["metrics"]["ttfa_ms"].as_f64().unwrap()).collect();
+    assert_eq!(
+        view.attribute("slo-goodput", "data-good-runs").as_deref(),
+        Some("1")
+    );
+    assert_eq!(
+        view.attribute("slo-goodput", "data-fraction").as_deref(),
+        Some("0.5")
+    );
+    assert!(
+        view.text("slo-goodput")
+            .contains("good runs 1 of 2 · goodput 50 %"),
+        "{}",
+        view.text("slo-goodput")
+    );
+    let ttfa: Vec<f64> = stored_runs()
+        .iter()
+        .map(|run| run["metrics"]["ttfa_ms"].as_f64().unwrap())
+        .collect();
     assert_eq!(ttfa, [100.0, 2_000.0]);
 
     // A goodput target of 50 % passes; a bad text is refused with the reason.
     view.type_into("slo-input", "ttfa_ms<=1000, goodput>=50%");
     view.click("slo-apply");
-    view.until_attribute("slo-badge", "data-verdict", "pass", 2_000.0).await;
+    view.until_attribute("slo-badge", "data-verdict", "pass", 2_000.0)
+        .await;
     view.type_into("slo-input", "tffa_ms<=1000");
     view.click("slo-apply");
     wait_for(&view, "[data-testid=slo-error]", 2_000.0).await;
-    assert!(view.text("slo-error").contains("`tffa_ms` is not a metric"), "{}", view.text("slo-error"));
+    assert!(
+        view.text("slo-error").contains("`tffa_ms` is not a metric"),
+        "{}",
+        view.text("slo-error")
+    );
     assert_eq!(
         view.attribute("slo-badge", "data-verdict").as_deref(),
         Some("pass"),
@@ -484,30 +657,52 @@ fn set_address(url: &str) {
 /// A tenth as the page shows it: `value` rounded, or the shown text off by one in the last
 /// digit (a value on a half).
 fn assert_tenth(shown: &str, value: f64, what: &str) {
-    let number: f64 = shown.parse().unwrap_or_else(|_| panic!("{what}: {shown:?}"));
-    assert!((number - value).abs() <= 0.051, "{what}: shown {shown}, value {value}");
+    let number: f64 = shown
+        .parse()
+        .unwrap_or_else(|_| panic!("{what}: {shown:?}"));
+    assert!(
+        (number - value).abs() <= 0.051,
+        "{what}: shown {shown}, value {value}"
+    );
 }
 
 #[wasm_bindgen_test]
+// One user's path through the feature, step by step, as the end-to-end test it replaces.
+#[allow(clippy::too_many_lines)]
 async fn a_share_link_opens_read_only_with_the_same_values_and_the_history_untouched() {
     let original = address();
     let clipboard = Clipboard::install();
-    let carrier = ScriptedCarrier::new([answer_script(80.0), answer_script(81.5), answer_script(83.25)]);
+    let carrier = ScriptedCarrier::new([
+        answer_script(80.0),
+        answer_script(81.5),
+        answer_script(83.25),
+    ]);
     let view = lab(&[("model", "sim-fast@prefill_ms=80")], &carrier);
     view.type_into("api-key", TYPED_KEY);
     view.type_into("run-count", "3");
     send_and_wait(&view).await;
     wait_for_rows(&view, 3).await;
     view.click("copy-link");
-    view.until_text("share-link-message", |text| text.contains("holds all 3 runs"), 5_000.0)
-        .await;
+    view.until_text(
+        "share-link-message",
+        |text| text.contains("holds all 3 runs"),
+        5_000.0,
+    )
+    .await;
     let link = view.value("share-link");
-    assert_eq!(clipboard.copied(), [link.clone()]);
+    assert_eq!(clipboard.copied(), std::slice::from_ref(&link));
     let location = web_sys::window().unwrap().location();
-    let page = format!("{}{}", location.origin().unwrap(), location.pathname().unwrap());
+    let page = format!(
+        "{}{}",
+        location.origin().unwrap(),
+        location.pathname().unwrap()
+    );
     assert!(link.starts_with(&format!("{page}#share=v1.")), "{link}");
     let fragment = &link[link.find('#').unwrap()..];
-    assert!(fragment.len() - 1 <= 16 * 1024, "at most 16 KiB of fragment");
+    assert!(
+        fragment.len() - 1 <= 16 * 1024,
+        "at most 16 KiB of fragment"
+    );
     assert_no_key(TYPED_KEY, &link, "the link");
     for piece in ["Why%20is", "sky"] {
         assert!(!link.contains(piece), "the link holds {piece}");
@@ -522,11 +717,19 @@ async fn a_share_link_opens_read_only_with_the_same_values_and_the_history_untou
     set_address(&format!("{}{fragment}", location.pathname().unwrap()));
     let other = lab_with(&[], &ScriptedCarrier::default());
     wait_for(&other, "[data-testid=shared-view]", 5_000.0).await;
-    assert_eq!(other.attribute("shared-view", "data-runs").as_deref(), Some("3"));
-    assert!(other.text("shared-notice").contains("results someone measured and shared"));
+    assert_eq!(
+        other.attribute("shared-view", "data-runs").as_deref(),
+        Some("3")
+    );
+    assert!(other
+        .text("shared-notice")
+        .contains("results someone measured and shared"));
     assert!(other.find("send").is_none(), "read-only: no Send");
     for metric in ["ttfa_ms", "e2e_ms"] {
-        let shown = texts_of(&other, &format!("[data-testid=shared-run] td[data-metric={metric}]"));
+        let shown = texts_of(
+            &other,
+            &format!("[data-testid=shared-run] td[data-metric={metric}]"),
+        );
         assert_eq!(shown.len(), 3, "{metric}");
         for (text, record) in shown.iter().zip(&records) {
             assert_tenth(text, record["metrics"][metric].as_f64().unwrap(), metric);
@@ -534,16 +737,35 @@ async fn a_share_link_opens_read_only_with_the_same_values_and_the_history_untou
     }
     let http: Vec<String> = records
         .iter()
-        .map(|record| record["network"]["protocol"].as_str().unwrap_or("—").to_owned())
+        .map(|record| {
+            record["network"]["protocol"]
+                .as_str()
+                .unwrap_or("—")
+                .to_owned()
+        })
         .collect();
     assert_eq!(texts_of(&other, "[data-testid=shared-http-protocol]"), http);
-    let row = texts_of(&other, "[data-testid=shared-summary] tr[data-metric=ttfa_ms] td");
+    let row = texts_of(
+        &other,
+        "[data-testid=shared-summary] tr[data-metric=ttfa_ms] td",
+    );
     assert_tenth(&row[3], 80.0, "summary min");
     assert_tenth(&row[4], 83.25, "summary max");
     assert_eq!(row[6], "3");
     assert!(other.find("chart-distribution").is_some());
-    assert_eq!(stored_history_text(), None, "the shared runs are not stored");
-    assert!(!other.root.text_content().unwrap().contains("Why is the sky"), "no prompt unless chosen");
+    assert_eq!(
+        stored_history_text(),
+        None,
+        "the shared runs are not stored"
+    );
+    assert!(
+        !other
+            .root
+            .text_content()
+            .unwrap()
+            .contains("Why is the sky"),
+        "no prompt unless chosen"
+    );
     drop(other);
 
     // The same tab opening the link: its own history is left exactly as it was.
@@ -558,17 +780,29 @@ async fn a_share_link_opens_read_only_with_the_same_values_and_the_history_untou
     view.click("shared-close");
     frames(2).await;
     wait_for(&view, "[data-testid=run-row]", 2_000.0).await;
-    assert_eq!(view.find_all("run-row").len(), 3, "back to the meter with its own history");
+    assert_eq!(
+        view.find_all("run-row").len(),
+        3,
+        "back to the meter with its own history"
+    );
     assert_eq!(location.hash().unwrap(), "");
 
     // With the prompt chosen, the link carries it.
     view.type_into("share-prompt", "on");
     view.click("copy-link");
-    view.until_text("share-link-message", |text| text.contains("holds all 3 runs"), 5_000.0)
-        .await;
+    view.until_text(
+        "share-link-message",
+        |text| text.contains("holds all 3 runs"),
+        5_000.0,
+    )
+    .await;
     let with_prompt = view.value("share-link");
     drop(view);
-    set_address(&format!("{}{}", location.pathname().unwrap(), &with_prompt[with_prompt.find('#').unwrap()..]));
+    set_address(&format!(
+        "{}{}",
+        location.pathname().unwrap(),
+        &with_prompt[with_prompt.find('#').unwrap()..]
+    ));
     let third = lab_with(&[("lang", "en")], &carrier);
     wait_for(&third, "[data-testid=shared-prompt]", 5_000.0).await;
     assert!(third.text("shared-prompt").contains("Why is the sky blue"));
@@ -579,7 +813,10 @@ async fn a_share_link_opens_read_only_with_the_same_values_and_the_history_untou
     let damaged = lab_with(&[("lang", "en")], &carrier);
     wait_for(&damaged, "[data-testid=shared-error]", 5_000.0).await;
     let text = damaged.text("shared-error");
-    assert!(text.contains("damaged") || text.contains("not valid"), "{text}");
+    assert!(
+        text.contains("damaged") || text.contains("not valid"),
+        "{text}"
+    );
     assert!(damaged.find("send").is_some());
     drop(damaged);
     drop(clipboard);

@@ -17,9 +17,9 @@ use std::rc::Rc;
 
 use leptos::prelude::*;
 use shipfleet::{
-    answer_script, assert_no_key, body_background, js, local_storage, root_attribute,
-    select_all, send_and_wait, stored_history_text, stored_runs, texts_of, wait_for,
-    wait_for_rows, wait_until, with_page_style, Clipboard, Downloads, RUN_END_MS,
+    answer_script, assert_no_key, body_background, js, local_storage, root_attribute, select_all,
+    send_and_wait, stored_history_text, stored_runs, texts_of, wait_for, wait_for_rows, wait_until,
+    with_page_style, Clipboard, Downloads, RUN_END_MS,
 };
 use ttft_core::config::UrlConfig;
 use ttft_lab_page::page::LabApp;
@@ -143,7 +143,11 @@ async fn address_parameters_configure_the_lab_in_chinese_and_dark_and_a_series_u
         assert_eq!(run["metrics"]["ttfa_ms"], 150.0);
     }
     drop(view);
-    js("", "document.documentElement.removeAttribute('data-theme');", &[]);
+    js(
+        "",
+        "document.documentElement.removeAttribute('data-theme');",
+        &[],
+    );
 }
 
 #[wasm_bindgen_test]
@@ -251,7 +255,12 @@ async fn a_thousand_stored_runs_fill_the_summary_and_the_history_window_and_the_
 
     // One more run: number 1001, listed, and stored (the oldest dropped: 1,000 kept).
     view.click("send");
-    wait_for(&view, "[data-testid=run-row][data-run=\"1001\"]", RUN_END_MS).await;
+    wait_for(
+        &view,
+        "[data-testid=run-row][data-run=\"1001\"]",
+        RUN_END_MS,
+    )
+    .await;
     wait_for_rows(&view, 100).await;
     assert_eq!(
         view.attribute("runs-table", "data-runs").as_deref(),
@@ -342,8 +351,12 @@ async fn the_json_export_imports_back_identically_and_csv_and_svg_are_written() 
     // A fresh profile: import the file, export again, compare.
     let view = lab("sim-fast@prefill_ms=100", &ScriptedCarrier::default());
     choose_file(&view, "export.json", &exported_text);
-    view.until_text("share-message", |text| text.contains("Imported 2 runs"), 5_000.0)
-        .await;
+    view.until_text(
+        "share-message",
+        |text| text.contains("Imported 2 runs"),
+        5_000.0,
+    )
+    .await;
     wait_for(&view, "[data-testid=history-item][data-run=\"2\"]", 2_000.0).await;
     assert_eq!(history_texts(&view).len(), 2);
     view.click("export-json");
@@ -426,7 +439,10 @@ async fn switching_to_chinese_leaves_no_english_word_outside_the_allow_list() {
         .collect();
     left.sort();
     left.dedup();
-    assert!(left.is_empty(), "English words left on the Chinese page: {left:?}");
+    assert!(
+        left.is_empty(),
+        "English words left on the Chinese page: {left:?}"
+    );
     drop(view);
     // The choice is remembered.
     let view = lab_with(&chat("m")[..3], &carrier);
@@ -507,7 +523,9 @@ async fn a_failed_run_is_kept_across_a_reload_with_its_cause_message_and_fix() {
     frames(1).await;
     let strong = view.text_of("[data-testid=diagnosis] strong");
     assert!(
-        strong.chars().any(|character| ('\u{4e00}'..='\u{9fff}').contains(&character)),
+        strong
+            .chars()
+            .any(|character| ('\u{4e00}'..='\u{9fff}').contains(&character)),
         "worded in Chinese: {strong}"
     );
     drop(view);

@@ -92,7 +92,10 @@ async fn embedded_the_widget_posts_each_run_and_the_summary_to_its_host_without_
         ]
     );
     for message in &messages {
-        assert_eq!(message["origin"], HOST_ORIGIN, "posted to the host's origin only");
+        assert_eq!(
+            message["origin"], HOST_ORIGIN,
+            "posted to the host's origin only"
+        );
         assert_eq!(message["data"]["version"], 1);
         assert_eq!(message["data"]["source"], "example-widget");
     }
@@ -213,9 +216,9 @@ async fn a_key_in_the_address_is_refused_explained_removed_and_never_kept() {
         "{:?}",
         sent[0].headers
     );
-    assert_eq!(
-        format!("{:?}{:?}", sent[0].url, sent[0].body).contains("QWERTY"),
-        false
+    assert!(
+        !format!("{:?}{:?}", sent[0].url, sent[0].body).contains("QWERTY"),
+        "the request holds no key"
     );
     let runs = stored_runs();
     assert_eq!(runs.len(), 1);

@@ -68,7 +68,9 @@ pub async fn wait_for_rows(view: &Mounted, rows: usize) {
             if shown >= rows && (state == "done" || state == "failed") && !stop_enabled {
                 Ok(())
             } else {
-                Err(format!("{shown} rows, status {state}, stop enabled {stop_enabled}"))
+                Err(format!(
+                    "{shown} rows, status {state}, stop enabled {stop_enabled}"
+                ))
             }
         },
         RUN_END_MS,
@@ -124,14 +126,23 @@ pub fn local_storage() -> web_sys::Storage {
 }
 
 pub fn session_storage() -> web_sys::Storage {
-    web_sys::window().unwrap().session_storage().unwrap().unwrap()
+    web_sys::window()
+        .unwrap()
+        .session_storage()
+        .unwrap()
+        .unwrap()
 }
 
 /// Every slot of `storage` as `name=value` lines.
 pub fn storage_text(storage: &web_sys::Storage) -> String {
     (0..storage.length().unwrap())
         .filter_map(|index| storage.key(index).unwrap())
-        .map(|name| format!("{name}={}", storage.get_item(&name).unwrap().unwrap_or_default()))
+        .map(|name| {
+            format!(
+                "{name}={}",
+                storage.get_item(&name).unwrap().unwrap_or_default()
+            )
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -178,9 +189,13 @@ pub fn with_page_style() {
 
 /// `<body>`'s computed background colour.
 pub fn body_background() -> String {
-    js("", "return getComputedStyle(document.body).backgroundColor;", &[])
-        .as_string()
-        .unwrap_or_default()
+    js(
+        "",
+        "return getComputedStyle(document.body).backgroundColor;",
+        &[],
+    )
+    .as_string()
+    .unwrap_or_default()
 }
 
 /// Runs `body` (JavaScript) with `args` bound to `names`; its result.
@@ -234,7 +249,12 @@ impl HostFrame {
     pub fn types(&self) -> Vec<String> {
         self.messages()
             .iter()
-            .map(|message| message["data"]["type"].as_str().unwrap_or_default().to_owned())
+            .map(|message| {
+                message["data"]["type"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned()
+            })
             .collect()
     }
 }
@@ -401,12 +421,17 @@ impl Drop for Collector {
 
 /// Every 8-character window of `key`: a text that holds any of them holds a piece of it.
 pub fn key_windows(key: &str) -> Vec<&str> {
-    (0..=key.len() - 8).map(|start| &key[start..start + 8]).collect()
+    (0..=key.len() - 8)
+        .map(|start| &key[start..start + 8])
+        .collect()
 }
 
 /// Fails when `text` (found in `place`) holds a piece of `key`.
 pub fn assert_no_key(key: &str, text: &str, place: &str) {
     for piece in key_windows(key) {
-        assert!(!text.contains(piece), "{piece:?} of the key is in {place}: {text}");
+        assert!(
+            !text.contains(piece),
+            "{piece:?} of the key is in {place}: {text}"
+        );
     }
 }
