@@ -199,9 +199,10 @@ async fn lab(kind: &str, model: &str, carrier: &SimModelCarrier) -> Mounted {
     let view = mount(move || view! { <LabApp config=config carrier=carrier /> });
     view.until_attribute("status", "data-state", "ready", 5_000.0)
         .await;
-    // Chosen as a user would (the e2e's selectOption): `experiment=` in the address
-    // preselects the experiment's fields, but the select shows the registry's first until
-    // one is chosen. The fields are drawn again for the choice: wait for them.
+    // Chosen as a user would (the e2e's selectOption). `experiment=` preselects the
+    // experiment's fields, but in this mount the select itself may still show the
+    // registry's first (the built page shows the preselected one). The fields are drawn
+    // again for the choice: wait for them.
     view.type_into("exp-kind", kind);
     ttft_web::testing::frames(1).await;
     assert_eq!(view.value("exp-kind"), kind);
