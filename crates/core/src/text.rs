@@ -276,10 +276,12 @@ macro_rules! texts {
             pub const $name: $crate::text::Text =
                 $crate::text::Text::declare($en, $zh, $catalogue, __TextIndex::$name as u16);
         )*
-        /// Every text of this catalogue with its name, in order (for the check that each has
-        /// its Chinese column, [`untranslated`](crate::text::untranslated)).
+        /// Every text of this catalogue as (name, English, Chinese), in order, whatever the
+        /// build loads (for the check that each has its Chinese column,
+        /// [`untranslated`](crate::text::untranslated); nothing else reads it, so no page
+        /// carries it).
         #[allow(dead_code)]
-        pub const ALL: &[(&str, $crate::text::Text)] = &[$((stringify!($name), $name)),*];
+        pub const ALL: &[(&str, &str, &str)] = &[$((stringify!($name), $en, $zh)),*];
     };
 }
 
@@ -287,8 +289,7 @@ macro_rules! texts {
 /// missing: empty (but for a separator, blank in English too), the same as the English
 /// (unless `same_in_both` names it: a code, a unit), or not filling the same
 /// `{placeholders}`. Each as `NAME: why`.
-#[cfg(not(feature = "zh-on-demand"))]
-pub fn untranslated(all: &[(&str, Text)], same_in_both: &[&str]) -> Vec<String> {
+pub fn untranslated(all: &[(&str, &str, &str)], same_in_both: &[&str]) -> Vec<String> {
     fn placeholders(text: &str) -> Vec<&str> {
         let mut names: Vec<&str> = text
             .split('{')
@@ -303,12 +304,11 @@ pub fn untranslated(all: &[(&str, Text)], same_in_both: &[&str]) -> Vec<String> 
         names
     }
     all.iter()
-        .filter_map(|(name, text)| {
-            let (en, zh) = (text.en, text.zh);
+        .filter_map(|&(name, en, zh)| {
             // A separator (English's space between words, none in Chinese) may be empty.
             let why = if zh.trim().is_empty() && !en.trim().is_empty() {
                 "no Chinese"
-            } else if zh == en && !same_in_both.contains(name) {
+            } else if zh == en && !same_in_both.contains(&name) {
                 "the Chinese is the English"
             } else if placeholders(en) != placeholders(zh) {
                 "the Chinese fills other placeholders"

@@ -331,11 +331,12 @@ pub async fn run_and_report<H: SeriesHooks>(
     stopped
 }
 
-/// Send's click handler: asks the key gate whether the key may go where the form points
-/// (the consent question when it must ask), then starts a series from the form with the key
-/// if allowed, else without one. `before_start` runs just before (the lab shows all runs
-/// again, so that the new one is in the table); `wasm_bytes` gets the wasm heap's size
-/// after the series, for the tests of the memory bound.
+/// Send's click handler: parses the form once, with the key it holds, and asks the key gate
+/// whether that key may go where the plan points (the consent question when it must ask);
+/// then starts the series: as parsed when the gate lets the key go (or there is none), else
+/// parsed again with the key the gate allows (none). `before_start` runs just before (the lab
+/// shows all runs again, so that the new one is in the table); `wasm_bytes` gets the wasm
+/// heap's size after the series, for the tests of the memory bound.
 pub fn send_handler<H: SeriesHooks>(
     form: FormState,
     gate: KeyGate,
@@ -343,20 +344,23 @@ pub fn send_handler<H: SeriesHooks>(
     wasm_bytes: RwSignal<f64>,
     before_start: impl Fn() + Clone + 'static,
 ) -> impl Fn(MouseEvent) + Clone + 'static {
-    // Starts a series with the key if the gate allows it for the URL the form names now;
-    // `clicked_ms` is the click that started it (Send, or the answer to the key question).
+    // Starts `series` (sending `typed_key`) if the gate allows that key for its URL, else the
+    // form with the key the gate allows; `clicked_ms` is the click that started it (Send, or
+    // the answer to the key question).
     let start_series = {
         let context = context.clone();
-        move |clicked_ms: f64| {
+        move |clicked_ms: f64, series: SeriesPlan, typed_key: String| {
             if context.busy() {
                 return;
             }
-            let series = match form.series_with_key(None).and_then(|keyless| {
-                let api_key = gate.allowed_key(&keyless.run.request().url);
-                form.series_with_key(api_key.as_deref())
-            }) {
-                Ok(series) => series,
-                Err(error) => return context.live.refuse(error),
+            let allowed_key = gate.allowed_key(&series.run.request().url);
+            let series = if allowed_key.as_deref().unwrap_or_default() == typed_key {
+                series
+            } else {
+                match form.series_with_key(allowed_key.as_deref()) {
+                    Ok(series) => series,
+                    Err(error) => return context.live.refuse(error),
+                }
             };
             before_start();
             context.running.set_value(true);
@@ -376,13 +380,19 @@ pub fn send_handler<H: SeriesHooks>(
         if context.busy() {
             return;
         }
-        // Where the request would go; the key goes along only if the gate says so.
-        let target_url = match form.series_with_key(None) {
-            Ok(series) => series.run.request().url.clone(),
+        // The form, parsed once with the key it holds; the key goes along only if the gate
+        // says so for the URL the plan names.
+        let typed_key = form.api_key.get_untracked();
+        let series = match form.series_with_key(Some(&typed_key)) {
+            Ok(series) => series,
             Err(error) => return context.live.refuse(error),
         };
+        let target_url = series.run.request().url.clone();
+        let start_series = start_series.clone();
         // The user's start: the click's own timestamp, on the page clock.
-        gate.request(&target_url, event.time_stamp(), start_series.clone());
+        gate.request(&target_url, event.time_stamp(), move |clicked_ms| {
+            start_series(clicked_ms, series, typed_key)
+        });
     }
 }
 

@@ -240,6 +240,8 @@ fn dropped_after(events: &[String]) -> Script {
     }
 }
 
+// A table of cases, one entry per cause: long by nature.
+#[allow(clippy::too_many_lines)]
 fn faults() -> Vec<Fault> {
     let openai_key = r#"{"error":{"message":"Incorrect API key provided: sk-test*****7890. You can find your API key at https://platform.openai.com/account/api-keys.","type":"invalid_request_error","code":"invalid_api_key"}}"#;
     let mid_stream = format!(
@@ -826,4 +828,17 @@ async fn a_long_answer_is_laid_out_in_blocks_that_read_as_one_text() {
         height, single_height,
         "blocks start at line breaks: one text's layout"
     );
+}
+
+#[wasm_bindgen_test]
+fn every_widget_text_has_its_chinese_column() {
+    // The widget loads its Chinese on demand (zh.json), but its catalogue holds both columns.
+    let missing = ttft_core::text::untranslated(ttft_widget::texts::ALL, &[]);
+    assert!(
+        missing.is_empty(),
+        "{} texts:\n{}",
+        missing.len(),
+        missing.join("\n")
+    );
+    assert!(!ttft_widget::texts::ALL.is_empty());
 }
