@@ -1,7 +1,7 @@
 //! Issue 15's fleet measurement in the lab's components, moved here from e2e/fleet.test.mjs
 //! by issue 31 (docs/e2e-inventory.md F1, F3-F9): [`LabApp`] mounted in headless Chromium
 //! (wasm-bindgen-test) with its runs played by a [`ScriptedCarrier`]. What the page hands to
-//! the browser is read from stand-ins (web/lab/tests/shipfleet): the messages to a host
+//! the browser is read from stand-ins (ttft_web::testing::support): the messages to a host
 //! frame (`window.parent`), the clipboard, and the collector (`fetch` to its origin answered
 //! in the page). The trace-context check goes around the carrier, to the live ttft-sim whose
 //! URL the test command sets at compile time in `TTFT_SIM_URL` (scripts/test.sh).
@@ -13,7 +13,7 @@
 // clippy's allow-unwrap-in-tests does not see #[wasm_bindgen_test] functions.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod shipfleet;
+use ttft_web::testing::support as shipfleet;
 
 use std::rc::Rc;
 

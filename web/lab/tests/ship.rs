@@ -2,7 +2,7 @@
 //! moved here from e2e/ship.test.mjs by issue 31 (docs/e2e-inventory.md SH3, SH6, SH7, SH8,
 //! SH9, SH15, SH16): [`LabApp`] mounted in headless Chromium (wasm-bindgen-test) with its
 //! runs played by a [`ScriptedCarrier`]; a fresh mount over the same storage stands in for a
-//! reload. Downloads and the clipboard are read from stand-ins (web/lab/tests/shipfleet):
+//! reload. Downloads and the clipboard are read from stand-ins (ttft_web::testing::support):
 //! the real files and the engines' clipboards stay end to end.
 //!
 //! Built alone (`cargo test -p ttft-lab-page`), ttft-core has its Chinese column compiled in,
@@ -11,7 +11,7 @@
 // clippy's allow-unwrap-in-tests does not see #[wasm_bindgen_test] functions.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod shipfleet;
+use ttft_web::testing::support as shipfleet;
 
 use std::rc::Rc;
 

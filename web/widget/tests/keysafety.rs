@@ -127,6 +127,9 @@ fn js(names: &str, body: &str, args: &[JsValue]) -> JsValue {
 }
 
 fn recorder() -> JsValue {
+    // Beneath the recorder: nothing leaves loopback (a preset's models list names a public
+    // host); the recorder still sees those requests.
+    ttft_web::testing::loopback_only();
     js("", RECORDER_JS, &[]);
     js("", "return window.__ks;", &[])
 }

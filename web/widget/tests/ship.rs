@@ -2,14 +2,13 @@
 //! e2e/ship.test.mjs by issue 31 (docs/e2e-inventory.md SH1, SH4, SH5, SH11, SH14): the
 //! widget ([`WidgetApp`]) mounted in headless Chromium with its runs played by a
 //! [`ScriptedCarrier`]. The messages to a host page are read from a stand-in for
-//! `window.parent` (web/lab/tests/shipfleet/mod.rs): what the widget posts, to which origin.
+//! `window.parent` (ttft_web::testing::support): what the widget posts, to which origin.
 //! The real frame, the engine's referrer and the request log stay end to end.
 #![cfg(target_arch = "wasm32")]
 // clippy's allow-unwrap-in-tests does not see #[wasm_bindgen_test] functions.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "../../lab/tests/shipfleet/mod.rs"]
-mod shipfleet;
+use ttft_web::testing::support as shipfleet;
 
 use std::rc::Rc;
 

@@ -1,13 +1,14 @@
-//! What the ship and fleet component tests share (web/lab/tests/ship.rs, fleet.rs and
-//! web/widget/tests/ship.rs): scripted Chat Completions answers, waiting for a series, the
-//! stored history, and stand-ins for what the page hands to the browser (a host frame's
+//! What the component tests share beyond mounting (web/*/tests): scripted Chat Completions
+//! answers, waiting for a series, storage and the stored history, the page's stylesheet,
+//! pieces of a key, and stand-ins for what the page hands to the browser (a host frame's
 //! `postMessage`, the clipboard, a download, a collector), each installed for one test and
 //! taken away after it. None of these is product code: the page calls the browser's own
 //! objects, and the test puts a recording one in their place.
-#![allow(dead_code)]
+// Test support fails loudly, naming what it did not find.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use ttft_web::testing::{until, Mounted};
-use ttft_web::transport::scripted::Script;
+use super::{until, Mounted};
+use crate::transport::scripted::Script;
 use wasm_bindgen::JsValue;
 
 /// A series of these tests ends within this (the scripts' instants are under 2.5 s).
@@ -22,7 +23,8 @@ pub fn chat_event(delta: serde_json::Value) -> String {
     format!("data: {chunk}\n\n")
 }
 
-fn finish() -> String {
+/// The answer's end: a `stop` chunk, a usage chunk and `[DONE]`.
+pub fn finish() -> String {
     let chunk = serde_json::json!({
         "id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "m",
         "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
@@ -149,9 +151,7 @@ pub fn storage_text(storage: &web_sys::Storage) -> String {
 
 /// The stored history's text, as the page keeps it.
 pub fn stored_history_text() -> Option<String> {
-    local_storage()
-        .get_item(ttft_web::persist::RUNS_SLOT)
-        .unwrap()
+    local_storage().get_item(crate::persist::RUNS_SLOT).unwrap()
 }
 
 /// The stored history's runs (none when nothing is stored).

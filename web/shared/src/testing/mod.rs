@@ -3,6 +3,8 @@
 //! find by `data-testid`, click, type, wait for what the user would wait for. Nothing in the
 //! pages calls it, so none of it is in their wasm.
 
+pub mod support;
+
 use std::any::Any;
 
 use leptos::prelude::*;
@@ -34,12 +36,38 @@ fn document() -> web_sys::Document {
         .expect("component tests run in a page")
 }
 
-/// Mounts `view` in a fresh `<div>` at the end of `<body>`.
+/// Installed once per test page by [`mount`]: `fetch` to anything but loopback (127.0.0.0/8,
+/// `localhost`, `[::1]`) rejects at once as a refused connection does, without leaving the
+/// machine. A page's side requests (a preset's models list names a provider's public host)
+/// never reach the network from a test; a test's own recorder wraps this one.
+const LOOPBACK_ONLY_JS: &str = r#"
+if (window.__loopbackOnly) return;
+window.__loopbackOnly = true;
+const original = window.fetch.bind(window);
+window.fetch = function (input, init) {
+  // The URL only: a Request built from `input` would take its body.
+  let url;
+  try { url = new URL(input instanceof Request ? input.url : String(input), location.href); } catch (error) { return original(input, init); }
+  const host = url.hostname;
+  const loopback = host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+  if (loopback || url.protocol === 'blob:' || url.protocol === 'data:') return original(input, init);
+  return Promise.reject(new TypeError(`Failed to fetch (component tests reach loopback only: ${url.origin})`));
+};
+"#;
+
+/// Keeps the page's `fetch` to loopback ([`LOOPBACK_ONLY_JS`]); once per page, before any
+/// recorder a test puts in front of `fetch` (so the recorder still sees what is refused).
+pub fn loopback_only() {
+    let _ = js_sys::Function::new_no_args(LOOPBACK_ONLY_JS).call0(&wasm_bindgen::JsValue::NULL);
+}
+
+/// Mounts `view` in a fresh `<div>` at the end of `<body>` (with [`loopback_only`]).
 pub fn mount<F, N>(view: F) -> Mounted
 where
     F: FnOnce() -> N + 'static,
     N: IntoView + 'static,
 {
+    loopback_only();
     let document = document();
     #[allow(clippy::expect_used)]
     let root: web_sys::HtmlElement = document
