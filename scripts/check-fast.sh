@@ -2,8 +2,8 @@
 # The quick checks, for the edit-and-check loop (a few minutes on a warm build): rustfmt;
 # clippy with -D warnings for the native crates and for the pages on wasm32; `cargo test` of
 # the native crates (ttft-stream, ttft-core, ttft-lab, ttft-sim, ttft-tokens); the pages'
-# browser tests (wasm-bindgen-test in headless Chromium, ttft-web's and ttft-lab-page's when
-# it has any) against a live ttft-sim, started as scripts/test.sh starts it.
+# browser tests (wasm-bindgen-test in headless Chromium: ttft-web's glue and the three
+# packages' component tests) against a live ttft-sim, started as scripts/test.sh starts it.
 #
 # Left to scripts/test.sh (README command 2, about 40 minutes): the import-circle check,
 # ttft-core's zh-on-demand build and texts, the OTLP bodies through the strict receiver, the
@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/setup.sh
 
-step() { printf '\n==> %s\n' "$*" >&2; }
+step() { printf '\n==> [%d s] %s\n' "$SECONDS" "$*" >&2; }
 sim_pid=""
 cleanup() { [ -z "$sim_pid" ] || kill "$sim_pid" 2>/dev/null || true; }
 trap cleanup EXIT
@@ -40,10 +40,8 @@ cargo test --quiet -p ttft-stream -p ttft-core -p ttft-lab -p ttft-sim -p ttft-t
 if [ "${CHECK_FAST_WASM:-1}" = 0 ]; then
   step "wasm-bindgen-test: left out (CHECK_FAST_WASM=0)"
 else
-  # ttft-lab-page joins once it has browser tests (none yet when this script was written).
-  pages=(-p ttft-web)
-  if grep -rqs 'wasm_bindgen_test' web/lab; then pages+=(-p ttft-lab-page); fi
-  step "wasm-bindgen-test: ${pages[*]//-p /} in headless Chromium, against a live ttft-sim"
+  pages=(-p ttft-web -p ttft-lab-page)
+  step "wasm-bindgen-test: ttft-web, ttft-lab-page and ttft-widget in headless Chromium, against a live ttft-sim"
   cargo build --quiet -p ttft-sim
   sim_log=$(mktemp)
   "${CARGO_TARGET_DIR:-target}/debug/ttft-sim" --port 0 >"$sim_log" &
@@ -53,6 +51,9 @@ else
   [ -n "$TTFT_SIM_URL" ] || { echo "ttft-sim did not start" >&2; cat "$sim_log" >&2; exit 1; }
   export TTFT_SIM_URL
   cargo test "${pages[@]}" --target wasm32-unknown-unknown
+  # Apart: the widget builds ttft-core with `zh-on-demand`, which would reach the others'
+  # tests if built together (their Chinese checks would read English).
+  cargo test -p ttft-widget --target wasm32-unknown-unknown
   kill "$sim_pid"; sim_pid=""
   rm -f "$sim_log"
 fi

@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/setup.sh
 
-step() { printf '\n==> %s\n' "$*" >&2; }
+step() { printf '\n==> [%d s] %s\n' "$SECONDS" "$*" >&2; }
 sim_pid=""
 xvfb_pid=""
 cleanup() {
