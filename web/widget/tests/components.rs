@@ -11,6 +11,7 @@ use std::rc::Rc;
 use leptos::prelude::*;
 use ttft_core::config::UrlConfig;
 use ttft_core::measure::{FetchError, ResponseHead};
+use ttft_web::testing::support::{chat_event, send_and_wait, wait_for_rows};
 use ttft_web::testing::{clear_storage, mount, Mounted};
 use ttft_web::transport::scripted::{Script, ScriptedCarrier, Step};
 use ttft_web::transport::SharedCarrier;
@@ -45,15 +46,6 @@ fn chat_widget(model: &str, carrier: &ScriptedCarrier) -> Mounted {
         ],
         carrier,
     )
-}
-
-/// One Chat Completions event with `delta`.
-fn chat_event(delta: serde_json::Value) -> String {
-    let chunk = serde_json::json!({
-        "id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "m",
-        "choices": [{"index": 0, "delta": delta, "finish_reason": null}],
-    });
-    format!("data: {chunk}\n\n")
 }
 
 fn role() -> String {
@@ -109,35 +101,6 @@ fn answer_script(ttfa_ms: f64, text: &str) -> Script {
         &[(6.0, &role), (ttfa_ms, &text), (ttfa_ms + 2.0, &finish)],
         ttfa_ms + 3.0,
     )
-}
-
-/// Clicks Send and waits for the series to end: its runs are in the table, and Stop is off.
-async fn send_and_wait(view: &Mounted) {
-    let rows_before = view.find_all("run-row").len();
-    view.click("send");
-    wait_for_rows(view, rows_before + 1).await;
-}
-
-/// Waits until the table holds at least `rows` runs and no series is running.
-async fn wait_for_rows(view: &Mounted, rows: usize) {
-    ttft_web::testing::until(
-        "the series ended",
-        || {
-            let shown = view.find_all("run-row").len();
-            let state = view.attribute("status", "data-state").unwrap_or_default();
-            let stop_enabled = !view.get("stop").has_attribute("disabled");
-            if shown >= rows && (state == "done" || state == "failed") && !stop_enabled {
-                Ok(())
-            } else {
-                Err(format!(
-                    "{shown} rows, status {state}, stop enabled {stop_enabled}"
-                ))
-            }
-        },
-        RUN_END_MS,
-    )
-    .await
-    .unwrap();
 }
 
 /// A readout's exact value (`data-ms`, 3 decimals).
