@@ -24,6 +24,7 @@ use leptos::prelude::*;
 use ttft_core::config::UrlConfig;
 use ttft_core::measure::ResponseHead;
 use ttft_core::preset::PRESETS;
+use ttft_web::testing::support::{send_and_wait, wait_for_rows};
 use ttft_web::testing::{clear_storage, frames, mount, until, Mounted};
 use ttft_web::transport::scripted::{Script, ScriptedCarrier, Step};
 use ttft_web::transport::{HttpRequest, SharedCarrier};
@@ -43,9 +44,6 @@ const A_ORIGIN: &str = "http://127.0.0.1:9";
 
 /// The width of a piece of the key that counts as a leak (ttft-core's scrubber window).
 const WINDOW: usize = 8;
-
-/// A series of these tests ends within this.
-const RUN_END_MS: f64 = 10_000.0;
 
 /// Endpoint B (another origin than A): the live ttft-sim.
 fn sim_url() -> &'static str {
@@ -375,36 +373,6 @@ fn with_page_style() {
     document.head().unwrap().append_child(&style).unwrap();
 }
 
-/// Waits until the table holds at least `rows` runs and no series is running.
-async fn wait_for_rows(view: &Mounted, rows: usize) {
-    until(
-        "the series ended",
-        || {
-            let shown = view.find_all("run-row").len();
-            let state = view.attribute("status", "data-state").unwrap_or_default();
-            let stop_enabled = !view.get("stop").has_attribute("disabled");
-            if shown >= rows && (state == "done" || state == "failed") && !stop_enabled {
-                Ok(())
-            } else {
-                Err(format!(
-                    "{shown} rows, status {state}, stop enabled {stop_enabled}"
-                ))
-            }
-        },
-        RUN_END_MS,
-    )
-    .await
-    .unwrap();
-}
-
-/// Clicks Send and waits for the series to end.
-async fn send_and_wait(view: &Mounted) {
-    let rows_before = view.find_all("run-row").len();
-    view.click("send");
-    wait_for_rows(view, rows_before + 1).await;
-}
-
-/// Waits until the recorder has seen a request to `url` (more than `before` of them).
 async fn until_seen(url: &str, before: usize) -> Vec<Seen> {
     until(
         &format!("a request to {url}"),
