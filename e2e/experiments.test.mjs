@@ -10,7 +10,7 @@
 // What needs no engine moved (docs/e2e-inventory.md, "experiments.test.mjs"): the analyses
 // are native against a copy of the sim's model (crates/lab/tests/experiment_*.rs), and the
 // panel, its report, the results' filter and the context-window cases are component tests
-// with runs scripted from the sim's model (web/lab/tests/experiments.rs).
+// with runs scripted from the sim's model (crates/lab-page/tests/experiments.rs).
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
 import { LabPage } from './pages/lab.mjs';

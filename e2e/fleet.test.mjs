@@ -5,7 +5,7 @@
 // host page (with probe mode starting on load in a frame), the 360 px fleet UI. Every value
 // is checked against the run's own stored record or ttft-sim's scripted timing; nothing is
 // mocked. Runs in every engine of E2E_ENGINES.
-// Moved to component tests (web/lab/tests/fleet.rs; docs/e2e-inventory.md,
+// Moved to component tests (crates/lab-page/tests/fleet.rs; docs/e2e-inventory.md,
 // "fleet.test.mjs"): the status line's texts, the model key refused as a collector header,
 // trace context's texts and stopped series, probe mode's notice, messages, once per tab and
 // Stop, SLOs and goodput, share links; the OTLP bodies' content is native
@@ -136,7 +136,7 @@ forEachEngine((engine) => {
   test('OTLP export to a collector on another origin that allows this origin: both runs and their spans arrive, each span with the ids its model request carried through a real preflight, the engine named as itself, no body with the key; a collector that stops allowing the origin is reported unreachable', async () => {
     // The bodies' names, units, values and attributes are native (crates/lab/tests/
     // otlp_bodies.rs, tests/otlp/receiver_test.py); the status line's texts and the
-    // traceparent in each record are component tests (web/lab/tests/fleet.rs). Here: the
+    // traceparent in each record are component tests (crates/lab-page/tests/fleet.rs). Here: the
     // engine's fetch under CORS, to the collector and with traceparent to the model.
     const receiver = await startReceiver([sim.url]);
     // The model requests go through a recording proxy on another origin: it sees each one's
@@ -276,7 +276,7 @@ forEachEngine((engine) => {
 
   test('trace context against a server whose CORS refuses traceparent: the real preflight is refused and diagnosed as such; without the header it works', async () => {
     // The texts, the series stopping and the checkbox are component tests
-    // (web/lab/tests/fleet.rs); here, the engine's preflight and the check it answers.
+    // (crates/lab-page/tests/fleet.rs); here, the engine's preflight and the check it answers.
     const strict = await startSim(['--no-trace-headers'], { dist: false });
     try {
       const query = new URLSearchParams({ base_url: `${strict.url}/v1`, model: 'sim-fast@prefill_ms=50', runs: '1', lang: 'en', traceparent: '1' });
@@ -345,7 +345,7 @@ forEachEngine((engine) => {
       if (kind === 'plain') {
         // Probe mode in a frame: the run starts on load, before any click and racing the
         // worker's start, and is measured from its request (the notice, the messages'
-        // content, once per tab and Stop are component tests: web/lab/tests/fleet.rs).
+        // content, once per tab and Stop are component tests: crates/lab-page/tests/fleet.rs).
         const probed = await hostedWidget('plain.html', new URLSearchParams({ probe: '1', model: 'sim-fast@prefill_ms=100', lang: 'en' }));
         await probed.waitForMessages('ttft-meter.summary', 1, { timeout: 60_000 });
         const probeMessages = await probed.messageData();

@@ -5,7 +5,7 @@
 //
 // 1. (a 64 KB Content-Type): in keysafety.test.mjs's list of faults.
 // 2.-5. (a key in the fragment, earlier keys echoed, bidi controls, disguised key forms):
-//    component tests in web/widget/tests/hostile.rs.
+//    component tests in tests/hostile.rs.
 // 6. Floods (2,000,000 one-character events; 50,000 newlines and a 1 MiB word) leave the
 //    page responsive: an in-page probe's longest gap stays far under the stalls measured
 //    before (1,372 ms and 394 ms), and the run's own stall figure agrees with the probe's;
@@ -35,7 +35,7 @@ forEachEngine((engine) => {
 
   // Cases 2 to 5 (a key in the fragment, keys this tab held before echoed back, bidi
   // controls, disguised forms of the key and a key split between the panes) need no engine:
-  // they are component tests now (web/widget/tests/hostile.rs, the widget mounted with a
+  // they are component tests now (tests/hostile.rs, the widget mounted with a
   // scripted transport playing what the sim's faults send; the sim's bytes are
   // crates/sim/tests/hostile.rs's, the scrubbing crates/core/src/scrub.rs's).
 

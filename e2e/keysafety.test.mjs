@@ -12,9 +12,9 @@
 // the short and JWT keys' scrubbing over the sim's own bytes (crates/sim/tests/keysafety.rs,
 // crates/core/tests/keysafety.rs); the 15 faults whose fetch path is the same everywhere,
 // the crafted link and preset/base URL changes (the key question), the hostile models
-// list and the long answer's 1 MiB cut (web/widget/tests/keysafety.rs); the storage notices,
+// list and the long answer's 1 MiB cut (tests/keysafety.rs); the storage notices,
 // the import, the crash banner's text in both languages and the key question in Chinese
-// (web/lab/tests/keysafety.rs). The long answer's memory bound is the flood test's
+// (crates/lab-page/tests/keysafety.rs). The long answer's memory bound is the flood test's
 // (e2e/hostile.test.mjs).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -166,7 +166,7 @@ function faults(engine) {
 
 /** Why the crash test runs in Chromium only. */
 const CRASH_ONCE =
-  'the shipped build\'s panic → hook → banner → Reload takes no engine-specific path: checked once, in Chromium (the banner\'s text in both languages: web/lab/tests/keysafety.rs)';
+  'the shipped build\'s panic → hook → banner → Reload takes no engine-specific path: checked once, in Chromium (the banner\'s text in both languages: crates/lab-page/tests/keysafety.rs)';
 
 forEachEngine((engine) => {
   let simB;

@@ -4,11 +4,11 @@
 // build under a sub-path of another static host. Everything runs against the built page and
 // ttft-sim on 127.0.0.1, in every engine of E2E_ENGINES; nothing is mocked.
 // Moved to component tests (docs/e2e-inventory.md, "ship.test.mjs"): the messages' content
-// (web/widget/tests/ship.rs, and fleet.test.mjs's embedded tests keep the real frame), the
+// (tests/ship.rs, and fleet.test.mjs's embedded tests keep the real frame), the
 // address's parameters, presets, the refusal of a key in the URL, no simulator, the language
-// names (web/widget/tests/ship.rs); history across reloads, 1,000 runs, the import round
+// names (tests/ship.rs); history across reloads, 1,000 runs, the import round
 // trip, CSV and SVG, every string in Chinese, theme and summary copy, a failed run after a
-// reload (web/lab/tests/ship.rs).
+// reload (crates/lab-page/tests/ship.rs).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before } from 'node:test';
@@ -53,7 +53,7 @@ forEachEngine((engine) => {
     // Every request reaches the sim through a recording proxy: the page, its files, the
     // worker and the endpoint (the page's default, its own origin + /v1). The refusal's
     // notice, the cleaned address, the empty key field and storage are component tests
-    // (web/widget/tests/ship.rs); what the engine sends before the address is rewritten,
+    // (tests/ship.rs); what the engine sends before the address is rewritten,
     // under <meta name="referrer" content="strict-origin">, is only seen here.
     const recorder = await startRecorder(sim.url);
     const sent = recorder.requests;
@@ -75,7 +75,7 @@ forEachEngine((engine) => {
 
   test('the JSON export and a chart\'s PNG download as files', async () => {
     // The export's content, its import back, the CSV and the SVG are component tests
-    // (web/lab/tests/ship.rs) and native ones (crates/core/tests/export_json.rs,
+    // (crates/lab-page/tests/ship.rs) and native ones (crates/core/tests/export_json.rs,
     // export_csv.rs); here, the engine's download and its canvas's PNG.
     const lab = await LabPage.open(browser, sim.url);
     await lab.fill({ model: 'sim-fast@prefill_ms=100', runs: 2 });

@@ -81,7 +81,7 @@ forEachEngine((engine) => {
     // serverTiming, which each engine's fetch hands the worker (www/fetch-worker.js). The
     // styles read from the stream (llama.cpp's timings, Groq's x_groq, SambaNova's usage)
     // are component tests over the providers' captured streams
-    // (web/widget/tests/wait.rs); the sim's bytes for each are crates/sim/tests/accounts.rs's.
+    // (tests/wait.rs); the sim's bytes for each are crates/sim/tests/accounts.rs's.
     const cases = [
       ['server_timing+litellm', { gateway: GATEWAY_MS, queue: QUEUE_MS, prompt: PREFILL_MS }, 0, 'prompt'],
     ];
@@ -164,7 +164,7 @@ forEachEngine((engine) => {
 
   test('the verdict names the network or the cold start where the connection decides: a far network, a cold connection', async () => {
     // A long prompt, a queue and reasoning need no engine: crates/core/tests/breakdown.rs
-    // (the_verdict_names_the_right_cause_in_each_seed_case) and web/widget/tests/wait.rs
+    // (the_verdict_names_the_right_cause_in_each_seed_case) and tests/wait.rs
     // (the_verdict_names_the_largest_reported_part_and_says_what_to_do). Here: what only a
     // real connection decides.
     // Far: every byte to the endpoint waits 150 ms each way (a 300 ms round trip), the

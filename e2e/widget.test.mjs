@@ -3,7 +3,7 @@
 // cold/warm labels against the sim's connection log. Real page, real browsers (every engine
 // of E2E_ENGINES), real HTTP on 127.0.0.1; nothing mocked. What needs no engine (faults'
 // diagnoses, the key's storage, TTFT-only, a long answer's blocks) is in the component
-// tests (web/widget/tests/components.rs).
+// tests (tests/components.rs).
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
 import { LabPage } from './pages/lab.mjs';
@@ -102,7 +102,7 @@ forEachEngine((engine) => {
   });
 
   // What this file also proved once, in every engine, is proven by the component tests in
-  // headless Chromium now (web/widget/tests/components.rs, a ScriptedCarrier playing each
+  // headless Chromium now (tests/components.rs, a ScriptedCarrier playing each
   // stream): a long answer's blocks read and lay out as one text
   // (a_long_answer_is_laid_out_in_blocks_that_read_as_one_text), every fault's cause with
   // earlier runs kept (every_fault_is_diagnosed_and_earlier_runs_stay; the sim's own bytes

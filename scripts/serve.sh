@@ -16,16 +16,17 @@ cd "$(dirname "$0")/.."
 port=${1:-8787}
 
 # Everything the release build reads: the two pages' HTML and Trunk configurations, the
-# packages compiled to wasm (web/*) and the crates they depend on, the static assets, the
+# packages compiled to wasm (src, crates/web, crates/lab-page) and the crates they depend on, the static assets, the
 # post-build hook and its scripts, the npm tools' lockfile (terser, binaryen), and Cargo's
-# manifests, lockfile and configuration. Tests and fuzz targets are not in the build.
+# manifests, lockfile and configuration. Tests and fuzz targets are not in the build. The
+# widget's package is the root one (src/); the lab's page and ttft-web are under crates/.
 build_inputs=(
   index.html lab.html Trunk.toml Trunk.lab.toml
   Cargo.toml Cargo.lock .cargo package-lock.json
-  web crates/stream crates/core crates/lab crates/tokens www
+  src crates/web crates/lab-page crates/stream crates/core crates/lab crates/tokens www
   scripts/serve.sh scripts/post-build.sh scripts/minify-js.mjs scripts/zh-catalogue.mjs
   scripts/precompress.mjs
-  ':(exclude,glob)web/*/tests/**' ':(exclude,glob)crates/*/tests/**' ':(exclude,glob)crates/*/fuzz/**'
+  ':(exclude,glob)crates/*/tests/**' ':(exclude,glob)crates/*/fuzz/**'
 )
 stamp=target/serve-build.stamp
 

@@ -52,13 +52,13 @@ for _ in $(seq 1 100); do grep -q 'listening on' "$sim_log" && break; sleep 0.1;
 TTFT_SIM_URL=$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$sim_log" | head -n1)
 [ -n "$TTFT_SIM_URL" ] || { echo "ttft-sim did not start" >&2; cat "$sim_log" >&2; exit 1; }
 export TTFT_SIM_URL
-cargo test -p ttft-web --target wasm32-unknown-unknown
-# Apart from ttft-web: the widget builds ttft-core with `zh-on-demand` (Chinese loaded from
-# zh.json), ttft-web's own tests with the Chinese column compiled in.
+# One browser test binary per page package (tests/browser.rs). ttft-web's and the lab's
+# (experiments played by a scripted carrier, the lab's questions to the server, context
+# windows and token counts, answered by the sim above) share one build; the widget's apart:
+# it builds ttft-core with `zh-on-demand` (Chinese loaded from zh.json), the others with the
+# Chinese column compiled in.
+cargo test -p ttft-web -p ttft-lab-page --target wasm32-unknown-unknown
 cargo test -p ttft-widget --target wasm32-unknown-unknown
-# The lab's components (web/lab/tests): experiments played by a scripted carrier, the lab's
-# questions to the server (context windows, token counts) answered by the sim above.
-cargo test -p ttft-lab-page --target wasm32-unknown-unknown
 kill "$sim_pid"; sim_pid=""
 
 step "trunk build --release"

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** In ON_DEMAND_CATALOGUES' order. */
-const CATALOGUES = ['crates/core/src/texts.rs', 'web/shared/src/texts.rs', 'web/widget/src/texts.rs'];
+const CATALOGUES = ['crates/core/src/texts.rs', 'crates/web/src/texts.rs', 'src/texts.rs'];
 
 /** The value of the Rust string literal starting at `text[at]`, and where it ends. */
 function readLiteral(text, at) {

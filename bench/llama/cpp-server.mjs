@@ -20,7 +20,7 @@ import { ROOT, readRows, run, runSeries, sleep } from '../lib.mjs';
 import { captureRequests, column, freePort, isMeasured, median, numberIn, openExperiments, runExperiment } from './shared.mjs';
 
 const PYTHON = process.env.BENCH_PYTHON || path.join(ROOT, 'bench', '.venv', 'bin', 'python');
-/** The app's storage slot of runs (web/shared/src/persist.rs RUNS_SLOT; the export schema). */
+/** The app's storage slot of runs (crates/web/src/persist.rs RUNS_SLOT; the export schema). */
 const RUNS_SLOT = 'ttft-meter.runs.v1';
 const log = (...args) => console.error('[bench] llama (C++ server):', ...args);
 const round = (value, digits = 3) => (value === null || value === undefined || !Number.isFinite(value) ? null : Number(value.toFixed(digits)));

@@ -4,7 +4,7 @@
 //!
 //! Same names in the same order, not the same set: the worker hands the page its
 //! `[name, value]` pairs in its list's order, and the main-thread transport
-//! (web/shared/src/transport/main_thread.rs) in `ACCOUNT_HEADERS`' order, so one order keeps
+//! (crates/web/src/transport/main_thread.rs) in `ACCOUNT_HEADERS`' order, so one order keeps
 //! a run's recorded `timing_headers` the same whichever transport measured it.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 

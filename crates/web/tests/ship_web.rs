@@ -6,8 +6,6 @@
 use ttft_web::persist;
 use wasm_bindgen_test::*;
 
-wasm_bindgen_test_configure!(run_in_browser);
-
 #[wasm_bindgen_test]
 fn an_empty_history_clears_its_slot_and_loads_as_empty() {
     let local = web_sys::window().unwrap().local_storage().unwrap().unwrap();

@@ -17,41 +17,39 @@ use ttft_web::transport::SharedCarrier;
 use ttft_widget::WidgetApp;
 use wasm_bindgen_test::*;
 
-wasm_bindgen_test_configure!(run_in_browser);
-
 /// The captured streams and their oracle (copied from the providers' own answers; sources in
 /// tests/fixtures/sse/accounts/README.md).
 const FIXTURES: [(&str, &str); 7] = [
     (
         "groq_usage_on_finish_chunk_elided.sse",
-        include_str!("../../../tests/fixtures/sse/accounts/groq_usage_on_finish_chunk_elided.sse"),
+        include_str!("fixtures/sse/accounts/groq_usage_on_finish_chunk_elided.sse"),
     ),
     (
         "groq_x_groq_only_2024.sse",
-        include_str!("../../../tests/fixtures/sse/accounts/groq_x_groq_only_2024.sse"),
+        include_str!("fixtures/sse/accounts/groq_x_groq_only_2024.sse"),
     ),
     (
         "groq_x_groq_usage.sse",
-        include_str!("../../../tests/fixtures/sse/accounts/groq_x_groq_usage.sse"),
+        include_str!("fixtures/sse/accounts/groq_x_groq_usage.sse"),
     ),
     (
         "llamacpp_server_timings.sse",
-        include_str!("../../../tests/fixtures/sse/accounts/llamacpp_server_timings.sse"),
+        include_str!("fixtures/sse/accounts/llamacpp_server_timings.sse"),
     ),
     (
         "llamacpp_timings_documented.sse",
-        include_str!("../../../tests/fixtures/sse/accounts/llamacpp_timings_documented.sse"),
+        include_str!("fixtures/sse/accounts/llamacpp_timings_documented.sse"),
     ),
     (
         "llamacpp_timings_finish_chunk.sse",
-        include_str!("../../../tests/fixtures/sse/accounts/llamacpp_timings_finish_chunk.sse"),
+        include_str!("fixtures/sse/accounts/llamacpp_timings_finish_chunk.sse"),
     ),
     (
         "sambanova_usage_timing.sse",
-        include_str!("../../../tests/fixtures/sse/accounts/sambanova_usage_timing.sse"),
+        include_str!("fixtures/sse/accounts/sambanova_usage_timing.sse"),
     ),
 ];
-const EXPECTED: &str = include_str!("../../../tests/fixtures/sse/accounts/EXPECTED.json");
+const EXPECTED: &str = include_str!("fixtures/sse/accounts/EXPECTED.json");
 
 /// The one transcript with no answer text (a tool call only).
 const TOOL_CALLS_ONLY: &str = "groq_x_groq_only_2024.sse";

@@ -17,8 +17,6 @@ use ttft_web::transport::SharedCarrier;
 use ttft_widget::WidgetApp;
 use wasm_bindgen_test::*;
 
-wasm_bindgen_test_configure!(run_in_browser);
-
 const BASE_URL: &str = "http://127.0.0.1:9/v1";
 const KEY_ONE: &str = "sk-ttftmeter-FIRST-4e1b9d7c2a5f8e3b6d0a";
 const KEY_TWO: &str = "sk-ttftmeter-SECOND-9c2e5b1d4806aa177f3a";
@@ -281,7 +279,7 @@ async fn bidi_controls_in_provider_text_are_shown_as_escapes_and_the_quote_is_is
     // The page's stylesheet: the quote's and the pane's isolation are its doing.
     let document = web_sys::window().unwrap().document().unwrap();
     let style = document.create_element("style").unwrap();
-    style.set_text_content(Some(include_str!("../../../www/style.css")));
+    style.set_text_content(Some(include_str!("../www/style.css")));
     document.head().unwrap().append_child(&style).unwrap();
     let view = widget(&carrier);
     send(&view, 1).await;

@@ -18,8 +18,6 @@ use ttft_web::transport::SharedCarrier;
 use ttft_widget::WidgetApp;
 use wasm_bindgen_test::*;
 
-wasm_bindgen_test_configure!(run_in_browser);
-
 /// Where the widget's form points in these tests; nothing listens there (the carrier plays
 /// the script instead).
 const BASE_URL: &str = "http://127.0.0.1:9/v1";
@@ -542,7 +540,7 @@ fn with_page_style() {
     }
     let style = document.create_element("style").unwrap();
     style.set_id("page-style");
-    style.set_text_content(Some(include_str!("../../../www/style.css")));
+    style.set_text_content(Some(include_str!("../www/style.css")));
     document.head().unwrap().append_child(&style).unwrap();
 }
 

@@ -1,4 +1,5 @@
-//! What the component tests (web/*/tests, wasm-bindgen-test in headless Chromium) use to
+//! What the component tests (tests/, crates/web/tests, crates/lab-page/tests: wasm-bindgen-test
+//! in headless Chromium) use to
 //! mount a page's components and act on them as a user would: mount into a fresh element,
 //! find by `data-testid`, click, type, wait for what the user would wait for. Nothing in the
 //! pages calls it, so none of it is in their wasm.

@@ -25,8 +25,6 @@ use ttft_widget::WidgetApp;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_test::*;
 
-wasm_bindgen_test_configure!(run_in_browser);
-
 /// Where the widget's form points: nothing listens there (the carrier plays the script).
 const BASE_URL: &str = "http://127.0.0.1:9/v1";
 

@@ -1,5 +1,5 @@
 //! ttft-web: what both of TTFT Meter's pages show and do in the browser. The widget
-//! (`web/widget`, the first load) and the lab (`web/lab`) are each a thin page over it.
+//! (the root package, the first load) and the lab (`crates/lab-page`) are each a thin page over it.
 //! Measurement logic lives in `ttft-core` (and the stream's in `ttft-stream`); this crate
 //! reads clocks, talks to the network, storage and the DOM, and shows what they computed.
 //!

@@ -21,8 +21,6 @@ use ttft_web::views::header::PageHeader;
 use ttft_web::views::run_panel::RunPanel;
 use wasm_bindgen_test::*;
 
-wasm_bindgen_test_configure!(run_in_browser);
-
 /// The pages' shared parts over the page's state, as the widget composes them.
 fn page(query: &[(&str, &str)], carrier: &ScriptedCarrier) -> Mounted {
     clear_storage();

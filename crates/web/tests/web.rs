@@ -9,8 +9,6 @@
 use ttft_web::storage;
 use wasm_bindgen_test::*;
 
-wasm_bindgen_test_configure!(run_in_browser);
-
 fn window() -> web_sys::Window {
     web_sys::window().expect("tests run in a window")
 }

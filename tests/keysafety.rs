@@ -32,8 +32,6 @@ use ttft_widget::WidgetApp;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 
-wasm_bindgen_test_configure!(run_in_browser);
-
 /// The key of e2e/keysafety.test.mjs's long-key test.
 const KEY: &str = "sk-ttftmeter-CANARY-7f3a9c2e5b1d4806aa17";
 
@@ -369,7 +367,7 @@ fn with_page_style() {
     }
     let style = document.create_element("style").unwrap();
     style.set_id("page-style");
-    style.set_text_content(Some(include_str!("../../../www/style.css")));
+    style.set_text_content(Some(include_str!("../www/style.css")));
     document.head().unwrap().append_child(&style).unwrap();
 }
 

@@ -23,8 +23,6 @@ use ttft_web::transport::SharedCarrier;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_test::*;
 
-wasm_bindgen_test_configure!(run_in_browser);
-
 /// Where the lab's form points: nothing listens there (the carrier plays the runs).
 const A_BASE_URL: &str = "http://127.0.0.1:9/v1";
 

@@ -4,8 +4,6 @@
 
 use wasm_bindgen_test::*;
 
-wasm_bindgen_test_configure!(run_in_browser);
-
 #[wasm_bindgen_test]
 fn every_lab_page_text_has_its_chinese_column() {
     // An abbreviation used as is in Chinese.

@@ -1,4 +1,5 @@
-//! What the component tests share beyond mounting (web/*/tests): scripted Chat Completions
+//! What the component tests share beyond mounting (tests/, crates/web/tests,
+//! crates/lab-page/tests): scripted Chat Completions
 //! answers, waiting for a series, storage and the stored history, the page's stylesheet,
 //! pieces of a key, and stand-ins for what the page hands to the browser (a host frame's
 //! `postMessage`, the clipboard, a download, a collector), each installed for one test and

@@ -36,8 +36,6 @@ use ttft_web::transport::{Carrier, HttpRequest, Opening, SharedCarrier};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 
-wasm_bindgen_test_configure!(run_in_browser);
-
 /// The ttft-sim the test command started (compile-time, since tests run in the browser).
 fn sim_url() -> &'static str {
     option_env!("TTFT_SIM_URL")
