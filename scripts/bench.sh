@@ -28,7 +28,7 @@ if ! bench/.venv/bin/python -c 'import openai' 2>/dev/null; then
 fi
 
 say "building the widget (trunk build --release) and ttft-sim (release)"
-trunk build --release --quiet
+build_pages
 cargo build --quiet --release -p ttft-sim
 
 sections=("$@")

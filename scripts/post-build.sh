@@ -16,8 +16,6 @@ env -u TRUNK_HTML_FILE -u TRUNK_SOURCE_DIR -u TRUNK_STAGING_DIR -u TRUNK_DIST_DI
   trunk --config Trunk.lab.toml build "${release[@]}"
 rm -rf "$stage/lab"
 cp -R target/lab-dist "$stage/lab"
-# The widget's second language, loaded when it first shows Chinese (ttft-core zh-on-demand).
-node scripts/zh-catalogue.mjs "$stage"
 [ ${#release[@]} -eq 0 ] || node scripts/minify-js.mjs "$stage"
 # The widget's second language, loaded when it first shows Chinese (ttft-core zh-on-demand).
 node scripts/zh-catalogue.mjs "$stage"

@@ -59,7 +59,7 @@ if [ -n "$inputs" ] && [ -z "${SERVE_REBUILD:-}" ] && [ -f "$stamp" ] \
 else
   echo "[serve] building the widget (trunk build --release)" >&2
   rm -f "$stamp"
-  trunk build --release --quiet
+  build_pages
   if [ -n "$inputs" ]; then
     mkdir -p target
     printf 'inputs %s\ndist %s' "$inputs" "$(dist_hash)" >"$stamp"

@@ -102,3 +102,12 @@ if [ ! -x "$OTLP_VENV/bin/python" ] || ! cmp -s tests/otlp/requirements.txt "$OT
   cp tests/otlp/requirements.txt "$OTLP_VENV/requirements.txt"
 fi
 export OTLP_PYTHON="$OTLP_VENV/bin/python"
+
+# The release build of both pages (trunk: the widget, then scripts/post-build.sh builds the
+# lab), in a Cargo target directory of its own: its wasm-small artifacts share nothing with
+# the debug and clippy builds in target/, and a directory of its own lets it run while cargo
+# works in target/ (scripts/test.sh builds the pages during clippy and the import check).
+PAGES_TARGET_DIR="$PWD/target/pages"
+build_pages() {
+  CARGO_TARGET_DIR="$PAGES_TARGET_DIR" trunk build --release --quiet "$@"
+}

@@ -14,31 +14,61 @@ cd "$(dirname "$0")/.."
 step() { printf '\n==> [%d s] %s\n' "$SECONDS" "$*" >&2; }
 sim_pid=""
 xvfb_pid=""
+pages_pid=""
 cleanup() {
   [ -z "$sim_pid" ] || kill "$sim_pid" 2>/dev/null || true
   [ -z "$xvfb_pid" ] || kill "$xvfb_pid" 2>/dev/null || true
+  [ -z "$pages_pid" ] || kill -- "-$pages_pid" 2>/dev/null || kill "$pages_pid" 2>/dev/null || true
 }
 trap cleanup EXIT
 
 step "rustfmt"
 cargo fmt --all --check
 
+# The release build of both pages runs beside the static checks (clippy, the import check):
+# its final optimisation of each page holds one core for minutes, and clippy has the other.
+# Its own target directory (setup.sh's build_pages) keeps it from waiting on cargo's lock.
+# Nothing timed runs beside it: the tests start after it ends.
+step "trunk build --release, in the background until the static checks end"
+pages_log=$(mktemp)
+set -m
+build_pages >"$pages_log" 2>&1 &
+pages_pid=$!
+set +m
+
 step "clippy: native crates"
 cargo clippy --quiet -p ttft-stream -p ttft-core -p ttft-lab -p ttft-sim -p ttft-tokens --all-targets -- -D warnings
 step "clippy: the pages on wasm32 (ttft-web, ttft-widget, ttft-lab-page)"
 cargo clippy --quiet -p ttft-web -p ttft-widget -p ttft-lab-page --target wasm32-unknown-unknown --all-targets -- -D warnings
+step "clippy: ttft-core as the widget builds it (zh-on-demand: the Chinese column loaded from zh.json)"
+cargo clippy --quiet -p ttft-core --features zh-on-demand --all-targets -- -D warnings
+node scripts/zh-catalogue.mjs --check
 
 step "no import circles in any package (cargo-modules' module graphs, scripts/check-cycles.mjs)"
 node scripts/check-cycles.mjs
 # The check itself: a circle closed only by uses of constants fails it, named; no circle passes.
 node --test scripts/check-cycles.test.mjs
 
+step "waiting for the release build of the pages"
+if ! wait "$pages_pid"; then
+  pages_pid=""
+  echo "trunk build --release failed:" >&2
+  cat "$pages_log" >&2
+  exit 1
+fi
+pages_pid=""
+cat "$pages_log"
+rm -f "$pages_log"
+# The widget (the first load) and the lab (dist/lab/, loaded when opened).
+for file in dist/widget-*_bg.wasm dist/widget-*.js dist/fetch-worker.js dist/style-*.css dist/index.html \
+  dist/lab/lab-*_bg.wasm dist/lab/lab-*.js; do
+  printf 'shipped: %-45s %8s B raw %8s B gzip\n' "$file" "$(wc -c <"$file")" "$(gzip -9c "$file" | wc -c)"
+done
+
 step "cargo test: the native crates (ttft-stream, ttft-core, ttft-lab, ttft-sim, ttft-tokens)"
 cargo test -p ttft-stream -p ttft-core -p ttft-lab -p ttft-sim -p ttft-tokens
 step "ttft-core's texts as the widget builds them (zh-on-demand: the Chinese column loaded from zh.json)"
-cargo clippy --quiet -p ttft-core --features zh-on-demand --all-targets -- -D warnings
 cargo test --quiet -p ttft-core --features zh-on-demand --lib text
-node scripts/zh-catalogue.mjs --check
 
 step "OTLP bodies through the strict receiver (official protobuf definitions, CORS as the Collector)"
 "$OTLP_PYTHON" tests/otlp/receiver_test.py
@@ -60,14 +90,6 @@ export TTFT_SIM_URL
 cargo test -p ttft-web -p ttft-lab-page --target wasm32-unknown-unknown
 cargo test -p ttft-widget --target wasm32-unknown-unknown
 kill "$sim_pid"; sim_pid=""
-
-step "trunk build --release"
-trunk build --release --quiet
-# The widget (the first load) and the lab (dist/lab/, loaded when opened).
-for file in dist/widget-*_bg.wasm dist/widget-*.js dist/fetch-worker.js dist/style-*.css dist/index.html \
-  dist/lab/lab-*_bg.wasm dist/lab/lab-*.js; do
-  printf 'shipped: %-45s %8s B raw %8s B gzip\n' "$file" "$(wc -c <"$file")" "$(gzip -9c "$file" | wc -c)"
-done
 
 step "end-to-end: every test in each engine, against ttft-sim"
 # MiniBrowser needs an X display: one Xvfb for the whole suite, on a display number it
