@@ -50,10 +50,21 @@ else
   TTFT_SIM_URL=$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$sim_log" | head -n1)
   [ -n "$TTFT_SIM_URL" ] || { echo "ttft-sim did not start" >&2; cat "$sim_log" >&2; exit 1; }
   export TTFT_SIM_URL
-  cargo test "${pages[@]}" --target wasm32-unknown-unknown
   # Apart: the widget builds ttft-core with `zh-on-demand`, which would reach the others'
-  # tests if built together (their Chinese checks would read English).
-  cargo test -p ttft-widget --target wasm32-unknown-unknown
+  # tests if built together (their Chinese checks would read English). Both built, then run
+  # at once (as scripts/test.sh does).
+  cargo test "${pages[@]}" --target wasm32-unknown-unknown --no-run
+  cargo test -p ttft-widget --target wasm32-unknown-unknown --no-run
+  widget_log=$(mktemp)
+  cargo test -p ttft-widget --target wasm32-unknown-unknown >"$widget_log" 2>&1 &
+  widget_pid=$!
+  wasm_status=0
+  cargo test "${pages[@]}" --target wasm32-unknown-unknown || wasm_status=1
+  wait "$widget_pid" || wasm_status=1
+  echo "--- the widget's browser tests"
+  cat "$widget_log"
+  rm -f "$widget_log"
+  [ "$wasm_status" = 0 ] || { echo "browser tests failed (above)" >&2; exit 1; }
   kill "$sim_pid"; sim_pid=""
   rm -f "$sim_log"
 fi

@@ -86,9 +86,21 @@ export TTFT_SIM_URL
 # (experiments played by a scripted carrier, the lab's questions to the server, context
 # windows and token counts, answered by the sim above) share one build; the widget's apart:
 # it builds ttft-core with `zh-on-demand` (Chinese loaded from zh.json), the others with the
-# Chinese column compiled in.
-cargo test -p ttft-web -p ttft-lab-page --target wasm32-unknown-unknown
-cargo test -p ttft-widget --target wasm32-unknown-unknown
+# Chinese column compiled in. Both are built first, then run at once, each in its own
+# headless Chromium: their runs are scripted (instants from the script, not the clock), and
+# running them side by side takes the longer one's time, not the sum.
+cargo test -p ttft-web -p ttft-lab-page --target wasm32-unknown-unknown --no-run
+cargo test -p ttft-widget --target wasm32-unknown-unknown --no-run
+widget_log=$(mktemp)
+cargo test -p ttft-widget --target wasm32-unknown-unknown >"$widget_log" 2>&1 &
+widget_pid=$!
+pages_status=0
+cargo test -p ttft-web -p ttft-lab-page --target wasm32-unknown-unknown || pages_status=1
+wait "$widget_pid" || pages_status=1
+echo "--- the widget's browser tests"
+cat "$widget_log"
+rm -f "$widget_log"
+[ "$pages_status" = 0 ] || { echo "browser tests failed (above)" >&2; exit 1; }
 kill "$sim_pid"; sim_pid=""
 
 step "end-to-end: every test in each engine, against ttft-sim"
