@@ -15,7 +15,9 @@ step() { printf '\n==> [%d s] %s\n' "$SECONDS" "$*" >&2; }
 sim_pid=""
 xvfb_pid=""
 pages_pid=""
+cycles_pid=""
 cleanup() {
+  [ -z "$cycles_pid" ] || kill "$cycles_pid" 2>/dev/null || true
   [ -z "$sim_pid" ] || kill "$sim_pid" 2>/dev/null || true
   [ -z "$xvfb_pid" ] || kill "$xvfb_pid" 2>/dev/null || true
   [ -z "$pages_pid" ] || kill -- "-$pages_pid" 2>/dev/null || kill "$pages_pid" 2>/dev/null || true
@@ -25,7 +27,7 @@ trap cleanup EXIT
 step "rustfmt"
 cargo fmt --all --check
 
-# The release build of both pages runs beside the static checks (clippy, the import check):
+# The release build of both pages runs beside the static checks (clippy):
 # its final optimisation of each page holds one core for minutes, and clippy has the other.
 # Its own target directory (setup.sh's build_pages) keeps it from waiting on cargo's lock.
 # Nothing timed runs beside it: the tests start after it ends.
@@ -43,11 +45,6 @@ cargo clippy --quiet -p ttft-web -p ttft-widget -p ttft-lab-page --target wasm32
 step "clippy: ttft-core as the widget builds it (zh-on-demand: the Chinese column loaded from zh.json)"
 cargo clippy --quiet -p ttft-core --features zh-on-demand --all-targets -- -D warnings
 node scripts/zh-catalogue.mjs --check
-
-step "no import circles in any package (cargo-modules' module graphs, scripts/check-cycles.mjs)"
-node scripts/check-cycles.mjs
-# The check itself: a circle closed only by uses of constants fails it, named; no circle passes.
-node --test scripts/check-cycles.test.mjs
 
 step "waiting for the release build of the pages"
 if ! wait "$pages_pid"; then
@@ -91,6 +88,15 @@ export TTFT_SIM_URL
 # running them side by side takes the longer one's time, not the sum.
 cargo test -p ttft-web -p ttft-lab-page --target wasm32-unknown-unknown --no-run
 cargo test -p ttft-widget --target wasm32-unknown-unknown --no-run
+# The import-circle check runs beside them: it reads sources (cargo-modules' module graphs,
+# after clippy has checked every package), and the browser tests leave a core free.
+cycles_log=$(mktemp)
+{
+  node scripts/check-cycles.mjs
+  # The check itself: a circle closed only by uses of constants fails it, named; no circle passes.
+  node --test scripts/check-cycles.test.mjs
+} >"$cycles_log" 2>&1 &
+cycles_pid=$!
 widget_log=$(mktemp)
 cargo test -p ttft-widget --target wasm32-unknown-unknown >"$widget_log" 2>&1 &
 widget_pid=$!
@@ -101,6 +107,13 @@ echo "--- the widget's browser tests"
 cat "$widget_log"
 rm -f "$widget_log"
 [ "$pages_status" = 0 ] || { echo "browser tests failed (above)" >&2; exit 1; }
+step "no import circles in any package (cargo-modules' module graphs, scripts/check-cycles.mjs; run beside the browser tests)"
+cycles_status=0
+wait "$cycles_pid" || cycles_status=1
+cycles_pid=""
+cat "$cycles_log"
+rm -f "$cycles_log"
+[ "$cycles_status" = 0 ] || { echo "the import-circle check failed (above)" >&2; exit 1; }
 kill "$sim_pid"; sim_pid=""
 
 step "end-to-end: every test in each engine, against ttft-sim"
