@@ -11,6 +11,7 @@ use std::rc::Rc;
 
 use leptos::prelude::*;
 use ttft_core::config::UrlConfig;
+use ttft_web::testing::support::assert_no_key;
 use ttft_web::testing::{clear_storage, mount, until, Mounted};
 use ttft_web::transport::scripted::{Script, ScriptedCarrier};
 use ttft_web::transport::SharedCarrier;
@@ -95,6 +96,18 @@ struct Kept {
     session: String,
     text: String,
     url: String,
+}
+
+impl Kept {
+    /// Each text with the place it was read from.
+    fn places(&self) -> [(&str, &str); 4] {
+        [
+            (&self.local, "localStorage"),
+            (&self.session, "the other session slots"),
+            (&self.text, "the page's text"),
+            (&self.url, "the address"),
+        ]
+    }
 }
 
 fn kept(view: &Mounted) -> Kept {
@@ -213,26 +226,9 @@ async fn keys_this_tab_held_before_are_scrubbed_when_a_provider_echoes_them() {
     }
     let state = kept(&view);
     for (key, name) in [(KEY_ONE, "the earlier key"), (KEY_TWO, "the current key")] {
-        assert_eq!(
-            leaks(key, &state.local),
-            Vec::<String>::new(),
-            "localStorage holds none of {name}"
-        );
-        assert_eq!(
-            leaks(key, &state.session),
-            Vec::<String>::new(),
-            "other session slots hold none of {name}"
-        );
-        assert_eq!(
-            leaks(key, &state.text),
-            Vec::<String>::new(),
-            "the page shows none of {name}"
-        );
-        assert_eq!(
-            leaks(key, &state.url),
-            Vec::<String>::new(),
-            "the address holds none of {name}"
-        );
+        for (text, place) in state.places() {
+            assert_no_key(key, text, &format!("{place} ({name})"));
+        }
     }
     assert!(
         diagnoses.iter().all(|text| text.contains(REMOVED)),

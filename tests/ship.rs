@@ -14,15 +14,14 @@ use std::rc::Rc;
 
 use leptos::prelude::*;
 use shipfleet::{
-    answer_script, assert_no_key, local_storage, send_and_wait, session_storage, storage_text,
-    stored_runs, wait_for, HostFrame,
+    address, answer_script, assert_no_key, local_storage, send_and_wait, session_storage,
+    set_address, storage_text, stored_runs, wait_for, HostFrame,
 };
 use ttft_core::config::UrlConfig;
 use ttft_web::testing::{clear_storage, frames, mount, Mounted};
 use ttft_web::transport::scripted::{Script, ScriptedCarrier};
 use ttft_web::transport::SharedCarrier;
 use ttft_widget::WidgetApp;
-use wasm_bindgen::JsValue;
 use wasm_bindgen_test::*;
 
 /// Where the widget's form points: nothing listens there (the carrier plays the script).
@@ -156,26 +155,6 @@ async fn the_language_switch_names_each_language_in_itself_before_the_chinese_te
     frames(1).await;
     assert_eq!(view.text("lang-en"), "English");
     assert_eq!(view.text("lang-zh"), "中文");
-}
-
-/// The test page's address (path, query, fragment), to put back after a test changed it.
-fn address() -> String {
-    let location = web_sys::window().unwrap().location();
-    format!(
-        "{}{}{}",
-        location.pathname().unwrap(),
-        location.search().unwrap(),
-        location.hash().unwrap()
-    )
-}
-
-fn set_address(url: &str) {
-    web_sys::window()
-        .unwrap()
-        .history()
-        .unwrap()
-        .replace_state_with_url(&JsValue::NULL, "", Some(url))
-        .unwrap();
 }
 
 #[wasm_bindgen_test]

@@ -270,6 +270,47 @@ fn sent_prompt_tokens(carrier: &SimModelCarrier) -> Vec<u32> {
     tokens
 }
 
+/// The table's planned sizes are `planned`, no run failed, and the prompts sent (one a size)
+/// end with one on `largest` tokens, each leaving the output room in a `window`-token window.
+fn assert_sizes_fit(
+    view: &Mounted,
+    carrier: &SimModelCarrier,
+    planned: &[&str],
+    largest: u32,
+    window: u32,
+) {
+    let rows = table(view);
+    let shown: Vec<&str> = rows.iter().map(|row| row[0].as_str()).collect();
+    assert_eq!(shown, planned);
+    assert!(
+        rows.iter().all(|row| row[4] == "0"),
+        "no failed run: {rows:?}"
+    );
+    let sizes = sent_prompt_tokens(carrier);
+    assert_eq!(sizes.len(), planned.len());
+    assert!(on_target(sizes[sizes.len() - 1], largest), "{sizes:?}");
+    assert!(
+        sizes.iter().all(|tokens| tokens + OUTPUT_TOKENS <= window),
+        "{sizes:?} fit the window"
+    );
+}
+
+/// A prompt-length experiment on `model` with `sizes`, once each, played until its state is
+/// `state`; the side requests recorded from before the mount (`hidden` answered 404).
+async fn prompt_lengths(
+    model: &str,
+    sizes: &str,
+    state: &str,
+    hidden: &[&str],
+) -> (Mounted, SimModelCarrier, SideRequests) {
+    let side = SideRequests::record(hidden);
+    let carrier = SimModelCarrier::default();
+    let view = lab("prompt_length", model, &carrier).await;
+    start(&view, &[("exp-sizes", sizes), ("exp-repetitions", "1")]);
+    ended(&view, state).await;
+    (view, carrier, side)
+}
+
 fn assert_close(actual: f64, expected: f64, what: &str) {
     assert!(
         (actual - expected).abs() < 1e-6,
@@ -446,15 +487,13 @@ async fn models_rank_the_faster_first_and_draw_a_line_per_model() {
 /// 4096 − 16 (output) − 64 (chat template) = 4016, and no run would overflow.
 #[wasm_bindgen_test]
 async fn the_sims_tokenizer_sizes_the_prompts_and_its_window_clips_the_largest() {
-    let model = "sim-linear-prefill@context_tokens=4096";
-    let side = SideRequests::record(&[]);
-    let carrier = SimModelCarrier::default();
-    let view = lab("prompt_length", model, &carrier).await;
-    start(
-        &view,
-        &[("exp-sizes", "1000, 2000, 8000"), ("exp-repetitions", "1")],
-    );
-    ended(&view, "done").await;
+    let (view, carrier, side) = prompt_lengths(
+        "sim-linear-prefill@context_tokens=4096",
+        "1000, 2000, 8000",
+        "done",
+        &[],
+    )
+    .await;
     let notes = notes(&view);
     assert!(
         notes.contains("sized to the server's own token count (server tokenizer)"),
@@ -474,55 +513,27 @@ async fn the_sims_tokenizer_sizes_the_prompts_and_its_window_clips_the_largest()
     );
     assert!(side.to("POST", "/v1/chat/completions").await.is_empty());
     assert_eq!(side.to("GET", "/props").await.len(), 1);
-    let rows = table(&view);
-    let planned: Vec<&str> = rows.iter().map(|row| row[0].as_str()).collect();
-    assert_eq!(planned, ["1000", "2000", "4016"]);
-    assert!(
-        rows.iter().all(|row| row[4] == "0"),
-        "no failed run: {rows:?}"
-    );
-    let sizes = sent_prompt_tokens(&carrier);
-    assert_eq!(sizes.len(), 3);
-    assert!(on_target(sizes[2], 4016), "{sizes:?}");
-    assert!(
-        sizes.iter().all(|tokens| tokens + OUTPUT_TOKENS <= 4096),
-        "{sizes:?} fit the window"
-    );
+    assert_sizes_fit(&view, &carrier, &["1000", "2000", "4016"], 4016, 4096);
 }
 
 /// A 3000-token window from /props: sizes 500, 1000, 8000 give 500, 1000 and 2920 (3000 −
 /// 16 − 64), and the report says so.
 #[wasm_bindgen_test]
 async fn a_window_from_props_clips_the_sizes_that_cannot_fit_and_the_report_says_so() {
-    let side = SideRequests::record(&[]);
-    let carrier = SimModelCarrier::default();
-    let view = lab(
-        "prompt_length",
+    let (view, carrier, side) = prompt_lengths(
         "sim-linear-prefill@context_tokens=3000",
-        &carrier,
+        "500, 1000, 8000",
+        "done",
+        &[],
     )
     .await;
-    start(
-        &view,
-        &[("exp-sizes", "500, 1000, 8000"), ("exp-repetitions", "1")],
-    );
-    ended(&view, "done").await;
     let notes = notes(&view);
     assert!(
         notes.contains("A prompt of 8000 tokens was clipped to 2920: the server's context window is 3000 tokens"),
         "{notes}"
     );
     assert_eq!(side.to("GET", "/props").await.len(), 1);
-    let rows = table(&view);
-    let planned: Vec<&str> = rows.iter().map(|row| row[0].as_str()).collect();
-    assert_eq!(planned, ["500", "1000", "2920"]);
-    let sizes = sent_prompt_tokens(&carrier);
-    assert_eq!(sizes.len(), 3);
-    assert!(on_target(sizes[2], 2920), "{sizes:?}");
-    assert!(
-        sizes.iter().all(|tokens| tokens + OUTPUT_TOKENS <= 3000),
-        "{sizes:?} fit the window"
-    );
+    assert_sizes_fit(&view, &carrier, &["500", "1000", "2920"], 2920, 3000);
 }
 
 /// The page's requests that go around the carrier (`window.fetch` on the main thread: the
@@ -614,15 +625,9 @@ impl Drop for SideRequests {
 /// from the refusal and plans again within it; no run would overflow.
 #[wasm_bindgen_test]
 async fn a_window_named_only_in_a_refusal_clips_the_largest_size() {
-    let side = SideRequests::record(&["/tokenize", "/props"]);
     let model = "sim-linear-prefill@context_tokens=3000";
-    let carrier = SimModelCarrier::default();
-    let view = lab("prompt_length", model, &carrier).await;
-    start(
-        &view,
-        &[("exp-sizes", "500, 1000, 4000"), ("exp-repetitions", "1")],
-    );
-    ended(&view, "done").await;
+    let (view, carrier, side) =
+        prompt_lengths(model, "500, 1000, 4000", "done", &["/tokenize", "/props"]).await;
     let notes = notes(&view);
     assert!(
         notes.contains("A prompt of 4000 tokens was clipped to 2920: the server's context window is 3000 tokens"),
@@ -644,22 +649,9 @@ async fn a_window_named_only_in_a_refusal_clips_the_largest_size() {
         assert_eq!(body["stream"], false, "{body}");
         assert_eq!(body["model"], model);
     }
-    let rows = table(&view);
-    let planned: Vec<&str> = rows.iter().map(|row| row[0].as_str()).collect();
-    assert_eq!(planned, ["500", "1000", "2920"]);
-    assert!(
-        rows.iter().all(|row| row[4] == "0"),
-        "no failed run: {rows:?}"
-    );
     // Every run fits the window by the sim's own rule (prompt + max_tokens ≤ 3000): none
     // would have been refused.
-    let sizes = sent_prompt_tokens(&carrier);
-    assert_eq!(sizes.len(), 3);
-    assert!(on_target(sizes[2], 2920), "{sizes:?}");
-    assert!(
-        sizes.iter().all(|tokens| tokens + OUTPUT_TOKENS <= 3000),
-        "{sizes:?} fit the window"
-    );
+    assert_sizes_fit(&view, &carrier, &["500", "1000", "2920"], 2920, 3000);
     assert!(carrier.bodies().iter().all(|body| body["stream"] == true));
 }
 
@@ -667,19 +659,13 @@ async fn a_window_named_only_in_a_refusal_clips_the_largest_size() {
 /// chat template: the experiment is refused with a message, and no run is made.
 #[wasm_bindgen_test]
 async fn a_window_too_small_for_any_prompt_refuses_the_experiment() {
-    let side = SideRequests::record(&[]);
-    let carrier = SimModelCarrier::default();
-    let view = lab(
-        "prompt_length",
+    let (view, carrier, side) = prompt_lengths(
         "sim-linear-prefill@context_tokens=60",
-        &carrier,
+        "100, 1000",
+        "refused",
+        &[],
     )
     .await;
-    start(
-        &view,
-        &[("exp-sizes", "100, 1000"), ("exp-repetitions", "1")],
-    );
-    ended(&view, "refused").await;
     let message = view.text("exp-input-error");
     assert!(
         message.starts_with(

@@ -19,8 +19,8 @@ use std::rc::Rc;
 
 use leptos::prelude::*;
 use shipfleet::{
-    answer_script, assert_no_key, js, local_storage, send_and_wait, session_storage,
-    stored_history_text, stored_runs, texts_of, wait_for, wait_for_rows, wait_until,
+    address, answer_script, assert_no_key, js, local_storage, send_and_wait, session_storage,
+    set_address, stored_history_text, stored_runs, texts_of, wait_for, wait_for_rows, wait_until,
     with_page_style, Clipboard, Collector, HostFrame, COLLECTOR, RUN_END_MS,
 };
 use ttft_core::config::UrlConfig;
@@ -505,27 +505,8 @@ async fn slos_mark_runs_count_goodput_show_a_badge_and_go_into_the_summary_messa
         ],
         &carrier,
     );
-    let summaries = |host: &HostFrame| -> Vec<serde_json::Value> {
-        host.messages()
-            .into_iter()
-            .filter(|message| message["data"]["type"] == "ttft-meter.summary")
-            .map(|message| message["data"]["summary"].clone())
-            .collect()
-    };
     send_and_wait(&view).await;
-    wait_until(
-        "a summary",
-        || {
-            if summaries(&host).len() == 1 {
-                Ok(())
-            } else {
-                Err(String::new())
-            }
-        },
-        5_000.0,
-    )
-    .await;
-    let slo = summaries(&host)[0]["slo"].clone();
+    let slo = summary_number(&host, 1).await["slo"].clone();
     assert_eq!(slo["spec"], "ttfa_ms<=1000");
     assert_eq!(slo["verdict"], "pass");
     assert_eq!(slo["good_run_count"], 1);
@@ -548,19 +529,7 @@ async fn slos_mark_runs_count_goodput_show_a_badge_and_go_into_the_summary_messa
 
     view.type_into("model", "sim-fast@prefill_ms=2000");
     send_and_wait(&view).await;
-    wait_until(
-        "two summaries",
-        || {
-            if summaries(&host).len() == 2 {
-                Ok(())
-            } else {
-                Err(String::new())
-            }
-        },
-        5_000.0,
-    )
-    .await;
-    let slo = summaries(&host)[1]["slo"].clone();
+    let slo = summary_number(&host, 2).await["slo"].clone();
     assert_eq!(slo["verdict"], "fail");
     assert_eq!(slo["counted_runs"], 2);
     assert_eq!(slo["good_run_count"], 1);
@@ -630,26 +599,6 @@ async fn slos_mark_runs_count_goodput_show_a_badge_and_go_into_the_summary_messa
     );
     drop(view);
     drop(host);
-}
-
-/// The test page's address (path, query, fragment).
-fn address() -> String {
-    let location = web_sys::window().unwrap().location();
-    format!(
-        "{}{}{}",
-        location.pathname().unwrap(),
-        location.search().unwrap(),
-        location.hash().unwrap()
-    )
-}
-
-fn set_address(url: &str) {
-    web_sys::window()
-        .unwrap()
-        .history()
-        .unwrap()
-        .replace_state_with_url(&JsValue::NULL, "", Some(url))
-        .unwrap();
 }
 
 /// A tenth as the page shows it: `value` rounded, or the shown text off by one in the last
@@ -820,4 +769,29 @@ async fn a_share_link_opens_read_only_with_the_same_values_and_the_history_untou
     drop(clipboard);
     set_address(&original);
     clear_storage();
+}
+
+/// The host's `count`-th summary message, once `count` have come.
+async fn summary_number(host: &HostFrame, count: usize) -> serde_json::Value {
+    let summaries = || -> Vec<serde_json::Value> {
+        host.messages()
+            .into_iter()
+            .filter(|message| message["data"]["type"] == "ttft-meter.summary")
+            .map(|message| message["data"]["summary"].clone())
+            .collect()
+    };
+    wait_until(
+        &format!("{count} summaries"),
+        || {
+            let seen = summaries().len();
+            if seen == count {
+                Ok(())
+            } else {
+                Err(format!("{seen} so far"))
+            }
+        },
+        5_000.0,
+    )
+    .await;
+    summaries()[count - 1].clone()
 }

@@ -420,6 +420,27 @@ impl Drop for Collector {
     }
 }
 
+/// The test page's address (path, query, fragment), to put back after a test changed it.
+pub fn address() -> String {
+    let location = web_sys::window().unwrap().location();
+    format!(
+        "{}{}{}",
+        location.pathname().unwrap(),
+        location.search().unwrap(),
+        location.hash().unwrap()
+    )
+}
+
+/// Replaces the test page's address (no navigation), as a link or a reload would set it.
+pub fn set_address(url: &str) {
+    web_sys::window()
+        .unwrap()
+        .history()
+        .unwrap()
+        .replace_state_with_url(&JsValue::NULL, "", Some(url))
+        .unwrap();
+}
+
 /// Every 8-character window of `key`: a text that holds any of them holds a piece of it.
 pub fn key_windows(key: &str) -> Vec<&str> {
     (0..=key.len() - 8)
