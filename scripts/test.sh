@@ -27,10 +27,11 @@ trap cleanup EXIT
 step "rustfmt"
 cargo fmt --all --check
 
-# The release build of both pages runs beside the static checks (clippy):
-# its final optimisation of each page holds one core for minutes, and clippy has the other.
-# Its own target directory (setup.sh's build_pages) keeps it from waiting on cargo's lock.
-# Nothing timed runs beside it: the tests start after it ends.
+# The release build of both pages runs beside the static checks (clippy): its final
+# optimisation of each page holds one core for minutes, and clippy has the other. The build
+# is the longer of the two, so clippy runs at a lower priority (nice): it takes what the
+# build leaves. Its own target directory (setup.sh's build_pages) keeps the build from
+# waiting on cargo's lock. Nothing timed runs beside it: the tests start after it ends.
 step "trunk build --release, in the background until the static checks end"
 pages_log=$(mktemp)
 set -m
@@ -39,11 +40,11 @@ pages_pid=$!
 set +m
 
 step "clippy: native crates"
-cargo clippy --quiet -p ttft-stream -p ttft-core -p ttft-lab -p ttft-sim -p ttft-tokens --all-targets -- -D warnings
+nice -n 15 cargo clippy --quiet -p ttft-stream -p ttft-core -p ttft-lab -p ttft-sim -p ttft-tokens --all-targets -- -D warnings
 step "clippy: the pages on wasm32 (ttft-web, ttft-widget, ttft-lab-page)"
-cargo clippy --quiet -p ttft-web -p ttft-widget -p ttft-lab-page --target wasm32-unknown-unknown --all-targets -- -D warnings
+nice -n 15 cargo clippy --quiet -p ttft-web -p ttft-widget -p ttft-lab-page --target wasm32-unknown-unknown --all-targets -- -D warnings
 step "clippy: ttft-core as the widget builds it (zh-on-demand: the Chinese column loaded from zh.json)"
-cargo clippy --quiet -p ttft-core --features zh-on-demand --all-targets -- -D warnings
+nice -n 15 cargo clippy --quiet -p ttft-core --features zh-on-demand --all-targets -- -D warnings
 node scripts/zh-catalogue.mjs --check
 
 step "waiting for the release build of the pages"
