@@ -156,9 +156,13 @@ forEachEngine((engine) => {
         const late = LATE_MS.oneRun + recordedStallMs(record);
         assert.ok(shown.preflight >= 45 && shown.preflight < 50 + late, `${what}: preflight ${shown.preflight} ms in [45, ${50 + late})`);
       }
-      // A cold run (WebKit opens a connection for every POST) paid its TLS handshake too.
+      // A cold run (WebKit opens a connection for every POST) paid its TLS handshake too: at
+      // least TCP's round trip and TLS's over this 50 ms link. A warm run's "connection" is
+      // only the browser's own queueing before the request left (1 to 7 ms here; Firefox took
+      // 27.6 ms once under a full fresh-clone run), so the line between them is one round
+      // trip, which no handshake can undercut.
       if (record.cold) assert.ok((shown.connection ?? 0) >= 40, `${what}: the connection ${shown.connection}`);
-      else assert.ok((shown.connection ?? 0) < 25, `${what}: a reused connection costs no handshake (${shown.connection})`);
+      else assert.ok((shown.connection ?? 0) < 50, `${what}: a reused connection costs no handshake, less than one 50 ms round trip (${shown.connection})`);
     }
   });
 
