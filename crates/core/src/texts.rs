@@ -658,6 +658,10 @@ crate::texts! {
     WAIT_ROUND_TRIP_FROM_EARLIER =
         "an earlier handshake with this endpoint in this page",
         "本页面之前与该接口的握手";
+    /// `{count}`: how many pings.
+    WAIT_ROUND_TRIP_FROM_PINGS =
+        "{count} requests without the key that the page timed to this endpoint between runs (GET …/models; estimated: each is one round trip plus the server's answer, the second quickest is taken)",
+        "本页面在两次运行之间向该接口发出并计时的 {count} 个不带密钥的请求（GET …/models；估计值：每个都是一次往返加上服务器的应答时间，取第二快的一个）";
     WAIT_ROUND_TRIP_FROM_PREFLIGHT =
         "this run's CORS preflight on an open connection",
         "本次运行在已打开连接上的 CORS 预检";

@@ -361,6 +361,14 @@ fn run(key: String) -> impl Strategy<Value = RunRecord> {
                     https,
                     first_preflight: https,
                     earlier_round_trip_ms,
+                    // Plain http runs carry a ping estimate too (its count in the export).
+                    ping_round_trip: earlier_round_trip_ms.filter(|_| !https).map(|ms| {
+                        ttft_core::timeline::RoundTrip {
+                            ms: ms + 1.0,
+                            from: ttft_core::timeline::RoundTripSource::Pings,
+                            pings: Some(3),
+                        }
+                    }),
                     account: server_account.as_ref(),
                 }),
                 server_account,

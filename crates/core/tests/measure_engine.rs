@@ -595,7 +595,7 @@ fn the_first_preflighted_request_to_an_origin_is_cold_with_its_preflight_shown()
         });
         run.on_origin_contact(OriginContact {
             last_heard_ms,
-            round_trip_ms: None,
+            ..OriginContact::default()
         });
         let mut progress = Vec::new();
         let _ = run.on_chunk(1300.0, &delta("Hi"), &mut progress);

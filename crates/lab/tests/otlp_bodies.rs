@@ -148,6 +148,7 @@ fn completed() -> RunRecord {
         https: false,
         first_preflight: false,
         earlier_round_trip_ms: None,
+        ping_round_trip: None,
         account: Some(&account),
     });
     record.server_account = Some(account);

@@ -712,6 +712,7 @@ impl Measurement {
             https: self.plan.request().url.starts_with("https:"),
             first_preflight: self.route.first_preflight,
             earlier_round_trip_ms: self.origin_contact.round_trip_ms,
+            ping_round_trip: self.origin_contact.ping_round_trip,
             account: server_account.as_ref(),
         });
         let timeline = self.timeline;

@@ -160,6 +160,9 @@ pub enum RoundTripSource {
     /// This run's CORS preflight on a connection already open: an OPTIONS round trip, which
     /// a server answers at once.
     Preflight,
+    /// Keyless requests the page timed between runs ([`super::PingSamples`]): what is left
+    /// where the browser hides every handshake (no `Timing-Allow-Origin`).
+    Pings,
 }
 
 /// A network round trip to the endpoint, estimated.
@@ -169,6 +172,9 @@ pub struct RoundTrip {
     pub ms: f64,
     /// How it was found.
     pub from: RoundTripSource,
+    /// How many pings the estimate rests on ([`RoundTripSource::Pings`] only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pings: Option<u32>,
 }
 
 impl RoundTrip {
@@ -183,10 +189,12 @@ impl RoundTrip {
             (Some(tls_ms), _) => Some(RoundTrip {
                 ms: tls_ms,
                 from: RoundTripSource::TlsHandshake,
+                pings: None,
             }),
             (None, Some(tcp_ms)) => Some(RoundTrip {
                 ms: tcp_ms,
                 from: RoundTripSource::TcpHandshake,
+                pings: None,
             }),
             (None, None) => None,
         }
@@ -219,6 +227,9 @@ pub struct BreakdownInput<'a> {
     pub first_preflight: bool,
     /// A round trip the page knew before this run, for the same origin.
     pub earlier_round_trip_ms: Option<f64>,
+    /// The round trip the page's pings to the origin estimate ([`super::PingSamples`]),
+    /// when it has enough of them.
+    pub ping_round_trip: Option<RoundTrip>,
     /// What the server and gateway said.
     pub account: Option<&'a ServerAccount>,
 }
@@ -358,15 +369,18 @@ impl WaitBreakdown {
             .map(|ms| RoundTrip {
                 ms,
                 from: RoundTripSource::Preflight,
+                pings: None,
             });
         let earlier_trip = input.earlier_round_trip_ms.map(|ms| RoundTrip {
             ms,
             from: RoundTripSource::Earlier,
+            pings: None,
         });
         let round_trip = [
             visible.and_then(RoundTrip::of_handshake),
             earlier_trip,
             preflight_trip,
+            input.ping_round_trip,
         ]
         .into_iter()
         .flatten()
@@ -473,17 +487,20 @@ impl WaitBreakdown {
         match self.round_trip {
             Some(trip) => {
                 let from = match trip.from {
-                    RoundTripSource::TlsHandshake => t::WAIT_ROUND_TRIP_FROM_TLS,
-                    RoundTripSource::TcpHandshake => t::WAIT_ROUND_TRIP_FROM_TCP,
-                    RoundTripSource::Earlier => t::WAIT_ROUND_TRIP_FROM_EARLIER,
-                    RoundTripSource::Preflight => t::WAIT_ROUND_TRIP_FROM_PREFLIGHT,
+                    RoundTripSource::TlsHandshake => t::WAIT_ROUND_TRIP_FROM_TLS.get(lang).into(),
+                    RoundTripSource::TcpHandshake => t::WAIT_ROUND_TRIP_FROM_TCP.get(lang).into(),
+                    RoundTripSource::Earlier => t::WAIT_ROUND_TRIP_FROM_EARLIER.get(lang).into(),
+                    RoundTripSource::Preflight => {
+                        t::WAIT_ROUND_TRIP_FROM_PREFLIGHT.get(lang).into()
+                    }
+                    RoundTripSource::Pings => t::WAIT_ROUND_TRIP_FROM_PINGS.fill(
+                        lang,
+                        &[("count", &trip.pings.unwrap_or_default().to_string())],
+                    ),
                 };
                 t::WAIT_ROUND_TRIP.fill(
                     lang,
-                    &[
-                        ("ms", &format!("{:.1}", trip.ms)),
-                        ("from", &from.get(lang)),
-                    ],
+                    &[("ms", &format!("{:.1}", trip.ms)), ("from", &from)],
                 )
             }
             None => t::WAIT_ROUND_TRIP_UNKNOWN.get(lang).to_owned(),

@@ -30,7 +30,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::breakdown::RoundTrip;
 use super::network::ConnectionKind;
+use super::ping::PingSamples;
 
 /// How long after the page last heard from an origin its connection is taken to be still
 /// open: below the shortest keep-alive of the servers users run (uvicorn's 5 s, behind
@@ -48,6 +50,9 @@ pub struct OriginContact {
     /// Timing: its models list, an earlier run; a run's preflight), ms; `None` when it saw
     /// none.
     pub round_trip_ms: Option<f64>,
+    /// The round trip the page's pings to the origin estimate, once it has enough of them
+    /// ([`PingSamples::estimate`]).
+    pub ping_round_trip: Option<RoundTrip>,
 }
 
 impl OriginContact {
@@ -67,6 +72,8 @@ pub struct OriginContacts {
     heard: Vec<(String, f64)>,
     /// `(origin, least round trip ms)`, most recent last.
     round_trips: Vec<(String, f64)>,
+    /// `(origin, its latest pings)`, most recent last.
+    pings: Vec<(String, PingSamples)>,
 }
 
 impl OriginContacts {
@@ -103,6 +110,27 @@ impl OriginContacts {
         self.round_trips.push((origin.to_owned(), ms));
     }
 
+    /// A ping to `origin` took `ms` (`fetch()` → response headers; [`PingSamples`]).
+    pub fn pinged(&mut self, origin: &str, ms: f64) {
+        let mut samples = match self.pings.iter().position(|(known, _)| known == origin) {
+            Some(at) => self.pings.remove(at).1,
+            None => PingSamples::default(),
+        };
+        samples.push(ms);
+        if self.pings.len() == Self::MAX_ORIGINS {
+            self.pings.remove(0);
+        }
+        self.pings.push((origin.to_owned(), samples));
+    }
+
+    /// How many pings to `origin` are kept.
+    pub fn ping_count(&self, origin: &str) -> usize {
+        self.pings
+            .iter()
+            .find(|(known, _)| known == origin)
+            .map_or(0, |(_, samples)| samples.len())
+    }
+
     /// What the page knows of `origin`.
     pub fn contact(&self, origin: &str) -> OriginContact {
         let of = |list: &[(String, f64)]| {
@@ -113,6 +141,11 @@ impl OriginContacts {
         OriginContact {
             last_heard_ms: of(&self.heard),
             round_trip_ms: of(&self.round_trips),
+            ping_round_trip: self
+                .pings
+                .iter()
+                .find(|(known, _)| known == origin)
+                .and_then(|(_, samples)| samples.estimate()),
         }
     }
 }
@@ -274,10 +307,29 @@ mod tests {
     }
 
     #[test]
+    fn pings_per_origin_give_an_estimate_once_there_are_enough() {
+        let mut contacts = OriginContacts::default();
+        for ms in [120.0, 52.0] {
+            contacts.pinged("https://a.test", ms);
+        }
+        contacts.pinged("https://b.test", 9.0);
+        assert_eq!(contacts.contact("https://a.test").ping_round_trip, None);
+        contacts.pinged("https://a.test", 50.0);
+        let trip = contacts.contact("https://a.test").ping_round_trip.unwrap();
+        assert_eq!((trip.ms, trip.pings), (52.0, Some(3)));
+        assert_eq!(contacts.ping_count("https://b.test"), 1);
+        assert_eq!(contacts.ping_count("https://c.test"), 0);
+        for i in 0..OriginContacts::MAX_ORIGINS {
+            contacts.pinged(&format!("https://{i}.test"), 1.0);
+        }
+        assert_eq!(contacts.ping_count("https://a.test"), 0, "the oldest went");
+    }
+
+    #[test]
     fn contact_age() {
         let contact = OriginContact {
             last_heard_ms: Some(1000.0),
-            round_trip_ms: None,
+            ..OriginContact::default()
         };
         assert_eq!(contact.ago_ms(2700.0), Some(1700.0));
         assert_eq!(contact.ago_ms(900.0), Some(0.0));

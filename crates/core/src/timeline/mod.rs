@@ -27,6 +27,7 @@ mod breakdown;
 mod connection;
 mod network;
 mod paint;
+mod ping;
 mod run;
 mod summary;
 mod verdict;
@@ -42,6 +43,7 @@ pub use network::{ConnectionKind, HttpProtocol, NetworkBreakdown, ResourceTiming
 pub use paint::{
     PaintError, PaintMethod, PaintTarget, PaintTime, RAF_MESSAGE_CHANNEL_ERROR, RENDER_TIME_ERROR,
 };
+pub use ping::{PingSamples, MAX_PINGS, MIN_PINGS, PINGS_PER_ROUND, PING_TIMEOUT_MS};
 pub use run::{
     HeadersSource, Instants, PerceivedAnchor, RunMetrics, RunOutcome, RunTimeline,
     TokenCountSource, HEADERS_WITH_BODY_MS,

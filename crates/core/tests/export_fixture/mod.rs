@@ -218,6 +218,7 @@ pub fn record_from_timeline(
                 https: settings_is_https,
                 first_preflight: false,
                 earlier_round_trip_ms: None,
+                ping_round_trip: None,
                 account: None,
             },
         ),
