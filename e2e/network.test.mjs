@@ -6,31 +6,12 @@
 // new connection), with timing hidden as most providers hide it, and over a 50 ms round trip.
 // The certificate is made at test time; each engine trusts it as e2e/driver/index.mjs says.
 import assert from 'node:assert/strict';
-import https from 'node:https';
 import { after, before } from 'node:test';
 import { WidgetPage } from './pages/widget.mjs';
-import { connectionTruth, forEachEngine, launchBrowser, makeTestCertificate, perEngine, startSim, test } from './support.mjs';
+import { connectionTruth, forEachEngine, launchBrowser, makeTestCertificate, perEngine, serverLog, startSim, test } from './support.mjs';
 import { assertWarmSeries } from './timing.mjs';
 
 const MODEL = 'sim-fast@prefill_ms=100,answer_tokens=3,itl_ms=5';
-
-/** The sim's request and connection log, asked over TLS trusting the test certificate only. */
-function serverLog(sim, certPem) {
-  return new Promise((resolve, reject) => {
-    https.get(`${sim.url}/__sim/requests`, { ca: certPem }, (response) => {
-      let body = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk) => (body += chunk));
-      response.on('end', () => {
-        try {
-          resolve(JSON.parse(body));
-        } catch (error) {
-          reject(error);
-        }
-      });
-    }).on('error', reject);
-  });
-}
 
 /** Each row's `{ cold, evidence, protocol }` as the page shows them (data-* of the rows). */
 async function shownConnections(widget) {

@@ -3,6 +3,7 @@
 // Nothing here mocks fetch or the network. The pages under test are driven through the page
 // objects of e2e/pages/, the other servers of the tests are in e2e/servers.mjs, and every
 // timing tolerance is in e2e/timing.mjs.
+import https from 'node:https';
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -128,6 +129,24 @@ export async function eventually(probe, what, timeoutMs = 30_000, intervalMs = 2
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(intervalMs);
   }
+}
+
+/** The sim's request and connection log, asked over TLS trusting the test certificate only. */
+export function serverLog(sim, certPem) {
+  return new Promise((resolve, reject) => {
+    https.get(`${sim.url}/__sim/requests`, { ca: certPem }, (response) => {
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk) => (body += chunk));
+      response.on('end', () => {
+        try {
+          resolve(JSON.parse(body));
+        } catch (error) {
+          reject(error);
+        }
+      });
+    }).on('error', reject);
+  });
 }
 
 /**

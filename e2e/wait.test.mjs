@@ -9,8 +9,9 @@ import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
 import { LabPage } from './pages/lab.mjs';
 import { WidgetPage } from './pages/widget.mjs';
-import { forEachEngine, launchBrowser, makeTestCertificate, perEngine, startSim, test } from './support.mjs';
+import { forEachEngine, launchBrowser, makeTestCertificate, perEngine, serverLog, startSim, test } from './support.mjs';
 import { FLOAT_EPSILON, LATE_MS, recordedStallMs } from './timing.mjs';
+
 
 /** The script: a gateway's 20 ms, a 150 ms queue, a 300 ms prefill (ms after arrival). */
 const GATEWAY_MS = 20;
@@ -164,6 +165,54 @@ forEachEngine((engine) => {
       if (record.cold) assert.ok((shown.connection ?? 0) >= 40, `${what}: the connection ${shown.connection}`);
       else assert.ok((shown.connection ?? 0) < 50, `${what}: a reused connection costs no handshake, less than one 50 ms round trip (${shown.connection})`);
     }
+  });
+
+  test('timing hidden (no Timing-Allow-Origin, as every real provider) over TLS with a 50 ms round trip: keyless pings on the runs\' connection give the network part, the server part is the script', async () => {
+    // Without Timing-Allow-Origin the browser shows no handshake: the round trip comes from
+    // the page's pings (GET /v1/models without the key, timed by the page between runs).
+    const page = await sim([...certificate.simArgs]);
+    const api = await sim([...certificate.simArgs, '--delay-ms', '25', '--no-timing-allow-origin', '--record-requests'], { dist: false });
+    const base = api.url.replace('127.0.0.1', 'localhost');
+    const widget = await WidgetPage.open(browser, page.url, `?base_url=${encodeURIComponent(`${base}/v1`)}`);
+    const key = `sk-ping-${Date.now().toString(36)}-never-in-a-ping`;
+    // Three runs with the server's account (queue and prompt reported: the rest is the
+    // gateway's 20 ms), then two without (the server part is the whole script).
+    await widget.measure({ apiKey: key, model: `sim-fast@${SCRIPT},server_account=groq`, runs: 3 });
+    await widget.measure({ model: `sim-fast@${SCRIPT}`, runs: 2 });
+    const log = await serverLog(api, certificate.certPem);
+    const pings = log.requests.filter((request) => request.method === 'GET' && request.path === '/v1/models');
+    const posts = log.requests.filter((request) => request.method === 'POST');
+    console.log(`${engine} hidden timing: ${pings.length} GET /v1/models (the list at load and the pings) on connections ${pings.map((request) => request.connection).join(',')}; POSTs on ${posts.map((request) => `${request.connection}/${request.connection_request}`).join(',')}`);
+    // The key is never in a ping (nor in any GET): by value, anywhere in the request.
+    for (const request of pings) assert.ok(!JSON.stringify(request).includes(key), `${engine}: a ping carried the key: ${JSON.stringify(request.headers)}`);
+    assert.ok(pings.length >= 1 + 3, `${engine}: the models list and at least three pings (${pings.length})`);
+    // Pings go between runs, never during one: none arrived while a POST was being served.
+    for (const post of posts) {
+      const during = pings.filter((ping) => ping.at_ms > post.at_ms && ping.at_ms < post.at_ms + GATEWAY_MS + QUEUE_MS + PREFILL_MS);
+      assert.equal(during.length, 0, `${engine}: a ping arrived during the run at ${post.at_ms} ms`);
+    }
+    for (let number = 1; number <= 5; number++) {
+      const record = await widget.storedRun(number);
+      const account = number <= 3;
+      const what = `${engine} hidden timing, run ${number} (${account ? 'with' : 'without'} the server's account)`;
+      const shown = parts(record);
+      console.log(`${what}: ${JSON.stringify(record.breakdown.parts.map((entry) => [entry.part, Number(entry.ms.toFixed(1)), entry.source]))} round trip ${JSON.stringify(record.breakdown.round_trip)} cold ${record.cold}`);
+      assertSums(record, what);
+      assert.equal(record.network?.timing_visible, false, `${what}: the browser hid the timing`);
+      assert.equal(record.breakdown.round_trip?.from, 'pings', `${what}: the round trip is the pings'`);
+      assert.ok(record.breakdown.round_trip.pings >= 3, `${what}: from at least three pings`);
+      near(shown.network, 50, 15, `${what}: network`);
+      assert.deepEqual(sources(record, 'network'), ['estimated'], `${what}: the network part is labelled estimated`);
+      if (account) {
+        near(shown.queue, QUEUE_MS, REPORTED_MS, `${what}: queue`);
+        near(shown.prompt, PREFILL_MS, REPORTED_MS, `${what}: prompt`);
+      }
+      // What is left to the server: the unreported part of the script.
+      near(shown.server, account ? GATEWAY_MS : GATEWAY_MS + QUEUE_MS + PREFILL_MS, 15, `${what}: server`);
+    }
+    // The page says where the round trip came from.
+    const line = await widget.locator('[data-testid=wait-round-trip]').first().textContent();
+    assert.match(line, /requests without the key that the page timed/, `${engine}: the round trip's source is shown`);
   });
 
   test('the verdict names the network or the cold start where the connection decides: a far network, a cold connection', async () => {

@@ -406,7 +406,11 @@ fn hidden_timing_with_pings_splits_the_network_from_the_server() {
     let mut input = input(&instants, Some(&hidden), None);
     let without = WaitBreakdown::compute(&input).unwrap();
     assert_eq!(without.round_trip, None);
-    assert_close(without.ms(WaitPart::Network), 0.0, "no network part without a round trip");
+    assert_close(
+        without.ms(WaitPart::Network),
+        0.0,
+        "no network part without a round trip",
+    );
     let mut pings = ttft_core::timeline::PingSamples::default();
     for ms in [251.0, 243.0, 480.0, 240.5, 262.0] {
         pings.push(ms);
@@ -418,13 +422,24 @@ fn hidden_timing_with_pings_splits_the_network_from_the_server() {
     assert_eq!(trip.from, RoundTripSource::Pings);
     assert_eq!(trip.pings, Some(5));
     assert_close(breakdown.ms(WaitPart::Network), 243.0, "network");
-    assert_eq!(breakdown.source(WaitPart::Network), Some(PartSource::Estimated));
+    assert_eq!(
+        breakdown.source(WaitPart::Network),
+        Some(PartSource::Estimated)
+    );
     assert_close(breakdown.ms(WaitPart::Server), 403.0, "server");
     let text = breakdown.round_trip_text(Lang::En);
-    assert!(text.contains("243.0 ms") && text.contains("5 requests without the key"), "{text}");
-    assert!(breakdown.round_trip_text(Lang::Zh).contains("5 个不带密钥的请求"));
+    assert!(
+        text.contains("243.0 ms") && text.contains("5 requests without the key"),
+        "{text}"
+    );
+    assert!(breakdown
+        .round_trip_text(Lang::Zh)
+        .contains("5 个不带密钥的请求"));
     // A quicker handshake the page saw is the better estimate (each carries less beside the trip).
     input.earlier_round_trip_ms = Some(241.0);
     let breakdown = WaitBreakdown::compute(&input).unwrap();
-    assert_eq!(breakdown.round_trip.map(|trip| trip.from), Some(RoundTripSource::Earlier));
+    assert_eq!(
+        breakdown.round_trip.map(|trip| trip.from),
+        Some(RoundTripSource::Earlier)
+    );
 }

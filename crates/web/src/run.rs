@@ -155,6 +155,16 @@ pub async fn quiet_point() {
     futures_util::future::select(rendered, timeout).await;
 }
 
+/// What a run waits for before its request leaves: a ping on its way (after the models list
+/// at load) ends first, so no run shares its connection with one (transport::pings); a
+/// scheduled run then lets the page render ([`quiet_point`]).
+async fn ready_to_send(options: &RunOptions) {
+    transport::pings::settled().await;
+    if options.clicked_ms.is_none() {
+        quiet_point().await;
+    }
+}
+
 /// Calls the run's UI-start callback once.
 type OnSent = Rc<RefCell<Option<Box<dyn FnOnce()>>>>;
 
@@ -196,9 +206,7 @@ pub async fn measure_with(
     on_started: impl FnOnce() + 'static,
     on_progress: impl FnMut(&Progress),
 ) -> RunRecord {
-    if options.clicked_ms.is_none() {
-        quiet_point().await;
-    }
+    ready_to_send(&options).await;
     let plan = &scrubbing_held_keys(plan);
     let on_started: OnSent = Rc::new(RefCell::new(Some(Box::new(on_started))));
     let mut ui_start_timer: Option<Timer> = None;
@@ -507,8 +515,11 @@ fn finish_record(
         ),
         timer: Some(clock::timer_grade()),
     });
+    // A ping estimate is kept with the pings, not as a handshake the page saw.
     if let Some(trip) = record.breakdown.as_ref().and_then(|b| b.round_trip) {
-        transport::contacts::remember_round_trip(url, trip.ms);
+        if trip.from != ttft_core::timeline::RoundTripSource::Pings {
+            transport::contacts::remember_round_trip(url, trip.ms);
+        }
     }
     record
 }

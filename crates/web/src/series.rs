@@ -116,6 +116,12 @@ impl<H: SeriesHooks> RunKeeper<H> {
         }
     }
 
+    /// Pings the endpoint of `plan` between runs, where it hides its timing
+    /// ([`crate::transport::pings::round`]).
+    pub async fn ping_between_runs(&self, plan: &RunPlan) {
+        crate::transport::pings::round(self.carrier.as_ref(), &plan.endpoint.models_url).await;
+    }
+
     /// Keeps a measured run: the session numbers and stores it, then (in a task of its own,
     /// so that the end of a long run holds the main thread for no long task) the host page
     /// and the hooks get the kept record. Returns it.
@@ -268,6 +274,18 @@ async fn run_series<H: SeriesHooks>(
         stopped = run_control.stopped();
         if stopped || !repeatable {
             break;
+        }
+        // Between runs (never during one): where the endpoint hides its timing, pings give
+        // the next runs their round trip (transport::pings). After the last run they go in
+        // the background, for the next series; a run started meanwhile waits for the one on
+        // its way.
+        if index + 1 < total {
+            keeper.ping_between_runs(&series.run).await;
+        } else {
+            let url = series.run.endpoint.models_url.clone();
+            spawn_local(async move {
+                crate::transport::pings::round(keeper.carrier.as_ref(), &url).await;
+            });
         }
     }
     context.control.set_value(None);

@@ -498,10 +498,8 @@ impl WaitBreakdown {
                         &[("count", &trip.pings.unwrap_or_default().to_string())],
                     ),
                 };
-                t::WAIT_ROUND_TRIP.fill(
-                    lang,
-                    &[("ms", &format!("{:.1}", trip.ms)), ("from", &from)],
-                )
+                t::WAIT_ROUND_TRIP
+                    .fill(lang, &[("ms", &format!("{:.1}", trip.ms)), ("from", &from)])
             }
             None => t::WAIT_ROUND_TRIP_UNKNOWN.get(lang).to_owned(),
         }

@@ -74,6 +74,9 @@ pub struct OriginContacts {
     round_trips: Vec<(String, f64)>,
     /// `(origin, its latest pings)`, most recent last.
     pings: Vec<(String, PingSamples)>,
+    /// `(origin, whether the browser showed its timing)`, from its latest Resource Timing
+    /// entry, most recent last.
+    timing_visible: Vec<(String, bool)>,
 }
 
 impl OriginContacts {
@@ -121,6 +124,29 @@ impl OriginContacts {
             self.pings.remove(0);
         }
         self.pings.push((origin.to_owned(), samples));
+    }
+
+    /// A Resource Timing entry of `origin` showed its timing (`visible`), or hid it (no
+    /// `Timing-Allow-Origin`).
+    pub fn saw_timing(&mut self, origin: &str, visible: bool) {
+        self.timing_visible.retain(|(known, _)| known != origin);
+        if self.timing_visible.len() == Self::MAX_ORIGINS {
+            self.timing_visible.remove(0);
+        }
+        self.timing_visible.push((origin.to_owned(), visible));
+    }
+
+    /// Whether the browser shows `origin`'s timing, from its latest entry; `None` before any.
+    pub fn timing_visible(&self, origin: &str) -> Option<bool> {
+        self.timing_visible
+            .iter()
+            .find(|(known, _)| known == origin)
+            .map(|(_, visible)| *visible)
+    }
+
+    /// How many pings to send to `origin` now, between runs ([`super::pings_to_send`]).
+    pub fn pings_to_send(&self, origin: &str) -> usize {
+        super::ping::pings_to_send(self.timing_visible(origin), self.ping_count(origin))
     }
 
     /// How many pings to `origin` are kept.
@@ -323,6 +349,22 @@ mod tests {
             contacts.pinged(&format!("https://{i}.test"), 1.0);
         }
         assert_eq!(contacts.ping_count("https://a.test"), 0, "the oldest went");
+    }
+
+    #[test]
+    fn pings_go_to_an_origin_once_it_is_seen_to_hide_its_timing() {
+        let mut contacts = OriginContacts::default();
+        assert_eq!(contacts.pings_to_send("https://a.test"), 0, "not known yet");
+        contacts.saw_timing("https://a.test", false);
+        assert_eq!(contacts.pings_to_send("https://a.test"), 3);
+        contacts.pinged("https://a.test", 50.0);
+        assert_eq!(contacts.pings_to_send("https://a.test"), 2);
+        contacts.saw_timing("https://a.test", true);
+        assert_eq!(
+            contacts.pings_to_send("https://a.test"),
+            0,
+            "the latest entry decides"
+        );
     }
 
     #[test]

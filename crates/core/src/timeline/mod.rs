@@ -43,7 +43,7 @@ pub use network::{ConnectionKind, HttpProtocol, NetworkBreakdown, ResourceTiming
 pub use paint::{
     PaintError, PaintMethod, PaintTarget, PaintTime, RAF_MESSAGE_CHANNEL_ERROR, RENDER_TIME_ERROR,
 };
-pub use ping::{PingSamples, MAX_PINGS, MIN_PINGS, PINGS_PER_ROUND, PING_TIMEOUT_MS};
+pub use ping::{pings_to_send, PingSamples, MAX_PINGS, MIN_PINGS, PING_TIMEOUT_MS};
 pub use run::{
     HeadersSource, Instants, PerceivedAnchor, RunMetrics, RunOutcome, RunTimeline,
     TokenCountSource, HEADERS_WITH_BODY_MS,

@@ -37,14 +37,21 @@ pub const MIN_PINGS: usize = 3;
 /// older pings go.
 pub const MAX_PINGS: usize = 9;
 
-/// How many pings the page sends in a row when it knows fewer than [`MIN_PINGS`] for an
-/// origin (after the models list at load, between the first runs); otherwise one after each
-/// run.
-pub const PINGS_PER_ROUND: usize = MIN_PINGS;
-
 /// The longest a ping is waited for, ms: a ping that takes longer says nothing a run's
 /// breakdown can use (and a run never waits longer than this for one to end).
 pub const PING_TIMEOUT_MS: f64 = 5_000.0;
+
+/// How many pings to send to an origin now, between runs: none where the browser shows its
+/// timing (`timing_visible`: `Some(true)`; Resource Timing's handshakes are the better round
+/// trip) or before the page knows whether it does (`None`: the first entry tells), else
+/// enough to reach [`MIN_PINGS`] (`kept`: the pings kept for it), then one each time.
+pub fn pings_to_send(timing_visible: Option<bool>, kept: usize) -> usize {
+    match timing_visible {
+        Some(false) if kept < MIN_PINGS => MIN_PINGS - kept,
+        Some(false) => 1,
+        _ => 0,
+    }
+}
 
 /// The latest pings to one origin, ms each (`fetch()` → response headers), most recent last.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -112,6 +119,16 @@ mod tests {
         pings.push(3.0);
         assert_eq!(pings.estimate().map(|trip| trip.ms), Some(52.0));
         assert_eq!(pings.estimate().and_then(|trip| trip.pings), Some(4));
+    }
+
+    #[test]
+    fn pings_go_only_where_the_timing_is_hidden() {
+        assert_eq!(pings_to_send(Some(true), 0), 0);
+        assert_eq!(pings_to_send(None, 0), 0);
+        assert_eq!(pings_to_send(Some(false), 0), MIN_PINGS);
+        assert_eq!(pings_to_send(Some(false), 2), 1);
+        assert_eq!(pings_to_send(Some(false), MIN_PINGS), 1);
+        assert_eq!(pings_to_send(Some(false), MAX_PINGS), 1);
     }
 
     #[test]

@@ -94,24 +94,55 @@ pub fn remember_round_trip(url: &str, ms: f64) {
 }
 
 /// Remembers the round trip a request's handshake showed (its Resource Timing, when it opened
-/// a connection the browser lets the page see), for later runs to the same origin.
+/// a connection the browser lets the page see), for later runs to the same origin, and
+/// whether the origin shows its timing at all (where it does not, the page pings it:
+/// [`super::pings`]).
 pub fn learn_round_trip(url: &str, timing: &ResourceTiming) {
+    let Some(origin) = origin_of(url) else {
+        return;
+    };
     let network = NetworkBreakdown::from_resource_timing(timing);
-    if let (Some(trip), Some(origin)) = (RoundTrip::of_handshake(&network), origin_of(url)) {
-        CONTACTS.with(|contacts| contacts.borrow_mut().round_trip(&origin, trip.ms));
+    CONTACTS.with(|contacts| {
+        let mut contacts = contacts.borrow_mut();
+        contacts.saw_timing(&origin, network.timing_visible);
+        if let Some(trip) = RoundTrip::of_handshake(&network) {
+            contacts.round_trip(&origin, trip.ms);
+        }
+    });
+}
+
+/// A ping to `url`'s origin took `ms` ([`super::pings`]).
+pub fn pinged(url: &str, ms: f64) {
+    if let Some(origin) = origin_of(url) {
+        CONTACTS.with(|contacts| contacts.borrow_mut().pinged(&origin, ms));
     }
+}
+
+/// How many pings `url`'s origin wants now (none until the page knows it hides its timing).
+pub fn pings_to_send(url: &str) -> usize {
+    origin_of(url).map_or(0, |origin| {
+        CONTACTS.with(|contacts| contacts.borrow().pings_to_send(&origin))
+    })
+}
+
+/// Whether the browser shows `url`'s origin's timing, from its latest entry.
+pub fn timing_visible(url: &str) -> Option<bool> {
+    let origin = origin_of(url)?;
+    CONTACTS.with(|contacts| contacts.borrow().timing_visible(&origin))
 }
 
 /// [`learn_round_trip`] from the page's own Resource Timing entries for `url` (its latest),
 /// for requests made on the main thread (the models list).
-pub fn learn_round_trip_from_entries(url: &str) {
+/// Returns whether an entry was found (Chromium may queue it after the response is read).
+pub fn learn_round_trip_from_entries(url: &str) -> bool {
     let Some(performance) = web_sys::window().and_then(|window| window.performance()) else {
-        return;
+        return false;
     };
     let entries = performance.get_entries_by_name(url);
     let Some(entry) = entries.iter().last() else {
-        return;
+        return false;
     };
     let timing = timing_of(&entry);
     learn_round_trip(url, &timing);
+    true
 }

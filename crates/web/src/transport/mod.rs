@@ -11,6 +11,7 @@
 pub mod contacts;
 mod event;
 pub mod main_thread;
+pub mod pings;
 pub mod scripted;
 pub mod worker;
 
@@ -81,11 +82,21 @@ impl OpenRequest {
 /// What [`Carrier::open`] returns: the open request, or why it could not even open.
 pub type Opening<'a> = Pin<Box<dyn Future<Output = Result<OpenRequest, String>> + 'a>>;
 
+/// What [`Carrier::ping`] returns: the ping's time, ms, or `None`.
+pub type Pinging<'a> = Pin<Box<dyn Future<Output = Option<f64>> + 'a>>;
+
 /// What carries a run's request and reports what happened to it: the one way a run reaches
 /// the network. The pages use [`PageCarrier`]; tests put a scripted one in its place.
 pub trait Carrier {
     /// Sends `request`; its events follow on the returned request's channel.
     fn open<'a>(&'a self, request: &'a HttpRequest) -> Opening<'a>;
+
+    /// Times one keyless `GET url` on the runs' connection ([`pings`]): `fetch()` → response
+    /// headers, ms; `None` when it failed. A carrier that cannot ping (a test's script,
+    /// unless it scripts pings) sends nothing and answers `None`.
+    fn ping<'a>(&'a self, _url: &'a str) -> Pinging<'a> {
+        Box::pin(async { None })
+    }
 }
 
 /// A carrier shared by a page's runs. Cheap to clone.
@@ -99,6 +110,10 @@ pub struct PageCarrier;
 impl Carrier for PageCarrier {
     fn open<'a>(&'a self, request: &'a HttpRequest) -> Opening<'a> {
         Box::pin(open(request))
+    }
+
+    fn ping<'a>(&'a self, url: &'a str) -> Pinging<'a> {
+        Box::pin(pings::ping_through_page(url))
     }
 }
 

@@ -16,7 +16,7 @@ use crate::i18n::use_i18n;
 use crate::key_gate::{use_key_gate, KeyGate};
 use crate::texts as t;
 use crate::transport::main_thread;
-use crate::transport::HttpRequest;
+use crate::transport::{CarrierSlot, HttpRequest};
 
 /// The models URL of the form's endpoint, if the base URL can be called.
 fn models_url(form: FormState) -> Option<String> {
@@ -58,15 +58,35 @@ async fn list_models(
         return Vec::new();
     };
     if response.head.status != 200 {
+        // Read to its end all the same (bounded): the request's entry, which says whether
+        // the endpoint hides its timing, is complete only then.
+        let _ = response.text_bounded(MAX_MODELS_BODY_BYTES).await;
         return Vec::new();
     }
     let body = response.text_bounded(MAX_MODELS_BODY_BYTES).await;
-    // Its handshake, if it opened the connection: the round trip later runs' breakdowns use.
-    crate::transport::contacts::learn_round_trip_from_entries(&request.url);
     match body {
         Ok(Some(text)) => parse_model_list(&text),
         _ => Vec::new(),
     }
+}
+
+/// How often, and how many times, the models list's Resource Timing entry is looked for
+/// after the list was read (Chromium may queue it later).
+const MODELS_ENTRY_LOOKS: (f64, u32) = (100.0, 10);
+
+/// After the models list (answered or refused: a keyed provider answers 401): its entry
+/// tells the handshake's round trip, and whether the endpoint hides its timing; where it
+/// does, the runs' carrier pings it ([`crate::transport::pings`]) so the first run's wait
+/// already splits the network from the server.
+async fn after_models_list(carrier: CarrierSlot, models_url: &str) {
+    let (every_ms, looks) = MODELS_ENTRY_LOOKS;
+    for _ in 0..looks {
+        if crate::transport::contacts::learn_round_trip_from_entries(models_url) {
+            break;
+        }
+        crate::clock::sleep_ms(every_ms).await;
+    }
+    crate::transport::pings::round(carrier.carrier().as_ref(), models_url).await;
 }
 
 /// Model ids as shown: scrubbed of the key (a hostile server can list it as a model).
@@ -87,6 +107,8 @@ fn scrubbed_models(gate: KeyGate, models: Vec<String>) -> Vec<String> {
 struct ModelsRefresh {
     form: FormState,
     gate: KeyGate,
+    /// The runs' carrier, which pings the endpoint after the list ([`after_models_list`]).
+    carrier: Option<CarrierSlot>,
     in_flight: StoredValue<Option<(web_sys::AbortController, Timer)>, LocalStorage>,
 }
 
@@ -95,6 +117,7 @@ impl ModelsRefresh {
         ModelsRefresh {
             form,
             gate,
+            carrier: use_context::<CarrierSlot>(),
             in_flight: StoredValue::new_local(None),
         }
     }
@@ -117,12 +140,16 @@ impl ModelsRefresh {
         {
             previous.abort();
         }
-        let (form, gate) = (self.form, self.gate);
+        let (form, gate, carrier) = (self.form, self.gate, self.carrier);
         spawn_local(async move {
             let aborted = signal.clone();
             let models = scrubbed_models(gate, list_models(form, key, signal).await);
-            if !aborted.aborted() {
-                form.listed_models.set(models);
+            if aborted.aborted() {
+                return;
+            }
+            form.listed_models.set(models);
+            if let (Some(carrier), Some(url)) = (carrier, models_url(form)) {
+                after_models_list(carrier, &url).await;
             }
         })
     }
