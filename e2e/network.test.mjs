@@ -24,16 +24,19 @@ async function shownConnections(widget) {
 
 /**
  * Asserts that every run's verdict agrees with the server's log: the same cold/warm where the
- * page gave one, and (unless `unknownAllowed`) a verdict for every run.
+ * page gave one (never a wrong label), and a verdict for at least `decided` runs (all by
+ * default; fewer where a preflight's clock may fairly say unknown).
  */
-function assertAgrees(shown, truth, { unknownAllowed = false, what }) {
+function assertAgrees(shown, truth, { decided = truth.length, what }) {
   assert.equal(shown.length, truth.length, `${what}: one POST per run in the server's log`);
   shown.forEach((run, index) => {
     const label = `${what}, run ${index + 1} (connection ${truth[index].post.connection}, request ${truth[index].post.connection_request} on it; evidence ${run.evidence})`;
-    if (run.cold === null && unknownAllowed) return;
+    if (run.cold === null) return;
     assert.equal(run.cold, truth[index].cold, label);
-    if (truth[index].preflight) assert.equal(run.evidence, 'preflight_opened', label);
+    if (truth[index].preflight) assert.ok(['preflight_opened', 'preflight_clock'].includes(run.evidence), label);
   });
+  const known = shown.filter((run) => run.cold !== null).length;
+  assert.ok(known >= decided, `${what}: ${known} of ${shown.length} runs decided, at least ${decided} expected`);
 }
 
 /** What `nextHopProtocol` each engine reports over TLS (docs/engines.md, e2e/tls-probe/). */
@@ -103,19 +106,22 @@ forEachEngine((engine) => {
       const models = log.requests.find((request) => request.method === 'GET' && request.path === '/v1/models');
       console.log(`${engine} ${protocol} cross-origin: page ${JSON.stringify(shown)}; server ${served}`);
       assert.ok(models, 'the page asked for the models at load');
-      assertAgrees(shown, truth, { what: `${engine} ${protocol} cross-origin` });
+      // The first run's preflight is judged by its own clock, against a loopback handshake
+      // of a few ms: it may fairly be unknown; the later runs are Resource Timing's.
+      assertAgrees(shown, truth, { decided: truth.length - 1, what: `${engine} ${protocol} cross-origin` });
       for (const run of shown) assert.equal(run.protocol, shownProtocol(), `${engine}: the HTTP version`);
     });
 
-    // Over HTTP/2 a gateway closing after every request races the browser: the POST can be
-    // sent on its preflight's connection before the GOAWAY that follows the preflight's
-    // answer arrives (seen in CI), and the page, which heard from the origin a moment before,
-    // then calls that run warm. A known limit of the rule (docs/DESIGN.md §3), not tested.
-    for (const closeAfter of protocol === 'h2' ? [2] : [1, 2]) {
-      test(`${protocol} over TLS, a gateway that closes each connection after ${closeAfter} request(s): cold and warm as its log says`, async () => {
-        const { truth, shown, served } = await crossOriginSeries(['--alpn', alpn, '--close-after', String(closeAfter)], 4);
+    // A gateway closing after every request: the page heard from the origin a moment before
+    // each preflight, but the connection is gone; over HTTP/2 the POST can even be sent on its
+    // preflight's connection before the GOAWAY arrives (seen in CI). The preflight's own
+    // clock decides (issue 32): with a 50 ms round trip here a handshake (100 ms) stands out
+    // of any machine's noise. Never a wrong label; at least half the runs decided.
+    for (const closeAfter of [1, 2]) {
+      test(`${protocol} over TLS with a 50 ms round trip, a gateway that closes each connection after ${closeAfter} request(s): cold and warm as its log says`, async () => {
+        const { truth, shown, served } = await crossOriginSeries(['--alpn', alpn, '--close-after', String(closeAfter), '--delay-ms', '25'], 4);
         console.log(`${engine} ${protocol} close after ${closeAfter}: page ${JSON.stringify(shown)}; server ${served}`);
-        assertAgrees(shown, truth, { what: `${engine} ${protocol} close after ${closeAfter}` });
+        assertAgrees(shown, truth, { decided: truth.length / 2, what: `${engine} ${protocol} close after ${closeAfter}` });
         // After 1 request per connection every run opens its own: the first one's preflight
         // went on a new connection too (the models list's was closed).
         if (closeAfter === 1) assert.deepEqual(truth.map((run) => run.cold), [true, true, true, true]);
@@ -125,7 +131,7 @@ forEachEngine((engine) => {
     test(`${protocol} over TLS, timing hidden (no Timing-Allow-Origin): never a wrong verdict, and the protocol says hidden`, async () => {
       const { truth, shown } = await crossOriginSeries(['--alpn', alpn, '--no-timing-allow-origin'], 3);
       console.log(`${engine} ${protocol} hidden: page ${JSON.stringify(shown)}`);
-      assertAgrees(shown, truth, { unknownAllowed: true, what: `${engine} ${protocol} timing hidden` });
+      assertAgrees(shown, truth, { decided: 0, what: `${engine} ${protocol} timing hidden` });
       for (const run of shown) assert.equal(run.protocol, 'hidden', `${engine}: the browser hides the HTTP version too`);
     });
   }

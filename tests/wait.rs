@@ -243,3 +243,79 @@ async fn the_verdict_names_the_largest_reported_part_and_says_what_to_do() {
     }
     assert_eq!(part(&view, "prompt").map(|(ms, _)| ms), Some(800.0));
 }
+
+/// An endpoint that hides its timing (no `Timing-Allow-Origin`, as every real provider):
+/// after the first run the series pings it without the key, and the next run's network part
+/// is the pings' estimate (the second quickest), labelled with their count.
+#[wasm_bindgen_test]
+async fn where_the_timing_is_hidden_pings_between_runs_give_the_network_part() {
+    // Hidden timing: only fetchStart is non-zero.
+    let hidden = ttft_core::timeline::ResourceTiming {
+        fetch_start: 0.2,
+        ..Default::default()
+    };
+    let run = |answer_ms: f64| {
+        Script {
+        timing: Some(hidden),
+        ..Script::event_stream(
+            5.0,
+            &[(
+                answer_ms,
+                "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\ndata: [DONE]\n\n",
+            )],
+            answer_ms + 1.0,
+        )
+    }
+    };
+    let carrier =
+        ScriptedCarrier::new([run(400.0), run(400.0)]).with_pings([61.0, 55.0, 58.0, 57.0]);
+    clear_storage();
+    // An origin of its own: the page's contacts are page-wide, like the connection pool.
+    let config = UrlConfig::from_pairs([
+        ("base_url", "http://127.0.0.1:19/v1"),
+        ("protocol", "chat"),
+        ("model", "m"),
+        ("runs", "2"),
+        ("lang", "en"),
+    ]);
+    let shared: SharedCarrier = Rc::new(carrier.clone());
+    let view = mount(move || view! { <WidgetApp config=config carrier=shared /> });
+    send(&view, 2).await;
+    // Three pings after the first run (none before: the page did not know the timing was
+    // hidden), to the models URL.
+    let pinged = carrier.pinged();
+    assert_eq!(
+        &pinged[..3],
+        ["http://127.0.0.1:19/v1/models"; 3],
+        "three pings between the runs: {pinged:?}"
+    );
+    // Run 2 (the panel's): the network is the second quickest of 61, 55, 58.
+    let (network_ms, source) = part(&view, "network").expect("a network part");
+    assert!((network_ms - 58.0).abs() < 1e-6, "network {network_ms} ms");
+    assert_eq!(source, "estimated");
+    let (server_ms, _) = part(&view, "server").expect("a server part");
+    assert!(
+        (server_ms - (400.0 - 58.0)).abs() < 1e-6,
+        "server {server_ms} ms"
+    );
+    let line = view
+        .get("wait-round-trip")
+        .text_content()
+        .unwrap_or_default();
+    assert!(
+        line.contains("58.0 ms") && line.contains("3 requests without the key"),
+        "{line}"
+    );
+    // After the last run, one more ping goes in the background, for the next series.
+    until(
+        "the ping after the last run",
+        || {
+            (carrier.pinged().len() == 4)
+                .then_some(())
+                .ok_or_else(|| format!("{:?}", carrier.pinged()))
+        },
+        2_000.0,
+    )
+    .await
+    .unwrap();
+}

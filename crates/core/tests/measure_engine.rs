@@ -563,12 +563,22 @@ fn the_first_preflighted_request_to_an_origin_is_cold_with_its_preflight_shown()
             ConnectionEvidence::PreflightOpened,
             Some(11.8),
         ),
-        // The models list at load answered 1.7 s before the run: its connection was reused.
+        // The models list at load answered 1.7 s before the run, and the page saw a 10 ms
+        // round trip and a 20 ms handshake there: the preflight's 12 ms left no room for a
+        // handshake, so its connection was reused.
         (
             true,
             Some(STARTED_MS - 1700.0),
             Some(false),
-            ConnectionEvidence::EarlierRequest,
+            ConnectionEvidence::PreflightClock,
+            Some(11.8),
+        ),
+        // The same without a round trip or handshake seen: nothing tells.
+        (
+            true,
+            Some(STARTED_MS - 1700.5),
+            None,
+            ConnectionEvidence::Unknown,
             Some(11.8),
         ),
         // Heard from a minute before: the preflight may have opened a new connection.
@@ -593,8 +603,12 @@ fn the_first_preflighted_request_to_an_origin_is_cold_with_its_preflight_shown()
             cross_origin: true,
             first_preflight,
         });
+        // The clock's references (see the cases): all but the one heard 1.7005 s before.
+        let seen = last_heard_ms != Some(STARTED_MS - 1700.5);
         run.on_origin_contact(OriginContact {
             last_heard_ms,
+            round_trip_ms: seen.then_some(10.0),
+            handshake_ms: seen.then_some(20.0),
             ..OriginContact::default()
         });
         let mut progress = Vec::new();

@@ -380,7 +380,7 @@ async fn the_json_export_imports_back_identically_and_csv_and_svg_are_written() 
 /// Words of visible text in English that the Chinese page may still show (as in
 /// e2e/ship.test.mjs before issue 31, plus the header name `Timing-Allow-Origin`: the
 /// scripted runs carry no Resource Timing, so the page names the header a server must send).
-const ALLOWED_IN_ZH: &str = r"^(TTFT|Meter|English|Timing-Allow-Origin)$|^(ttft|ttfa|ttfr|itl|e2e|tps|p50|p95|p99|ms|JSON|CSV|SVG|PNG|API|URL|HTTP|SSE|token|tokens)$|^(UTC|min|max|mean|POST|sessionStorage|localStorage|Resource|Timing|DNS|TCP|TLS|AIPerf|GuideLLM|numpy)$|^(OpenAI|Anthropic|OpenRouter|DeepSeek|LiteLLM|Ollama|SGLang|vLLM|llama|cpp|server|proxy|ttft-sim|sim|Responses|Chat|Completions|Messages|localhost|max_tokens|Bearer|Authorization|worker|Worker|presentationTime|renderTime|rAF|MessageChannel|COOP|COEP)$|^(OpenTelemetry|OTLP|Collector|SLO|SLOs|traceparent|W3C|span|goodput)$";
+const ALLOWED_IN_ZH: &str = r"^(TTFT|Meter|English|Timing-Allow-Origin)$|^(ttft|ttfa|ttfr|itl|e2e|tps|p50|p95|p99|ms|JSON|CSV|SVG|PNG|API|URL|HTTP|SSE|token|tokens)$|^(UTC|min|max|mean|POST|sessionStorage|localStorage|Resource|Timing|DNS|TCP|TLS|CORS|AIPerf|GuideLLM|numpy)$|^(OpenAI|Anthropic|OpenRouter|DeepSeek|LiteLLM|Ollama|SGLang|vLLM|llama|cpp|server|proxy|ttft-sim|sim|Responses|Chat|Completions|Messages|localhost|max_tokens|Bearer|Authorization|worker|Worker|presentationTime|renderTime|rAF|MessageChannel|COOP|COEP)$|^(OpenTelemetry|OTLP|Collector|SLO|SLOs|traceparent|W3C|span|goodput)$";
 
 /// The visible text of the view (the results included, the model's output not), split into
 /// English words.

@@ -105,12 +105,18 @@ ttft_core::texts! {
     EVIDENCE_EARLIER_REQUEST =
         "warm, the page's own request to this server had used the connection just before (within 4 s), so the preflight found it open",
         "热，页面自己对该服务器的请求刚刚（4 秒内）用过这个连接，预检时连接仍然打开";
+    EVIDENCE_PREFLIGHT_CLOCK_WARM =
+        "warm, its CORS preflight took one round trip (no handshake fits in the rest): it found the connection open",
+        "热，CORS 预检只用了一次往返（剩余时间容不下一次握手）：连接仍然打开";
+    EVIDENCE_PREFLIGHT_CLOCK_COLD =
+        "cold, its CORS preflight took a handshake longer than one round trip: the connection had closed since the page's last request, and the preflight opened a new one",
+        "冷，CORS 预检比一次往返多用了一次握手的时间：连接在页面上次请求后已关闭，预检建立了新连接";
     EVIDENCE_FIRST_CONTACT =
         "cold, the page's first request to this server (its timing is hidden: no Timing-Allow-Origin)",
         "冷，页面对该服务器的首次请求（其时序被隐藏：没有 Timing-Allow-Origin）";
     EVIDENCE_UNKNOWN =
-        "unknown, the server hides its timing (no Timing-Allow-Origin) after earlier requests, or the page last heard from it too long ago to know",
-        "未知，服务器在之前的请求之后隐藏了时序（没有 Timing-Allow-Origin），或页面上次与它通信已太久，无法判断";
+        "unknown, the server hides its timing (no Timing-Allow-Origin) after earlier requests, or the page last heard from it too long ago to know, or its CORS preflight's time was between one round trip and one with a handshake",
+        "未知，服务器在之前的请求之后隐藏了时序（没有 Timing-Allow-Origin），或页面上次与它通信已太久，无法判断，或 CORS 预检的用时介于一次往返与一次往返加握手之间";
     /// Under the selected run's network line when its headers came with the first body bytes.
     HEADERS_WITH_BODY_NOTE =
         "The response headers reached the browser only with the first bytes of the answer ({headers_ms} after the request): the wait before them is the server's work together with anything that held the headers on the way (nginx before 1.23 does over HTTP/2), not the server's silence alone.",

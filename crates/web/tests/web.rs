@@ -224,3 +224,28 @@ async fn a_refused_key_is_diagnosed() {
         "the key must not survive in the record: {exported}"
     );
 }
+
+/// A ping's URL: the models URL without query and fragment; none for a URL that holds any key
+/// the tab holds (by value, wherever it is) or that is not http(s).
+#[wasm_bindgen_test]
+fn a_ping_never_carries_a_key() {
+    use ttft_web::transport::pings::ping_url;
+    let held = vec!["sk-held-1234".to_owned()];
+    assert_eq!(
+        ping_url(
+            "https://api.example.test/v1/models?api-version=2&x=1#top",
+            &held
+        )
+        .as_deref(),
+        Some("https://api.example.test/v1/models")
+    );
+    for url in [
+        "https://api.example.test/sk-held-1234/v1/models",
+        "https://api.example.test/v1/models?key=sk-held-1234",
+        "https://user:sk-held-1234@api.example.test/v1/models",
+    ] {
+        assert_eq!(ping_url(url, &held), None, "{url}");
+    }
+    assert_eq!(ping_url("ftp://api.example.test/v1/models", &held), None);
+    assert_eq!(ping_url("not a url", &held), None);
+}

@@ -60,7 +60,8 @@ use crate::request::RequestDescription;
 use crate::scrub::{KeyScrubber, StreamScrub};
 use crate::timeline::{
     BreakdownInput, ConnectionKind, ConnectionVerdict, NetworkBreakdown, OriginContact,
-    PaintMethod, PaintTarget, ResourceTiming, RunOutcome, RunTimeline, WaitBreakdown,
+    PaintMethod, PaintTarget, PreflightClock, ResourceTiming, RunOutcome, RunTimeline,
+    WaitBreakdown,
 };
 use ttft_stream::dialect::{DecodedEvent, ServerAccount, StreamError, StreamReader, Usage};
 
@@ -400,7 +401,22 @@ impl Measurement {
         let heard_ago_ms = self
             .origin_contact
             .ago_ms(self.timeline.instants.request_started);
-        ConnectionVerdict::decide(connection, self.route.first_preflight, heard_ago_ms)
+        let network = self.timeline.network.as_ref();
+        let clock = match (
+            network,
+            self.origin_contact.round_trip_ms,
+            self.origin_contact.handshake_ms,
+        ) {
+            (Some(network), Some(round_trip_ms), Some(handshake_ms)) if network.timing_visible => {
+                network.queueing_ms.map(|queueing_ms| PreflightClock {
+                    before_request_ms: network.fetch_lead_ms.unwrap_or(0.0) + queueing_ms,
+                    round_trip_ms,
+                    handshake_ms,
+                })
+            }
+            _ => None,
+        };
+        ConnectionVerdict::decide(connection, self.route.first_preflight, heard_ago_ms, clock)
     }
 
     /// The main thread's heartbeat ran at `now_ms` (see [`MainThreadMonitor`]). The glue

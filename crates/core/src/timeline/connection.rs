@@ -12,19 +12,29 @@
 //!   counting): then the run is warm.
 //! - Without `Timing-Allow-Origin` nothing is visible at all.
 //!
-//! So the page keeps, per origin, when it last heard from it ([`OriginContact`]), and the
-//! rule ([`ConnectionVerdict::decide`]) never calls a connection cold that the page had
-//! already used, nor warm one that nobody could have opened before:
+//! So the page keeps, per origin, when it last heard from it, and the least round trip and
+//! handshake it saw there ([`OriginContact`]); the rule ([`ConnectionVerdict::decide`])
+//! calls a preflighted reuse warm or cold only when the preflight's own time decides it
+//! ([`PreflightClock`]), and unknown otherwise:
 //!
 //! ```
 //! use ttft_core::timeline::{ConnectionEvidence, ConnectionKind, ConnectionVerdict};
 //!
-//! // The models list at load answered 1.7 s before Send; the run's POST was preflighted and
-//! // its own entry shows a reused connection: warm, not "cold (preflight)".
-//! let verdict = ConnectionVerdict::decide(ConnectionKind::Reused, true, Some(1700.0));
+//! use ttft_core::timeline::PreflightClock;
+//!
+//! // The models list at load answered 1.7 s before Send, over a 50 ms round trip whose TLS
+//! // connection took 100 ms to open; the run's POST was preflighted and its own entry shows
+//! // a reused connection. Its preflight took 58 ms: it found the connection open.
+//! let clock = |before_request_ms| {
+//!     Some(PreflightClock { before_request_ms, round_trip_ms: 50.0, handshake_ms: 100.0 })
+//! };
+//! let verdict = ConnectionVerdict::decide(ConnectionKind::Reused, true, Some(1700.0), clock(58.0));
 //! assert_eq!(verdict.cold, Some(false));
-//! // The same with nothing before: the preflight opened the connection.
-//! let verdict = ConnectionVerdict::decide(ConnectionKind::Reused, true, None);
+//! // 160 ms: the connection had closed since, and the preflight opened a new one.
+//! let verdict = ConnectionVerdict::decide(ConnectionKind::Reused, true, Some(1700.0), clock(160.0));
+//! assert_eq!((verdict.cold, verdict.evidence), (Some(true), ConnectionEvidence::PreflightClock));
+//! // Nothing before: the preflight opened the connection.
+//! let verdict = ConnectionVerdict::decide(ConnectionKind::Reused, true, None, None);
 //! assert_eq!((verdict.cold, verdict.evidence), (Some(true), ConnectionEvidence::PreflightOpened));
 //! ```
 
@@ -53,6 +63,9 @@ pub struct OriginContact {
     /// The round trip the page's pings to the origin estimate, once it has enough of them
     /// ([`PingSamples::estimate`]).
     pub ping_round_trip: Option<RoundTrip>,
+    /// The least time a new connection to the origin took to open that the page saw (TCP and
+    /// TLS, `connectEnd − connectStart`), ms; `None` when it saw none.
+    pub handshake_ms: Option<f64>,
 }
 
 impl OriginContact {
@@ -77,6 +90,8 @@ pub struct OriginContacts {
     /// `(origin, whether the browser showed its timing)`, from its latest Resource Timing
     /// entry, most recent last.
     timing_visible: Vec<(String, bool)>,
+    /// `(origin, least handshake ms)`, most recent last.
+    handshakes: Vec<(String, f64)>,
 }
 
 impl OriginContacts {
@@ -157,6 +172,24 @@ impl OriginContacts {
             .map_or(0, |(_, samples)| samples.len())
     }
 
+    /// A new connection to `origin` took `ms` to open (TCP and TLS, from Resource Timing).
+    /// The least one seen is kept.
+    pub fn handshake(&mut self, origin: &str, ms: f64) {
+        if !(ms.is_finite() && ms > 0.0) {
+            return;
+        }
+        let ms = self
+            .handshakes
+            .iter()
+            .find(|(known, _)| known == origin)
+            .map_or(ms, |(_, known_ms)| known_ms.min(ms));
+        self.handshakes.retain(|(known, _)| known != origin);
+        if self.handshakes.len() == Self::MAX_ORIGINS {
+            self.handshakes.remove(0);
+        }
+        self.handshakes.push((origin.to_owned(), ms));
+    }
+
     /// What the page knows of `origin`.
     pub fn contact(&self, origin: &str) -> OriginContact {
         let of = |list: &[(String, f64)]| {
@@ -172,6 +205,7 @@ impl OriginContacts {
                 .iter()
                 .find(|(known, _)| known == origin)
                 .and_then(|(_, samples)| samples.estimate()),
+            handshake_ms: of(&self.handshakes),
         }
     }
 }
@@ -188,8 +222,14 @@ pub enum ConnectionEvidence {
     /// before.
     PreflightOpened,
     /// Reused after a preflight, and the page's own request had used the connection a
-    /// moment before (within [`KEEP_ALIVE_ASSUMED_MS`]).
+    /// moment before (within [`KEEP_ALIVE_ASSUMED_MS`]). Records before issue 32 only: the
+    /// rule now asks the preflight's own time ([`ConnectionEvidence::PreflightClock`]).
     EarlierRequest,
+    /// Reused after a preflight the page had used the origin shortly before: the time
+    /// before the request left ([`PreflightClock`]) against the round trip and the handshake
+    /// the page saw on the origin. A preflight that found the connection open took one round
+    /// trip (warm); one that opened it took a handshake more (cold); in between, unknown.
+    PreflightClock,
     /// Timing hidden, but the page had never heard from the origin: this run (its request
     /// or its preflight) opened the connection.
     FirstContact,
@@ -205,6 +245,7 @@ impl ConnectionEvidence {
             ConnectionEvidence::ResourceTiming => "resource_timing",
             ConnectionEvidence::PreflightOpened => "preflight_opened",
             ConnectionEvidence::EarlierRequest => "earlier_request",
+            ConnectionEvidence::PreflightClock => "preflight_clock",
             ConnectionEvidence::FirstContact => "first_contact",
             ConnectionEvidence::Unknown => "unknown",
         }
@@ -220,14 +261,54 @@ pub struct ConnectionVerdict {
     pub evidence: ConnectionEvidence,
 }
 
+/// The least time beyond one round trip that a preflight must have taken to be called one
+/// that opened its connection, ms: what a busy machine adds to a request on its own (a
+/// reused preflight took 27.6 ms more than its round trip in Firefox under a full test run).
+pub const PREFLIGHT_HANDSHAKE_FLOOR_MS: f64 = 30.0;
+
+/// A preflighted request's own clock, for telling whether its preflight found the
+/// connection open: a preflight on an open connection takes one round trip, one that opened
+/// it a handshake more.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PreflightClock {
+    /// `fetch()` until the request left (`fetch_lead_ms + queueing_ms`): the preflight's
+    /// round trip, and the handshake when it opened the connection, ms.
+    pub before_request_ms: f64,
+    /// The least round trip the page saw to the origin, ms.
+    pub round_trip_ms: f64,
+    /// The least handshake (TCP and TLS) the page saw to the origin, ms.
+    pub handshake_ms: f64,
+}
+
+impl PreflightClock {
+    /// Cold (`Some(true)`) when the time beyond the round trip holds most of a handshake (two
+    /// thirds, and at least [`PREFLIGHT_HANDSHAKE_FLOOR_MS`]), warm (`Some(false)`) when it
+    /// holds less than a third of one, unknown in between.
+    pub fn cold(&self) -> Option<bool> {
+        let beyond_ms = self.before_request_ms - self.round_trip_ms;
+        if !(beyond_ms.is_finite() && self.handshake_ms.is_finite() && self.handshake_ms > 0.0) {
+            return None;
+        }
+        if beyond_ms < self.handshake_ms / 3.0 {
+            Some(false)
+        } else if beyond_ms >= (2.0 * self.handshake_ms / 3.0).max(PREFLIGHT_HANDSHAKE_FLOOR_MS) {
+            Some(true)
+        } else {
+            None
+        }
+    }
+}
+
 impl ConnectionVerdict {
     /// Decides from the request's Resource Timing (`connection`), whether it was the page's
-    /// first preflighted request to its origin, and how long before the request the page
-    /// last heard from that origin (`heard_ago_ms`; `None`: never).
+    /// first preflighted request to its origin, how long before the request the page last
+    /// heard from that origin (`heard_ago_ms`; `None`: never), and the preflight's own clock
+    /// when the page knows the origin's round trip and handshake (`clock`).
     pub fn decide(
         connection: ConnectionKind,
         first_preflight: bool,
         heard_ago_ms: Option<f64>,
+        clock: Option<PreflightClock>,
     ) -> ConnectionVerdict {
         use ConnectionEvidence as E;
         let verdict = |cold, evidence| ConnectionVerdict { cold, evidence };
@@ -238,7 +319,13 @@ impl ConnectionVerdict {
             ConnectionKind::Reused if heard_ago_ms.is_none() => {
                 verdict(Some(true), E::PreflightOpened)
             }
-            ConnectionKind::Reused if recently_heard => verdict(Some(false), E::EarlierRequest),
+            // The page used the origin shortly before, but the connection may have closed
+            // since (a gateway closing after each request, a short keep-alive): only the
+            // preflight's own time tells.
+            ConnectionKind::Reused if recently_heard => match clock.and_then(|c| c.cold()) {
+                Some(cold) => verdict(Some(cold), E::PreflightClock),
+                None => verdict(None, E::Unknown),
+            },
             ConnectionKind::Reused => verdict(None, E::Unknown),
             ConnectionKind::Unknown if heard_ago_ms.is_none() => {
                 verdict(Some(true), E::FirstContact)
@@ -269,15 +356,10 @@ mod tests {
                 Some(false),
                 E::ResourceTiming,
             ),
-            // The issue's case: the models list at load 1.7 s before, then a preflight.
-            (Reused, true, Some(1700.0), Some(false), E::EarlierRequest),
-            (
-                Reused,
-                true,
-                Some(KEEP_ALIVE_ASSUMED_MS),
-                Some(false),
-                E::EarlierRequest,
-            ),
+            // The models list at load 1.7 s before, then a preflight: without its clock
+            // (no round trip or handshake seen), unknown; with it, see the clock's own test.
+            (Reused, true, Some(1700.0), None, E::Unknown),
+            (Reused, true, Some(KEEP_ALIVE_ASSUMED_MS), None, E::Unknown),
             (
                 Reused,
                 true,
@@ -292,13 +374,63 @@ mod tests {
             (Unknown, true, Some(10.0), None, E::Unknown),
         ];
         for (connection, first_preflight, heard_ago_ms, cold, evidence) in cases {
-            let verdict = ConnectionVerdict::decide(connection, first_preflight, heard_ago_ms);
+            let verdict =
+                ConnectionVerdict::decide(connection, first_preflight, heard_ago_ms, None);
             assert_eq!(
                 (verdict.cold, verdict.evidence),
                 (cold, evidence),
                 "{connection:?}, first preflight {first_preflight}, heard {heard_ago_ms:?} ms ago"
             );
         }
+    }
+
+    /// A preflighted reuse shortly after the page's own request: the preflight's time beyond
+    /// the round trip against the handshake the page saw, over a far link, a near one and
+    /// loopback (figures seen in the e2e runs).
+    #[test]
+    fn the_preflight_clock_decides_only_with_a_clear_margin() {
+        let clock = |before_request_ms, round_trip_ms, handshake_ms| PreflightClock {
+            before_request_ms,
+            round_trip_ms,
+            handshake_ms,
+        };
+        let cases = [
+            // 50 ms round trip, 100 ms TLS handshake: a reused preflight 64 to 77 ms
+            // (Firefox once 27.6 ms late), an opening one 150 ms and more.
+            (clock(64.0, 58.3, 105.0), Some(false)),
+            (clock(77.0, 50.0, 100.0), Some(false)),
+            (clock(152.0, 50.0, 100.0), Some(true)),
+            (clock(110.0, 50.0, 100.0), None),
+            // Loopback: a handshake of 3 ms is within a busy machine's noise: never cold.
+            (clock(1.2, 2.5, 3.0), Some(false)),
+            (clock(6.0, 2.5, 3.0), None),
+            (clock(20.0, 2.5, 3.0), None),
+            // A 300 ms round trip: 600 ms handshake.
+            (clock(910.0, 300.0, 600.0), Some(true)),
+            (clock(330.0, 300.0, 600.0), Some(false)),
+            // Nonsense decides nothing.
+            (clock(f64::NAN, 50.0, 100.0), None),
+            (clock(60.0, 50.0, 0.0), None),
+        ];
+        for (clock, cold) in cases {
+            assert_eq!(clock.cold(), cold, "{clock:?}");
+            let verdict = ConnectionVerdict::decide(Reused, true, Some(500.0), Some(clock));
+            assert_eq!(verdict.cold, cold, "{clock:?}");
+            let evidence = if cold.is_some() {
+                E::PreflightClock
+            } else {
+                E::Unknown
+            };
+            assert_eq!(verdict.evidence, evidence);
+        }
+        // Long after the last contact the clock is not asked: unknown, as before.
+        let late = ConnectionVerdict::decide(
+            Reused,
+            true,
+            Some(KEEP_ALIVE_ASSUMED_MS + 1.0),
+            Some(clock(152.0, 50.0, 100.0)),
+        );
+        assert_eq!(late.cold, None);
     }
 
     #[test]

@@ -37,7 +37,8 @@ pub use breakdown::{
     WaitPart, SERVER_CLAIM_SLACK_MS,
 };
 pub use connection::{
-    ConnectionEvidence, ConnectionVerdict, OriginContact, OriginContacts, KEEP_ALIVE_ASSUMED_MS,
+    ConnectionEvidence, ConnectionVerdict, OriginContact, OriginContacts, PreflightClock,
+    KEEP_ALIVE_ASSUMED_MS, PREFLIGHT_HANDSHAKE_FLOOR_MS,
 };
 pub use network::{ConnectionKind, HttpProtocol, NetworkBreakdown, ResourceTiming};
 pub use paint::{

@@ -39,15 +39,15 @@ pub fn contact_with(url: &str) -> OriginContact {
     if contact.round_trip_ms.is_some() {
         return contact;
     }
-    if let Some(ms) = latest_handshake_with(&origin) {
-        CONTACTS.with(|contacts| contacts.borrow_mut().round_trip(&origin, ms));
+    if let Some(timing) = latest_handshake_with(&origin) {
+        learn_round_trip(url, &timing);
     }
     CONTACTS.with(|contacts| contacts.borrow().contact(&origin))
 }
 
-/// The round trip of the latest resource entry of `origin` that opened a connection the
-/// browser lets the page see, else the page's own navigation when it came from `origin`.
-fn latest_handshake_with(origin: &str) -> Option<f64> {
+/// The latest resource entry of `origin` that opened a connection the browser lets the page
+/// see, else the page's own navigation when it came from `origin`.
+fn latest_handshake_with(origin: &str) -> Option<ResourceTiming> {
     let performance = web_sys::window()?.performance()?;
     let resources = performance.get_entries_by_type("resource");
     let navigation = performance.get_entries_by_type("navigation");
@@ -61,7 +61,7 @@ fn latest_handshake_with(origin: &str) -> Option<f64> {
         }
         let timing = timing_of(&entry);
         let network = NetworkBreakdown::from_resource_timing(&timing);
-        RoundTrip::of_handshake(&network).map(|trip| trip.ms)
+        RoundTrip::of_handshake(&network).map(|_| timing)
     })
 }
 
@@ -107,6 +107,12 @@ pub fn learn_round_trip(url: &str, timing: &ResourceTiming) {
         contacts.saw_timing(&origin, network.timing_visible);
         if let Some(trip) = RoundTrip::of_handshake(&network) {
             contacts.round_trip(&origin, trip.ms);
+        }
+        // What opening a connection costs there (for a preflight's clock: it tells whether
+        // the preflight opened one).
+        if network.connection == ttft_core::timeline::ConnectionKind::New {
+            let handshake_ms = network.tcp_ms.unwrap_or(0.0) + network.tls_ms.unwrap_or(0.0);
+            contacts.handshake(&origin, handshake_ms);
         }
     });
 }

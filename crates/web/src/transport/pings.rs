@@ -67,7 +67,7 @@ impl Drop for InFlight {
     }
 }
 
-/// The URL a ping asks for: `models_url` without query and fragment; `None` when it is not
+/// The URL a ping asks for: `models_url` without user, query and fragment; `None` when it is not
 /// an absolute http(s) URL, or holds a key the tab holds (scrubbed by value: a key is never
 /// sent in a ping, not even one pasted into the base URL).
 pub fn ping_url(models_url: &str, held_keys: &[String]) -> Option<String> {
@@ -77,6 +77,8 @@ pub fn ping_url(models_url: &str, held_keys: &[String]) -> Option<String> {
     }
     url.set_search("");
     url.set_hash("");
+    url.set_username("");
+    url.set_password("");
     let href = url.href();
     let holds_key = held_keys.iter().any(|key| {
         !key.is_empty() && (href.contains(key.as_str()) || models_url.contains(key.as_str()))

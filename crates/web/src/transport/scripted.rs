@@ -20,7 +20,7 @@ use ttft_core::record::Transport;
 use ttft_core::timeline::ResourceTiming;
 use wasm_bindgen_futures::spawn_local;
 
-use super::{AbortHandle, Carrier, HttpRequest, OpenRequest, Opening, TransportEvent};
+use super::{AbortHandle, Carrier, HttpRequest, OpenRequest, Opening, Pinging, TransportEvent};
 use crate::clock;
 
 /// One thing that happens to a scripted request, `at_ms` after it was opened.
@@ -159,6 +159,10 @@ pub struct ScriptedCarrier {
     last: Rc<RefCell<Option<Script>>>,
     sent: Rc<RefCell<Vec<HttpRequest>>>,
     kind: Option<Transport>,
+    /// The pings' times, ms, one per ping asked for (none left: the ping fails).
+    pings: Rc<RefCell<VecDeque<f64>>>,
+    /// The URL of every ping asked for.
+    pinged: Rc<RefCell<Vec<String>>>,
 }
 
 impl ScriptedCarrier {
@@ -184,6 +188,18 @@ impl ScriptedCarrier {
     /// Every request sent so far, in order.
     pub fn sent(&self) -> Vec<HttpRequest> {
         self.sent.borrow().clone()
+    }
+
+    /// Answers the pings asked for with these times (ms), one each, in order; once they run
+    /// out a ping fails. Without them every ping fails (a carrier that cannot ping).
+    pub fn with_pings(self, pings_ms: impl IntoIterator<Item = f64>) -> ScriptedCarrier {
+        self.pings.borrow_mut().extend(pings_ms);
+        self
+    }
+
+    /// The URL of every ping asked for so far, in order.
+    pub fn pinged(&self) -> Vec<String> {
+        self.pinged.borrow().clone()
     }
 
     fn next_script(&self) -> Option<Script> {
@@ -220,6 +236,12 @@ impl Carrier for ScriptedCarrier {
                 self.kind.unwrap_or(Transport::Worker),
             ))
         })
+    }
+
+    fn ping<'a>(&'a self, url: &'a str) -> Pinging<'a> {
+        self.pinged.borrow_mut().push(url.to_owned());
+        let answer = self.pings.borrow_mut().pop_front();
+        Box::pin(async move { answer })
     }
 }
 

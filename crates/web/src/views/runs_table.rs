@@ -62,6 +62,9 @@ fn connection_label(record: &RunRecord) -> Text {
         (false, Some(true), Some(ConnectionEvidence::PreflightOpened)) => {
             t::CONNECTION_COLD_PREFLIGHT
         }
+        (false, Some(true), Some(ConnectionEvidence::PreflightClock)) => {
+            t::CONNECTION_COLD_PREFLIGHT
+        }
         (false, Some(true), Some(ConnectionEvidence::FirstContact)) => t::CONNECTION_COLD_FIRST,
         (false, Some(true), None) if preflight => t::CONNECTION_COLD_PREFLIGHT,
         (false, Some(true), _) => t::CONNECTION_COLD,
@@ -77,6 +80,10 @@ fn evidence_text(record: &RunRecord) -> Option<Text> {
         ConnectionEvidence::ResourceTiming => t::EVIDENCE_REUSED,
         ConnectionEvidence::PreflightOpened => t::EVIDENCE_PREFLIGHT_OPENED,
         ConnectionEvidence::EarlierRequest => t::EVIDENCE_EARLIER_REQUEST,
+        ConnectionEvidence::PreflightClock if record.cold == Some(true) => {
+            t::EVIDENCE_PREFLIGHT_CLOCK_COLD
+        }
+        ConnectionEvidence::PreflightClock => t::EVIDENCE_PREFLIGHT_CLOCK_WARM,
         ConnectionEvidence::FirstContact => t::EVIDENCE_FIRST_CONTACT,
         ConnectionEvidence::Unknown => t::EVIDENCE_UNKNOWN,
     })
