@@ -31,7 +31,8 @@ pub const HELP: &str = r#"ENDPOINTS (127.0.0.1 only)
   On start, exactly one line goes to stdout: `ttft-sim listening on http://127.0.0.1:PORT`
   (https:// with --tls, and a second line with the certificate's hash: NETWORK, below).
 
-TIMING MODEL (deterministic; all times in ms after the request reached the server)
+TIMING MODEL (deterministic; all times in ms after the whole request, body included,
+  reached the server: a slow upload is the client's time, never the script's)
   slots      --slots N requests run at once; a request holds a slot from its start until
              its stream ends; later requests wait in FIFO order (queue_ms). Since every
              duration is known on arrival, the queue time is known on arrival too. A

@@ -41,17 +41,16 @@ pub(crate) fn router(app: Arc<App>) -> Router {
         .with_state(app)
 }
 
-/// Remembers the keys of every request (the `echo_past_keys` faults), and with
-/// `--record-requests` each whole request (body included), before handling it.
+/// Remembers the keys of every request (the `echo_past_keys` faults), reads each whole
+/// request (body included) before handling it, as a server does before its clock starts (a
+/// slow upload is then the client's and the network's time, never the script's, with or
+/// without the recorder: issue 32), and with `--record-requests` records it.
 async fn record(
     State(app): State<Arc<App>>,
     request: Request,
     next: axum::middleware::Next,
 ) -> Response {
     seen_keys::remember(request.headers());
-    let Some(recorder) = &app.recorder else {
-        return next.run(request).await;
-    };
     if request.uri().path() == REQUESTS_PATH {
         return next.run(request).await;
     }
@@ -63,7 +62,9 @@ async fn record(
         let cors = app.config.cors_enabled.then_some(allowed_headers.as_str());
         return finish_api(api_error(&error, Dialect::Chat), cors);
     };
-    recorder.record(&parts, &bytes, at_ms);
+    if let Some(recorder) = &app.recorder {
+        recorder.record(&parts, &bytes, at_ms);
+    }
     next.run(Request::from_parts(parts, Body::from(bytes)))
         .await
 }

@@ -284,3 +284,58 @@ async fn a_client_that_goes_away_frees_its_slot() {
         "after the freed slot",
     );
 }
+
+/// A server's clock starts when it has the whole request: a body that arrives 300 ms after
+/// the headers (a slow upload) delays the first token by those 300 ms, with or without the
+/// recorder (issue 32: without it, the upload used to overlap the scripted prefill).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_scripted_clock_starts_when_the_whole_body_is_in() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    const UPLOAD_MS: u64 = 300;
+    const PREFILL_MS: f64 = 100.0;
+    for record_requests in [false, true] {
+        let base = start(ServerConfig {
+            record_requests,
+            ..ServerConfig::default()
+        })
+        .await;
+        let address = base.trim_start_matches("http://").to_owned();
+        let body = chat_body(
+            &format!("sim-fast@prefill_ms={PREFILL_MS},answer_tokens=1"),
+            "hello",
+        )
+        .to_string();
+        let mut socket = tokio::net::TcpStream::connect(&address).await.unwrap();
+        let head = format!(
+            "POST /v1/chat/completions HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            body.len()
+        );
+        socket.write_all(head.as_bytes()).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(UPLOAD_MS)).await;
+        // The first half, then the rest: the request is whole only now.
+        let (first, rest) = body.as_bytes().split_at(body.len() / 2);
+        socket.write_all(first).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        let whole = Instant::now();
+        socket.write_all(rest).await.unwrap();
+        // Read until the first content delta.
+        let mut seen = Vec::new();
+        let mut buffer = [0u8; 4096];
+        let first_token_ms = loop {
+            let read = tokio::time::timeout(timeout(), socket.read(&mut buffer))
+                .await
+                .expect("an answer in time")
+                .unwrap();
+            assert!(read > 0, "the stream ended before its first token");
+            seen.extend_from_slice(&buffer[..read]);
+            if String::from_utf8_lossy(&seen).contains("\"content\":\"") {
+                break whole.elapsed().as_secs_f64() * 1000.0;
+            }
+        };
+        assert_near(
+            first_token_ms,
+            PREFILL_MS,
+            &format!("first token after the whole body (recorder {record_requests})"),
+        );
+    }
+}
