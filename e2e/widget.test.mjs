@@ -163,7 +163,13 @@ forEachEngine((engine) => {
       const preflighted = runs.map((run) => run.ownPreflight);
       const labels = await lab.locator('[data-testid=run-row] td:nth-child(2)').allTextContents();
       console.log(`${engine}: labels ${labels.join(', ')}; connections seen by the server: ${truth.join(', ')}`);
-      assert.deepEqual(labels, truth);
+      // Never a wrong label. Run 1 may fairly be unknown ("?"): when Send comes while the
+      // models list is still on its way, that request may or may not have opened the
+      // connection the run's preflight then finds, and its entry (the handshake the
+      // preflight's clock is measured against) is not there yet (seen in CI: the page used to
+      // call that run cold).
+      const shownLabels = labels.map((label, index) => (index === 0 && label === '?' ? truth[0] : label));
+      assert.deepEqual(shownLabels, truth);
       const first = await lab.rowTexts(1);
       // A cell, not the row: WebKitWebDriver calls a <tr> not interactable.
       await lab.row(1).locator('td:first-child').click();

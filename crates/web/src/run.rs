@@ -213,6 +213,7 @@ pub async fn measure_with(
     let request = HttpRequest::from(plan.request());
     // Read before this run's own answer can count as one.
     let contact = transport::contacts::contact_with(&request.url);
+    transport::contacts::sent_to(&request.url, clock::now_ms());
     let paint_key = next_paint_key();
     // Until the transport says it started, the run starts now (a transport that cannot
     // even open leaves a failed record from here).

@@ -51,11 +51,15 @@ use super::ping::PingSamples;
 pub const KEEP_ALIVE_ASSUMED_MS: f64 = 4000.0;
 
 /// What the page knows of its earlier traffic with an origin: the end of its latest
-/// exchange (a response received, a run ended), ms on the page clock.
+/// exchange (a response received, a run ended) and the latest request it sent there, ms on
+/// the page clock.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct OriginContact {
     /// The latest, `None` when the page never heard from the origin.
     pub last_heard_ms: Option<f64>,
+    /// When the page last sent a request there (answered or not: a request on its way may
+    /// already have opened the connection a run then reuses), `None` when it never did.
+    pub last_sent_ms: Option<f64>,
     /// The least network round trip to the origin the page saw (a handshake in Resource
     /// Timing: its models list, an earlier run; a run's preflight), ms; `None` when it saw
     /// none.
@@ -69,10 +73,14 @@ pub struct OriginContact {
 }
 
 impl OriginContact {
-    /// How long before `now_ms` the page last heard from the origin.
+    /// How long before `now_ms` the page last sent a request to the origin or heard from it,
+    /// whichever was later.
     pub fn ago_ms(&self, now_ms: f64) -> Option<f64> {
-        self.last_heard_ms
-            .map(|heard_ms| (now_ms - heard_ms).max(0.0))
+        let latest_ms = match (self.last_heard_ms, self.last_sent_ms) {
+            (Some(heard_ms), Some(sent_ms)) => Some(heard_ms.max(sent_ms)),
+            (heard_ms, sent_ms) => heard_ms.or(sent_ms),
+        };
+        latest_ms.map(|at_ms| (now_ms - at_ms).max(0.0))
     }
 }
 
@@ -92,6 +100,8 @@ pub struct OriginContacts {
     timing_visible: Vec<(String, bool)>,
     /// `(origin, least handshake ms)`, most recent last.
     handshakes: Vec<(String, f64)>,
+    /// `(origin, last sent ms)`, most recent last.
+    sent: Vec<(String, f64)>,
 }
 
 impl OriginContacts {
@@ -108,6 +118,19 @@ impl OriginContacts {
             self.heard.remove(0);
         }
         self.heard.push((origin.to_owned(), latest));
+    }
+
+    /// The page sent a request to `origin` at `at_ms` (before any answer: it may open a
+    /// connection that a run then reuses).
+    pub fn sent(&mut self, origin: &str, at_ms: f64) {
+        let latest = match self.sent.iter().position(|(known, _)| known == origin) {
+            Some(at) => self.sent.remove(at).1.max(at_ms),
+            None => at_ms,
+        };
+        if self.sent.len() == Self::MAX_ORIGINS {
+            self.sent.remove(0);
+        }
+        self.sent.push((origin.to_owned(), latest));
     }
 
     /// A round trip of `ms` to `origin` was seen (a handshake's or a preflight's time). The
@@ -199,6 +222,7 @@ impl OriginContacts {
         };
         OriginContact {
             last_heard_ms: of(&self.heard),
+            last_sent_ms: of(&self.sent),
             round_trip_ms: of(&self.round_trips),
             ping_round_trip: self
                 .pings
@@ -218,7 +242,8 @@ pub enum ConnectionEvidence {
     /// without a preflight before it.
     ResourceTiming,
     /// Its CORS preflight opened the connection: the page's first preflighted request to
-    /// the origin, found on a reused connection, from an origin the page had not heard from
+    /// the origin, found on a reused connection, to an origin the page had neither sent to nor
+    /// heard from
     /// before.
     PreflightOpened,
     /// Reused after a preflight, and the page's own request had used the connection a
@@ -230,7 +255,7 @@ pub enum ConnectionEvidence {
     /// the page saw on the origin. A preflight that found the connection open took one round
     /// trip (warm); one that opened it took a handshake more (cold); in between, unknown.
     PreflightClock,
-    /// Timing hidden, but the page had never heard from the origin: this run (its request
+    /// Timing hidden, but the page had never sent to or heard from the origin: this run (its request
     /// or its preflight) opened the connection.
     FirstContact,
     /// Not knowable: timing hidden after earlier traffic, or a preflight on a reused
@@ -302,7 +327,8 @@ impl PreflightClock {
 impl ConnectionVerdict {
     /// Decides from the request's Resource Timing (`connection`), whether it was the page's
     /// first preflighted request to its origin, how long before the request the page last
-    /// heard from that origin (`heard_ago_ms`; `None`: never), and the preflight's own clock
+    /// sent to or heard from that origin (`heard_ago_ms`: [`OriginContact::ago_ms`]; `None`:
+    /// never), and the preflight's own clock
     /// when the page knows the origin's round trip and handshake (`clock`).
     pub fn decide(
         connection: ConnectionKind,
@@ -508,5 +534,25 @@ mod tests {
         assert_eq!(contact.ago_ms(2700.0), Some(1700.0));
         assert_eq!(contact.ago_ms(900.0), Some(0.0));
         assert_eq!(OriginContact::default().ago_ms(5.0), None);
+        // A request on its way counts: it may have opened the connection (seen in CI: a run
+        // sent while the models list was still unanswered reused that list's connection).
+        let in_flight = OriginContact {
+            last_sent_ms: Some(2500.0),
+            ..OriginContact::default()
+        };
+        assert_eq!(in_flight.ago_ms(2700.0), Some(200.0));
+        let both = OriginContact {
+            last_heard_ms: Some(1000.0),
+            last_sent_ms: Some(2500.0),
+            ..OriginContact::default()
+        };
+        assert_eq!(both.ago_ms(2700.0), Some(200.0));
+        let mut contacts = OriginContacts::default();
+        contacts.sent("https://a.test", 2500.0);
+        contacts.sent("https://a.test", 2400.0);
+        assert_eq!(
+            contacts.contact("https://a.test").last_sent_ms,
+            Some(2500.0)
+        );
     }
 }

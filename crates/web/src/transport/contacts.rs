@@ -28,6 +28,14 @@ pub fn heard_from(url: &str, at_ms: f64) {
     }
 }
 
+/// A request to `url`'s origin was sent at `at_ms` (page clock): it may open a connection
+/// before any answer comes.
+pub fn sent_to(url: &str, at_ms: f64) {
+    if let Some(origin) = origin_of(url) {
+        CONTACTS.with(|contacts| contacts.borrow_mut().sent(&origin, at_ms));
+    }
+}
+
 /// What the page knows of `url`'s origin. Without a round trip learned yet, the page's
 /// Resource Timing buffer is searched for the latest handshake with the origin (the models
 /// list at load, whose entry may have been queued after the list was read).

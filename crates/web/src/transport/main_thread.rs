@@ -89,6 +89,8 @@ pub async fn open(
     let fetch_request = Request::new_with_str_and_init(&request.url, &init).map_err(invalid)?;
     let window =
         web_sys::window().ok_or_else(|| FetchFailure::InvalidRequest("no window".into()))?;
+    // On its way, it may open the connection a run then reuses.
+    super::contacts::sent_to(&request.url, crate::clock::now_ms());
     let response: Response = JsFuture::from(window.fetch_with_request(&fetch_request))
         .await
         .map_err(FetchFailure::from_js)?

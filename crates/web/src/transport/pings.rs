@@ -100,6 +100,7 @@ pub async fn round(carrier: &dyn Carrier, models_url: &str) -> usize {
             break;
         }
         let in_flight = InFlight::enter();
+        contacts::sent_to(&url, clock::now_ms());
         let time = carrier.ping(&url).await;
         drop(in_flight);
         if let Some(ms) = time {
