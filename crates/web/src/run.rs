@@ -206,6 +206,8 @@ pub async fn measure_with(
     on_started: impl FnOnce() + 'static,
     on_progress: impl FnMut(&Progress),
 ) -> RunRecord {
+    // No ping starts until this run's record is made (transport::pings).
+    let _under_way = transport::pings::RunUnderWay::enter();
     ready_to_send(&options).await;
     let plan = &scrubbing_held_keys(plan);
     let on_started: OnSent = Rc::new(RefCell::new(Some(Box::new(on_started))));

@@ -32,6 +32,41 @@ thread_local! {
     static IN_FLIGHT: RefCell<Option<Vec<oneshot::Sender<()>>>> = const { RefCell::new(None) };
 }
 
+/// Ends a ping on its way; returns whether a run was waiting for it (the round then stops:
+/// the run goes first, and no ping follows it on the wire while it is under way).
+fn end_ping() -> bool {
+    let waiters = IN_FLIGHT.with(|in_flight| in_flight.borrow_mut().take());
+    let mut run_waited = false;
+    for waiter in waiters.into_iter().flatten() {
+        run_waited = true;
+        let _ = waiter.send(());
+    }
+    run_waited
+}
+
+thread_local! {
+    /// Runs under way: from the moment a run is asked for (before it waits for a ping on
+    /// its way) until its record is made.
+    static RUNS_UNDER_WAY: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// A run under way while it lives: no ping starts meanwhile.
+pub struct RunUnderWay;
+
+impl RunUnderWay {
+    /// Counts a run as under way until dropped.
+    pub fn enter() -> RunUnderWay {
+        RUNS_UNDER_WAY.with(|runs| runs.set(runs.get() + 1));
+        RunUnderWay
+    }
+}
+
+impl Drop for RunUnderWay {
+    fn drop(&mut self) {
+        RUNS_UNDER_WAY.with(|runs| runs.set(runs.get().saturating_sub(1)));
+    }
+}
+
 /// Resolves once no ping is on its way (at once when none is; at most
 /// [`PING_TIMEOUT_MS`] later, a ping's own bound).
 pub async fn settled() {
@@ -58,12 +93,18 @@ impl InFlight {
     }
 }
 
+impl InFlight {
+    /// The ping ended; whether a run was waiting for it.
+    fn end(self) -> bool {
+        std::mem::forget(self);
+        end_ping()
+    }
+}
+
 impl Drop for InFlight {
+    /// A ping dropped on its way (its task cancelled) lets the runs go too.
     fn drop(&mut self) {
-        let waiters = IN_FLIGHT.with(|in_flight| in_flight.borrow_mut().take());
-        for waiter in waiters.into_iter().flatten() {
-            let _ = waiter.send(());
-        }
+        end_ping();
     }
 }
 
@@ -96,20 +137,28 @@ pub async fn round(carrier: &dyn Carrier, models_url: &str) -> usize {
     };
     let mut answered = 0;
     for _ in 0..contacts::pings_to_send(&url) {
-        if super::quiet_for_ms(clock::now_ms()).is_none() {
+        let run_under_way = RUNS_UNDER_WAY.with(std::cell::Cell::get) > 0;
+        if run_under_way || super::quiet_for_ms(clock::now_ms()).is_none() {
             break;
         }
         let in_flight = InFlight::enter();
         contacts::sent_to(&url, clock::now_ms());
         let time = carrier.ping(&url).await;
-        drop(in_flight);
         if let Some(ms) = time {
             contacts::pinged(&url, ms);
             answered += 1;
         }
+        if in_flight.end() {
+            break;
+        }
     }
     answered
 }
+
+/// How long the pings after the models list at load wait first, ms: the page is still
+/// starting then (its wasm compiled, the worker's first fetch set up), and pings sent at once
+/// came back 10 to 20 ms late in Firefox and WebKit.
+pub const LOAD_SETTLE_MS: f64 = 500.0;
 
 /// One ping through the page's transport ([`super::open`]): `fetch()` → response headers,
 /// ms, once the body is read (the connection is free again); `None` when it failed or took

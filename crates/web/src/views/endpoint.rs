@@ -86,6 +86,7 @@ async fn after_models_list(carrier: CarrierSlot, models_url: &str) {
         }
         crate::clock::sleep_ms(every_ms).await;
     }
+    crate::clock::sleep_ms(crate::transport::pings::LOAD_SETTLE_MS).await;
     crate::transport::pings::round(carrier.carrier().as_ref(), models_url).await;
 }
 
