@@ -26,8 +26,6 @@
 //! assert_eq!((trip.ms, trip.from, trip.pings), (61.0, RoundTripSource::Pings, Some(3)));
 //! ```
 
-use std::collections::VecDeque;
-
 use super::breakdown::{RoundTrip, RoundTripSource};
 
 /// Pings needed before the page states a round trip.
@@ -56,7 +54,7 @@ pub fn pings_to_send(timing_visible: Option<bool>, kept: usize) -> usize {
 /// The latest pings to one origin, ms each (`fetch()` → response headers), most recent last.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PingSamples {
-    samples_ms: VecDeque<f64>,
+    samples_ms: Vec<f64>,
 }
 
 impl PingSamples {
@@ -67,9 +65,9 @@ impl PingSamples {
             return;
         }
         if self.samples_ms.len() == MAX_PINGS {
-            self.samples_ms.pop_front();
+            self.samples_ms.remove(0);
         }
-        self.samples_ms.push_back(ms);
+        self.samples_ms.push(ms);
     }
 
     /// How many pings are kept.
@@ -92,7 +90,7 @@ impl PingSamples {
         if self.samples_ms.len() < MIN_PINGS {
             return None;
         }
-        let mut sorted: Vec<f64> = self.samples_ms.iter().copied().collect();
+        let mut sorted = self.samples_ms.clone();
         sorted.sort_by(f64::total_cmp);
         Some(RoundTrip {
             ms: sorted[1],
