@@ -84,24 +84,62 @@ impl OriginContact {
     }
 }
 
+/// One value per origin, the most recent origins last, at most
+/// [`OriginContacts::MAX_ORIGINS`] of them (the oldest goes).
+#[derive(Debug, Clone, PartialEq)]
+struct PerOrigin<T>(Vec<(String, T)>);
+
+impl<T> Default for PerOrigin<T> {
+    fn default() -> Self {
+        PerOrigin(Vec::new())
+    }
+}
+
+impl<T> PerOrigin<T> {
+    /// `origin`'s value.
+    fn get(&self, origin: &str) -> Option<&T> {
+        self.0
+            .iter()
+            .find(|(known, _)| known == origin)
+            .map(|(_, value)| value)
+    }
+
+    /// Sets `origin`'s value to `update(its value so far)`, and makes it the most recent.
+    fn update(&mut self, origin: &str, update: impl FnOnce(Option<T>) -> T) {
+        let known = self
+            .0
+            .iter()
+            .position(|(known, _)| known == origin)
+            .map(|at| self.0.remove(at).1);
+        if self.0.len() == OriginContacts::MAX_ORIGINS {
+            self.0.remove(0);
+        }
+        self.0.push((origin.to_owned(), update(known)));
+    }
+}
+
 /// The page's contacts per origin (the latest answer from each), for
 /// [`Measurement::on_origin_contact`](crate::measure::Measurement::on_origin_contact).
 /// Keeps the [`OriginContacts::MAX_ORIGINS`] most recent origins.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct OriginContacts {
-    /// `(origin, last heard ms)`, most recent last.
-    heard: Vec<(String, f64)>,
-    /// `(origin, least round trip ms)`, most recent last.
-    round_trips: Vec<(String, f64)>,
-    /// `(origin, its latest pings)`, most recent last.
-    pings: Vec<(String, PingSamples)>,
-    /// `(origin, whether the browser showed its timing)`, from its latest Resource Timing
-    /// entry, most recent last.
-    timing_visible: Vec<(String, bool)>,
-    /// `(origin, least handshake ms)`, most recent last.
-    handshakes: Vec<(String, f64)>,
-    /// `(origin, last sent ms)`, most recent last.
-    sent: Vec<(String, f64)>,
+    /// Last heard, ms.
+    heard: PerOrigin<f64>,
+    /// Last sent, ms.
+    sent: PerOrigin<f64>,
+    /// The least round trip seen, ms.
+    round_trips: PerOrigin<f64>,
+    /// The least handshake seen, ms.
+    handshakes: PerOrigin<f64>,
+    /// The latest pings.
+    pings: PerOrigin<PingSamples>,
+    /// Whether the browser showed the origin's timing, from its latest Resource Timing entry.
+    timing_visible: PerOrigin<bool>,
+}
+
+/// `ms` when it is a real duration.
+fn duration(ms: f64) -> Option<f64> {
+    (ms.is_finite() && ms >= 0.0).then_some(ms)
 }
 
 impl OriginContacts {
@@ -110,76 +148,55 @@ impl OriginContacts {
 
     /// The page heard from `origin` (`scheme://host:port`) at `at_ms`.
     pub fn heard(&mut self, origin: &str, at_ms: f64) {
-        let latest = match self.heard.iter().position(|(known, _)| known == origin) {
-            Some(at) => self.heard.remove(at).1.max(at_ms),
-            None => at_ms,
-        };
-        if self.heard.len() == Self::MAX_ORIGINS {
-            self.heard.remove(0);
-        }
-        self.heard.push((origin.to_owned(), latest));
+        self.heard.update(origin, |known| {
+            known.map_or(at_ms, |known| known.max(at_ms))
+        });
     }
 
     /// The page sent a request to `origin` at `at_ms` (before any answer: it may open a
     /// connection that a run then reuses).
     pub fn sent(&mut self, origin: &str, at_ms: f64) {
-        let latest = match self.sent.iter().position(|(known, _)| known == origin) {
-            Some(at) => self.sent.remove(at).1.max(at_ms),
-            None => at_ms,
-        };
-        if self.sent.len() == Self::MAX_ORIGINS {
-            self.sent.remove(0);
-        }
-        self.sent.push((origin.to_owned(), latest));
+        self.sent.update(origin, |known| {
+            known.map_or(at_ms, |known| known.max(at_ms))
+        });
     }
 
     /// A round trip of `ms` to `origin` was seen (a handshake's or a preflight's time). The
     /// least one seen is kept: each carries the trip plus some work (crypto, scheduling).
     pub fn round_trip(&mut self, origin: &str, ms: f64) {
-        if !(ms.is_finite() && ms >= 0.0) {
-            return;
+        if let Some(ms) = duration(ms) {
+            self.round_trips
+                .update(origin, |known| known.map_or(ms, |known| known.min(ms)));
         }
-        let ms = self
-            .round_trips
-            .iter()
-            .find(|(known, _)| known == origin)
-            .map_or(ms, |(_, known_ms)| known_ms.min(ms));
-        self.round_trips.retain(|(known, _)| known != origin);
-        if self.round_trips.len() == Self::MAX_ORIGINS {
-            self.round_trips.remove(0);
+    }
+
+    /// A new connection to `origin` took `ms` to open (TCP and TLS, from Resource Timing).
+    /// The least one seen is kept.
+    pub fn handshake(&mut self, origin: &str, ms: f64) {
+        if let Some(ms) = duration(ms).filter(|ms| *ms > 0.0) {
+            self.handshakes
+                .update(origin, |known| known.map_or(ms, |known| known.min(ms)));
         }
-        self.round_trips.push((origin.to_owned(), ms));
     }
 
     /// A ping to `origin` took `ms` (`fetch()` → response headers; [`PingSamples`]).
     pub fn pinged(&mut self, origin: &str, ms: f64) {
-        let mut samples = match self.pings.iter().position(|(known, _)| known == origin) {
-            Some(at) => self.pings.remove(at).1,
-            None => PingSamples::default(),
-        };
-        samples.push(ms);
-        if self.pings.len() == Self::MAX_ORIGINS {
-            self.pings.remove(0);
-        }
-        self.pings.push((origin.to_owned(), samples));
+        self.pings.update(origin, |known| {
+            let mut samples = known.unwrap_or_default();
+            samples.push(ms);
+            samples
+        });
     }
 
     /// A Resource Timing entry of `origin` showed its timing (`visible`), or hid it (no
     /// `Timing-Allow-Origin`).
     pub fn saw_timing(&mut self, origin: &str, visible: bool) {
-        self.timing_visible.retain(|(known, _)| known != origin);
-        if self.timing_visible.len() == Self::MAX_ORIGINS {
-            self.timing_visible.remove(0);
-        }
-        self.timing_visible.push((origin.to_owned(), visible));
+        self.timing_visible.update(origin, |_| visible);
     }
 
     /// Whether the browser shows `origin`'s timing, from its latest entry; `None` before any.
     pub fn timing_visible(&self, origin: &str) -> Option<bool> {
-        self.timing_visible
-            .iter()
-            .find(|(known, _)| known == origin)
-            .map(|(_, visible)| *visible)
+        self.timing_visible.get(origin).copied()
     }
 
     /// How many pings to send to `origin` now, between runs ([`super::pings_to_send`]).
@@ -189,47 +206,17 @@ impl OriginContacts {
 
     /// How many pings to `origin` are kept.
     pub fn ping_count(&self, origin: &str) -> usize {
-        self.pings
-            .iter()
-            .find(|(known, _)| known == origin)
-            .map_or(0, |(_, samples)| samples.len())
-    }
-
-    /// A new connection to `origin` took `ms` to open (TCP and TLS, from Resource Timing).
-    /// The least one seen is kept.
-    pub fn handshake(&mut self, origin: &str, ms: f64) {
-        if !(ms.is_finite() && ms > 0.0) {
-            return;
-        }
-        let ms = self
-            .handshakes
-            .iter()
-            .find(|(known, _)| known == origin)
-            .map_or(ms, |(_, known_ms)| known_ms.min(ms));
-        self.handshakes.retain(|(known, _)| known != origin);
-        if self.handshakes.len() == Self::MAX_ORIGINS {
-            self.handshakes.remove(0);
-        }
-        self.handshakes.push((origin.to_owned(), ms));
+        self.pings.get(origin).map_or(0, PingSamples::len)
     }
 
     /// What the page knows of `origin`.
     pub fn contact(&self, origin: &str) -> OriginContact {
-        let of = |list: &[(String, f64)]| {
-            list.iter()
-                .find(|(known, _)| known == origin)
-                .map(|(_, value)| *value)
-        };
         OriginContact {
-            last_heard_ms: of(&self.heard),
-            last_sent_ms: of(&self.sent),
-            round_trip_ms: of(&self.round_trips),
-            ping_round_trip: self
-                .pings
-                .iter()
-                .find(|(known, _)| known == origin)
-                .and_then(|(_, samples)| samples.estimate()),
-            handshake_ms: of(&self.handshakes),
+            last_heard_ms: self.heard.get(origin).copied(),
+            last_sent_ms: self.sent.get(origin).copied(),
+            round_trip_ms: self.round_trips.get(origin).copied(),
+            ping_round_trip: self.pings.get(origin).and_then(PingSamples::estimate),
+            handshake_ms: self.handshakes.get(origin).copied(),
         }
     }
 }
