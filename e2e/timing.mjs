@@ -149,9 +149,12 @@ export const BLOCK_END_MARGIN_MS = 50;
 /**
  * A bare Worker probe counts from its own start of the request, which follows the page's
  * post of it (and the start of the page's busy loop) by the message's delivery: a stamp that
- * waited for the loop may read up to this much (ms) less than the loop's length.
+ * waited for the loop may read up to this much (ms) less than the loop's length. 7.7 ms was
+ * seen in WebKit under a fresh-clone run (headers at 392.3 ms behind a 400 ms loop); what the
+ * tests tell apart is a stamp behind the loop (about 400 ms) from one that did not wait
+ * (a few ms), so the edge can be wide.
  */
-export const BUSY_LOOP_EDGE_MS = 5;
+export const BUSY_LOOP_EDGE_MS = 25;
 
 /**
  * An arrival-delay bound recorded for a busy loop (issue 13 item 4): at least the loop less

@@ -142,6 +142,12 @@ impl ModelsRefresh {
             previous.abort();
         }
         let (form, gate, carrier) = (self.form, self.gate, self.carrier);
+        // On its way from now (the request leaves in a task after this one): a Send clicked
+        // in the same gesture (the base URL's change fires as its field loses focus to the
+        // click) must know that this request may open the connection its run then finds.
+        if let Some(url) = models_url(form) {
+            crate::transport::contacts::sent_to(&url, crate::clock::now_ms());
+        }
         spawn_local(async move {
             let aborted = signal.clone();
             let models = scrubbed_models(gate, list_models(form, key, signal).await);
