@@ -139,12 +139,6 @@ pub fn pings_to_send(url: &str) -> usize {
     })
 }
 
-/// Whether the browser shows `url`'s origin's timing, from its latest entry.
-pub fn timing_visible(url: &str) -> Option<bool> {
-    let origin = origin_of(url)?;
-    CONTACTS.with(|contacts| contacts.borrow().timing_visible(&origin))
-}
-
 /// [`learn_round_trip`] from the page's own Resource Timing entries for `url` (its latest),
 /// for requests made on the main thread (the models list).
 /// Returns whether an entry was found (Chromium may queue it after the response is read).
