@@ -12,6 +12,7 @@ use leptos::prelude::*;
 use ttft_core::config::UrlConfig;
 use ttft_core::measure::{FetchError, ResponseHead};
 use ttft_web::testing::support::{chat_event, send_and_wait, wait_for_rows};
+use ttft_web::testing::UI_WAIT_MS;
 use ttft_web::testing::{clear_storage, mount, Mounted};
 use ttft_web::transport::scripted::{Script, ScriptedCarrier, Step};
 use ttft_web::transport::SharedCarrier;
@@ -122,7 +123,7 @@ fn cell(view: &Mounted, number: usize, metric: &str) -> String {
 async fn a_scripted_reasoning_run_shows_the_scripts_instants() {
     let carrier = ScriptedCarrier::new([reasoning_script()]);
     let view = chat_widget("deep-thinker", &carrier);
-    view.until_attribute("status", "data-state", "ready", 2_000.0)
+    view.until_attribute("status", "data-state", "ready", UI_WAIT_MS)
         .await;
     send_and_wait(&view).await;
     assert_eq!(
@@ -473,7 +474,7 @@ async fn a_thousand_stored_runs_come_back_after_a_reload_in_a_window_of_100() {
     let config = UrlConfig::from_pairs([("base_url", BASE_URL), ("protocol", "chat")]);
     let scripted: SharedCarrier = Rc::new(carrier.clone());
     let view = mount(move || view! { <WidgetApp config=config carrier=scripted /> });
-    view.until_attribute("runs-table", "data-runs", "1000", 2_000.0)
+    view.until_attribute("runs-table", "data-runs", "1000", UI_WAIT_MS)
         .await;
     // The newest 100 rows, and a note for the rest.
     let rows = view.find_all("run-row");
@@ -555,7 +556,7 @@ async fn the_answer_pane_stays_where_the_first_token_appears_across_a_series() {
     with_page_style();
     let carrier = ScriptedCarrier::new([reasoning_script(), reasoning_script()]);
     let view = chat_widget("deep-thinker", &carrier);
-    view.until_attribute("status", "data-state", "ready", 2_000.0)
+    view.until_attribute("status", "data-state", "ready", UI_WAIT_MS)
         .await;
     view.type_into("run-count", "2");
     view.click("send");

@@ -12,6 +12,7 @@ use std::rc::Rc;
 use leptos::prelude::*;
 use ttft_core::config::UrlConfig;
 use ttft_web::testing::support::assert_no_key;
+use ttft_web::testing::UI_WAIT_MS;
 use ttft_web::testing::{clear_storage, mount, until, Mounted};
 use ttft_web::transport::scripted::{Script, ScriptedCarrier};
 use ttft_web::transport::SharedCarrier;
@@ -441,7 +442,7 @@ async fn a_key_in_the_fragment_is_refused_removed_and_never_reaches_the_lab_link
     );
     let carrier: SharedCarrier = Rc::new(ScriptedCarrier::default());
     let view = mount(move || view! { <WidgetApp config=config carrier=carrier /> });
-    view.until_text("key-refused", |text| text.contains("api_key"), 2_000.0)
+    view.until_text("key-refused", |text| text.contains("api_key"), UI_WAIT_MS)
         .await;
     let lab_link = view.attribute("open-lab", "href").unwrap_or_default();
     assert!(

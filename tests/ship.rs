@@ -9,6 +9,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use ttft_web::testing::support as shipfleet;
+use ttft_web::testing::UI_WAIT_MS;
 
 use std::rc::Rc;
 
@@ -223,11 +224,11 @@ async fn with_no_simulator_the_page_asks_for_an_endpoint_and_a_file_server_is_no
     // 404, so the form starts empty and the page says what to do.
     let carrier = ScriptedCarrier::default();
     let view = widget(&[("lang", "en")], &carrier);
-    wait_for(&view, "[data-testid=choose-endpoint]", 5_000.0).await;
+    wait_for(&view, "[data-testid=choose-endpoint]", UI_WAIT_MS).await;
     assert_eq!(view.value("base-url"), "");
     assert_eq!(view.value("model"), "");
     view.click("send");
-    wait_for(&view, "[data-testid=input-error]", 2_000.0).await;
+    wait_for(&view, "[data-testid=input-error]", UI_WAIT_MS).await;
     assert_eq!(
         view.attribute("input-error", "data-field").as_deref(),
         Some("base_url")

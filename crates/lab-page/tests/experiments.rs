@@ -30,6 +30,7 @@ use std::rc::Rc;
 use leptos::prelude::*;
 use ttft_core::config::UrlConfig;
 use ttft_lab_page::page::LabApp;
+use ttft_web::testing::UI_WAIT_MS;
 use ttft_web::testing::{clear_storage, mount, Mounted};
 use ttft_web::transport::scripted::{Script, ScriptedCarrier};
 use ttft_web::transport::{Carrier, HttpRequest, Opening, SharedCarrier};
@@ -195,7 +196,7 @@ async fn lab(kind: &str, model: &str, carrier: &SimModelCarrier) -> Mounted {
     ]);
     let carrier: SharedCarrier = Rc::new(carrier.clone());
     let view = mount(move || view! { <LabApp config=config carrier=carrier /> });
-    view.until_attribute("status", "data-state", "ready", 5_000.0)
+    view.until_attribute("status", "data-state", "ready", UI_WAIT_MS)
         .await;
     // Chosen as a user would (the e2e's selectOption). `experiment=` preselects the
     // experiment's fields, but in this mount the select itself may still show the

@@ -14,6 +14,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use ttft_web::testing::support as shipfleet;
+use ttft_web::testing::UI_WAIT_MS;
 
 use std::rc::Rc;
 
@@ -242,7 +243,7 @@ async fn the_model_key_is_refused_as_a_collector_header_with_the_reason_shown() 
     view.type_into("otlp-endpoint", "http://127.0.0.1:4318");
     view.type_into("otlp-headers", &format!("authorization=Bearer {TYPED_KEY}"));
     view.click("otlp-apply");
-    let text = otlp_status(&view, "refused_settings", 2_000.0).await;
+    let text = otlp_status(&view, "refused_settings", UI_WAIT_MS).await;
     assert!(text.contains("contains the model's API key"), "{text}");
     assert!(
         !text.contains("QWERTY"),
@@ -582,11 +583,11 @@ async fn slos_mark_runs_count_goodput_show_a_badge_and_go_into_the_summary_messa
     // A goodput target of 50 % passes; a bad text is refused with the reason.
     view.type_into("slo-input", "ttfa_ms<=1000, goodput>=50%");
     view.click("slo-apply");
-    view.until_attribute("slo-badge", "data-verdict", "pass", 2_000.0)
+    view.until_attribute("slo-badge", "data-verdict", "pass", UI_WAIT_MS)
         .await;
     view.type_into("slo-input", "tffa_ms<=1000");
     view.click("slo-apply");
-    wait_for(&view, "[data-testid=slo-error]", 2_000.0).await;
+    wait_for(&view, "[data-testid=slo-error]", UI_WAIT_MS).await;
     assert!(
         view.text("slo-error").contains("`tffa_ms` is not a metric"),
         "{}",
@@ -663,7 +664,7 @@ async fn a_share_link_opens_read_only_with_the_same_values_and_the_history_untou
     clear_storage();
     set_address(&format!("{}{fragment}", location.pathname().unwrap()));
     let other = lab_with(&[], &ScriptedCarrier::default());
-    wait_for(&other, "[data-testid=shared-view]", 5_000.0).await;
+    wait_for(&other, "[data-testid=shared-view]", UI_WAIT_MS).await;
     assert_eq!(
         other.attribute("shared-view", "data-runs").as_deref(),
         Some("3")
@@ -722,11 +723,11 @@ async fn a_share_link_opens_read_only_with_the_same_values_and_the_history_untou
     }
     set_address(&format!("{}{fragment}", location.pathname().unwrap()));
     let view = lab_with(&[("lang", "en")], &carrier);
-    wait_for(&view, "[data-testid=shared-view]", 5_000.0).await;
+    wait_for(&view, "[data-testid=shared-view]", UI_WAIT_MS).await;
     assert_eq!(stored_history_text(), stored_before);
     view.click("shared-close");
     frames(2).await;
-    wait_for(&view, "[data-testid=run-row]", 2_000.0).await;
+    wait_for(&view, "[data-testid=run-row]", UI_WAIT_MS).await;
     assert_eq!(
         view.find_all("run-row").len(),
         3,
@@ -751,14 +752,14 @@ async fn a_share_link_opens_read_only_with_the_same_values_and_the_history_untou
         &with_prompt[with_prompt.find('#').unwrap()..]
     ));
     let third = lab_with(&[("lang", "en")], &carrier);
-    wait_for(&third, "[data-testid=shared-prompt]", 5_000.0).await;
+    wait_for(&third, "[data-testid=shared-prompt]", UI_WAIT_MS).await;
     assert!(third.text("shared-prompt").contains("Why is the sky blue"));
     drop(third);
 
     // A damaged link is refused with the reason, and the meter still works.
     set_address(&format!("{}#share=v1.AAAA", location.pathname().unwrap()));
     let damaged = lab_with(&[("lang", "en")], &carrier);
-    wait_for(&damaged, "[data-testid=shared-error]", 5_000.0).await;
+    wait_for(&damaged, "[data-testid=shared-error]", UI_WAIT_MS).await;
     let text = damaged.text("shared-error");
     assert!(
         text.contains("damaged") || text.contains("not valid"),

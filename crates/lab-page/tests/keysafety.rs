@@ -17,6 +17,7 @@ use leptos::prelude::*;
 use ttft_core::config::UrlConfig;
 use ttft_lab_page::page::LabApp;
 use ttft_web::persist::RUNS_SLOT;
+use ttft_web::testing::UI_WAIT_MS;
 use ttft_web::testing::{clear_storage, frames, mount, until, Mounted};
 use ttft_web::transport::scripted::{Script, ScriptedCarrier};
 use ttft_web::transport::SharedCarrier;
@@ -422,10 +423,10 @@ async fn the_key_question_names_the_other_origin_in_both_languages() {
     );
     view.click("lang-zh");
     let chinese = format!("把你的 API 密钥发送到 {B_ORIGIN}？");
-    view.until_text("key-consent", |text| text.contains(&chinese), 2_000.0)
+    view.until_text("key-consent", |text| text.contains(&chinese), UI_WAIT_MS)
         .await;
     view.click("lang-en");
-    view.until_text("key-consent", |text| text.contains(&english), 2_000.0)
+    view.until_text("key-consent", |text| text.contains(&english), UI_WAIT_MS)
         .await;
     assert!(
         carrier.sent().is_empty(),

@@ -12,6 +12,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use ttft_web::testing::support as shipfleet;
+use ttft_web::testing::UI_WAIT_MS;
 
 use std::rc::Rc;
 
@@ -160,7 +161,12 @@ async fn finished_runs_come_back_after_a_reload_and_are_deleted_one_and_all() {
     view.type_into("run-count", "3");
     send_and_wait(&view).await;
     wait_for_rows(&view, 3).await;
-    wait_for(&view, "[data-testid=history-item][data-run=\"3\"]", 2_000.0).await;
+    wait_for(
+        &view,
+        "[data-testid=history-item][data-run=\"3\"]",
+        UI_WAIT_MS,
+    )
+    .await;
     let ttfa: Vec<f64> = stored_runs()
         .iter()
         .map(|run| run["metrics"]["ttfa_ms"].as_f64().unwrap())
@@ -178,7 +184,12 @@ async fn finished_runs_come_back_after_a_reload_and_are_deleted_one_and_all() {
 
     // A reload: the same history, rows and numbers.
     let view = lab_with(&chat("sim-fast@prefill_ms=120"), &carrier);
-    wait_for(&view, "[data-testid=history-item][data-run=\"3\"]", 2_000.0).await;
+    wait_for(
+        &view,
+        "[data-testid=history-item][data-run=\"3\"]",
+        UI_WAIT_MS,
+    )
+    .await;
     assert_eq!(history_texts(&view), shown);
     assert_eq!(view.find_all("run-row").len(), rows);
     let again: Vec<f64> = stored_runs()
@@ -237,7 +248,7 @@ async fn a_thousand_stored_runs_fill_the_summary_and_the_history_window_and_the_
         .set_item(ttft_web::persist::RUNS_SLOT, &document.to_string())
         .unwrap();
     let view = lab_with(&chat("sim-fast@prefill_ms=20"), &carrier);
-    view.until_attribute("runs-table", "data-runs", "1000", 5_000.0)
+    view.until_attribute("runs-table", "data-runs", "1000", UI_WAIT_MS)
         .await;
     let rows = view.find_all("run-row");
     assert_eq!(rows.len(), 100);
@@ -355,7 +366,12 @@ async fn the_json_export_imports_back_identically_and_csv_and_svg_are_written() 
         5_000.0,
     )
     .await;
-    wait_for(&view, "[data-testid=history-item][data-run=\"2\"]", 2_000.0).await;
+    wait_for(
+        &view,
+        "[data-testid=history-item][data-run=\"2\"]",
+        UI_WAIT_MS,
+    )
+    .await;
     assert_eq!(history_texts(&view).len(), 2);
     view.click("export-json");
     let reexported: serde_json::Value = serde_json::from_str(&downloads.last(".json")).unwrap();
@@ -474,8 +490,12 @@ async fn the_theme_applies_and_is_remembered_and_the_summary_is_copied_without_t
     view.type_into("api-key", TYPED_KEY);
     send_and_wait(&view).await;
     view.click("copy-summary");
-    view.until_text("share-message", |text| text == "Summary copied.", 5_000.0)
-        .await;
+    view.until_text(
+        "share-message",
+        |text| text == "Summary copied.",
+        UI_WAIT_MS,
+    )
+    .await;
     let copied = clipboard.copied();
     assert_eq!(copied.len(), 1);
     assert!(copied[0].contains("ttfa"), "{}", copied[0]);
@@ -505,9 +525,9 @@ async fn a_failed_run_is_kept_across_a_reload_with_its_cause_message_and_fix() {
     drop(view);
 
     let view = lab_with(&chat("sim-fast@fault=401"), &carrier);
-    wait_for(&view, "[data-testid=history-item]", 2_000.0).await;
+    wait_for(&view, "[data-testid=history-item]", UI_WAIT_MS).await;
     assert!(history_texts(&view)[0].contains("failed"));
-    wait_for(&view, "[data-testid=diagnosis]", 2_000.0).await;
+    wait_for(&view, "[data-testid=diagnosis]", UI_WAIT_MS).await;
     assert_eq!(
         view.attribute("diagnosis", "data-cause").as_deref(),
         Some(cause.as_str())

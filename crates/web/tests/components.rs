@@ -13,6 +13,7 @@ use ttft_core::lang::Lang;
 use ttft_core::preset::PRESETS;
 use ttft_web::page::PageState;
 use ttft_web::series::{plain_send_handler, SeriesContext};
+use ttft_web::testing::UI_WAIT_MS;
 use ttft_web::testing::{clear_storage, frames, mount, until, Mounted};
 use ttft_web::texts as t;
 use ttft_web::transport::scripted::{Script, ScriptedCarrier};
@@ -188,7 +189,7 @@ async fn a_refused_form_says_which_field_and_sends_nothing() {
     );
     view.type_into("run-count", "0");
     view.click("send");
-    view.until_attribute("status", "data-state", "invalid input", 2_000.0)
+    view.until_attribute("status", "data-state", "invalid input", UI_WAIT_MS)
         .await;
     assert_eq!(
         view.attribute("input-error", "data-field").as_deref(),
