@@ -87,6 +87,7 @@ export TTFT_SIM_URL
 # builds can touch it.
 sim_copy=$(mktemp)
 cp target/debug/ttft-sim "$sim_copy"
+chmod +x "$sim_copy"
 export TTFT_SIM_BIN="$sim_copy"
 
 step "in the background, beside the end-to-end suite: clippy, the wasm test builds, the widget's and the lab's component tests, the import-circle check"

@@ -129,7 +129,8 @@ function entryFor(url, since, waitMs) {
 // ACCOUNT_HEADERS): read when CORS exposes them.
 const ACCOUNT_HEADERS = [
   'server-timing', 'openai-processing-ms', 'x-litellm-overhead-duration-ms', 'x-queue-time',
-  'x-total-time', 'x-prompt-tokens',
+  'x-total-time', 'x-prompt-tokens', 'fireworks-server-time-to-first-token',
+  'fireworks-server-processing-time', 'fireworks-prompt-tokens', 'fireworks-cached-prompt-tokens',
 ];
 // The longest header value passed on (ttft-stream's MAX_HEADER_BYTES).
 const MAX_HEADER_BYTES = 4096;

@@ -582,3 +582,28 @@ fn warnings_and_errors_have_messages_in_both_languages() {
     assert!(body.message(Lang::En).contains("at least 1024"));
     assert!(body.message(Lang::Zh).contains("至少为 1024"));
 }
+
+#[test]
+fn fireworks_is_asked_for_its_account_and_no_one_else() {
+    // Fireworks reports its time on a stream only when the body asks; other servers get no
+    // extra field (OpenAI refuses unknown ones with a 400).
+    let spec = PromptSpec::new("m", "hi");
+    for (base, asked) in [
+        ("https://api.fireworks.ai/inference/v1", true),
+        ("https://API.Fireworks.ai:443/inference/v1", true),
+        ("https://api.openai.com/v1", false),
+        ("https://api.fireworks.ai.example.com/v1", false),
+        ("http://localhost:8000/v1", false),
+    ] {
+        let endpoint = normalize_base_url(base, Chat).unwrap();
+        let request = prepare_request(&endpoint, &spec, None, None).unwrap();
+        assert_eq!(
+            request.body.get("perf_metrics_in_response"),
+            asked.then_some(&json!(true)),
+            "{base}"
+        );
+    }
+    let endpoint = normalize_base_url("https://api.fireworks.ai/inference/v1", Responses).unwrap();
+    let request = prepare_request(&endpoint, &spec, None, None).unwrap();
+    assert_eq!(request.body.get("perf_metrics_in_response"), None);
+}

@@ -143,9 +143,16 @@ PROFILE FIELDS (keys for the suffix, --set and the config file; times are number
                             seconds), sambanova (usage.time_to_first_token, total_latency,
                             seconds; the usage chunk is always sent), server_timing (header
                             `Server-Timing: gateway;dur=G, queue;dur=Q, prefill;dur=P`) and
-                            litellm (header x-litellm-overhead-duration-ms: G), joined by +,
-                            e.g. server_account=groq+litellm. Both headers are exposed to
-                            pages (Access-Control-Expose-Headers).
+                            litellm (header x-litellm-overhead-duration-ms: G), vllm
+                            (`metrics` on the usage chunk, ms: queue_time_ms,
+                            time_to_first_token_ms = prefill, generation_time_ms), nim
+                            (`stats` on the usage chunk, ms), cerebras (`time_info` on the
+                            finish chunk, seconds), fireworks (`perf_metrics` on the finish
+                            chunk, seconds) and localai (usage.timing_prompt_processing,
+                            timing_token_generation, ms), joined by +, e.g.
+                            server_account=groq+litellm. vllm, nim and localai ride on the
+                            usage chunk, sent with include_usage. Both headers are exposed
+                            to pages (Access-Control-Expose-Headers).
   reasoning_tokens          reasoning tokens before the answer
   answer_tokens             answer tokens
   paragraph_tokens          a paragraph break before every P-th answer token (0 = none)

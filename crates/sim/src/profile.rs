@@ -96,11 +96,24 @@ pub struct AccountStyles {
     pub server_timing: bool,
     /// LiteLLM's `x-litellm-overhead-duration-ms` header (the `gateway_ms`), exposed.
     pub litellm: bool,
+    /// vLLM with `--enable-per-request-metrics`: `metrics` on the usage chunk (ms; sent only
+    /// with `include_usage`, as vLLM does).
+    pub vllm: bool,
+    /// NVIDIA NIM with `NIM_PER_REQ_METRICS_ENABLE=1`: `stats` on the usage chunk (ms).
+    pub nim: bool,
+    /// Cerebras: `time_info` on the finish chunk (seconds).
+    pub cerebras: bool,
+    /// Fireworks with `perf_metrics_in_response`: `perf_metrics` on the finish chunk
+    /// (seconds).
+    pub fireworks: bool,
+    /// LocalAI with the header `Extra-Usage`: `timing_prompt_processing` and
+    /// `timing_token_generation` in usage (ms).
+    pub localai: bool,
 }
 
 impl AccountStyles {
     const NAMES: &'static str =
-        "none, or any of llamacpp, groq, sambanova, server_timing, litellm joined by +";
+        "none, or any of llamacpp, groq, sambanova, server_timing, litellm, vllm, nim, cerebras, fireworks, localai joined by +";
 
     fn parse(value: &str) -> Option<Self> {
         let mut styles = Self::default();
@@ -114,6 +127,11 @@ impl AccountStyles {
                 "sambanova" => styles.sambanova = true,
                 "server_timing" => styles.server_timing = true,
                 "litellm" => styles.litellm = true,
+                "vllm" => styles.vllm = true,
+                "nim" => styles.nim = true,
+                "cerebras" => styles.cerebras = true,
+                "fireworks" => styles.fireworks = true,
+                "localai" => styles.localai = true,
                 _ => return None,
             }
         }
@@ -128,6 +146,11 @@ impl AccountStyles {
             (self.sambanova, "sambanova"),
             (self.server_timing, "server_timing"),
             (self.litellm, "litellm"),
+            (self.vllm, "vllm"),
+            (self.nim, "nim"),
+            (self.cerebras, "cerebras"),
+            (self.fireworks, "fireworks"),
+            (self.localai, "localai"),
         ]
         .into_iter()
         .filter_map(|(on, name)| on.then_some(name))

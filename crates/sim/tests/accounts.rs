@@ -117,6 +117,60 @@ async fn every_style_says_the_script() {
     near(headers.queue_ms, 80.0, "server-timing queue");
     near(headers.prompt_ms, 120.0, "server-timing prefill");
 
+    // vLLM, NIM and LocalAI ride on the usage chunk; Cerebras and Fireworks on the finish
+    // chunk, in seconds.
+    let vllm = account_of(
+        &base,
+        &format!("sim-fast@{SCRIPT},server_account=vllm"),
+        true,
+    )
+    .await;
+    assert_eq!(vllm.sources, vec![AccountSource::Vllm]);
+    near(vllm.queue_ms, 80.0, "vllm queue");
+    near(
+        vllm.prompt_ms,
+        120.0,
+        "vllm time to first token from scheduling",
+    );
+    let nim = account_of(
+        &base,
+        &format!("sim-fast@{SCRIPT},server_account=nim"),
+        true,
+    )
+    .await;
+    assert_eq!(nim.sources, vec![AccountSource::Nim]);
+    near(nim.queue_ms, 80.0, "nim queue");
+    near(nim.prompt_ms, 120.0, "nim time to first token");
+    let localai = account_of(
+        &base,
+        &format!("sim-fast@{SCRIPT},server_account=localai"),
+        true,
+    )
+    .await;
+    assert_eq!(localai.sources, vec![AccountSource::Localai]);
+    near(localai.prompt_ms, 120.0, "localai prompt processing");
+    assert_eq!(localai.queue_ms, None);
+    let cerebras = account_of(
+        &base,
+        &format!("sim-fast@{SCRIPT},server_account=cerebras"),
+        false,
+    )
+    .await;
+    assert_eq!(cerebras.sources, vec![AccountSource::Cerebras]);
+    near(cerebras.queue_ms, 80.0, "cerebras queue");
+    near(cerebras.prompt_ms, 120.0, "cerebras prompt");
+    let fireworks = account_of(
+        &base,
+        &format!("sim-fast@{SCRIPT},server_account=fireworks"),
+        false,
+    )
+    .await;
+    assert_eq!(fireworks.sources, vec![AccountSource::Fireworks]);
+    // From the request's start at Fireworks: its queue and prefill (the gateway in front of
+    // it is not its).
+    near(fireworks.ttft_ms, 200.0, "fireworks time to first token");
+    assert_eq!(fireworks.cached_tokens, Some(0));
+
     let none = account_of(&base, &format!("sim-fast@{SCRIPT}"), true).await;
     assert!(none.is_empty(), "{none:?}");
 }

@@ -104,3 +104,34 @@ fn header_accounts_match_expected() {
         same(&normalized(account.as_ref()), &want, name);
     }
 }
+
+#[test]
+fn new_api_log_entries_give_the_gateways_first_response_time() {
+    // Recent versions write `other` as an object, older ones as a JSON string; an entry that
+    // was not streamed says nothing (older versions write frt -1000 there).
+    let text =
+        std::fs::read_to_string(Path::new(ROOT).join("gateways/new_api/log_self.json")).unwrap();
+    let fixture: Value = serde_json::from_str(&text).unwrap();
+    let items = fixture["response"]["data"]["items"].as_array().unwrap();
+    let expected = fixture["expected"].as_array().unwrap();
+    assert_eq!(items.len(), expected.len());
+    for (item, want) in items.iter().zip(expected) {
+        assert_eq!(item["id"], want["id"]);
+        let account = ServerAccount::from_new_api_log(item);
+        let id = &want["id"];
+        match want["source"].as_str().unwrap() {
+            "none" => assert_eq!(account, None, "entry {id}"),
+            source => {
+                let account = account.unwrap();
+                assert_eq!(account.sources[0].code(), source, "entry {id}");
+                assert_eq!(account.ttft_ms, want["ttft_ms"].as_f64(), "entry {id}");
+                assert_eq!(
+                    account.prompt_tokens,
+                    want["prompt_tokens"].as_u64(),
+                    "entry {id}"
+                );
+                assert_eq!(account.queue_ms, None);
+            }
+        }
+    }
+}

@@ -94,14 +94,44 @@ pub fn prepare_request(
     auth_style: Option<AuthStyle>,
 ) -> Result<PreparedRequest, BodyError> {
     let auth_style = auth_style.unwrap_or_else(|| endpoint.protocol.default_auth_style());
+    let mut body = build_body(endpoint.protocol, spec)?;
+    ask_for_the_account(endpoint, &mut body);
     Ok(PreparedRequest {
         protocol: endpoint.protocol,
         url: endpoint.endpoint_url.clone(),
         headers: build_headers(endpoint.protocol, auth_style, key),
-        body: build_body(endpoint.protocol, spec)?,
+        body,
         auth_style,
         key_sent: key.is_some(),
     })
+}
+
+/// The host Fireworks serves its API from: it reports its own time on a stream only when the
+/// body asks (`perf_metrics_in_response: true`, docs/stream-formats.md §12).
+pub const FIREWORKS_HOST: &str = "api.fireworks.ai";
+
+/// Asks the server for its own account of the request where it reports one only on request
+/// and the request can ask without a cost: Fireworks' `perf_metrics_in_response` (a body
+/// field, so no CORS preflight changes). Other servers get nothing extra: an unknown field is
+/// refused by some (OpenAI answers 400), and an extra header (LocalAI's `Extra-Usage`) would
+/// make every page's request wait for a preflight a server may refuse (Ollama's CORS lists
+/// its allowed headers).
+fn ask_for_the_account(endpoint: &Endpoint, body: &mut serde_json::Value) {
+    if endpoint.protocol != Protocol::OpenAiChat {
+        return;
+    }
+    let authority = endpoint
+        .base_url
+        .split_once("://")
+        .map_or("", |(_, rest)| rest)
+        .split('/')
+        .next()
+        .unwrap_or_default();
+    if host_without_port(authority).eq_ignore_ascii_case(FIREWORKS_HOST) {
+        if let Some(object) = body.as_object_mut() {
+            object.insert("perf_metrics_in_response".into(), serde_json::json!(true));
+        }
+    }
 }
 
 impl PreparedRequest {

@@ -91,10 +91,93 @@ fn groq_x_groq(input: &WriterInput<'_>) -> String {
     fields
 }
 
-/// SambaNova's timing fields in usage (seconds), when asked for: `,"key":value` pairs.
+/// The server's queue (the plan's, less the gateway's part), its prompt processing and its
+/// decode, ms.
+fn server_times(input: &WriterInput<'_>) -> (f64, f64, f64) {
+    let plan = input.plan;
+    (
+        plan.queue_ms - input.account.gateway_ms,
+        plan.prefill_ms,
+        plan.end_ms - plan.first_token_ms(),
+    )
+}
+
+/// The accounts that ride on the finish chunk when asked for (docs/stream-formats.md §12):
+/// Cerebras' `time_info` (seconds) and Fireworks' `perf_metrics` (seconds, hyphenated keys),
+/// as `,"key":{…}` fields.
+fn finish_chunk_accounts(input: &WriterInput<'_>) -> String {
+    let (queue_ms, prefill_ms, decode_ms) = server_times(input);
+    let usage = input.usage;
+    let mut fields = String::new();
+    if input.account.styles.cerebras {
+        let time_info = json!({
+            "queue_time": seconds(queue_ms),
+            "prompt_time": seconds(prefill_ms),
+            "completion_time": seconds(decode_ms),
+            "total_time": seconds(queue_ms + prefill_ms + decode_ms),
+            "created": input.created_s,
+        });
+        fields.push_str(&format!(",\"time_info\":{time_info}"));
+    }
+    if input.account.styles.fireworks {
+        let perf_metrics = json!({
+            "prompt-tokens": usage.prompt_tokens,
+            "cached-prompt-tokens": usage.cached_tokens,
+            "server-time-to-first-token": seconds(queue_ms + prefill_ms),
+            "server-processing-time": seconds(queue_ms + prefill_ms + decode_ms),
+        });
+        fields.push_str(&format!(",\"perf_metrics\":{perf_metrics}"));
+    }
+    fields
+}
+
+/// The accounts that ride on the usage chunk when asked for: vLLM's `metrics` (ms; its time
+/// to first token counts from scheduling, the queue excluded) and NVIDIA NIM's `stats` (ms).
+fn usage_chunk_accounts(input: &WriterInput<'_>) -> String {
+    let (queue_ms, prefill_ms, decode_ms) = server_times(input);
+    let usage = input.usage;
+    let output_tokens = usage.output_tokens();
+    let mut fields = String::new();
+    if input.account.styles.vllm {
+        let metrics = json!({
+            "time_to_first_token_ms": millis(prefill_ms),
+            "generation_time_ms": millis(decode_ms),
+            "queue_time_ms": millis(queue_ms),
+        });
+        fields.push_str(&format!(",\"metrics\":{metrics}"));
+    }
+    if input.account.styles.nim {
+        let stats = json!({
+            "type": "NIM LLM Model Stats",
+            "version": "0.1.0",
+            "llm_input_token_length": usage.prompt_tokens,
+            "llm_output_token_length": output_tokens,
+            "generation_time_in_ms": millis(prefill_ms + decode_ms),
+            "time_in_queue_in_ms": millis(queue_ms),
+            "response_tokens": {
+                "response_token_length": output_tokens,
+                "time_to_first_token_in_ms": millis(prefill_ms),
+            },
+        });
+        fields.push_str(&format!(",\"stats\":{stats}"));
+    }
+    fields
+}
+
+/// The timing fields in usage, when asked for, as `,"key":value` pairs: SambaNova's
+/// (seconds) and LocalAI's (`Extra-Usage`: ms).
 fn usage_account(input: &WriterInput<'_>) -> String {
+    let mut fields = String::new();
+    if input.account.styles.localai {
+        let (_, prefill_ms, decode_ms) = server_times(input);
+        fields.push_str(&format!(
+            ",\"timing_prompt_processing\":{},\"timing_token_generation\":{}",
+            millis(prefill_ms),
+            millis(decode_ms)
+        ));
+    }
     if !input.account.styles.sambanova {
-        return String::new();
+        return fields;
     }
     let plan = input.plan;
     let decode_ms = plan.end_ms - plan.first_token_ms();
@@ -103,12 +186,13 @@ fn usage_account(input: &WriterInput<'_>) -> String {
     } else {
         0.0
     };
-    format!(
+    fields.push_str(&format!(
         ",\"time_to_first_token\":{},\"total_latency\":{},\"completion_tokens_per_sec\":{}",
         seconds(plan.first_token_ms()),
         seconds(plan.end_ms),
         (tokens_per_s * 1000.0).round() / 1000.0
-    )
+    ));
+    fields
 }
 
 fn usage_json(input: &WriterInput<'_>) -> String {
@@ -239,6 +323,7 @@ fn push_finish(input: &WriterInput<'_>, frames: &mut Vec<Frame>) {
     let mut finish = chunk(input, finish_delta, Some(finish_reason));
     // Accounts ride on a chunk's end: before its closing brace (and "\n\n").
     let mut finish_account = groq_x_groq(input);
+    finish_account.push_str(&finish_chunk_accounts(input));
     if !input.include_usage {
         finish_account.push_str(&llamacpp_timings(input));
     }
@@ -248,8 +333,9 @@ fn push_finish(input: &WriterInput<'_>, frames: &mut Vec<Frame>) {
         let usage_chunk = format!(
             "data: {{\"id\":\"{id}\",\"object\":\"chat.completion.chunk\",\"created\":{created},\
              \"model\":{model},\"system_fingerprint\":\"{FINGERPRINT}\",\"choices\":[],\
-             \"usage\":{usage}{timings}}}\n\n",
+             \"usage\":{usage}{timings}{accounts}}}\n\n",
             timings = llamacpp_timings(input),
+            accounts = usage_chunk_accounts(input),
             id = chat_id(input),
             created = input.created_s,
             model = json_str(input.model),

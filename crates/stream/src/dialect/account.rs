@@ -1,7 +1,9 @@
 //! The server's own account of a request's time, where the provider gives one: in the stream
-//! (llama.cpp's `timings`, Groq's `x_groq.usage`, SambaNova's `usage.time_to_first_token`)
-//! or in response headers (`Server-Timing`, OpenAI's `openai-processing-ms`, LiteLLM's
-//! `x-litellm-overhead-duration-ms`, text-generation-inference's `x-queue-time`).
+//! (llama.cpp's `timings`, Groq's `x_groq.usage`, SambaNova's `usage.time_to_first_token`,
+//! vLLM's `metrics`, NVIDIA NIM's `stats`, Cerebras' `time_info`, Fireworks' `perf_metrics`,
+//! LocalAI's `usage.timing_*`) or in response headers (`Server-Timing`, OpenAI's
+//! `openai-processing-ms`, LiteLLM's `x-litellm-overhead-duration-ms`, Fireworks'
+//! `fireworks-server-time-to-first-token`, text-generation-inference's `x-queue-time`).
 //! docs/stream-formats.md §12 has the shapes and their sources.
 //!
 //! Every figure is normalized to milliseconds and bounded: a value that is not a finite,
@@ -24,13 +26,17 @@ pub const MAX_HEADER_BYTES: usize = 4096;
 /// The response headers that carry an account, lower case: what a transport reads and hands
 /// to [`ServerAccount::from_headers`]. A browser reads them only when the server lists them
 /// in `Access-Control-Expose-Headers` (or the page is on the same origin).
-pub const ACCOUNT_HEADERS: [&str; 6] = [
+pub const ACCOUNT_HEADERS: [&str; 10] = [
     "server-timing",
     "openai-processing-ms",
     "x-litellm-overhead-duration-ms",
     "x-queue-time",
     "x-total-time",
     "x-prompt-tokens",
+    "fireworks-server-time-to-first-token",
+    "fireworks-server-processing-time",
+    "fireworks-prompt-tokens",
+    "fireworks-cached-prompt-tokens",
 ];
 
 /// Who gave (part of) an account.
@@ -52,6 +58,21 @@ pub enum AccountSource {
     /// Hugging Face text-generation-inference: `x-queue-time`, `x-total-time`,
     /// `x-prompt-tokens` (on answers that are not streamed).
     Tgi,
+    /// vLLM with `--enable-per-request-metrics`: `metrics` on the final usage chunk (ms).
+    Vllm,
+    /// NVIDIA NIM with `NIM_PER_REQ_METRICS_ENABLE=1`: `stats` (ms).
+    Nim,
+    /// Cerebras: `time_info` on the final chunk (seconds).
+    Cerebras,
+    /// Fireworks: `perf_metrics` on the final chunk with `perf_metrics_in_response`, and
+    /// `fireworks-*` headers (seconds).
+    Fireworks,
+    /// LocalAI with the request header `Extra-Usage`: `usage.timing_prompt_processing`,
+    /// `usage.timing_token_generation` (ms).
+    Localai,
+    /// A New API (One API) gateway's log: `other.frt`, its time to the upstream's first
+    /// event (ms), read from its log endpoint after the run.
+    NewApi,
 }
 
 impl AccountSource {
@@ -65,6 +86,12 @@ impl AccountSource {
             AccountSource::OpenaiProcessing => "openai_processing",
             AccountSource::Litellm => "litellm",
             AccountSource::Tgi => "tgi",
+            AccountSource::Vllm => "vllm",
+            AccountSource::Nim => "nim",
+            AccountSource::Cerebras => "cerebras",
+            AccountSource::Fireworks => "fireworks",
+            AccountSource::Localai => "localai",
+            AccountSource::NewApi => "new_api",
         }
     }
 }
@@ -115,6 +142,15 @@ fn ms_at(object: &Value, key: &str, scale: f64) -> Option<f64> {
         .and_then(|value| bounded_ms(value * scale))
 }
 
+/// A number or a numeric string (Fireworks documents numbers; some of its clients read
+/// strings), as [`ms_at`] reads it.
+fn number_or_text_ms_at(object: &Value, key: &str, scale: f64) -> Option<f64> {
+    match object.get(key)? {
+        Value::String(text) => header_number(text).and_then(|value| bounded_ms(value * scale)),
+        _ => ms_at(object, key, scale),
+    }
+}
+
 /// A decimal number as a header writes it. Read by serde_json's number parser (which the page
 /// carries anyway) rather than `str::parse::<f64>`, whose tables cost the first load about
 /// 30 KB of wasm. JSON's number syntax is what servers write (`12`, `12.5`, `1.2e3`); `NaN`,
@@ -125,6 +161,14 @@ fn header_number(text: &str) -> Option<f64> {
         return None;
     }
     serde_json::from_str::<f64>(text).ok()
+}
+
+/// A token count as a header writes it.
+fn header_count(text: &str) -> Option<u64> {
+    text.trim()
+        .parse::<u64>()
+        .ok()
+        .filter(|count| *count <= MAX_ACCOUNT_TOKENS)
 }
 
 fn tokens_at(object: &Value, key: &str) -> Option<u64> {
@@ -216,10 +260,106 @@ impl ServerAccount {
         .said(AccountSource::Groq)
     }
 
+    /// vLLM's `metrics` (`--enable-per-request-metrics`, ms): `queue_time_ms` (queued →
+    /// first scheduled), `time_to_first_token_ms` (first scheduled → first token: its prompt
+    /// processing, the queue excluded), `generation_time_ms` (first → last token).
+    pub fn from_vllm_metrics(metrics: &Value) -> Option<ServerAccount> {
+        ServerAccount {
+            queue_ms: ms_at(metrics, "queue_time_ms", 1.0),
+            prompt_ms: ms_at(metrics, "time_to_first_token_ms", 1.0),
+            completion_ms: ms_at(metrics, "generation_time_ms", 1.0),
+            ..ServerAccount::default()
+        }
+        .said(AccountSource::Vllm)
+    }
+
+    /// NVIDIA NIM's `stats` (`NIM_PER_REQ_METRICS_ENABLE=1`, ms): `time_in_queue_in_ms`
+    /// (vLLM backends only), `response_tokens.time_to_first_token_in_ms` ("from processing
+    /// start": after the queue, as vLLM counts it underneath), `generation_time_in_ms` (the
+    /// whole processing), `llm_input_token_length`.
+    pub fn from_nim_stats(stats: &Value) -> Option<ServerAccount> {
+        let response = stats.get("response_tokens").unwrap_or(&Value::Null);
+        ServerAccount {
+            queue_ms: ms_at(stats, "time_in_queue_in_ms", 1.0),
+            prompt_ms: ms_at(response, "time_to_first_token_in_ms", 1.0),
+            total_ms: ms_at(stats, "generation_time_in_ms", 1.0),
+            prompt_tokens: tokens_at(stats, "llm_input_token_length"),
+            ..ServerAccount::default()
+        }
+        .said(AccountSource::Nim)
+    }
+
+    /// Cerebras' `time_info` (seconds): `queue_time`, `prompt_time`, `completion_time`,
+    /// `total_time` (its `created` is a date, not a duration).
+    pub fn from_cerebras_time_info(time_info: &Value) -> Option<ServerAccount> {
+        ServerAccount {
+            queue_ms: ms_at(time_info, "queue_time", 1000.0),
+            prompt_ms: ms_at(time_info, "prompt_time", 1000.0),
+            completion_ms: ms_at(time_info, "completion_time", 1000.0),
+            total_ms: ms_at(time_info, "total_time", 1000.0),
+            ..ServerAccount::default()
+        }
+        .said(AccountSource::Cerebras)
+    }
+
+    /// Fireworks' `perf_metrics` (seconds; hyphenated keys): `server-time-to-first-token`
+    /// (from the request's start: its queue included), `server-processing-time` (the whole
+    /// request), `prompt-tokens`, `cached-prompt-tokens`, and on dedicated deployments
+    /// `prefill-queue-duration` and `prefill-duration`.
+    pub fn from_fireworks_perf_metrics(perf: &Value) -> Option<ServerAccount> {
+        ServerAccount {
+            queue_ms: number_or_text_ms_at(perf, "prefill-queue-duration", 1000.0),
+            prompt_ms: number_or_text_ms_at(perf, "prefill-duration", 1000.0),
+            ttft_ms: number_or_text_ms_at(perf, "server-time-to-first-token", 1000.0),
+            total_ms: number_or_text_ms_at(perf, "server-processing-time", 1000.0),
+            prompt_tokens: tokens_at(perf, "prompt-tokens"),
+            cached_tokens: tokens_at(perf, "cached-prompt-tokens"),
+            ..ServerAccount::default()
+        }
+        .said(AccountSource::Fireworks)
+    }
+
+    /// A New API (One API) gateway's log entry for the request: `other.frt` is the gateway's
+    /// time from the request's start to the upstream's first event (ms), the upstream's
+    /// network, queue and prompt processing together; `other` is an object in recent versions
+    /// and a JSON string in older ones. Only a streamed entry counts (`is_stream`; older
+    /// versions write `frt: -1000` for the others).
+    pub fn from_new_api_log(entry: &Value) -> Option<ServerAccount> {
+        if entry.get("is_stream").and_then(Value::as_bool) != Some(true) {
+            return None;
+        }
+        let other = match entry.get("other")? {
+            Value::String(text) if text.len() <= MAX_HEADER_BYTES => {
+                serde_json::from_str::<Value>(text).ok()?
+            }
+            Value::Object(_) => entry.get("other")?.clone(),
+            _ => return None,
+        };
+        ServerAccount {
+            ttft_ms: ms_at(&other, "frt", 1.0).filter(|ms| *ms > 0.0),
+            prompt_tokens: tokens_at(entry, "prompt_tokens"),
+            ..ServerAccount::default()
+        }
+        .said(AccountSource::NewApi)
+    }
+
     /// The timing fields some servers put in Chat `usage`: SambaNova's
-    /// `time_to_first_token` and `total_latency` (seconds), and Groq's `queue_time`,
-    /// `prompt_time`, `completion_time`, `total_time` where it sends them there (seconds).
+    /// `time_to_first_token` and `total_latency` (seconds), LocalAI's
+    /// `timing_prompt_processing` and `timing_token_generation` (ms, with the request
+    /// header `Extra-Usage`), and Groq's `queue_time`, `prompt_time`, `completion_time`,
+    /// `total_time` where it sends them there (seconds).
     pub fn from_chat_usage(usage: &Value) -> Option<ServerAccount> {
+        if let Some(account) = (ServerAccount {
+            prompt_ms: ms_at(usage, "timing_prompt_processing", 1.0),
+            completion_ms: ms_at(usage, "timing_token_generation", 1.0),
+            prompt_tokens: tokens_at(usage, "prompt_tokens"),
+            ..ServerAccount::default()
+        })
+        .said(AccountSource::Localai)
+        .filter(|account| account.prompt_ms.is_some() || account.completion_ms.is_some())
+        {
+            return Some(account);
+        }
         if let Some(account) = (ServerAccount {
             ttft_ms: ms_at(usage, "time_to_first_token", 1000.0),
             total_ms: ms_at(usage, "total_latency", 1000.0),
@@ -294,12 +434,28 @@ impl ServerAccount {
                     ..ServerAccount::default()
                 }
                 .said(AccountSource::Tgi),
+                "fireworks-server-time-to-first-token" => ServerAccount {
+                    ttft_ms: header_number(value).and_then(|s| bounded_ms(s * 1000.0)),
+                    ..ServerAccount::default()
+                }
+                .said(AccountSource::Fireworks),
+                "fireworks-server-processing-time" => ServerAccount {
+                    total_ms: header_number(value).and_then(|s| bounded_ms(s * 1000.0)),
+                    ..ServerAccount::default()
+                }
+                .said(AccountSource::Fireworks),
+                "fireworks-prompt-tokens" => ServerAccount {
+                    prompt_tokens: header_count(value),
+                    ..ServerAccount::default()
+                }
+                .said(AccountSource::Fireworks),
+                "fireworks-cached-prompt-tokens" => ServerAccount {
+                    cached_tokens: header_count(value),
+                    ..ServerAccount::default()
+                }
+                .said(AccountSource::Fireworks),
                 "x-prompt-tokens" => ServerAccount {
-                    prompt_tokens: value
-                        .trim()
-                        .parse::<u64>()
-                        .ok()
-                        .filter(|count| *count <= MAX_ACCOUNT_TOKENS),
+                    prompt_tokens: header_count(value),
                     ..ServerAccount::default()
                 }
                 .said(AccountSource::Tgi),
@@ -450,5 +606,69 @@ mod tests {
             ServerAccount::from_server_timing("queue;dur=abc", true),
             None
         );
+        // The new accounts: negative, huge or non-numeric figures say nothing.
+        assert_eq!(
+            ServerAccount::from_vllm_metrics(
+                &json!({"queue_time_ms": -1, "time_to_first_token_ms": "85"})
+            ),
+            None
+        );
+        assert_eq!(
+            ServerAccount::from_cerebras_time_info(
+                &json!({"queue_time": 1e300, "created": 1761231233.4})
+            ),
+            None
+        );
+        assert_eq!(
+            ServerAccount::from_fireworks_perf_metrics(
+                &json!({"server-time-to-first-token": "soon"})
+            ),
+            None
+        );
+        assert_eq!(
+            ServerAccount::from_nim_stats(
+                &json!({"type": "NIM LLM Model Stats", "response_tokens": 3})
+            ),
+            None
+        );
+        assert_eq!(
+            ServerAccount::from_new_api_log(&json!({"is_stream": true, "other": "{not json"})),
+            None
+        );
+        let long_other = format!("{{\"frt\":1,\"pad\":\"{}\"}}", "x".repeat(MAX_HEADER_BYTES));
+        assert_eq!(
+            ServerAccount::from_new_api_log(&json!({"is_stream": true, "other": long_other})),
+            None
+        );
+        assert_eq!(
+            ServerAccount::from_headers([("fireworks-server-time-to-first-token", "-0.1")], true),
+            None
+        );
+    }
+
+    #[test]
+    fn fireworks_reads_numbers_or_numeric_text_in_seconds() {
+        let account = ServerAccount::from_fireworks_perf_metrics(&json!({
+            "server-time-to-first-token": "0.25",
+            "server-processing-time": 0.5,
+            "prefill-queue-duration": 0.01,
+            "prefill-duration": 0.2,
+        }))
+        .unwrap();
+        assert_eq!(account.ttft_ms, Some(250.0));
+        assert_eq!(account.total_ms, Some(500.0));
+        assert_eq!(account.queue_ms, Some(10.0));
+        assert_eq!(account.prompt_ms, Some(200.0));
+        let headers = ServerAccount::from_headers(
+            [
+                ("Fireworks-Server-Time-To-First-Token", "0.112"),
+                ("fireworks-prompt-tokens", "18"),
+            ],
+            true,
+        )
+        .unwrap();
+        assert_eq!(headers.sources, vec![AccountSource::Fireworks]);
+        assert_eq!(headers.ttft_ms, Some(112.0));
+        assert_eq!(headers.prompt_tokens, Some(18));
     }
 }

@@ -74,14 +74,25 @@ impl ChatDecoder {
                 totals.usage = Some(chat_usage(usage));
                 out.usage_updated = true;
             }
-            // The server's own account of its time (§10): SambaNova's and Groq's usage
-            // fields, llama.cpp's `timings`, Groq's `x_groq.usage`.
+            // The server's own account of its time (§12): SambaNova's, Groq's and LocalAI's
+            // usage fields, llama.cpp's `timings`, Groq's `x_groq.usage`, vLLM's `metrics`,
+            // NIM's `stats`, Cerebras' `time_info`, Fireworks' `perf_metrics`.
             let accounts = [
                 json.usage.as_ref().and_then(ServerAccount::from_chat_usage),
                 json.timings
                     .as_ref()
                     .and_then(ServerAccount::from_llamacpp_timings),
                 json.x_groq.as_ref().and_then(ServerAccount::from_groq),
+                json.metrics
+                    .as_ref()
+                    .and_then(ServerAccount::from_vllm_metrics),
+                json.stats.as_ref().and_then(ServerAccount::from_nim_stats),
+                json.time_info
+                    .as_ref()
+                    .and_then(ServerAccount::from_cerebras_time_info),
+                json.perf_metrics
+                    .as_ref()
+                    .and_then(ServerAccount::from_fireworks_perf_metrics),
             ];
             for account in accounts.into_iter().flatten() {
                 totals

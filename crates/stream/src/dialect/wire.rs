@@ -67,6 +67,14 @@ pub(crate) struct Envelope<'a> {
     pub(crate) timings: Option<Value>,
     /// `x_groq` (Groq: its `usage` holds the server's times), unless absent or `null`.
     pub(crate) x_groq: Option<Value>,
+    /// `metrics` (vLLM with `--enable-per-request-metrics`, on the final usage chunk).
+    pub(crate) metrics: Option<Value>,
+    /// `stats` (NVIDIA NIM with `NIM_PER_REQ_METRICS_ENABLE=1`).
+    pub(crate) stats: Option<Value>,
+    /// `time_info` (Cerebras, on the final chunk; seconds).
+    pub(crate) time_info: Option<Value>,
+    /// `perf_metrics` (Fireworks with `perf_metrics_in_response`, on the final chunk).
+    pub(crate) perf_metrics: Option<Value>,
 }
 
 impl<'a> Envelope<'a> {
@@ -429,6 +437,10 @@ impl<'de> Visitor<'de> for EnvelopeVisitor<'_, 'de> {
             8: "response",
             9: "timings",
             10: "x_groq",
+            11: "metrics",
+            12: "stats",
+            13: "time_info",
+            14: "perf_metrics",
         );
         let envelope = self.0;
         for_each_field(map, keys, |position, map| {
@@ -446,7 +458,11 @@ impl<'de> Visitor<'de> for EnvelopeVisitor<'_, 'de> {
                 7 => envelope.message = map.next_value()?,
                 8 => envelope.response = map.next_value()?,
                 9 => envelope.timings = non_null(map)?,
-                _ => envelope.x_groq = non_null(map)?,
+                10 => envelope.x_groq = non_null(map)?,
+                11 => envelope.metrics = non_null(map)?,
+                12 => envelope.stats = non_null(map)?,
+                13 => envelope.time_info = non_null(map)?,
+                _ => envelope.perf_metrics = non_null(map)?,
             }
             Ok(())
         })

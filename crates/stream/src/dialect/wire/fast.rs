@@ -102,6 +102,10 @@ impl<'a> Cursor<'a> {
                 b"type" => envelope.kind = cursor.text_or_null()?,
                 b"timings" => envelope.timings = cursor.object_or_null()?,
                 b"x_groq" => envelope.x_groq = cursor.object_or_null()?,
+                b"metrics" => envelope.metrics = cursor.object_or_null()?,
+                b"stats" => envelope.stats = cursor.object_or_null()?,
+                b"time_info" => envelope.time_info = cursor.object_or_null()?,
+                b"perf_metrics" => envelope.perf_metrics = cursor.object_or_null()?,
                 // Other dialects' objects, read by serde.
                 b"delta" | b"content_block" | b"message" | b"response" => return None,
                 _ => cursor.ignored_value()?,
