@@ -4,7 +4,11 @@
 // wasm (ttft-core); this script only moves bytes and timestamps. docs/DESIGN.md §3.
 //
 // Protocol (page -> worker):
-//   {type: 'start', id, url, method, headers: [[name, value], ...], body}
+//   {type: 'start', id, url, method, headers: [[name, value], ...], body, targetAddressSpace?}
+//                                                  targetAddressSpace ('loopback', 'local'):
+//                                                  Local Network Access, set by the page only
+//                                                  for a request from a public page into a
+//                                                  closer address space
 //   {type: 'abort', id}
 //   {type: 'ack', id}                              a 'chunks' message of `id` was received
 // Protocol (worker -> page), every `t` on this worker's clock (see `ready.timeOrigin`):
@@ -169,7 +173,20 @@ function copyTiming(entry) {
   return copy;
 }
 
-async function run({ id, url, method, headers, body }) {
+// fetch() with Local Network Access's targetAddressSpace when the page gave one; an engine
+// whose enum lacks the value (Chrome 124-137 knew 'private' and 'local' only) refuses the
+// init with a TypeError naming the option: the request then goes without it.
+function fetchDeclared(url, init, targetAddressSpace) {
+  if (!targetAddressSpace) return fetch(url, init);
+  return fetch(url, { ...init, targetAddressSpace }).catch((error) => {
+    if (error && error.name === 'TypeError' && String(error.message).includes('targetAddressSpace')) {
+      return fetch(url, init);
+    }
+    throw error;
+  });
+}
+
+async function run({ id, url, method, headers, body, targetAddressSpace }) {
   const controller = new AbortController();
   controllers.set(id, controller);
   const flow = { unacked: 0, pending: [] };
@@ -180,9 +197,9 @@ async function run({ id, url, method, headers, body }) {
     postMessage({ type: 'started', id, t: since, ...route(url, method, headers) });
     // Never follow a redirect: the request carries the key, which must not go to another
     // address. 'manual' (not 'error') so the redirect is told apart from a network failure.
-    const pending = fetch(url, {
+    const pending = fetchDeclared(url, {
       method, headers, body, signal: controller.signal, redirect: 'manual',
-    });
+    }, targetAddressSpace);
     // The page waits for this before any UI work: in WebKit, fetch() from a worker hands the
     // request to the page's main thread, and this message reaches the page after it.
     postMessage({ type: 'sent', id, t: performance.now() });

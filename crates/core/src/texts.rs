@@ -239,6 +239,12 @@ crate::texts! {
     HINT_ERROR_WITHOUT_CORS_HEADERS =
         "OpenAI allows browser calls, but some of its error answers lack CORS headers, so an HTTP error (bad key, unknown model) can look like a network failure. Check the key and model.",
         "OpenAI 允许浏览器调用，但部分错误响应缺少 CORS 头，因此 HTTP 错误（密钥错误、模型不存在）可能表现为网络错误。请检查密钥和模型。";
+    HINT_LOOPBACK_ACCESS_REFUSED =
+        "The browser has not let this page reach a server on this machine (Chrome's Local Network Access; the console says \"Permission was denied for this request to access the `loopback` address space\"). Click the icon left of the address bar, then Site settings, set \"Apps on device\" (Chrome 142 to 144: \"Local network access\") to Allow, and Send again.",
+        "浏览器没有允许本页面访问本机上的服务（Chrome 的本地网络访问限制；控制台会显示 \"Permission was denied for this request to access the `loopback` address space\"）。点击地址栏左侧的图标，进入“网站设置”，把“此设备上的应用”（Chrome 142 至 144 中为“本地网络访问”）设为“允许”，然后重新发送。";
+    HINT_LOCAL_NETWORK_ACCESS_REFUSED =
+        "The browser has not let this page reach a server on your local network (Chrome's Local Network Access; the console says \"Permission was denied for this request to access the `local` address space\"). Click the icon left of the address bar, then Site settings, set \"Local network\" (Chrome 142 to 144: \"Local network access\") to Allow, and Send again.",
+        "浏览器没有允许本页面访问局域网中的服务（Chrome 的本地网络访问限制；控制台会显示 \"Permission was denied for this request to access the `local` address space\"）。点击地址栏左侧的图标，进入“网站设置”，把“本地网络”（Chrome 142 至 144 中为“本地网络访问”）设为“允许”，然后重新发送。";
     HINT_LOCAL_SERVER_NOT_RUNNING =
         "The local server is not running, or listens on another port or address (check the port, and that it listens on 127.0.0.1, not only another interface).",
         "本地服务没有运行，或监听在其他端口或地址上（检查端口，以及它是否监听 127.0.0.1）。";

@@ -7,7 +7,9 @@ use ttft_core::failure::{NetworkFailure, StreamFailure};
 use ttft_core::lang::Lang;
 use ttft_core::protocol::AuthStyle;
 use ttft_core::protocol::Protocol;
-use ttft_core::request::{normalize_base_url, prepare_request, ApiKey, KeyError, PromptSpec};
+use ttft_core::request::{
+    normalize_base_url, prepare_request, ApiKey, KeyError, PromptSpec, SpacePermission,
+};
 use ttft_core::timeline::RunTimeline;
 use ttft_stream::dialect::DecodedEvent;
 use ttft_stream::dialect::StreamError;
@@ -559,6 +561,76 @@ fn connection_failed_to_local_server() {
         &["本地服务没有运行", "OLLAMA_ORIGINS", "代理", "控制台"],
     );
     assert_eq!(diagnosis.http_status, None);
+}
+
+#[test]
+fn a_refused_local_network_access_comes_first_with_what_to_click() {
+    // A public page's request to this machine or the local network: a network error whose
+    // permission is denied or not given is the browser's refusal, named with the setting.
+    for (url, permission, first) in [
+        (
+            "http://localhost:8000/v1/chat/completions",
+            SpacePermission::Denied,
+            NetworkHint::LoopbackAccessRefused,
+        ),
+        (
+            "http://127.0.0.1:11434/v1/chat/completions",
+            SpacePermission::Prompt,
+            NetworkHint::LoopbackAccessRefused,
+        ),
+        (
+            "http://192.168.1.20:8000/v1/chat/completions",
+            SpacePermission::Denied,
+            NetworkHint::LocalNetworkAccessRefused,
+        ),
+    ] {
+        let context = FailureContext {
+            space_permission: Some(permission),
+            ..network(url, NetworkFailure::NetworkError)
+        };
+        let diagnosis = diagnose(&context).expect("a failure");
+        let Cause::ConnectionFailed { hints } = &diagnosis.cause else {
+            panic!("{url}: {:?}", diagnosis.cause);
+        };
+        assert_eq!(hints.first(), Some(&first), "{url}");
+        let text = format!(
+            "{} {}",
+            diagnosis.message(Lang::En),
+            diagnosis.fix(Lang::En)
+        );
+        assert!(text.contains("Site settings"), "{text}");
+        let zh = format!(
+            "{} {}",
+            diagnosis.message(Lang::Zh),
+            diagnosis.fix(Lang::Zh)
+        );
+        assert!(zh.contains("网站设置"), "{zh}");
+    }
+    // Granted: the browser let it through; the usual reasons stand.
+    let granted = FailureContext {
+        space_permission: Some(SpacePermission::Granted),
+        ..network(
+            "http://localhost:8000/v1/chat/completions",
+            NetworkFailure::NetworkError,
+        )
+    };
+    let Cause::ConnectionFailed { hints } = diagnose(&granted).expect("a failure").cause else {
+        panic!("granted");
+    };
+    assert_eq!(hints.first(), Some(&NetworkHint::LocalServerNotRunning));
+    // A public endpoint has no address space to refuse, whatever the permission says.
+    let public = FailureContext {
+        space_permission: Some(SpacePermission::Denied),
+        ..network(
+            "https://api.example.com/v1/chat/completions",
+            NetworkFailure::NetworkError,
+        )
+    };
+    let Cause::ConnectionFailed { hints } = diagnose(&public).expect("a failure").cause else {
+        panic!("public");
+    };
+    assert!(!hints.contains(&NetworkHint::LoopbackAccessRefused));
+    assert!(!hints.contains(&NetworkHint::LocalNetworkAccessRefused));
 }
 
 #[test]

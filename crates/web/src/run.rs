@@ -330,7 +330,7 @@ pub async fn measure_with(
     }
     settle_paints(sink.pending_paints).await;
     drop(heartbeat);
-    finish_record(measurement, transport_kind, options.warm_up, &request.url)
+    finish_record(measurement, transport_kind, options.warm_up, &request.url).await
 }
 
 /// `plan`, scrubbing every key the tab holds whatever key it sends.
@@ -489,12 +489,20 @@ fn feed_slice(
 /// reported, then what only the page knows (wall-clock start, transport, page scheme, the
 /// engine's arrival path) given to [`Measurement::finish`]. The round trip the run saw (its
 /// preflight's, say) is remembered for the next runs to `url`'s origin.
-fn finish_record(
+async fn finish_record(
     measurement: Rc<RefCell<Measurement>>,
     transport: ttft_core::record::Transport,
     warm_up: bool,
     url: &str,
 ) -> RunRecord {
+    // A request into this machine or the local network that failed as a network error: the
+    // browser may have refused it (Local Network Access); only its permission's state says.
+    let failed_in_network = measurement.borrow().timeline().network_failure().is_some();
+    let space_permission = if failed_in_network {
+        transport::space::permission_for(url).await
+    } else {
+        None
+    };
     {
         let mut run = measurement.borrow_mut();
         let since_ms = run.timeline().instants.request_started;
@@ -517,6 +525,7 @@ fn finish_record(
             availability::engine().worker_arrivals_wait_for_main_thread(),
         ),
         timer: Some(clock::timer_grade()),
+        space_permission,
     });
     // A ping estimate is kept with the pings, not as a handshake the page saw.
     if let Some(trip) = record.breakdown.as_ref().and_then(|b| b.round_trip) {

@@ -10,6 +10,12 @@ use crate::request::KeyError;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum NetworkHint {
+    /// The browser refused this page access to this machine (Chrome's Local Network Access:
+    /// the "Apps on device" permission is denied or not given yet).
+    LoopbackAccessRefused,
+    /// The browser refused this page access to the local network (Local Network Access: the
+    /// "Local network" permission is denied or not given yet).
+    LocalNetworkAccessRefused,
     /// The request carried `traceparent`, which the server's CORS may not allow.
     TraceContextNotAllowed,
     /// An https page calling an http endpoint: the browser blocks it before sending.

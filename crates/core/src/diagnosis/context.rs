@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::failure::{NetworkFailure, StreamFailure};
 use crate::protocol::{AuthStyle, Protocol};
-use crate::request::{RequestDescription, TRACEPARENT};
+use crate::request::{RequestDescription, SpacePermission, TRACEPARENT};
 use crate::timeline::RunTimeline;
 
 /// Everything the app knows about a failed (or suspicious) run.
@@ -40,6 +40,11 @@ pub struct FailureContext {
     /// whose CORS does not allow it refuses the preflight, which looks like any network error.
     #[serde(default)]
     pub trace_context_sent: bool,
+    /// The page's permission to reach the endpoint's address space (Local Network Access),
+    /// when the endpoint is on this machine or the local network and the browser has the
+    /// permission: a refused one fails the request like any network error.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub space_permission: Option<SpacePermission>,
 }
 
 impl FailureContext {
@@ -80,6 +85,7 @@ impl FailureContext {
             stream_failure: None,
             elapsed_ms: None,
             trace_context_sent: false,
+            space_permission: None,
         }
     }
 }

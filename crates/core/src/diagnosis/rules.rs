@@ -10,7 +10,9 @@ use super::retry_after::parse_retry_after;
 use crate::failure::{NetworkFailure, StreamFailure};
 use crate::protocol::AuthStyle;
 use crate::quote::quote;
-use crate::request::{host_without_port, is_loopback_host};
+use crate::request::{
+    address_space_of, host_without_port, is_loopback_host, AddressSpace, SpacePermission,
+};
 
 /// Host (lower case, without port) and scheme (lower case) of a URL.
 fn host_and_scheme(url: &str) -> (String, String) {
@@ -26,6 +28,17 @@ fn host_and_scheme(url: &str) -> (String, String) {
 fn network_hints(context: &FailureContext) -> Vec<NetworkHint> {
     let (host, scheme) = host_and_scheme(&context.endpoint_url);
     let mut hints = Vec::new();
+    // Local Network Access first: where the browser says it has not let the page through,
+    // no other reason can have been reached.
+    let refused = matches!(
+        context.space_permission,
+        Some(SpacePermission::Denied | SpacePermission::Prompt)
+    );
+    match address_space_of(&context.endpoint_url) {
+        Some(AddressSpace::Loopback) if refused => hints.push(NetworkHint::LoopbackAccessRefused),
+        Some(AddressSpace::Local) if refused => hints.push(NetworkHint::LocalNetworkAccessRefused),
+        _ => {}
+    }
     if context.trace_context_sent {
         hints.push(NetworkHint::TraceContextNotAllowed);
     }

@@ -19,6 +19,8 @@ impl NetworkHint {
     /// The catalogue text of this likely reason.
     fn catalogue_text(self) -> Text {
         match self {
+            NetworkHint::LoopbackAccessRefused => t::HINT_LOOPBACK_ACCESS_REFUSED,
+            NetworkHint::LocalNetworkAccessRefused => t::HINT_LOCAL_NETWORK_ACCESS_REFUSED,
             NetworkHint::TraceContextNotAllowed => t::HINT_TRACE_CONTEXT_NOT_ALLOWED,
             NetworkHint::MixedContent => t::HINT_MIXED_CONTENT,
             NetworkHint::LocalServerNotRunning => t::HINT_LOCAL_SERVER_NOT_RUNNING,

@@ -56,7 +56,7 @@ use crate::diagnosis::{diagnose, FailureContext};
 use crate::failure::NetworkFailure;
 use crate::quote::{quote_in_place, quote_json_strings};
 use crate::record::{DiagnosisText, RunRecord, TimerGrade, Transport};
-use crate::request::RequestDescription;
+use crate::request::{RequestDescription, SpacePermission};
 use crate::scrub::{KeyScrubber, StreamScrub};
 use crate::timeline::{
     BreakdownInput, ConnectionKind, ConnectionVerdict, NetworkBreakdown, OriginContact,
@@ -245,6 +245,10 @@ pub struct FinishContext<'a> {
     pub worker_arrivals_wait_for_main_thread: Option<bool>,
     /// The page's timer: whether it was cross-origin isolated and its step.
     pub timer: Option<TimerGrade>,
+    /// The page's permission to reach the endpoint's address space (Local Network Access),
+    /// asked when a request into this machine or the local network from a public page failed
+    /// as a network error; `None` otherwise.
+    pub space_permission: Option<SpacePermission>,
 }
 
 impl<'a> FinishContext<'a> {
@@ -258,6 +262,7 @@ impl<'a> FinishContext<'a> {
             now_unix_s: None,
             worker_arrivals_wait_for_main_thread: None,
             timer: None,
+            space_permission: None,
         }
     }
 }
@@ -780,6 +785,7 @@ impl Measurement {
         });
         failure.now_unix_s = context.now_unix_s;
         failure.page_is_https = context.page_is_https;
+        failure.space_permission = context.space_permission;
         failure
     }
 }

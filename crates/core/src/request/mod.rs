@@ -45,6 +45,7 @@ use serde_json::Value;
 
 use crate::protocol::{AuthStyle, Protocol};
 
+mod address_space;
 mod body;
 mod headers;
 mod key;
@@ -52,6 +53,7 @@ mod models;
 pub mod secret;
 mod url;
 
+pub use address_space::{address_space_of, crosses_into, AddressSpace, SpacePermission};
 pub use body::{
     anthropic_body, build_body, openai_chat_body, responses_body, with_nonce, BodyError,
     MaxTokensField, PromptSpec, ReasoningEffort, ReasoningSummary, ANTHROPIC_DEFAULT_MAX_TOKENS,

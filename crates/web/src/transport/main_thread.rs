@@ -86,7 +86,16 @@ pub async fn open(
     if let Some(body) = &request.body {
         init.set_body(&JsValue::from_str(body));
     }
-    let fetch_request = Request::new_with_str_and_init(&request.url, &init).map_err(invalid)?;
+    // Local Network Access: where the request goes, from a public page into this machine or
+    // the local network (an engine whose enum lacks the value refuses it: then without).
+    super::space::declare(&init, &request.url);
+    let fetch_request = match Request::new_with_str_and_init(&request.url, &init) {
+        Err(error) if super::space::is_option_refused(&error) => {
+            let _ = js_sys::Reflect::delete_property(&init, &"targetAddressSpace".into());
+            Request::new_with_str_and_init(&request.url, &init).map_err(invalid)?
+        }
+        other => other.map_err(invalid)?,
+    };
     let window =
         web_sys::window().ok_or_else(|| FetchFailure::InvalidRequest("no window".into()))?;
     // On its way, it may open the connection a run then reuses.

@@ -13,6 +13,7 @@ mod event;
 pub mod main_thread;
 pub mod pings;
 pub mod scripted;
+pub mod space;
 pub mod worker;
 
 pub use event::{HttpRequest, TransportEvent};

@@ -279,6 +279,12 @@ impl FetchWorker {
                 )
             })
             .map_err(|error| format!("{error:?}"))?;
+        // Local Network Access: where the request goes, when it crosses into this machine or
+        // the local network from a public page (the worker sets it on its fetch).
+        if let Some(space) = super::space::declared_for(&request.url) {
+            set("targetAddressSpace", &space.fetch_value().into())
+                .map_err(|error| format!("{error:?}"))?;
+        }
         let (sender, receiver) = unbounded();
         self.routes.borrow_mut().insert(request_id, sender);
         self.worker
