@@ -98,9 +98,10 @@ forEachEngine((engine) => {
       assert.match(text, /Apps on device/, 'with the setting to change');
       const permission = await denied.evaluate(async () => (await navigator.permissions.query({ name: 'local-network-access' })).state);
       assert.notEqual(permission, 'granted', `the page's permission: ${permission}`);
-      // The request declared where it went (the worker's fetch carries targetAddressSpace).
-      const declared = (await denied.storedRun(1)).request?.url ?? '';
-      assert.ok(declared.startsWith(api.url), `the run called the local server: ${declared}`);
+      // The refused run was the local server's, and is kept with its diagnosis.
+      const kept = await denied.storedRun(1);
+      assert.ok(kept.settings.endpoint_url.startsWith(api.url), `the run called the local server: ${kept.settings.endpoint_url}`);
+      assert.equal(kept.diagnosis_cause, 'connection_failed');
     } finally {
       await chrome.close();
       await page.stop();

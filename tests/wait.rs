@@ -19,7 +19,7 @@ use wasm_bindgen_test::*;
 
 /// The captured streams and their oracle (copied from the providers' own answers; sources in
 /// tests/fixtures/sse/accounts/README.md).
-const FIXTURES: [(&str, &str); 7] = [
+const FIXTURES: [(&str, &str); 12] = [
     (
         "groq_usage_on_finish_chunk_elided.sse",
         include_str!("fixtures/sse/accounts/groq_usage_on_finish_chunk_elided.sse"),
@@ -47,6 +47,26 @@ const FIXTURES: [(&str, &str); 7] = [
     (
         "sambanova_usage_timing.sse",
         include_str!("fixtures/sse/accounts/sambanova_usage_timing.sse"),
+    ),
+    (
+        "vllm_per_request_metrics.sse",
+        include_str!("fixtures/sse/accounts/vllm_per_request_metrics.sse"),
+    ),
+    (
+        "nim_per_request_stats.sse",
+        include_str!("fixtures/sse/accounts/nim_per_request_stats.sse"),
+    ),
+    (
+        "cerebras_time_info.sse",
+        include_str!("fixtures/sse/accounts/cerebras_time_info.sse"),
+    ),
+    (
+        "fireworks_perf_metrics.sse",
+        include_str!("fixtures/sse/accounts/fireworks_perf_metrics.sse"),
+    ),
+    (
+        "localai_extra_usage.sse",
+        include_str!("fixtures/sse/accounts/localai_extra_usage.sse"),
     ),
 ];
 const EXPECTED: &str = include_str!("fixtures/sse/accounts/EXPECTED.json");
@@ -152,7 +172,8 @@ async fn each_servers_own_account_is_shown_as_its_parts() {
                 ),
             }
         }
-        // SambaNova reports its own time to first token: the server's part is reported.
+        // SambaNova and Fireworks report their own time to first token: the server's part
+        // is reported.
         if oracle["ttft_ms"].as_f64().is_some() {
             let (_, source) = part(&view, "server").expect("a server part");
             assert_eq!(source, "server_reported", "{name}");
@@ -318,4 +339,52 @@ async fn where_the_timing_is_hidden_pings_between_runs_give_the_network_part() {
     )
     .await
     .unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn a_long_prompt_whose_upload_the_server_does_not_report_is_said_to_be_inside_its_part() {
+    // A 20 KB prompt; the server reports its queue and prompt processing but not when it had
+    // the whole request: the view says the upload is inside the server's part, with the
+    // request's size and what the browser says of its link (a downlink), and the verdict
+    // does not name the prompt for a part the server did not report.
+    let carrier = ScriptedCarrier::new([
+        replay(&groq_account(20.0, 30.0), 1_000.0),
+        replay(&groq_account(20.0, 30.0), 1_000.0),
+    ]);
+    let view = widget(&carrier);
+    view.type_into("prompt", &"Summarize this. ".repeat(1_250));
+    send(&view, 1).await;
+    let note = view
+        .find("wait-upload")
+        .and_then(|note| note.text_content())
+        .expect("a word on the upload");
+    assert!(note.contains("KB"), "{note}");
+    assert!(
+        note.contains("a prefix cache does not shorten it"),
+        "{note}"
+    );
+    assert!(
+        note.contains("a downlink") || note.contains("gives no estimate"),
+        "{note}"
+    );
+    // No round trip in this script (no pings): the network is inside the server's rest, and
+    // the verdict says the upload is in it, not the prompt.
+    let verdict = view.get("wait-verdict").text_content().unwrap_or_default();
+    assert!(
+        verdict.contains(
+            "the network (the request's upload included) and the server beyond what it reported"
+        ),
+        "{verdict}"
+    );
+    assert!(
+        verdict.contains("a prefix cache shortens only the first"),
+        "{verdict}"
+    );
+    // A short prompt: nothing to say.
+    view.type_into("prompt", "Say hello.");
+    send(&view, 2).await;
+    assert!(
+        view.find("wait-upload").is_none(),
+        "a short prompt's upload"
+    );
 }

@@ -240,11 +240,11 @@ crate::texts! {
         "OpenAI allows browser calls, but some of its error answers lack CORS headers, so an HTTP error (bad key, unknown model) can look like a network failure. Check the key and model.",
         "OpenAI 允许浏览器调用，但部分错误响应缺少 CORS 头，因此 HTTP 错误（密钥错误、模型不存在）可能表现为网络错误。请检查密钥和模型。";
     HINT_LOOPBACK_ACCESS_REFUSED =
-        "The browser has not let this page reach a server on this machine (Chrome's Local Network Access; the console says \"Permission was denied for this request to access the `loopback` address space\"). Click the icon left of the address bar, then Site settings, set \"Apps on device\" (Chrome 142 to 144: \"Local network access\") to Allow, and Send again.",
-        "浏览器没有允许本页面访问本机上的服务（Chrome 的本地网络访问限制；控制台会显示 \"Permission was denied for this request to access the `loopback` address space\"）。点击地址栏左侧的图标，进入“网站设置”，把“此设备上的应用”（Chrome 142 至 144 中为“本地网络访问”）设为“允许”，然后重新发送。";
+        "The browser has not let this page reach a server on this machine (Local Network Access; Chrome's console says \"Permission was denied for this request to access the `loopback` address space\"). In Chrome, click the icon left of the address bar, then Site settings, and set \"Apps on device\" (Chrome 142 to 144: \"Local network access\") to Allow; in Firefox, allow it from the permission icon in the address bar. Then Send again.",
+        "浏览器没有允许本页面访问本机上的服务（本地网络访问限制；Chrome 控制台会显示 \"Permission was denied for this request to access the `loopback` address space\"）。在 Chrome 中点击地址栏左侧的图标，进入“网站设置”，把“此设备上的应用”（Chrome 142 至 144 中为“本地网络访问”）设为“允许”；在 Firefox 中通过地址栏里的权限图标允许。然后重新发送。";
     HINT_LOCAL_NETWORK_ACCESS_REFUSED =
-        "The browser has not let this page reach a server on your local network (Chrome's Local Network Access; the console says \"Permission was denied for this request to access the `local` address space\"). Click the icon left of the address bar, then Site settings, set \"Local network\" (Chrome 142 to 144: \"Local network access\") to Allow, and Send again.",
-        "浏览器没有允许本页面访问局域网中的服务（Chrome 的本地网络访问限制；控制台会显示 \"Permission was denied for this request to access the `local` address space\"）。点击地址栏左侧的图标，进入“网站设置”，把“本地网络”（Chrome 142 至 144 中为“本地网络访问”）设为“允许”，然后重新发送。";
+        "The browser has not let this page reach a server on your local network (Local Network Access; Chrome's console says \"Permission was denied for this request to access the `local` address space\"). In Chrome, click the icon left of the address bar, then Site settings, and set \"Local network\" (Chrome 142 to 144: \"Local network access\") to Allow; in Firefox, allow it from the permission icon in the address bar. Then Send again.",
+        "浏览器没有允许本页面访问局域网中的服务（本地网络访问限制；Chrome 控制台会显示 \"Permission was denied for this request to access the `local` address space\"）。在 Chrome 中点击地址栏左侧的图标，进入“网站设置”，把“本地网络”（Chrome 142 至 144 中为“本地网络访问”）设为“允许”；在 Firefox 中通过地址栏里的权限图标允许。然后重新发送。";
     HINT_LOCAL_SERVER_NOT_RUNNING =
         "The local server is not running, or listens on another port or address (check the port, and that it listens on 127.0.0.1, not only another interface).",
         "本地服务没有运行，或监听在其他端口或地址上（检查端口，以及它是否监听 127.0.0.1）。";
@@ -557,6 +557,9 @@ crate::texts! {
     VERDICT_CAUSE_NETWORK =
         "the network round trip",
         "网络往返";
+    VERDICT_CAUSE_UPLOAD =
+        "the network, mostly the request's upload (the server reported when it had the whole request)",
+        "网络，主要是请求的上传（服务器报告了它何时收到完整请求）";
     VERDICT_CAUSE_PAGE =
         "the page's own work (before the request and painting the answer)",
         "页面自身的工作（发出请求前和绘制回答）";
@@ -570,11 +573,17 @@ crate::texts! {
         "reasoning before the answer",
         "回答前的推理";
     VERDICT_CAUSE_SERVER =
-        "the gateway and server before the first token (queue and prompt processing: the server does not say which)",
-        "首个 token 之前的网关和服务器（排队和提示词处理：服务器没有说明各占多少）";
+        "the gateway and server before the first token, as far as the page can tell (queue or prompt processing: the server does not say which; a slow upload or a lost packet's resend would land here too, and the page cannot see either)",
+        "就页面所能判断，是首个 token 之前的网关和服务器（排队或提示词处理：服务器没有说明是哪一个；上传缓慢或丢包重传也会计入这里，页面看不到这两者）";
+    VERDICT_CAUSE_SERVER_REST =
+        "the server beyond what it reported (its own account leaves this much unexplained: another stage, or network the page cannot see)",
+        "服务器自报时间之外的部分（其自报的时间没有解释这么多：另有阶段，或有页面看不到的网络时间）";
     VERDICT_CAUSE_SERVER_AND_NETWORK =
-        "the network, gateway and server before the first token (the browser could not see the round trip, and the server does not say its queue or prompt time)",
-        "首个 token 之前的网络、网关和服务器（浏览器看不到往返时间，服务器也没有说明排队或提示词处理时间）";
+        "the network (the request's upload included), gateway and server before the first token (the browser could not see the round trip, and the server does not say its queue or prompt time)",
+        "首个 token 之前的网络（包括请求的上传）、网关和服务器（浏览器看不到往返时间，服务器也没有说明排队或提示词处理时间）";
+    VERDICT_CAUSE_SERVER_REST_AND_NETWORK =
+        "the network (the request's upload included) and the server beyond what it reported (the browser could not see the round trip)",
+        "网络（包括请求的上传）以及服务器自报时间之外的部分（浏览器看不到往返时间）";
     /// `{cause}`: a `VERDICT_CAUSE_…`; `{ms}`, `{total}`: whole ms; `{share}`: a whole percentage.
     VERDICT_HEADLINE =
         "Most of the wait: {cause}, {ms} ms of {total} ms ({share} %).",
@@ -588,6 +597,9 @@ crate::texts! {
     VERDICT_REMEDY_NETWORK =
         "The endpoint is far from this browser: use a nearer region, or a gateway near your users.",
         "接口离这个浏览器很远：换用更近的区域，或在用户附近部署网关。";
+    VERDICT_REMEDY_UPLOAD =
+        "The request took long to upload: a long prompt over a slow or busy uplink. Shorten the prompt or send it over a faster link; a prefix cache shortens prompt processing, not the upload.",
+        "请求上传耗时较长：长提示词经过缓慢或繁忙的上行链路。请缩短提示词或换用更快的网络；前缀缓存只能缩短提示词处理，不能缩短上传。";
     VERDICT_REMEDY_PAGE =
         "Keep the page's main thread free while streaming: render tokens in batches per frame and move heavy work to a worker.",
         "流式输出时保持页面主线程空闲：每帧批量渲染 token，把繁重的工作移到 Worker 中。";
@@ -601,8 +613,8 @@ crate::texts! {
         "The model reasoned before answering: turn reasoning off or cap it (a lower reasoning effort, a smaller thinking budget) when the task does not need it.",
         "模型在回答前先进行了推理：如果任务不需要，请关闭推理或限制推理（降低推理强度、减少思考预算）。";
     VERDICT_REMEDY_SERVER =
-        "Run the prompt-length experiment: if this grows with the prompt, shorten the prompt or cache its prefix; if it varies from run to run, it is the queue: lower the concurrency.",
-        "运行提示词长度实验：如果这部分随提示词变长而增加，请缩短提示词或缓存其前缀；如果每次运行差别很大，那是排队：请降低并发。";
+        "Run the prompt-length experiment: if this grows with the prompt, it is prompt processing or the request's upload (a prefix cache shortens only the first, a faster uplink only the second); if it varies from run to run, it is the queue: lower the concurrency.",
+        "运行提示词长度实验：如果这部分随提示词变长而增加，那是提示词处理或请求上传（前缀缓存只能缩短前者，更快的上行链路只能缩短后者）；如果每次运行差别很大，那是排队：请降低并发。";
     PART_SOURCE_ESTIMATED =
         "estimated",
         "估算";
@@ -630,6 +642,9 @@ crate::texts! {
     WAIT_PART_NETWORK =
         "network round trip",
         "网络往返";
+    WAIT_PART_UPLOAD =
+        "upload, by the server's count",
+        "上传（服务器自报）";
     WAIT_PART_PAINT =
         "paint",
         "绘制";
@@ -657,6 +672,18 @@ crate::texts! {
     WAIT_PART_SERVER_REST =
         "server, the rest",
         "服务器（其余部分）";
+    /// `{kb}`: the request body, KB with one decimal; `{downlink}`: `WAIT_UPLOAD_DOWNLINK` or
+    /// `WAIT_UPLOAD_NO_DOWNLINK`.
+    WAIT_UPLOAD_INCLUDED =
+        "This request was {kb} KB and the server does not say when it had all of it: its upload is inside the server's part here. On a slow uplink the upload grows with the prompt just as prompt processing does, and a prefix cache does not shorten it. {downlink}",
+        "该请求大小为 {kb} KB，服务器没有说明何时收到完整请求：其上传时间包含在这里的服务器部分中。在缓慢的上行链路上，上传时间与提示词处理一样随提示词变长而增加，前缀缓存无法缩短它。{downlink}";
+    /// `{mbps}`: the browser's estimate, Mbit/s.
+    WAIT_UPLOAD_DOWNLINK =
+        "The browser estimates the link at {mbps} Mbit/s (navigator.connection.downlink: a downlink; the uplink is often much slower).",
+        "浏览器估计的链路速率为 {mbps} Mbit/s（navigator.connection.downlink：这是下行速率，上行通常慢得多）。";
+    WAIT_UPLOAD_NO_DOWNLINK =
+        "The browser gives no estimate of the link (navigator.connection is Chromium's only).",
+        "浏览器没有给出链路速率的估计（只有 Chromium 提供 navigator.connection）。";
     /// `{from}`: one of the `WAIT_ROUND_TRIP_FROM_…` texts.
     WAIT_ROUND_TRIP =
         "Network round trip {ms} ms, from {from}.",

@@ -79,6 +79,8 @@ fn input<'a>(
         earlier_round_trip_ms: None,
         ping_round_trip: None,
         account,
+        request_bytes: None,
+        downlink_mbps: None,
     }
 }
 
@@ -442,4 +444,132 @@ fn hidden_timing_with_pings_splits_the_network_from_the_server() {
         breakdown.round_trip.map(|trip| trip.from),
         Some(RoundTripSource::Earlier)
     );
+}
+
+/// A slow uplink (issue 32): an 80 KB prompt over 1 Mbit/s up, a 64 ms round trip from the
+/// page's pings, a server that takes 100 ms queue + 300 ms prefill; 1160 ms to the first token.
+fn slow_upload_instants() -> Instants {
+    instants(1160.0, None)
+}
+
+fn pinged(instants: &Instants) -> BreakdownInput<'_> {
+    let mut input = input(instants, None, None);
+    input.ping_round_trip = Some(ttft_core::timeline::RoundTrip {
+        ms: 64.0,
+        from: RoundTripSource::Pings,
+        pings: Some(5),
+    });
+    input.request_bytes = Some(80_000);
+    input
+}
+
+#[test]
+fn a_reported_upload_is_network_time_and_the_verdict_names_the_upload_not_the_prompt() {
+    let instants = slow_upload_instants();
+    let reported = ServerAccount {
+        sources: vec![AccountSource::ServerTiming],
+        upload_ms: Some(690.0),
+        queue_ms: Some(100.0),
+        prompt_ms: Some(300.0),
+        ..ServerAccount::default()
+    };
+    let mut input = pinged(&instants);
+    input.account = Some(&reported);
+    let breakdown = WaitBreakdown::compute(&input).unwrap();
+    sum_is_ttfa(&breakdown);
+    // One round trip (estimated) and the upload (the server's count) in the network part.
+    assert_close(breakdown.ms(WaitPart::Network), 64.0 + 690.0, "network");
+    assert_close(breakdown.upload_ms(), 690.0, "upload");
+    assert_close(breakdown.ms(WaitPart::Queue), 100.0, "queue");
+    assert_close(breakdown.ms(WaitPart::Prompt), 300.0, "prompt");
+    let upload = breakdown
+        .parts
+        .iter()
+        .find(|time| time.source == PartSource::ServerReported && time.part == WaitPart::Network)
+        .unwrap();
+    assert_eq!(
+        breakdown.label(upload, Lang::En),
+        "upload, by the server's count"
+    );
+    assert_eq!(breakdown.upload_note(Lang::En), None, "reported: no note");
+    let verdict = WaitVerdict::of(&breakdown).unwrap();
+    assert_eq!(verdict.cause, WaitCause::Network);
+    assert!(verdict.mostly_upload);
+    let said = format!(
+        "{} {}",
+        verdict.headline(Lang::En),
+        verdict.remedy(Lang::En)
+    );
+    assert!(said.contains("upload"), "{said}");
+    assert!(
+        said.contains("a prefix cache shortens prompt processing, not the upload"),
+        "{said}"
+    );
+    let zh = format!(
+        "{} {}",
+        verdict.headline(Lang::Zh),
+        verdict.remedy(Lang::Zh)
+    );
+    assert!(zh.contains("上传"), "{zh}");
+}
+
+#[test]
+fn an_unreported_upload_of_a_long_prompt_is_said_to_be_inside_the_server_part() {
+    // No account: the page cannot split the upload from the server; it must not blame the
+    // prompt, and it says what it cannot see, with the body's size and the link estimate.
+    let instants = slow_upload_instants();
+    let mut input = pinged(&instants);
+    input.downlink_mbps = Some(10.0);
+    let breakdown = WaitBreakdown::compute(&input).unwrap();
+    sum_is_ttfa(&breakdown);
+    assert_close(
+        breakdown.ms(WaitPart::Network),
+        64.0,
+        "network: the round trip only",
+    );
+    assert_close(breakdown.ms(WaitPart::Server), 1160.0 - 64.0, "server");
+    let verdict = WaitVerdict::of(&breakdown).unwrap();
+    assert_eq!(verdict.cause, WaitCause::Server);
+    let headline = verdict.headline(Lang::En);
+    assert!(
+        headline.contains("a slow upload or a lost packet's resend would land here too"),
+        "{headline}"
+    );
+    assert!(!headline.contains("prompt processing ("), "{headline}");
+    let note = breakdown.upload_note(Lang::En).unwrap();
+    assert!(note.contains("80.0 KB"), "{note}");
+    assert!(note.contains("10 Mbit/s"), "{note}");
+    assert!(note.contains("a downlink"), "{note}");
+    let zh = breakdown.upload_note(Lang::Zh).unwrap();
+    assert!(zh.contains("80.0 KB") && zh.contains("下行"), "{zh}");
+    // Without the browser's estimate, and for a short prompt: said / nothing.
+    input.downlink_mbps = None;
+    let breakdown = WaitBreakdown::compute(&input).unwrap();
+    assert!(breakdown
+        .upload_note(Lang::En)
+        .unwrap()
+        .contains("gives no estimate"));
+    input.request_bytes = Some(2_000);
+    assert_eq!(
+        WaitBreakdown::compute(&input)
+            .unwrap()
+            .upload_note(Lang::En),
+        None
+    );
+}
+
+#[test]
+fn with_the_account_on_the_rest_is_not_called_queue_or_prompt() {
+    // The server reported its queue and prompt; what is left (here the largest) is what its
+    // account leaves unexplained, not "queue or prompt processing".
+    let instants = instants(1000.0, None);
+    let reported = account(Some(100.0), Some(300.0));
+    let mut input = input(&instants, None, Some(&reported));
+    input.earlier_round_trip_ms = Some(20.0);
+    let breakdown = WaitBreakdown::compute(&input).unwrap();
+    let verdict = WaitVerdict::of(&breakdown).unwrap();
+    assert_eq!(verdict.cause, WaitCause::Server);
+    let headline = verdict.headline(Lang::En);
+    assert!(headline.contains("beyond what it reported"), "{headline}");
+    assert!(!headline.contains("does not say which"), "{headline}");
 }

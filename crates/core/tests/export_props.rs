@@ -370,6 +370,9 @@ fn run(key: String) -> impl Strategy<Value = RunRecord> {
                         }
                     }),
                     account: server_account.as_ref(),
+                    // A large body and a link estimate on some runs: both go in the exports.
+                    request_bytes: https.then_some(20_000),
+                    downlink_mbps: https.then_some(10.0),
                 }),
                 server_account,
                 timer: Some(ttft_core::record::TimerGrade {

@@ -150,6 +150,8 @@ fn completed() -> RunRecord {
         earlier_round_trip_ms: None,
         ping_round_trip: None,
         account: Some(&account),
+        request_bytes: None,
+        downlink_mbps: None,
     });
     record.server_account = Some(account);
     record.timer = Some(TimerGrade {

@@ -142,8 +142,9 @@ PROFILE FIELDS (keys for the suffix, --set and the config file; times are number
                             chunk: queue_time, prompt_time, completion_time, total_time, in
                             seconds), sambanova (usage.time_to_first_token, total_latency,
                             seconds; the usage chunk is always sent), server_timing (header
-                            `Server-Timing: gateway;dur=G, queue;dur=Q, prefill;dur=P`) and
-                            litellm (header x-litellm-overhead-duration-ms: G), vllm
+                            `Server-Timing: upload;dur=U, gateway;dur=G, queue;dur=Q,
+                            prefill;dur=P`; U: the request's head to its body's end, as
+                            the sim saw it) and litellm (header x-litellm-overhead-duration-ms: G), vllm
                             (`metrics` on the usage chunk, ms: queue_time_ms,
                             time_to_first_token_ms = prefill, generation_time_ms), nim
                             (`stats` on the usage chunk, ms), cerebras (`time_info` on the

@@ -54,8 +54,9 @@ async fn record(
     if request.uri().path() == REQUESTS_PATH {
         return next.run(request).await;
     }
-    let at_ms = app.ms_since_epoch(Instant::now());
-    let (parts, body) = request.into_parts();
+    let head_at = Instant::now();
+    let at_ms = app.ms_since_epoch(head_at);
+    let (mut parts, body) = request.into_parts();
     let Ok(bytes) = axum::body::to_bytes(body, MAX_BODY_BYTES).await else {
         let error = ApiError::BadRequest("The request body could not be read.".into());
         let allowed_headers = allowed_headers(app.config.trace_headers_allowed);
@@ -65,9 +66,16 @@ async fn record(
     if let Some(recorder) = &app.recorder {
         recorder.record(&parts, &bytes, at_ms);
     }
+    // The request's upload as this server saw it: its head's arrival to its body's end
+    // (reported as `Server-Timing: upload`).
+    parts.extensions.insert(RequestHead(head_at));
     next.run(Request::from_parts(parts, Body::from(bytes)))
         .await
 }
+
+/// When a request's head arrived (set by [`record`], which then reads the whole body).
+#[derive(Clone, Copy, Debug)]
+struct RequestHead(Instant);
 
 /// Largest request body read, bytes.
 const MAX_BODY_BYTES: usize = 16 * 1024 * 1024;
@@ -126,6 +134,12 @@ async fn handle(State(app): State<Arc<App>>, request: Request) -> Response {
 
 async fn route(app: Arc<App>, request: Request) -> Response {
     let arrival = Instant::now();
+    let upload_ms = request
+        .extensions()
+        .get::<RequestHead>()
+        .map_or(0.0, |head| {
+            arrival.duration_since(head.0).as_secs_f64() * 1000.0
+        });
     let method = request.method().clone();
     let path = request.uri().path().to_string();
     let allowed_headers = allowed_headers(app.config.trace_headers_allowed);
@@ -196,6 +210,7 @@ async fn route(app: Arc<App>, request: Request) -> Response {
                 &bytes,
                 path_and_query,
                 arrival,
+                upload_ms,
             )
             .await;
             finish_api(response, cors.filter(|_| cors_for_this))
@@ -424,11 +439,17 @@ fn add_ground_truth(headers: &mut HeaderMap, prepared: &Prepared, profile: &Prof
 }
 
 /// The server's account in headers, in the styles asked for: a `Server-Timing` header
-/// (`gateway`, `queue`, `prefill`) and LiteLLM's `x-litellm-overhead-duration-ms`.
-fn add_account_headers(headers: &mut HeaderMap, prepared: &Prepared, styles: AccountStyles) {
+/// (`upload`: the request's head to its body's end, as this server saw it; `gateway`,
+/// `queue`, `prefill`) and LiteLLM's `x-litellm-overhead-duration-ms`.
+fn add_account_headers(
+    headers: &mut HeaderMap,
+    prepared: &Prepared,
+    styles: AccountStyles,
+    upload_ms: f64,
+) {
     let plan = &prepared.plan;
     if styles.server_timing {
-        let mut metrics = Vec::new();
+        let mut metrics = vec![format!("upload;dur={}", round_ms(upload_ms))];
         if prepared.gateway_ms > 0.0 {
             metrics.push(format!("gateway;dur={}", round_ms(prepared.gateway_ms)));
         }
@@ -535,6 +556,7 @@ async fn complete(
     body: &[u8],
     path_and_query: &str,
     arrival: Instant,
+    upload_ms: f64,
 ) -> (Response, bool) {
     let admitted = match admit(&app, dialect, headers, body, path_and_query) {
         Ok(admitted) => admitted,
@@ -603,7 +625,12 @@ async fn complete(
     };
     set(response.headers_mut(), "cache-control", "no-cache");
     add_ground_truth(response.headers_mut(), &prepared, profile);
-    add_account_headers(response.headers_mut(), &prepared, profile.server_account);
+    add_account_headers(
+        response.headers_mut(),
+        &prepared,
+        profile.server_account,
+        upload_ms,
+    );
     (response, fault != Some(Fault::NoCors))
 }
 

@@ -301,7 +301,9 @@ async fn the_scripted_clock_starts_when_the_whole_body_is_in() {
         .await;
         let address = base.trim_start_matches("http://").to_owned();
         let body = chat_body(
-            &format!("sim-fast@prefill_ms={PREFILL_MS},answer_tokens=1"),
+            &format!(
+                "sim-fast@prefill_ms={PREFILL_MS},answer_tokens=1,server_account=server_timing"
+            ),
             "hello",
         )
         .to_string();
@@ -336,6 +338,24 @@ async fn the_scripted_clock_starts_when_the_whole_body_is_in() {
             first_token_ms,
             PREFILL_MS,
             &format!("first token after the whole body (recorder {record_requests})"),
+        );
+        // And it says how long the upload took, as it saw it: the head to the body's end.
+        let text = String::from_utf8_lossy(&seen).to_ascii_lowercase();
+        let timing = text
+            .lines()
+            .find_map(|line| line.strip_prefix("server-timing:"))
+            .expect("a Server-Timing header");
+        let upload_ms: f64 = timing
+            .split(',')
+            .find_map(|metric| metric.trim().strip_prefix("upload;dur="))
+            .expect("an upload metric")
+            .trim()
+            .parse()
+            .unwrap();
+        let sent_ms = (UPLOAD_MS + 20) as f64;
+        assert!(
+            upload_ms >= sent_ms - 5.0 && upload_ms < sent_ms + 60.0,
+            "upload {upload_ms} ms for a body sent over {sent_ms} ms (recorder {record_requests})"
         );
     }
 }

@@ -1,6 +1,7 @@
 //! The server accounts of tests/fixtures/sse/accounts (documented and recorded streams of
-//! llama.cpp, Groq and SambaNova) and tests/fixtures/headers/accounts.json (OpenAI,
-//! Anthropic, TGI response headers), against their EXPECTED values (README.md there says
+//! llama.cpp, Groq, SambaNova, vLLM, NIM, Cerebras, Fireworks and LocalAI),
+//! tests/fixtures/headers/accounts.json (OpenAI, Anthropic, TGI, Fireworks response headers)
+//! and tests/fixtures/gateways/new_api (a New API gateway's log), against their EXPECTED values (README.md there says
 //! where each came from). Times in ms; `null` where the server says nothing.
 
 use std::path::Path;
@@ -59,7 +60,7 @@ fn streamed_accounts_match_expected() {
     let expected: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("EXPECTED.json")).unwrap()).unwrap();
     let entries = expected.as_object().unwrap();
-    assert!(entries.len() >= 7, "{} fixtures", entries.len());
+    assert!(entries.len() >= 12, "{} fixtures", entries.len());
     for (file, want) in entries {
         let bytes = std::fs::read(dir.join(file)).unwrap();
         let mut reader = StreamReader::without_text(None);

@@ -485,6 +485,20 @@ fn feed_slice(
     }
 }
 
+/// The browser's estimate of its link, Mbit/s (`navigator.connection.downlink`, Chromium's
+/// Network Information API: a downlink, rounded to 25 kbit/s and capped at 10 Mbit/s by the
+/// engine); `None` where it gives none.
+fn downlink_mbps() -> Option<f64> {
+    let navigator = js_sys::Reflect::get(&js_sys::global(), &"navigator".into()).ok()?;
+    let connection = js_sys::Reflect::get(&navigator, &"connection".into()).ok()?;
+    if !connection.is_object() {
+        return None;
+    }
+    js_sys::Reflect::get(&connection, &"downlink".into())
+        .ok()?
+        .as_f64()
+}
+
 /// The run's record, once its stream and paints are settled: the main thread's stalls
 /// reported, then what only the page knows (wall-clock start, transport, page scheme, the
 /// engine's arrival path) given to [`Measurement::finish`]. The round trip the run saw (its
@@ -526,6 +540,7 @@ async fn finish_record(
         ),
         timer: Some(clock::timer_grade()),
         space_permission,
+        downlink_mbps: downlink_mbps(),
     });
     // A ping estimate is kept with the pings, not as a handshake the page saw.
     if let Some(trip) = record.breakdown.as_ref().and_then(|b| b.round_trip) {

@@ -249,6 +249,9 @@ pub struct FinishContext<'a> {
     /// asked when a request into this machine or the local network from a public page failed
     /// as a network error; `None` otherwise.
     pub space_permission: Option<SpacePermission>,
+    /// The browser's estimate of its link, Mbit/s (`navigator.connection.downlink`: a
+    /// downlink), where it gives one.
+    pub downlink_mbps: Option<f64>,
 }
 
 impl<'a> FinishContext<'a> {
@@ -263,6 +266,7 @@ impl<'a> FinishContext<'a> {
             worker_arrivals_wait_for_main_thread: None,
             timer: None,
             space_permission: None,
+            downlink_mbps: None,
         }
     }
 }
@@ -735,6 +739,8 @@ impl Measurement {
             earlier_round_trip_ms: self.origin_contact.round_trip_ms,
             ping_round_trip: self.origin_contact.ping_round_trip,
             account: server_account.as_ref(),
+            request_bytes: u64::try_from(self.plan.request().body_text().len()).ok(),
+            downlink_mbps: context.downlink_mbps,
         });
         let timeline = self.timeline;
         let mut record = RunRecord {

@@ -232,6 +232,11 @@ pub struct BreakdownInput<'a> {
     pub ping_round_trip: Option<RoundTrip>,
     /// What the server and gateway said.
     pub account: Option<&'a ServerAccount>,
+    /// The request body's size, bytes (its upload is part of the wait).
+    pub request_bytes: Option<u64>,
+    /// The browser's estimate of its link, Mbit/s (`navigator.connection.downlink`: a
+    /// downlink), when it gives one.
+    pub downlink_mbps: Option<f64>,
 }
 
 /// One run's wait, part by part.
@@ -257,7 +262,17 @@ pub struct WaitBreakdown {
     /// connection part is only the browser's own queueing.
     #[serde(default)]
     pub connection_reused: bool,
+    /// The request body's size, bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_bytes: Option<u64>,
+    /// The browser's estimate of its link, Mbit/s (a downlink), when it gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub downlink_mbps: Option<f64>,
 }
+
+/// A request body from this size on, bytes, gets a word on its upload when the server does
+/// not report it (16 KiB: about 130 ms at 1 Mbit/s up).
+pub const UPLOAD_NOTE_MIN_BYTES: u64 = 16 * 1024;
 
 /// The parts as they are found, each taken from what is left of the wait.
 struct Parts {
@@ -396,6 +411,7 @@ impl WaitBreakdown {
             let network_ms = trip.ms.min(parts.left_ms - reported_ms);
             parts.take(WaitPart::Network, network_ms, PartSource::Estimated);
         }
+        // The upload the server reported is the network's (`reported_parts` lists it as such).
         for (part, ms) in reported {
             parts.take(part, ms, PartSource::ServerReported);
         }
@@ -427,7 +443,47 @@ impl WaitBreakdown {
             connection_reused: input.network.is_some_and(|network| {
                 network.timing_visible && network.connection == ConnectionKind::Reused
             }),
+            request_bytes: input.request_bytes,
+            downlink_mbps: input
+                .downlink_mbps
+                .filter(|mbps| mbps.is_finite() && *mbps > 0.0 && *mbps < 1e6),
         })
+    }
+
+    /// The server's report of the request's upload, ms (inside the network part), when it
+    /// gave one.
+    pub fn upload_ms(&self) -> Option<f64> {
+        let reported: Vec<f64> = self
+            .parts
+            .iter()
+            .filter(|time| {
+                time.part == WaitPart::Network && time.source == PartSource::ServerReported
+            })
+            .map(|time| time.ms)
+            .collect();
+        (!reported.is_empty()).then(|| reported.iter().sum())
+    }
+
+    /// What the page can say of a large request's upload when the server did not report it:
+    /// that it is inside the server's part, with the body's size and the browser's link
+    /// estimate (a downlink: said so); `None` for a small body or a reported upload.
+    pub fn upload_note(&self, lang: Lang) -> Option<String> {
+        let bytes = self
+            .request_bytes
+            .filter(|bytes| *bytes >= UPLOAD_NOTE_MIN_BYTES)?;
+        if self.upload_ms().is_some() {
+            return None;
+        }
+        let downlink = match self.downlink_mbps {
+            Some(mbps) => t::WAIT_UPLOAD_DOWNLINK.fill(lang, &[("mbps", &format!("{mbps}"))]),
+            None => t::WAIT_UPLOAD_NO_DOWNLINK.get(lang).to_owned(),
+        };
+        #[allow(clippy::cast_precision_loss)] // a body size: far below 2^52 bytes
+        let kb = bytes as f64 / 1000.0;
+        Some(t::WAIT_UPLOAD_INCLUDED.fill(
+            lang,
+            &[("kb", &format!("{kb:.1}")), ("downlink", &downlink)],
+        ))
     }
 
     /// A part's time: `browser` and `paint` from their fields, the others summed over the
@@ -468,6 +524,9 @@ impl WaitBreakdown {
         match time.part {
             WaitPart::Server if time.source == PartSource::ServerReported => {
                 t::WAIT_PART_SERVER_REPORTED.get(lang)
+            }
+            WaitPart::Network if time.source == PartSource::ServerReported => {
+                t::WAIT_PART_UPLOAD.get(lang)
             }
             WaitPart::Server if self.has_server_account() => t::WAIT_PART_SERVER_REST.get(lang),
             WaitPart::Server if self.round_trip.is_none() => {
@@ -550,7 +609,9 @@ fn reported_parts(
     let Some(account) = account else {
         return (Vec::new(), None);
     };
+    // The upload the server saw (from the request's first bytes to its last) is network time.
     let mut parts: Vec<(WaitPart, f64)> = [
+        (WaitPart::Network, account.upload_ms),
         (WaitPart::Gateway, account.gateway_ms),
         (WaitPart::Queue, account.queue_ms),
         (WaitPart::Prompt, account.prompt_ms),
@@ -560,7 +621,10 @@ fn reported_parts(
     .collect();
     // A server that reports only its own time to first token (SambaNova): that is its part,
     // the queue and prompt together.
-    if parts.iter().all(|(part, _)| *part == WaitPart::Gateway) {
+    if parts
+        .iter()
+        .all(|(part, _)| matches!(part, WaitPart::Gateway | WaitPart::Network))
+    {
         if let Some(ttft_ms) = account.ttft_ms {
             parts.push((WaitPart::Server, ttft_ms));
         }

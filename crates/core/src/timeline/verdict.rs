@@ -116,13 +116,25 @@ pub struct WaitVerdict {
     pub total_ms: f64,
     /// Whether the server part holds the network too (no round trip was known).
     pub network_included: bool,
+    /// Whether the server reported part of its time, so that its part is what it left out.
+    #[serde(default)]
+    pub server_reported: bool,
+    /// Whether the network part is mostly the request's upload, as the server reported it.
+    #[serde(default)]
+    pub mostly_upload: bool,
 }
 
 impl WaitVerdict {
     /// The verdict on one run.
     pub fn of(breakdown: &WaitBreakdown) -> Option<WaitVerdict> {
         let network_included = breakdown.round_trip.is_none();
-        WaitVerdict::from_times(|part| breakdown.ms(part), network_included)
+        let verdict = WaitVerdict::from_times(|part| breakdown.ms(part), network_included)?;
+        let upload_ms = breakdown.upload_ms().unwrap_or(0.0);
+        Some(WaitVerdict {
+            server_reported: breakdown.has_server_account(),
+            mostly_upload: verdict.cause == WaitCause::Network && 2.0 * upload_ms > verdict.ms,
+            ..verdict
+        })
     }
 
     /// The verdict on any part times (one run's, or medians over runs): the cause with the
@@ -147,6 +159,8 @@ impl WaitVerdict {
             ms: cause_ms,
             total_ms,
             network_included,
+            server_reported: false,
+            mostly_upload: false,
         })
     }
 
@@ -161,10 +175,18 @@ impl WaitVerdict {
 
     /// The sentence: what took the most time, how much, and of what.
     pub fn headline(&self, lang: Lang) -> String {
+        let cause = match self.cause {
+            WaitCause::Network if self.mostly_upload => t::VERDICT_CAUSE_UPLOAD.get(lang),
+            WaitCause::Server if self.server_reported && self.network_included => {
+                t::VERDICT_CAUSE_SERVER_REST_AND_NETWORK.get(lang)
+            }
+            WaitCause::Server if self.server_reported => t::VERDICT_CAUSE_SERVER_REST.get(lang),
+            cause => cause.name(lang, self.network_included),
+        };
         t::VERDICT_HEADLINE.fill(
             lang,
             &[
-                ("cause", &self.cause.name(lang, self.network_included)),
+                ("cause", &cause),
                 ("ms", &format!("{:.0}", self.ms)),
                 ("share", &format!("{:.0}", self.share() * 100.0)),
                 ("total", &format!("{:.0}", self.total_ms)),
@@ -174,7 +196,10 @@ impl WaitVerdict {
 
     /// What to do about it.
     pub fn remedy(&self, lang: Lang) -> &'static str {
-        self.cause.remedy(lang)
+        match self.cause {
+            WaitCause::Network if self.mostly_upload => t::VERDICT_REMEDY_UPLOAD.get(lang),
+            cause => cause.remedy(lang),
+        }
     }
 }
 

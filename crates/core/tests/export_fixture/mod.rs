@@ -220,6 +220,8 @@ pub fn record_from_timeline(
                 earlier_round_trip_ms: None,
                 ping_round_trip: None,
                 account: None,
+                request_bytes: None,
+                downlink_mbps: None,
             },
         ),
         timer: None,

@@ -105,6 +105,10 @@ pub struct ServerAccount {
     /// The gateway's own time (its overhead, not the upstream's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gateway_ms: Option<f64>,
+    /// The request's upload as the server saw it: from the request's first bytes to its
+    /// last (a `Server-Timing` `upload` metric, as ttft-sim sends).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upload_ms: Option<f64>,
     /// Time queued before the server began.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue_ms: Option<f64>,
@@ -196,6 +200,7 @@ impl ServerAccount {
                 *mine = theirs;
             }
         };
+        take(&mut self.upload_ms, other.upload_ms);
         take(&mut self.gateway_ms, other.gateway_ms);
         take(&mut self.queue_ms, other.queue_ms);
         take(&mut self.prompt_ms, other.prompt_ms);
@@ -213,6 +218,7 @@ impl ServerAccount {
     /// An account with one source, when it says anything.
     fn said(mut self, source: AccountSource) -> Option<ServerAccount> {
         let figures = [
+            self.upload_ms,
             self.gateway_ms,
             self.queue_ms,
             self.prompt_ms,
@@ -469,7 +475,8 @@ impl ServerAccount {
     }
 
     /// A `Server-Timing` value (W3C Server Timing: `name;dur=123.4;desc="…"`, comma
-    /// separated). The names read: `queue`/`queue_time`/`queued` (queue),
+    /// separated). The names read: `upload`/`request_body` (the request's upload as the
+    /// server saw it), `queue`/`queue_time`/`queued` (queue),
     /// `prompt`/`prefill`/`prompt_eval`/`prompt_processing` (prompt), `gateway`/`overhead`
     /// (a gateway's own time), `ttft`/`time_to_first_token`, `total`, and Anthropic's
     /// `proxy` (its upstream's time: until the response began on a stream, `streamed`,
@@ -490,6 +497,7 @@ impl ServerAccount {
                 .and_then(bounded_ms);
             let Some(duration) = duration else { continue };
             let slot = match name.as_str() {
+                "upload" | "request_body" => &mut account.upload_ms,
                 "queue" | "queue_time" | "queued" => &mut account.queue_ms,
                 "prompt" | "prefill" | "prompt_eval" | "prompt_processing" => {
                     &mut account.prompt_ms

@@ -79,6 +79,7 @@ pub fn wait_view(breakdown: &WaitBreakdown, lang: Lang) -> impl IntoView {
         .collect_view();
     let claim = breakdown.claim_text(lang);
     let claimed = claim.is_some().to_string();
+    let upload = breakdown.upload_note(lang);
     view! {
         <div
             class="wait"
@@ -96,6 +97,7 @@ pub fn wait_view(breakdown: &WaitBreakdown, lang: Lang) -> impl IntoView {
             </p>
             <ul class="wait-parts" data-testid="wait-parts">{rows}</ul>
             <p class="meta" data-testid="wait-round-trip">{breakdown.round_trip_text(lang)}</p>
+            {upload.map(|text| view! { <p class="meta" data-testid="wait-upload">{text}</p> })}
             {claim.map(|text| view! {
                 <p class="meta flagged" data-testid="wait-claim-rejected">{text}</p>
             })}
