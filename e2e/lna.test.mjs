@@ -16,7 +16,7 @@ import { after, before } from 'node:test';
 import { chromium } from 'playwright-core';
 import { CHROMIUM_ARGS } from './driver/chromium.mjs';
 import { WidgetPage } from './pages/widget.mjs';
-import { forEachEngine, launchBrowser, makeTestCertificate, reasonFor, startSim, test } from './support.mjs';
+import { forEachEngine, launchBrowser, makeTestCertificate, outPath, reasonFor, startSim, test } from './support.mjs';
 
 /** A host name for the public page, resolved to 127.0.0.1 by the browser alone. */
 const PUBLIC_HOST = 'public.test';
@@ -93,6 +93,7 @@ forEachEngine((engine) => {
       assert.equal(failed.outcome, 'failed', `not granted: ${JSON.stringify(failed)}`);
       assert.equal(failed.cause, 'connection_failed');
       const text = await denied.diagnosis.textContent();
+      await denied.diagnosis.screenshot({ path: outPath('lna-refused-en.png') });
       console.log(`chromium, not granted: ${text.replace(/\s+/g, ' ').slice(0, 400)}`);
       assert.match(text, /has not let this page reach a server on this machine/, 'the refusal is named first');
       assert.match(text, /Apps on device/, 'with the setting to change');
