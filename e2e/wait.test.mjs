@@ -242,6 +242,89 @@ forEachEngine((engine) => {
     assert.match(line, /requests without the key that the page timed/, `${engine}: the round trip's source is shown`);
   });
 
+  test('links with the timing hidden, the account on and off: a far link (120 ms each way), a lossy one (3 %), a slow uplink with an 80 KB prompt: the network is named, or the page says what it cannot see, never the prompt', async () => {
+    // ttft-sim's link model (crates/sim/src/delay.rs): a delay, a loss rate whose resends cost
+    // a retransmission, a rate per direction. Timing hidden, as every real provider: the round
+    // trip comes from the pings. The account on is Server-Timing (upload, queue, prefill).
+    const page = await sim([...certificate.simArgs]);
+    const open = async (link) => {
+      const api = await sim([...certificate.simArgs, '--no-timing-allow-origin', '--record-requests', ...link], { dist: false });
+      const widget = await WidgetPage.open(browser, page.url, `?base_url=${encodeURIComponent(`${api.url.replace('127.0.0.1', 'localhost')}/v1`)}`);
+      // The models list and three pings at load, so that run 1 has a round trip too.
+      const loaded = Date.now();
+      const gets = async () => (await serverLog(api, certificate.certPem)).requests.filter((request) => request.method === 'GET').length;
+      while ((await gets()) < 4) {
+        assert.ok(Date.now() - loaded < 15_000, `${engine}: the models list and three pings at load (${await gets()} GETs)`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      return widget;
+    };
+    // The verdict of the newest run: its code and its sentence.
+    const verdictOf = async (widget) => {
+      const wait = widget.locator('[data-testid=wait]').first();
+      return { code: await wait.getAttribute('data-verdict'), text: await widget.locator('[data-testid=wait-verdict]').first().textContent() };
+    };
+    const neverThePrompt = (verdict, what) => {
+      assert.notEqual(verdict.code, 'prompt', `${what}: ${verdict.text}`);
+      assert.ok(verdict.code === 'network' || /cannot see/.test(verdict.text), `${what}: the network, or what the page cannot see: ${verdict.code}: ${verdict.text}`);
+    };
+    const cases = [
+      // Far: 240 ms of round trip against 150 ms of prefill.
+      { name: 'far', link: ['--delay-ms', '120'], script: 'prefill_ms=150,answer_tokens=2,itl_ms=5', runs: 2 },
+      // Lossy: 3 % of segments resent (about 260 ms each), against 40 ms of prefill.
+      { name: 'lossy', link: ['--delay-ms', '30', '--loss-percent', '3', '--link-seed', '11'], script: 'prefill_ms=40,answer_tokens=2,itl_ms=5', runs: 3 },
+      // Slow uplink: 1 Mbit/s up, a 64 ms round trip, an 80 KB prompt (about 650 ms to upload).
+      { name: 'slow uplink', link: ['--delay-ms', '32', '--up-kbps', '1000'], script: 'queue_ms=100,prefill_ms=300,answer_tokens=2,itl_ms=5', runs: 1, prompt: 'Summarize this. '.repeat(5_000) },
+    ];
+    for (const { name, link, script, runs, prompt } of cases) {
+      const widget = await open(link);
+      if (prompt) {
+        // Set at once (typing 80 KB key by key takes minutes in WebKit's driver).
+        await widget.evaluate((text) => {
+          const field = document.querySelector('[data-testid=prompt]');
+          field.value = text;
+          field.dispatchEvent(new Event('input', { bubbles: true }));
+        }, prompt);
+      }
+      let number = 0;
+      for (const account of [false, true]) {
+        await widget.measure({ model: `sim-fast@${script}${account ? ',server_account=server_timing' : ''}`, runs });
+        number += runs;
+        const record = await widget.storedRun(number);
+        const verdict = await verdictOf(widget);
+        const what = `${engine} ${name}, account ${account ? 'on' : 'off'}, run ${number}`;
+        const shown = parts(record);
+        console.log(`${what}: ${JSON.stringify(record.breakdown.parts.map((entry) => [entry.part, Number(entry.ms.toFixed(1)), entry.source]))} round trip ${JSON.stringify(record.breakdown.round_trip)} verdict ${verdict.code}`);
+        assertSums(record, what);
+        assert.equal(record.breakdown.round_trip?.from, 'pings', `${what}: the round trip is the pings'`);
+        if (name === 'lossy' || name === 'slow uplink') neverThePrompt(verdict, what);
+        if (name === 'far') {
+          near(record.breakdown.round_trip.ms, 240, 30, `${what}: the pings' round trip`);
+          // Warm runs name the network; WebKit's hidden handshake per POST stays in the
+          // server's part, and the verdict then says what the page cannot see.
+          neverThePrompt(verdict, what);
+        }
+        if (name === 'slow uplink') {
+          const uploadMs = (record.breakdown.request_bytes * 8) / 1000;
+          assert.ok(record.breakdown.request_bytes > 80_000, `${what}: the body (${record.breakdown.request_bytes} B)`);
+          if (account) {
+            const upload = record.breakdown.parts.filter((entry) => entry.part === 'network' && entry.source === 'server_reported');
+            assert.equal(upload.length, 1, `${what}: the upload, by the server's count`);
+            assert.ok(upload[0].ms > 0.8 * uploadMs && upload[0].ms < 1.2 * uploadMs + 50, `${what}: upload ${upload[0].ms} ms for ${record.breakdown.request_bytes} B at 1 Mbit/s (${uploadMs} ms)`);
+            near(shown.queue, 100, REPORTED_MS, `${what}: queue`);
+            near(shown.prompt, 300, REPORTED_MS, `${what}: prompt`);
+            assert.equal(verdict.code, 'network', `${what}: mostly the upload: ${verdict.text}`);
+            assert.match(verdict.text, /upload/, `${what}`);
+          } else {
+            const note = await widget.locator('[data-testid=wait-upload]').first().textContent();
+            assert.match(note, /KB and the server does not say when it had all of it/, `${what}: the upload is said to be inside the server's part`);
+            assert.ok(shown.server > uploadMs, `${what}: the server's part holds the upload (${shown.server} ms)`);
+          }
+        }
+      }
+    }
+  });
+
   test('the verdict names the network or the cold start where the connection decides: a far network, a cold connection', async () => {
     // A long prompt, a queue and reasoning need no engine: crates/core/tests/breakdown.rs
     // (the_verdict_names_the_right_cause_in_each_seed_case) and tests/wait.rs

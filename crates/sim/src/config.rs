@@ -227,6 +227,15 @@ pub enum OptionError {
     /// `delay_ms` is negative or not a number.
     #[error("delay `{0}` ms is not a number of milliseconds from 0 to 10000")]
     DelayMs(String),
+    /// A link time is negative or not a number.
+    #[error("{0} `{1}` ms is not a number of milliseconds from 0 to 10000")]
+    LinkMs(&'static str, String),
+    /// `loss_percent` is out of range.
+    #[error("loss `{0}` % is not a percentage from 0 to 50")]
+    LossPercent(String),
+    /// A rate is out of range.
+    #[error("rate `{0}` kbit/s is not a rate from 8 to 10000000")]
+    Kbps(String),
     /// `close_after` is 0.
     #[error("close after 0 requests would serve nothing; give 1 or more")]
     CloseAfterZero,
@@ -256,6 +265,33 @@ pub fn parse_delay_ms(value: f64) -> Result<f64, OptionError> {
         Ok(value)
     } else {
         Err(OptionError::DelayMs(value.to_string()))
+    }
+}
+
+/// Checks `--jitter-ms` and `--retransmit-ms` (`what`: which), 0 to 10 s.
+pub fn parse_link_ms(what: &'static str, value: f64) -> Result<f64, OptionError> {
+    if value.is_finite() && (0.0..=10_000.0).contains(&value) {
+        Ok(value)
+    } else {
+        Err(OptionError::LinkMs(what, value.to_string()))
+    }
+}
+
+/// Checks `--loss-percent`: 0 to 50 (above, TCP would not get through).
+pub fn parse_loss_percent(value: f64) -> Result<f64, OptionError> {
+    if value.is_finite() && (0.0..=50.0).contains(&value) {
+        Ok(value)
+    } else {
+        Err(OptionError::LossPercent(value.to_string()))
+    }
+}
+
+/// Checks `--up-kbps` and `--down-kbps`: 8 kbit/s to 10 Gbit/s.
+pub fn parse_kbps(value: f64) -> Result<f64, OptionError> {
+    if value.is_finite() && (8.0..=10_000_000.0).contains(&value) {
+        Ok(value)
+    } else {
+        Err(OptionError::Kbps(value.to_string()))
     }
 }
 

@@ -21,7 +21,7 @@ use tokio::time::Instant;
 use tower::ServiceExt as _;
 
 use crate::app::App;
-use crate::delay::delay_line;
+use crate::delay::link_line;
 use crate::network::{ConnectionInfo, NetworkOptions, WireProtocol};
 use crate::tls::Tls;
 
@@ -108,9 +108,9 @@ pub async fn accept_loop(listener: TcpListener, shared: Shared) -> std::io::Resu
 }
 
 async fn serve_socket(socket: TcpStream, accepted: Accepted, shared: Arc<Shared>) {
-    if shared.network.one_way_delay_ms > 0.0 {
-        let one_way = Duration::from_secs_f64(shared.network.one_way_delay_ms / 1000.0);
-        serve_io(delay_line(socket, one_way), accepted, shared).await;
+    if let Some(link) = shared.network.link() {
+        let seed = shared.network.link_seed.wrapping_add(accepted.id);
+        serve_io(link_line(socket, link, seed), accepted, shared).await;
     } else {
         serve_io(socket, accepted, shared).await;
     }

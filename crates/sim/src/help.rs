@@ -355,6 +355,13 @@ NETWORK (command line only)
                  preflight, the request and the response all pay it. The kernel's TCP
                  handshake does not. The timing model's times stay "after the request
                  reached the server", so a client sees them D later, plus D for the reply.
+  --jitter-ms J, --loss-percent P, --retransmit-ms R, --up-kbps K, --down-kbps K,
+  --link-seed S   the rest of a real link, per segment of 1448 bytes and per direction:
+                 up to J ms more at random; P % lost once and resent R ms later (default
+                 200 + 2·D: Linux's least retransmission timeout and a round trip); a rate of
+                 K kbit/s (segments queue behind each other); in order (a resend holds back
+                 what follows). Draws are seeded (S plus the connection's number): a run
+                 repeats. Not modelled: TCP's congestion window (slow start), reordering.
 
 STATIC PAGE (--dist DIR)
   Files of DIR at / (index.html for directories) with Cross-Origin-Opener-Policy:

@@ -107,6 +107,24 @@ struct Cli {
     /// Delay every byte by D ms in each direction (a round trip of 2·D) [default: 0]
     #[arg(long, value_name = "D")]
     delay_ms: Option<f64>,
+    /// Add up to J ms more per segment, at random (the link's jitter) [default: 0]
+    #[arg(long, value_name = "J")]
+    jitter_ms: Option<f64>,
+    /// Lose P % of segments once in each direction; each costs a resend [default: 0]
+    #[arg(long, value_name = "P")]
+    loss_percent: Option<f64>,
+    /// What a lost segment's resend costs, ms [default: 200 + 2·D]
+    #[arg(long, value_name = "R")]
+    retransmit_ms: Option<f64>,
+    /// Limit the client's upload to K kbit/s [default: unlimited]
+    #[arg(long, value_name = "K")]
+    up_kbps: Option<f64>,
+    /// Limit the client's download to K kbit/s [default: unlimited]
+    #[arg(long, value_name = "K")]
+    down_kbps: Option<f64>,
+    /// Seed of the link's random draws (loss, jitter); each connection adds its number [default: 0]
+    #[arg(long, value_name = "S")]
+    link_seed: Option<u64>,
     /// Config file (TOML, or JSON if it ends in .json)
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
@@ -233,6 +251,26 @@ fn apply_network(cli: &Cli, config: &mut ServerConfig) -> Result<(), String> {
     if let Some(delay_ms) = cli.delay_ms {
         config.network.one_way_delay_ms =
             config::parse_delay_ms(delay_ms).map_err(|e| e.to_string())?;
+    }
+    let link = &mut config.network;
+    if let Some(jitter_ms) = cli.jitter_ms {
+        link.jitter_ms = config::parse_link_ms("jitter", jitter_ms).map_err(|e| e.to_string())?;
+    }
+    if let Some(percent) = cli.loss_percent {
+        link.loss_percent = config::parse_loss_percent(percent).map_err(|e| e.to_string())?;
+    }
+    if let Some(retransmit_ms) = cli.retransmit_ms {
+        link.retransmit_ms =
+            Some(config::parse_link_ms("retransmit", retransmit_ms).map_err(|e| e.to_string())?);
+    }
+    if let Some(kbps) = cli.up_kbps {
+        link.up_kbps = Some(config::parse_kbps(kbps).map_err(|e| e.to_string())?);
+    }
+    if let Some(kbps) = cli.down_kbps {
+        link.down_kbps = Some(config::parse_kbps(kbps).map_err(|e| e.to_string())?);
+    }
+    if let Some(seed) = cli.link_seed {
+        link.link_seed = seed;
     }
     Ok(())
 }

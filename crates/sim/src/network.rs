@@ -78,9 +78,42 @@ pub struct NetworkOptions {
     /// Added to every byte in each direction, ms (a round trip is twice this). The TCP
     /// handshake itself is the kernel's and does not pay it.
     pub one_way_delay_ms: f64,
+    /// Up to this much more per segment, drawn at random, ms (`--jitter-ms`).
+    pub jitter_ms: f64,
+    /// The share of segments lost once and resent, in each direction, percent
+    /// (`--loss-percent`).
+    pub loss_percent: f64,
+    /// What a resend costs, ms (`--retransmit-ms`); `None`: Linux's least retransmission
+    /// timeout (200 ms) plus one round trip.
+    pub retransmit_ms: Option<f64>,
+    /// The client's upload rate, kbit/s (`--up-kbps`); `None`: unlimited.
+    pub up_kbps: Option<f64>,
+    /// The client's download rate, kbit/s (`--down-kbps`); `None`: unlimited.
+    pub down_kbps: Option<f64>,
+    /// The seed of the link's random draws (`--link-seed`); each connection adds its number.
+    pub link_seed: u64,
 }
 
 impl NetworkOptions {
+    /// The link the options describe, when it changes anything (crate::delay).
+    pub fn link(&self) -> Option<crate::delay::Link> {
+        let retransmit_ms = self
+            .retransmit_ms
+            .unwrap_or(crate::delay::MIN_RTO_MS + 2.0 * self.one_way_delay_ms);
+        let direction = |kbps: Option<f64>| crate::delay::Direction {
+            one_way_ms: self.one_way_delay_ms,
+            jitter_ms: self.jitter_ms,
+            loss: self.loss_percent / 100.0,
+            retransmit_ms,
+            rate_bps: kbps.map(|kbps| kbps * 1000.0),
+        };
+        let link = crate::delay::Link {
+            up: direction(self.up_kbps),
+            down: direction(self.down_kbps),
+        };
+        (!(link.up.is_plain() && link.down.is_plain())).then_some(link)
+    }
+
     /// `https` with TLS, else `http`.
     pub fn scheme(&self) -> &'static str {
         if self.tls.is_some() {
