@@ -233,6 +233,12 @@ forEachEngine((engine) => {
       if (opened) {
         assert.notEqual(record.cold, false, `${what}: never called warm`);
         assert.ok(shown.server >= scripted - REPORTED_MS && shown.server <= scripted + 2 * 50 + 15, `${what}: server ${shown.server} ms holds the script ${scripted} and at most the hidden handshake`);
+      } else if (shown.preflight) {
+        // The first preflighted run: its preflight is estimated as one round trip, and what
+        // the browser spends on it beyond the trip (the OPTIONS exchange, its CORS check) is
+        // hidden with the rest, so it lands in the server's part: 4 to 22 ms in Chromium and
+        // Firefox over fresh-clone runs (fc11, fc14, fc15).
+        near(shown.server, scripted + 10, 25, `${what}: server, beside an estimated preflight`);
       } else {
         near(shown.server, scripted, 15, `${what}: server`);
       }

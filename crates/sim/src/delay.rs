@@ -4,12 +4,13 @@
 //! segment:
 //! - leaves when the direction's rate lets it (`--up-kbps`, `--down-kbps`: segments queue
 //!   behind each other at that rate; unlimited by default);
-//! - arrives `one_way` later, plus a random share of `--jitter-ms`;
+//! - arrives `one_way` later, plus a random share of `--link-jitter-ms`;
 //! - with probability `--loss-percent`, is lost once and resent: it arrives `--retransmit-ms`
 //!   later still (by default 200 ms, Linux's least retransmission timeout, plus one round
 //!   trip for the loss to be noticed);
 //! - never before the segment ahead of it (TCP delivers in order: a resend holds back what
 //!   follows, as head-of-line blocking does).
+//!
 //! The TLS handshake, a CORS preflight, the request and each streamed event therefore pay the
 //! round trips, the queueing and the resends their bytes meet. Not modelled: TCP's congestion
 //! window (slow start), reordering, and loss of the kernel's own TCP handshake. The random
@@ -97,6 +98,7 @@ impl Draws {
 /// The server's end of a delay line over `socket`: what the client sends arrives here
 /// `one_way` later, and what is written here reaches the client `one_way` later. Ends
 /// (EOF) travel with the same delay.
+#[cfg(test)]
 pub fn delay_line(socket: TcpStream, one_way: Duration) -> DuplexStream {
     let direction = Direction {
         one_way_ms: one_way.as_secs_f64() * 1000.0,

@@ -355,8 +355,8 @@ NETWORK (command line only)
                  preflight, the request and the response all pay it. The kernel's TCP
                  handshake does not. The timing model's times stay "after the request
                  reached the server", so a client sees them D later, plus D for the reply.
-  --jitter-ms J, --loss-percent P, --retransmit-ms R, --up-kbps K, --down-kbps K,
-  --link-seed S   the rest of a real link, per segment of 1448 bytes and per direction:
+  --link-jitter-ms J, --loss-percent P, --retransmit-ms R, --up-kbps K,
+  --down-kbps K, --link-seed S   the rest of a real link, per segment of 1448 bytes and per direction:
                  up to J ms more at random; P % lost once and resent R ms later (default
                  200 + 2·D: Linux's least retransmission timeout and a round trip); a rate of
                  K kbit/s (segments queue behind each other); in order (a resend holds back

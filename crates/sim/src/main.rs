@@ -109,7 +109,7 @@ struct Cli {
     delay_ms: Option<f64>,
     /// Add up to J ms more per segment, at random (the link's jitter) [default: 0]
     #[arg(long, value_name = "J")]
-    jitter_ms: Option<f64>,
+    link_jitter_ms: Option<f64>,
     /// Lose P % of segments once in each direction; each costs a resend [default: 0]
     #[arg(long, value_name = "P")]
     loss_percent: Option<f64>,
@@ -253,7 +253,7 @@ fn apply_network(cli: &Cli, config: &mut ServerConfig) -> Result<(), String> {
             config::parse_delay_ms(delay_ms).map_err(|e| e.to_string())?;
     }
     let link = &mut config.network;
-    if let Some(jitter_ms) = cli.jitter_ms {
+    if let Some(jitter_ms) = cli.link_jitter_ms {
         link.jitter_ms = config::parse_link_ms("jitter", jitter_ms).map_err(|e| e.to_string())?;
     }
     if let Some(percent) = cli.loss_percent {

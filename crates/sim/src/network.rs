@@ -78,7 +78,7 @@ pub struct NetworkOptions {
     /// Added to every byte in each direction, ms (a round trip is twice this). The TCP
     /// handshake itself is the kernel's and does not pay it.
     pub one_way_delay_ms: f64,
-    /// Up to this much more per segment, drawn at random, ms (`--jitter-ms`).
+    /// Up to this much more per segment, drawn at random, ms (`--link-jitter-ms`).
     pub jitter_ms: f64,
     /// The share of segments lost once and resent, in each direction, percent
     /// (`--loss-percent`).

@@ -187,3 +187,70 @@ async fn the_delay_line_makes_round_trips() {
         "warm {warm_ms} ms: 1 round trip of {round_trip_ms} ms"
     );
 }
+
+/// The link model's rate: an 80 KB body up a 1 Mbit/s link reaches the server over about
+/// 640 ms, which its `Server-Timing: upload` reports, and the first token waits for it (the
+/// scripted clock starts with the whole body); a lossy link's resends show in the round trip.
+#[tokio::test]
+async fn a_slow_uplink_and_a_lossy_link_cost_what_their_model_says() {
+    let network = NetworkOptions {
+        one_way_delay_ms: 10.0,
+        up_kbps: Some(1000.0),
+        ..NetworkOptions::default()
+    };
+    let (url, client) = start(network, true).await;
+    let prompt = "Summarize this. ".repeat(5_000);
+    let body = serde_json::json!({
+        "model": "sim-fast@prefill_ms=50,answer_tokens=1,server_account=server_timing",
+        "stream": true,
+        "messages": [{"role": "user", "content": prompt}],
+    })
+    .to_string();
+    let upload_ms = body.len() as f64 * 8.0 / 1000.0;
+    let response = client
+        .post(format!("{url}/v1/chat/completions"))
+        .header("content-type", "application/json")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let timing = response
+        .headers()
+        .get("server-timing")
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let reported: f64 = timing
+        .split(',')
+        .find_map(|metric| metric.trim().strip_prefix("upload;dur="))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        reported > 0.9 * upload_ms && reported < 1.1 * upload_ms + 30.0,
+        "upload {reported} ms reported for {upload_ms} ms at 1 Mbit/s ({timing})"
+    );
+    response.bytes().await.unwrap();
+
+    // 20 % loss (to see it in a few requests) with a 100 ms resend: some round trips pay it,
+    // none pays less than the delay.
+    let lossy = NetworkOptions {
+        one_way_delay_ms: 10.0,
+        loss_percent: 20.0,
+        retransmit_ms: Some(100.0),
+        link_seed: 5,
+        ..NetworkOptions::default()
+    };
+    let (url, client) = start(lossy, true).await;
+    let mut times = Vec::new();
+    for _ in 0..12 {
+        times.push(get_ms(&client, &format!("{url}/v1/models")).await.0);
+    }
+    assert!(times.iter().all(|ms| *ms >= 20.0), "{times:?}");
+    assert!(
+        times.iter().any(|ms| *ms >= 120.0),
+        "a resend in 12 round trips at 20 % loss: {times:?}"
+    );
+}
