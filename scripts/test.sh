@@ -17,6 +17,8 @@ xvfb_pid=""
 pages_pid=""
 background_pid=""
 cleanup() {
+  # A held background is continued first: a stopped process takes SIGTERM only then.
+  [ -z "$background_pid" ] || kill -CONT -- "-$background_pid" 2>/dev/null || true
   [ -z "$background_pid" ] || kill -- "-$background_pid" 2>/dev/null || kill "$background_pid" 2>/dev/null || true
   [ -z "$sim_pid" ] || kill "$sim_pid" 2>/dev/null || true
   [ -z "$xvfb_pid" ] || kill "$xvfb_pid" 2>/dev/null || true
@@ -96,6 +98,9 @@ background_dir=$(mktemp -d)
 background() {
   part() {
     local name=$1; shift
+    # Held while Firefox's suite runs (hold_background below): no part starts then.
+    while [ -e "$background_dir/hold" ]; do sleep 1; done
+    echo "$name" >"$background_dir/current"
     local started=$SECONDS
     if "$@" >"$background_dir/$name.log" 2>&1; then
       echo "$name: ok in $((SECONDS - started)) s" >>"$background_dir/parts"
@@ -145,11 +150,32 @@ export DISPLAY=":$(tr -d '[:space:]' <"$display_file")"
 e2e_status=0
 summary=()
 passed=0; failed=0; skipped=0; todo=0
+# Firefox's timed figures sat 7 to 15 ms higher with the background beside them (fresh
+# clones fc14-fc20: its processes take a core at once, but not the caches and memory two
+# cores share), which its tightest bounds (issue 32's 15 ms) do not leave room for. So the
+# background holds while Firefox's suite runs: no part starts, and a build or check under way
+# is stopped (SIGSTOP) and continued after; the component tests (browsers with their own
+# wall-clock waits) are never stopped, only not started.
+hold_background() {
+  [ -n "$background_pid" ] || return 0
+  touch "$background_dir/hold"
+  case "$(cat "$background_dir/current" 2>/dev/null)" in
+    components-*) ;;
+    *) kill -STOP -- "-$background_pid" 2>/dev/null || true ;;
+  esac
+}
+release_background() {
+  [ -n "$background_pid" ] || return 0
+  rm -f "$background_dir/hold"
+  kill -CONT -- "-$background_pid" 2>/dev/null || true
+}
 for engine in ${E2E_ENGINES:-chromium firefox webkit}; do
   step "end-to-end in $engine"
   log=$(mktemp)
   started=$(date +%s)
+  [ "$engine" != firefox ] || hold_background
   E2E_ENGINES=$engine node --test --test-concurrency=1 e2e/ 2>&1 | tee "$log" || e2e_status=1
+  [ "$engine" != firefox ] || release_background
   seconds=$(( $(date +%s) - started ))
   count() { local n; n=$(awk -v key="# $1" '$1 " " $2 == key { print $3 }' "$log" | tail -n1); echo "${n:-0}"; }
   # Tests run once more because the browser lost their page (e2e/driver/crashes.mjs).
