@@ -41,7 +41,8 @@ cargo fmt --all --check
 #      on scripted instants); beside it, in the background at the lowest priority (SCHED_IDLE
 #      for builds, nice 19 for the scripted browser tests, so that the suite's processes take
 #      a core the moment they want one): clippy, the wasm test builds, the widget's and the
-#      lab's component tests (scripted transports) and the import-circle check;
+#      lab's component tests (scripted transports) and the import-circle check; held while
+#      Firefox's suite runs (hold_background, below);
 #   4. ttft-web's glue tests (timed against the live ttft-sim), alone, at the end.
 step "trunk build --release of both pages, beside the native tests' build"
 pages_log=$(mktemp)
