@@ -42,9 +42,9 @@ fn document() -> web_sys::Document {
 /// machine. A page's side requests (a preset's models list names a provider's public host)
 /// never reach the network from a test; a test's own recorder wraps this one.
 /// How long a component test waits for a view to get where it should (ready, a row, a message):
-/// a bound on waiting, not a timing claim. It is generous because scripts/test.sh runs these
-/// tests at a low priority beside the end-to-end suite, where a browser may get no core for a
-/// moment; a view that never gets there still fails, naming what it waited for.
+/// a bound on waiting, not a timing claim. It is generous because a busy machine may leave a
+/// browser without a core for a moment (two test binaries run at once, beside the import
+/// check); a view that never gets there still fails, naming what it waited for.
 pub const UI_WAIT_MS: f64 = 10_000.0;
 
 const LOOPBACK_ONLY_JS: &str = r#"
