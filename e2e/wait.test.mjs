@@ -218,7 +218,13 @@ forEachEngine((engine) => {
       const estimated = network.filter((entry) => entry.source === 'estimated');
       const upload = network.filter((entry) => entry.source === 'server_reported');
       assert.equal(estimated.length, 1, `${what}: one round trip, labelled estimated`);
-      near(estimated[0].ms, 50, 15, `${what}: network round trip`);
+      // A ping is the link's trip, the sim's answer and the browser's own cost of a request
+      // (fetch to response headers), which the run's request pays too, so it belongs to the
+      // network part. That cost differs by engine: Chromium's pings read 57-58 ms over this
+      // 50 ms link, Firefox's 62-66 ms at every ping of a page, not only the first ones (its
+      // content-to-network-process hop; three runs on 2026-12-07, fc20 and fc23). Bounded from
+      // both sides: no less than the link's 50 ms less the timer's grain, at most 20 over.
+      assert.ok(estimated[0].ms >= 45 && estimated[0].ms <= 70, `${what}: network round trip ${estimated[0].ms} ms, expected the 50 ms link plus the engine's request cost (45 to 70)`);
       assert.ok(account || upload.length === 0, `${what}: no upload where the server reported nothing`);
       assert.ok(upload.every((entry) => entry.ms < 5), `${what}: the upload of a short prompt is small (${JSON.stringify(upload)})`);
       if (account) {
