@@ -2,6 +2,7 @@
 // each engine of E2E_ENGINES against ttft-sim's scripted timing. Each test states what every
 // engine does; docs/engines.md explains each quirk and what the app does about it.
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { after, before } from 'node:test';
 import { WidgetPage } from './pages/widget.mjs';
 import { startStaticHost } from './servers.mjs';
@@ -171,10 +172,33 @@ forEachEngine((engine) => {
     });
     assert.equal(failure.message, message);
     // The widget keys on the name, so every engine gets the same diagnosis.
-    await widget.fill({ baseUrl: `${sim.url.replace('127.0.0.1', 'localhost')}/v1`, model: 'sim-fast@fault=nocors' });
+    const base = `${sim.url.replace('127.0.0.1', 'localhost')}/v1`;
+    await widget.fill({ baseUrl: base, model: 'sim-fast@fault=nocors' });
     await widget.send();
     await widget.diagnosis.waitFor({ timeout: 15_000 });
     assert.equal(await widget.diagnosisCause(), 'connection_failed');
+    // The page's keyless no-cors probe reached the host: a CORS refusal, said as one (not
+    // "may be down"), with the relay's command, the base URL filled in.
+    const refused = await widget.diagnosis.textContent();
+    console.log(`${engine}: CORS refusal diagnosed as: ${refused}`);
+    assert.match(refused, /The server is up .* but it refused this page/, `${engine}: a refusal, told from an unreachable host`);
+    assert.doesNotMatch(refused, /may be down/, `${engine}: not called unreachable`);
+    assert.equal(await widget.diagnosis.getByTestId('relay-command').textContent(), `scripts/relay.sh --upstream ${base}`);
+    // A port nobody listens on: the probe fails too, so the host is unreachable, and no relay
+    // is offered (it would not reach it either).
+    const closed = await new Promise((resolve) => {
+      const server = net.createServer().listen(0, '127.0.0.1', () => {
+        const { port } = server.address();
+        server.close(() => resolve(port));
+      });
+    });
+    const { outcome, cause } = await widget.measure({ baseUrl: `http://localhost:${closed}/v1`, model: 'sim-fast' });
+    assert.deepEqual({ outcome, cause }, { outcome: 'failed', cause: 'connection_failed' });
+    const unreachable = await widget.diagnosis.textContent();
+    console.log(`${engine}: closed port diagnosed as: ${unreachable}`);
+    assert.doesNotMatch(unreachable, /The server is up/, `${engine}: a closed port is not a refusal`);
+    assert.match(unreachable, /local server is not running/, `${engine}: the closed port named first`);
+    assert.equal(await widget.diagnosis.getByTestId('relay-command').count(), 0, `${engine}: no relay offered for an unreachable host`);
   });
 
   test('main-thread dependence: a busy main thread delays Worker arrivals in WebKit only', async () => {

@@ -236,6 +236,34 @@ crate::texts! {
     HINT_CORS_NOT_ALLOWED =
         "The server may not allow calls from other web pages (no CORS headers). The browser console shows a CORS message if so; enable CORS on the server or use a proxy.",
         "服务器可能不允许其他网页调用（没有 CORS 头）。如果是这样，浏览器控制台会显示 CORS 提示；请在服务器上开启 CORS 或使用代理。";
+    HINT_CORS_REFUSED =
+        "The server is up (it answered the page's check, a request without the key and without CORS), but it refused this page: no CORS headers on its answer or on its preflight. The key and the model were not checked yet.",
+        "服务器在线（它回应了本页面的检查请求：一个不带密钥、不要求 CORS 的请求），但拒绝了本页面：它的响应或预检响应中没有 CORS 头。密钥和模型尚未被检查。";
+    /// `{provider}`, `{standing}` (one of `CORS_STANDING_…`), `{checked}` (a date), `{source}`.
+    PROVIDER_CORS_LINE =
+        "{provider} {standing} (last reported {checked}: {source}).",
+        "{provider}{standing}（最近一次报告 {checked}：{source}）。";
+    CORS_STANDING_ALLOWS =
+        "allows calls from web pages",
+        "允许网页直接调用";
+    CORS_STANDING_ALLOWS_FIXED_HEADERS =
+        "allows calls from web pages with its own list of headers only (one extra header, such as an SDK's, makes it refuse)",
+        "只允许带有其指定请求头的网页调用（多一个请求头，比如 SDK 加的，就会被拒绝）";
+    CORS_STANDING_OPT_IN =
+        "allows calls from web pages only with its opt-in header, and an organisation can turn them off",
+        "仅在带有其专用请求头时允许网页调用，且组织可以关闭该功能";
+    CORS_STANDING_REFUSES =
+        "is reported to refuse calls from web pages",
+        "据报告拒绝网页直接调用";
+    CORS_STANDING_MIXED =
+        "has been reported both to allow and to refuse calls from web pages (its CORS changed recently)",
+        "既有允许也有拒绝网页调用的报告（其 CORS 设置最近有变化）";
+    CORS_STANDING_UNKNOWN =
+        "has no report either way on calls from web pages",
+        "是否允许网页调用尚无报告";
+    FIX_RELAY =
+        "Run TTFT Meter's relay on your machine: it answers the browser's CORS check, streams the provider's answer through untouched and shows what it saw upstream. Then set the base URL to the one it prints (http://127.0.0.1:…):",
+        "在本机运行 TTFT Meter 的中继：它替服务商回应浏览器的 CORS 检查，原样流式转发响应，并显示它在上游看到的各阶段耗时。然后把基础 URL 改为它打印出的地址（http://127.0.0.1:…）：";
     HINT_ERROR_WITHOUT_CORS_HEADERS =
         "OpenAI allows browser calls, but some of its error answers lack CORS headers, so an HTTP error (bad key, unknown model) can look like a network failure. Check the key and model.",
         "OpenAI 允许浏览器调用，但部分错误响应缺少 CORS 头，因此 HTTP 错误（密钥错误、模型不存在）可能表现为网络错误。请检查密钥和模型。";

@@ -61,6 +61,8 @@ pub fn refused_diagnosis() -> Diagnosis {
         cause: Cause::TraceContextRefused,
         http_status: None,
         provider_message: None,
+        provider_cors: None,
+        relay_upstream: None,
     }
 }
 

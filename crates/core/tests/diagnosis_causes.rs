@@ -1153,3 +1153,101 @@ fn bidi_controls_in_a_quote_are_shown_as_escapes_and_the_quote_is_set_apart() {
         assert!(diagnosis.message(lang).chars().count() < 500);
     }
 }
+
+/// The page's no-cors probe tells a CORS refusal from an unreachable host; a refusal by a
+/// remote provider offers the relay with the base URL filled in, and a known provider's row
+/// names its standing with the date and source.
+#[test]
+fn the_probe_tells_a_cors_refusal_from_an_unreachable_host() {
+    const DASHSCOPE: &str =
+        "https://dashscope.aliyuncs.com/compatible-mode/v1/chat/completions?x=1";
+    let probed = |url: &str, answered: Option<bool>| FailureContext {
+        answers_without_cors: answered,
+        ..network(url, NetworkFailure::NetworkError)
+    };
+    let hints_of = |diagnosis: &Diagnosis| match &diagnosis.cause {
+        Cause::ConnectionFailed { hints } => hints.clone(),
+        other => panic!("a connection failure, not {other:?}"),
+    };
+
+    // Answered without CORS: refused, and nothing says the host is down.
+    let refused = diagnose(&probed(DASHSCOPE, Some(true))).expect("a failure");
+    assert_eq!(hints_of(&refused), vec![NetworkHint::CorsRefused]);
+    assert_eq!(
+        refused.relay_upstream.as_deref(),
+        Some("https://dashscope.aliyuncs.com/compatible-mode/v1")
+    );
+    assert_eq!(
+        refused.relay_command().as_deref(),
+        Some("scripts/relay.sh --upstream https://dashscope.aliyuncs.com/compatible-mode/v1")
+    );
+    let note = refused.provider_cors.as_ref().expect("DashScope's row");
+    assert_eq!(note.standing, ttft_core::diagnosis::CorsStanding::Refuses);
+    for lang in [Lang::En, Lang::Zh] {
+        let message = refused.message(lang);
+        assert!(message.contains(&note.checked) && message.contains(&note.source), "{message}");
+        assert!(!refused.fix(lang).is_empty());
+    }
+    assert!(refused.message(Lang::En).contains("Alibaba DashScope / Bailian is reported to refuse calls from web pages"));
+    assert!(refused.fix(Lang::En).contains("relay"));
+
+    // Not answered: unreachable first, no CORS reason, no relay (it would not get there either).
+    let down = diagnose(&probed(DASHSCOPE, Some(false))).expect("a failure");
+    assert_eq!(
+        hints_of(&down),
+        vec![NetworkHint::ServerUnreachable, NetworkHint::ProxyOrVpn]
+    );
+    assert_eq!(down.relay_upstream, None);
+    assert_eq!(down.relay_command(), None);
+
+    // Not probed: a provider reported to refuse pages still gets the relay offered.
+    let unprobed = diagnose(&probed(DASHSCOPE, None)).expect("a failure");
+    assert!(hints_of(&unprobed).contains(&NetworkHint::CorsNotAllowed));
+    assert!(unprobed.relay_upstream.is_some());
+    // ... one reported to allow them does not (its key or model is the likelier reason).
+    let openai = diagnose(&probed(OPENAI, None)).expect("a failure");
+    assert_eq!(openai.relay_upstream, None);
+    assert_eq!(
+        openai.provider_cors.as_ref().map(|note| note.name.as_str()),
+        Some("OpenAI")
+    );
+
+    // A local server that answered refuses this origin by its own settings: its origins
+    // setting named first, the relay after, and nothing says it is not running.
+    let local = diagnose(&probed("http://localhost:11434/v1/chat/completions", Some(true)))
+        .expect("a failure");
+    assert_eq!(
+        hints_of(&local),
+        vec![NetworkHint::LocalServerOrigins, NetworkHint::CorsRefused]
+    );
+    assert_eq!(local.relay_upstream.as_deref(), Some("http://localhost:11434/v1"));
+    let local_down = diagnose(&probed("http://localhost:11434/v1/chat/completions", Some(false)))
+        .expect("a failure");
+    assert_eq!(
+        hints_of(&local_down),
+        vec![NetworkHint::LocalServerNotRunning, NetworkHint::ProxyOrVpn]
+    );
+
+    // An Anthropic organisation that refuses browsers does so on purpose: no relay offered.
+    let anthropic = FailureContext {
+        answers_without_cors: Some(true),
+        ..FailureContext {
+            network_failure: Some(NetworkFailure::NetworkError),
+            ..FailureContext::new(Protocol::AnthropicMessages, ANTHROPIC)
+        }
+    };
+    let anthropic = diagnose(&anthropic).expect("a failure");
+    assert_eq!(
+        hints_of(&anthropic),
+        vec![NetworkHint::AnthropicBrowserAccessDisabled, NetworkHint::CorsRefused]
+    );
+    assert_eq!(anthropic.relay_upstream, None);
+
+    // A base URL with characters a shell reads is quoted as one word.
+    let odd = diagnose(&probed("https://gw.example.com/o'k/v1/chat/completions", Some(true)))
+        .expect("a failure");
+    assert_eq!(
+        odd.relay_command().as_deref(),
+        Some("scripts/relay.sh --upstream 'https://gw.example.com/o'\\''k/v1'")
+    );
+}

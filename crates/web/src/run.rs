@@ -517,6 +517,12 @@ async fn finish_record(
     } else {
         None
     };
+    // And whether its host answered at all: a CORS refusal or an unreachable host.
+    let answers_without_cors = if failed_in_network && !warm_up {
+        transport::probe::answers_without_cors(url).await
+    } else {
+        None
+    };
     {
         let mut run = measurement.borrow_mut();
         let since_ms = run.timeline().instants.request_started;
@@ -540,6 +546,7 @@ async fn finish_record(
         ),
         timer: Some(clock::timer_grade()),
         space_permission,
+        answers_without_cors,
         downlink_mbps: downlink_mbps(),
     });
     // A ping estimate is kept with the pings, not as a handshake the page saw.

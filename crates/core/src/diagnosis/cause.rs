@@ -33,6 +33,9 @@ pub enum NetworkHint {
     ErrorWithoutCorsHeaders,
     /// The server does not allow cross-origin calls (no CORS headers).
     CorsNotAllowed,
+    /// The host answered the page's probe (a keyless `no-cors` request), so it is up: it
+    /// refused this page's request (no CORS headers on the answer or on its preflight).
+    CorsRefused,
     /// The server is down, the host name is wrong, or the port is wrong.
     ServerUnreachable,
     /// A system proxy, VPN or local proxy tool in between failed.
@@ -204,6 +207,13 @@ pub struct Diagnosis {
     pub http_status: Option<u16>,
     /// The provider's message (text only, truncated, keys redacted).
     pub provider_message: Option<String>,
+    /// A network failure to a known provider: what it lets a page do, as last reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_cors: Option<super::ProviderCorsNote>,
+    /// A network failure that a relay would get past (CORS refused, or a provider reported to
+    /// refuse pages): the base URL to start `ttft-relay` with ([`Diagnosis::relay_command`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relay_upstream: Option<String>,
 }
 
 impl Diagnosis {
@@ -219,6 +229,8 @@ impl Diagnosis {
             cause,
             http_status: None,
             provider_message: None,
+            provider_cors: None,
+            relay_upstream: None,
         }
     }
 }

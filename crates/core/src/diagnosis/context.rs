@@ -45,6 +45,13 @@ pub struct FailureContext {
     /// permission: a refused one fails the request like any network error.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub space_permission: Option<SpacePermission>,
+    /// After a network failure: whether the endpoint's origin answered the page's probe, a
+    /// keyless `no-cors` GET of the same URL (its answer is opaque, but it resolves only when
+    /// the host answered at all). `Some(true)`: the host is up, so the run was refused by
+    /// CORS (or its preflight); `Some(false)`: the host did not answer (down, a wrong name or
+    /// port, blocked); `None`: not probed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answers_without_cors: Option<bool>,
 }
 
 impl FailureContext {
@@ -86,6 +93,7 @@ impl FailureContext {
             elapsed_ms: None,
             trace_context_sent: false,
             space_permission: None,
+            answers_without_cors: None,
         }
     }
 }

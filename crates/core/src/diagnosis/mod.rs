@@ -7,6 +7,7 @@
 //!
 //! - `cause`: the vocabulary ([`Cause`], [`NetworkHint`], [`Diagnosis`]);
 //! - `context`: what the app saw ([`FailureContext`]);
+//! - `provider_cors`: what each provider lets a page do, as last reported;
 //! - `provider_text`: the provider's error body and quote, context overflows;
 //! - `retry_after`: `Retry-After`;
 //! - `rules`: which cause a context means ([`diagnose`]);
@@ -14,6 +15,7 @@
 
 mod cause;
 mod context;
+mod provider_cors;
 mod provider_text;
 mod retry_after;
 mod rules;
@@ -21,6 +23,7 @@ mod text;
 
 pub use cause::{Cause, Diagnosis, NetworkHint};
 pub use context::FailureContext;
+pub use provider_cors::{provider_cors, CorsStanding, ProviderCors, ProviderCorsNote, PROVIDER_CORS};
 pub use provider_text::{read_context_overflow, MAX_QUOTED_CHARS};
 pub use retry_after::parse_retry_after;
 pub use rules::diagnose;

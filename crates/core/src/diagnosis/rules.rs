@@ -3,12 +3,13 @@
 
 use super::cause::{Cause, Diagnosis, NetworkHint};
 use super::context::FailureContext;
+use super::provider_cors::{provider_cors, CorsStanding, ProviderCorsNote};
 use super::provider_text::{
     parse_error_body, read_context_overflow, sanitize_quote, ProviderError,
 };
 use super::retry_after::parse_retry_after;
 use crate::failure::{NetworkFailure, StreamFailure};
-use crate::protocol::AuthStyle;
+use crate::protocol::{AuthStyle, Protocol};
 use crate::quote::quote;
 use crate::request::{
     address_space_of, host_without_port, is_loopback_host, AddressSpace, SpacePermission,
@@ -43,6 +44,39 @@ fn network_hints(context: &FailureContext) -> Vec<NetworkHint> {
         hints.push(NetworkHint::TraceContextNotAllowed);
     }
     let local = is_loopback_host(&host);
+    // The page's probe (a keyless no-cors request to the same URL) tells a refusal from an
+    // unreachable host: it resolves only when the host answered.
+    match context.answers_without_cors {
+        Some(true) => {
+            // Up and answering: the browser refused the answer (no CORS headers on it or on
+            // its preflight). Mixed content and a server that is not running are ruled out.
+            if local {
+                hints.push(NetworkHint::LocalServerOrigins);
+            } else {
+                match host.as_str() {
+                    "api.anthropic.com" => hints.push(NetworkHint::AnthropicBrowserAccessDisabled),
+                    "api.openai.com" => hints.push(NetworkHint::ErrorWithoutCorsHeaders),
+                    _ => {}
+                }
+            }
+            hints.push(NetworkHint::CorsRefused);
+            return hints;
+        }
+        Some(false) => {
+            // Nothing answered, with or without CORS: CORS is not the reason.
+            if context.page_is_https && scheme == "http" && !local {
+                hints.push(NetworkHint::MixedContent);
+            }
+            hints.push(if local {
+                NetworkHint::LocalServerNotRunning
+            } else {
+                NetworkHint::ServerUnreachable
+            });
+            hints.push(NetworkHint::ProxyOrVpn);
+            return hints;
+        }
+        None => {}
+    }
     if context.page_is_https && scheme == "http" && !local {
         hints.push(NetworkHint::MixedContent);
     }
@@ -60,6 +94,40 @@ fn network_hints(context: &FailureContext) -> Vec<NetworkHint> {
     }
     hints.push(NetworkHint::ProxyOrVpn);
     hints
+}
+
+/// What a network failure to this endpoint adds to its diagnosis: the provider's CORS row
+/// (a known provider), and the base URL for the relay where one would get past the failure:
+/// the page's probe saw a CORS refusal, or it could not probe and the provider is reported
+/// to refuse pages. Never for an unreachable host, nor for an Anthropic organisation that
+/// refuses browsers on purpose. A local server gets it too, after the hint to allow the
+/// page's origin in its own settings (`--cors`, `OLLAMA_ORIGINS`), which is the better fix.
+fn relay_advice(
+    context: &FailureContext,
+    hints: &[NetworkHint],
+) -> (Option<ProviderCorsNote>, Option<String>) {
+    let (host, _) = host_and_scheme(&context.endpoint_url);
+    let row = provider_cors(&host);
+    let note = row.map(ProviderCorsNote::from);
+    let reported_refusing = row.is_some_and(|row| {
+        matches!(row.standing, CorsStanding::Refuses | CorsStanding::Mixed)
+    });
+    let refused = hints.contains(&NetworkHint::CorsRefused)
+        || (context.answers_without_cors.is_none() && reported_refusing);
+    let relay = (refused && host != "api.anthropic.com")
+        .then(|| base_url_of(&context.endpoint_url, context.protocol));
+    (note, relay)
+}
+
+/// The base URL the page was given: the endpoint without its protocol's route, query and
+/// fragment.
+fn base_url_of(endpoint_url: &str, protocol: Protocol) -> String {
+    let url = endpoint_url.split(['?', '#']).next().unwrap_or(endpoint_url);
+    let url = url.trim_end_matches('/');
+    url.strip_suffix(protocol.route())
+        .map(|base| base.trim_end_matches('/'))
+        .unwrap_or(url)
+        .to_owned()
 }
 
 /// Whether the error says the model is unknown.
@@ -254,12 +322,17 @@ pub fn diagnose(context: &FailureContext) -> Option<Diagnosis> {
             },
             None,
         ),
-        (Some(NetworkFailure::NetworkError), None) => (
-            Cause::ConnectionFailed {
-                hints: network_hints(context),
-            },
-            None,
-        ),
+        (Some(NetworkFailure::NetworkError), None) => {
+            let hints = network_hints(context);
+            let (provider_cors, relay_upstream) = relay_advice(context, &hints);
+            return Some(Diagnosis {
+                cause: Cause::ConnectionFailed { hints },
+                http_status: None,
+                provider_message: None,
+                provider_cors,
+                relay_upstream,
+            });
+        }
         (Some(NetworkFailure::NetworkError), Some(_)) if ok_status => {
             (Cause::EndedWithoutTerminal, None)
         }
@@ -276,5 +349,7 @@ pub fn diagnose(context: &FailureContext) -> Option<Diagnosis> {
         cause,
         http_status: status,
         provider_message: quote.as_deref().and_then(sanitize_quote),
+        provider_cors: None,
+        relay_upstream: None,
     })
 }

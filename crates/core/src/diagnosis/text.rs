@@ -2,6 +2,7 @@
 //! for every [`Cause`] and [`NetworkHint`].
 
 use super::cause::{Cause, Diagnosis, NetworkHint};
+use super::provider_cors::CorsStanding;
 use crate::lang::Lang;
 use crate::protocol::AuthStyle;
 use crate::text::Text;
@@ -31,6 +32,7 @@ impl NetworkHint {
             }
             NetworkHint::ErrorWithoutCorsHeaders => t::HINT_ERROR_WITHOUT_CORS_HEADERS,
             NetworkHint::CorsNotAllowed => t::HINT_CORS_NOT_ALLOWED,
+            NetworkHint::CorsRefused => t::HINT_CORS_REFUSED,
             NetworkHint::ServerUnreachable => t::HINT_SERVER_UNREACHABLE,
             NetworkHint::ProxyOrVpn => t::HINT_PROXY_OR_VPN,
         }
@@ -206,10 +208,58 @@ impl Cause {
     }
 }
 
+impl CorsStanding {
+    /// What the provider lets a page do, in words (a predicate after its name).
+    fn text(self) -> crate::text::Text {
+        match self {
+            CorsStanding::Allows => t::CORS_STANDING_ALLOWS,
+            CorsStanding::AllowsFixedHeaders => t::CORS_STANDING_ALLOWS_FIXED_HEADERS,
+            CorsStanding::OptIn => t::CORS_STANDING_OPT_IN,
+            CorsStanding::Refuses => t::CORS_STANDING_REFUSES,
+            CorsStanding::Mixed => t::CORS_STANDING_MIXED,
+            CorsStanding::Unknown => t::CORS_STANDING_UNKNOWN,
+        }
+    }
+}
+
+/// The program and flags before the relay's upstream URL (README, "A provider that refuses
+/// browsers").
+pub const RELAY_COMMAND: &str = "scripts/relay.sh --upstream";
+
+/// `value` as one shell word: as it is when it holds only characters no shell treats
+/// specially, else in single quotes.
+fn shell_word(value: &str) -> String {
+    let plain = !value.is_empty()
+        && value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:@%+,=~".contains(c));
+    if plain {
+        value.to_owned()
+    } else {
+        format!("'{}'", value.replace('\'', "'\\''"))
+    }
+}
+
 impl Diagnosis {
-    /// What happened, for the user, quoting the provider when it said something.
+    /// What happened, for the user, quoting the provider when it said something, and what a
+    /// known provider lets pages do.
     pub fn message(&self, lang: Lang) -> String {
         let base = self.cause.message(lang);
+        let base = match &self.provider_cors {
+            Some(note) => {
+                let line = t::PROVIDER_CORS_LINE.fill(
+                    lang,
+                    &[
+                        ("provider", &note.name),
+                        ("standing", &note.standing.text().get(lang)),
+                        ("checked", &note.checked),
+                        ("source", &note.source),
+                    ],
+                );
+                format!("{base}\n• {line}")
+            }
+            None => base,
+        };
         match &self.provider_message {
             Some(quote) => {
                 t::DIAGNOSIS_WITH_PROVIDER_QUOTE.fill(lang, &[("message", &base), ("quote", quote)])
@@ -218,8 +268,19 @@ impl Diagnosis {
         }
     }
 
-    /// What to do about it.
+    /// What to do about it: with a relay to start, how.
     pub fn fix(&self, lang: Lang) -> String {
-        self.cause.fix(lang)
+        match self.relay_upstream {
+            Some(_) => t::FIX_RELAY.get(lang).to_owned(),
+            None => self.cause.fix(lang),
+        }
+    }
+
+    /// The command that starts the relay in front of this run's provider, its base URL
+    /// filled in (`None` where a relay would not help).
+    pub fn relay_command(&self) -> Option<String> {
+        self.relay_upstream
+            .as_deref()
+            .map(|upstream| format!("{RELAY_COMMAND} {}", shell_word(upstream)))
     }
 }

@@ -249,6 +249,10 @@ pub struct FinishContext<'a> {
     /// asked when a request into this machine or the local network from a public page failed
     /// as a network error; `None` otherwise.
     pub space_permission: Option<SpacePermission>,
+    /// Whether the endpoint's host answered the page's keyless `no-cors` probe, asked when the
+    /// run failed as a network error ([`FailureContext::answers_without_cors`]); `None`
+    /// otherwise.
+    pub answers_without_cors: Option<bool>,
     /// The browser's estimate of its link, Mbit/s (`navigator.connection.downlink`: a
     /// downlink), where it gives one.
     pub downlink_mbps: Option<f64>,
@@ -266,6 +270,7 @@ impl<'a> FinishContext<'a> {
             worker_arrivals_wait_for_main_thread: None,
             timer: None,
             space_permission: None,
+            answers_without_cors: None,
             downlink_mbps: None,
         }
     }
@@ -792,6 +797,7 @@ impl Measurement {
         failure.now_unix_s = context.now_unix_s;
         failure.page_is_https = context.page_is_https;
         failure.space_permission = context.space_permission;
+        failure.answers_without_cors = context.answers_without_cors;
         failure
     }
 }

@@ -90,6 +90,10 @@ pub struct DiagnosisText {
     pub http_status: Option<u16>,
     /// The provider's message (text only, truncated).
     pub provider_message: Option<String>,
+    /// The command that starts TTFT Meter's relay in front of the provider, its base URL
+    /// filled in: a network failure that a relay would get past (CORS). Since schema 6.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relay_command: Option<String>,
 }
 
 impl DiagnosisText {
@@ -100,6 +104,7 @@ impl DiagnosisText {
             fix: Bilingual::from_fn(|lang| diagnosis.fix(lang)),
             http_status: diagnosis.http_status,
             provider_message: diagnosis.provider_message.clone(),
+            relay_command: diagnosis.relay_command(),
         }
     }
 

@@ -117,12 +117,13 @@ impl DiagnosisText {
             fix,
             http_status: _,
             provider_message,
+            relay_command,
         } = self;
         for text in [&mut message.en, &mut message.zh, &mut fix.en, &mut fix.zh] {
             scrubber.scrub_in_place(text);
         }
-        if let Some(message) = provider_message {
-            scrubber.scrub_in_place(message);
+        for text in [provider_message, relay_command].into_iter().flatten() {
+            scrubber.scrub_in_place(text);
         }
     }
 }

@@ -12,6 +12,7 @@ pub mod contacts;
 mod event;
 pub mod main_thread;
 pub mod pings;
+pub mod probe;
 pub mod scripted;
 pub mod space;
 pub mod worker;

@@ -37,10 +37,20 @@ pub fn DiagnosisBox(
             .map(|d| d.fix(i18n.lang.get()).to_owned())
             .unwrap_or_default()
     };
+    // The relay's command, its base URL filled in, to copy into a terminal: text, never HTML
+    // (the base URL is the user's, and was scrubbed of the key with the record).
+    let relay_command = record
+        .diagnosis
+        .as_ref()
+        .and_then(|diagnosis| diagnosis.relay_command.clone())
+        .map(|command| {
+            view! { <pre class="relay-command"><code data-testid="relay-command">{command}</code></pre> }
+        });
     view! {
         <div class="diagnosis" data-testid="diagnosis" data-cause=cause_code role="alert">
             <strong>{title}</strong>
             <p>{fix}</p>
+            {relay_command}
         </div>
     }
 }
