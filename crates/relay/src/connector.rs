@@ -67,8 +67,9 @@ pub enum ConnectError {
 pub struct ConnMeta {
     /// Numbered from 1 in the order connections were opened.
     pub id: u64,
-    /// When its DNS lookup started.
-    pub connect_started: Instant,
+    /// When its set-up ended (TLS handshake done, or TCP connected over plain HTTP): a
+    /// request handed to the pool before this instant waited for a connection being set up.
+    pub ready_at: Instant,
     /// Name resolution.
     pub dns: Duration,
     /// TCP connect: one round trip.
@@ -164,7 +165,7 @@ impl TimedConnector {
         };
         let meta = ConnMeta {
             id,
-            connect_started,
+            ready_at: Instant::now(),
             dns: resolved - connect_started,
             tcp: connected - resolved,
             tls,

@@ -271,8 +271,10 @@ impl Relay {
         let response_future = self.client.request(upstream_request);
         tokio::pin!(response_future);
         // When the pool hands the request a connection: for a request without a body, the
-        // moment its head is handed to the connection.
+        // moment its head is handed to the connection; and the connection's verdict, taken
+        // then (so concurrent requests on a new HTTP/2 connection count in checkout order).
         let mut checked_out_at: Option<Instant> = None;
+        let mut conn: Option<(Arc<ConnMeta>, ConnVerdict)> = None;
         let mut watching_checkout = true;
         let result = loop {
             tokio::select! {
@@ -280,24 +282,23 @@ impl Relay {
                 result = &mut response_future => break Some(result),
                 connected = captured.wait_for_connection_metadata(), if watching_checkout => {
                     watching_checkout = false;
-                    if connected.is_some() {
+                    if let Some(connected) = connected.as_ref() {
                         checked_out_at = Some(Instant::now());
+                        conn = conn_of(connected, handed_at);
                     }
                 }
                 () = tokio::time::sleep_until(deadline) => break None,
             }
         };
         let headers_at = Instant::now();
-        let meta = captured
-            .connection_metadata()
-            .as_ref()
-            .and_then(|connected| {
-                let mut extensions = http::Extensions::new();
-                connected.get_extras(&mut extensions);
-                extensions.get::<ConnTag>().map(|tag| Arc::clone(&tag.0))
-            });
+        if conn.is_none() {
+            conn = captured
+                .connection_metadata()
+                .as_ref()
+                .and_then(|connected| conn_of(connected, handed_at));
+        }
         let sent_at = body_ended_at.get().copied().or(checked_out_at);
-        let mut report = report_of(meta.as_deref(), handed_at, t0, sent_at);
+        let mut report = report_of(conn.as_ref(), t0, sent_at);
         let response = match result {
             Some(Ok(response)) => response,
             Some(Err(error)) => return Err(Box::new((self.classify(&error), report))),
@@ -436,10 +437,22 @@ impl Relay {
     }
 }
 
-/// The report of a request whose upstream connection is `meta` (when one was used).
-fn report_of(
-    meta: Option<&ConnMeta>,
+/// The connection `connected` carries, and its verdict for a request handed to the pool at
+/// `handed_at` (counting this request as one of its uses).
+fn conn_of(
+    connected: &hyper_util::client::legacy::connect::Connected,
     handed_at: Instant,
+) -> Option<(Arc<ConnMeta>, ConnVerdict)> {
+    let mut extensions = http::Extensions::new();
+    connected.get_extras(&mut extensions);
+    let meta = Arc::clone(&extensions.get::<ConnTag>()?.0);
+    let verdict = ConnVerdict::of(meta.ready_at > handed_at, meta.take_use());
+    Some((meta, verdict))
+}
+
+/// The report of a request whose upstream connection is `conn` (when one was used).
+fn report_of(
+    conn: Option<&(Arc<ConnMeta>, ConnVerdict)>,
     t0: Instant,
     sent_at: Option<Instant>,
 ) -> UpstreamReport {
@@ -447,9 +460,8 @@ fn report_of(
         sent: sent_at.map(|sent_at| sent_at - t0),
         ..UpstreamReport::default()
     };
-    if let Some(meta) = meta {
-        let verdict = ConnVerdict::of(meta.connect_started >= handed_at, meta.take_use());
-        report.conn = Some(verdict);
+    if let Some((meta, verdict)) = conn {
+        report.conn = Some(*verdict);
         report.protocol = Some(if meta.h2 {
             UpstreamProtocol::H2
         } else {

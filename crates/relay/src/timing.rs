@@ -20,9 +20,12 @@ pub enum ConnVerdict {
 }
 
 impl ConnVerdict {
-    /// From whether the connection's set-up started after this request was handed to the
-    /// client (`opened_on_path`) and whether this is its first request (`first_use`): the
-    /// table of docs/research/relay.md §2.2.
+    /// From whether the connection's set-up ended after this request was handed to the
+    /// pool (`opened_on_path`: the request waited for it) and whether this is its first
+    /// request (`first_use`): the table of docs/research/relay.md §2.2, with the set-up's end
+    /// instead of its start, so that a request that waited for a concurrent request's
+    /// handshake (HTTP/2 over ALPN, where every waiting request starts one and the first to
+    /// finish is shared) is `new-shared`, not `reused`.
     pub fn of(opened_on_path: bool, first_use: bool) -> Self {
         match (opened_on_path, first_use) {
             (true, true) => Self::New,
