@@ -129,12 +129,13 @@ function entryFor(url, since, waitMs) {
   });
 }
 
-// The headers of a server's or gateway's own account of its time (ttft-stream's
-// ACCOUNT_HEADERS): read when CORS exposes them.
+// The headers of a server's or gateway's own account of its time, and ttft-relay's
+// (ttft-stream's ACCOUNT_HEADERS): read when CORS exposes them.
 const ACCOUNT_HEADERS = [
   'server-timing', 'openai-processing-ms', 'x-litellm-overhead-duration-ms', 'x-queue-time',
   'x-total-time', 'x-prompt-tokens', 'fireworks-server-time-to-first-token',
   'fireworks-server-processing-time', 'fireworks-prompt-tokens', 'fireworks-cached-prompt-tokens',
+  'x-ttft-relay', 'x-ttft-relay-error',
 ];
 // The longest header value passed on (ttft-stream's MAX_HEADER_BYTES).
 const MAX_HEADER_BYTES = 4096;

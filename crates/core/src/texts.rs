@@ -738,6 +738,68 @@ crate::texts! {
     WAIT_SERVER_CLAIM_REJECTED =
         "The server claimed {claimed_ms} ms before its first token, but the browser waited only {waited_ms} ms for it: its account is not used.",
         "服务器声称首个 token 之前用了 {claimed_ms} ms，但浏览器只等了 {waited_ms} ms：不采用它的说法。";
+    /// `{chunks}`: text chunks; `{span_ms}`: ms with one decimal; `{silence_ms}`: whole ms.
+    BUFFERED_ARRIVAL =
+        "The answer arrived all at once: {chunks} text chunks within {span_ms} ms after {silence_ms} ms of silence. Something between you and the model buffers it (a proxy, nginx, a tunnel, a compression layer): TTFT here is the buffer's, not the model's.",
+        "回答是一次性到达的：静默 {silence_ms} ms 之后，{chunks} 个文本块在 {span_ms} ms 内全部到达。你和模型之间有东西在缓冲它（代理、nginx、隧道、压缩层）：这里的 TTFT 是缓冲造成的，不是模型的。";
+    VERDICT_CAUSE_RELAY =
+        "the way between the browser and ttft-relay (this machine's loopback, the page's connection and preflight to the relay, the relay's own work)",
+        "浏览器与 ttft-relay 之间（本机回环、页面到中继的连接和预检、中继自身的工作）";
+    VERDICT_CAUSE_RELAY_COLD_START =
+        "opening the relay's connection to the provider (DNS, TCP and TLS, timed by the relay)",
+        "建立中继到服务商的连接（DNS、TCP 和 TLS，由中继计时）";
+    VERDICT_CAUSE_RELAY_NETWORK =
+        "the network round trip between the relay (this machine) and the provider",
+        "中继（本机）与服务商之间的网络往返";
+    VERDICT_CAUSE_RELAY_SERVER =
+        "the provider's server before its first token (queue or prompt processing: the relay timed the network around it)",
+        "首个 token 之前服务商的服务器（排队或提示词处理：中继已测出它前后的网络时间）";
+    VERDICT_REMEDY_RELAY =
+        "This is usually a few ms. Much more means the page's first connection and CORS preflight to the relay, or a busy machine: run again (the browser keeps its connection to the relay).",
+        "这部分通常只有几毫秒。明显更多说明是页面到中继的首次连接和 CORS 预检，或者机器繁忙：请再运行一次（浏览器会保持到中继的连接）。";
+    VERDICT_REMEDY_RELAY_COLD_START =
+        "The relay opened a new connection to the provider for this run and keeps it open, so the next runs reuse it. Your app's own client should do the same: one client kept for the app's life, or a small request before the user asks.",
+        "中继为本次运行新建了到服务商的连接并会保持它，之后的运行会复用这个连接。你的应用自己的客户端也应如此：整个应用生命周期使用同一个客户端，或在用户提问前先发一个小请求。";
+    VERDICT_REMEDY_RELAY_NETWORK =
+        "The provider is far from this machine: a nearer region or endpoint shortens it. The browser ↔ relay loopback is not part of it.",
+        "服务商离这台机器很远：换用更近的区域或接口可以缩短它。浏览器 ↔ 中继的本机回环不在其中。";
+    VERDICT_REMEDY_RELAY_SERVER =
+        "The time is the provider's, not the network's nor the relay's (the relay's own part is the few ms of browser ↔ relay). Run the prompt-length experiment to tell prompt processing from the queue, or compare another region or provider.",
+        "这段时间属于服务商，不是网络，也不是中继（中继自身只占浏览器 ↔ 中继那几毫秒）。运行提示词长度实验来区分提示词处理和排队，或对比其他区域或服务商。";
+    WAIT_PART_RELAY =
+        "browser ↔ relay (loopback)",
+        "浏览器 ↔ 中继（本机回环）";
+    WAIT_PART_RELAY_CONNECTION =
+        "relay → provider, new connection, by the relay",
+        "中继 → 服务商，新建连接（中继计时）";
+    WAIT_PART_RELAY_NETWORK =
+        "relay → provider, round trip, by the relay",
+        "中继 → 服务商，网络往返（中继计时）";
+    WAIT_PART_PROVIDER_SERVER =
+        "the provider's server",
+        "服务商的服务器";
+    WAIT_ROUND_TRIP_FROM_RELAY =
+        "ttft-relay's TCP connect to the provider (the round trip between this machine and the provider)",
+        "ttft-relay 到服务商的 TCP 连接（本机与服务商之间的往返）";
+    /// `{conn}`: one of the `WAIT_RELAY_CONN_…` texts.
+    WAIT_RELAY_NOTE =
+        "Via ttft-relay: browser ↔ relay is the page's request to the relay on this machine and the answer's way back, measured by the browser against the relay's clock; the rest is what the relay saw of the provider. Cold and warm describe the relay's connection to the provider: {conn}.",
+        "经 ttft-relay：浏览器 ↔ 中继是页面发往本机中继的请求及响应返回的时间，由浏览器对照中继的时钟测得；其余部分是中继看到的服务商一侧。冷启动与热连接指的是中继到服务商的连接：{conn}。";
+    WAIT_RELAY_CONN_NEW =
+        "cold, opened for this run",
+        "冷，为本次运行新建";
+    WAIT_RELAY_CONN_NEW_SHARED =
+        "cold, opened for a concurrent request whose handshake this run waited for",
+        "冷，为并发请求新建，本次运行等待了它的握手";
+    WAIT_RELAY_CONN_PREOPENED =
+        "warm, opened by the relay's pool before this run",
+        "热，中继的连接池在本次运行前已建立";
+    WAIT_RELAY_CONN_REUSED =
+        "warm, reused",
+        "热，复用";
+    WAIT_RELAY_CONN_UNKNOWN =
+        "the relay did not say",
+        "中继没有说明";
     URL_ERROR_UNSUPPORTED_SCHEME =
         "Only http:// and https:// URLs can be called (got {scheme}://).",
         "只能调用 http:// 和 https:// 的 URL（填写的是 {scheme}://）。";

@@ -1,14 +1,16 @@
 //! The wait's breakdown and verdict (DESIGN.md §2, "Where the wait went"): the parts sum to
 //! `ttfa_ms` exactly, each is where the script put it, a server that claims more than the
 //! browser waited is not believed, and the verdict names the right cause in each of the seed
-//! articles' cases (long prompt, cold connection, far network, queue, reasoning, the page).
+//! articles' cases (long prompt, cold connection, far network, queue, reasoning, the page);
+//! through ttft-relay, the wait is split by the relay's account.
 
 use ttft_core::lang::Lang;
 use ttft_core::timeline::{
     BreakdownInput, ConnectionKind, HttpProtocol, Instants, NetworkBreakdown, PaintMethod,
-    PaintTime, PartSource, RoundTripSource, WaitBreakdown, WaitCause, WaitPart, WaitVerdict,
+    PaintTime, PartSource, RoundTripSource, WaitBreakdown, WaitCause, WaitPart, WaitSummary,
+    WaitVerdict,
 };
-use ttft_stream::dialect::{AccountSource, ServerAccount};
+use ttft_stream::dialect::{AccountSource, RelayAccount, RelayConn, RelayProto, ServerAccount};
 
 /// A run started at 1000 ms, clicked 3 ms before, first answer at `1000 + ttfa`, painted
 /// 12 ms later; reasoning from `reasoning_at` when given.
@@ -81,6 +83,7 @@ fn input<'a>(
         account,
         request_bytes: None,
         downlink_mbps: None,
+        relay: None,
     }
 }
 
@@ -572,4 +575,258 @@ fn with_the_account_on_the_rest_is_not_called_queue_or_prompt() {
     let headline = verdict.headline(Lang::En);
     assert!(headline.contains("beyond what it reported"), "{headline}");
     assert!(!headline.contains("does not say which"), "{headline}");
+}
+
+/// The relay's account of docs/relay.md's example: a new h2 connection to the provider
+/// (DNS 0.4, TCP 50.3, TLS 103.1 ms), the request written at 154.6 ms, the provider's headers
+/// at 226.0 ms and its first byte at 412.3 ms, all from the relay's t0.
+fn relay_cold() -> RelayAccount {
+    RelayAccount {
+        version: Some("0.1.0".to_owned()),
+        conn: Some(RelayConn::New),
+        proto: Some(RelayProto::H2),
+        dns_ms: Some(0.4),
+        tcp_ms: Some(50.3),
+        tls_ms: Some(103.1),
+        rtt_ms: Some(50.3),
+        sent_ms: Some(154.6),
+        headers_ms: Some(226.0),
+        first_byte_ms: Some(412.3),
+        error: None,
+    }
+}
+
+/// A run through the relay: the page saw the headers `headers_loop_ms` and the first body
+/// byte `body_loop_ms` after the relay's own times (loopback and the browser's work), and
+/// the first answer token `ttfa_ms` after `fetch()`.
+fn via_relay(
+    relay: &RelayAccount,
+    headers_loop_ms: f64,
+    body_loop_ms: f64,
+    ttfa_ms: f64,
+) -> Instants {
+    Instants {
+        headers_received: relay.headers_ms.map(|ms| 1000.0 + ms + headers_loop_ms),
+        first_byte: relay.first_byte_ms.map(|ms| 1000.0 + ms + body_loop_ms),
+        ..instants(ttfa_ms, None)
+    }
+}
+
+#[test]
+fn through_the_relay_a_cold_run_is_split_by_what_the_relay_saw() {
+    let relay = relay_cold();
+    // Loopback: 2.5 ms by the headers, 2.0 ms by the first byte (the lesser is taken); the
+    // first answer token 650 ms after fetch(): the provider's first byte was a role chunk.
+    let instants = via_relay(&relay, 2.5, 2.0, 650.0);
+    // The browser's own Resource Timing of its connection to the relay is not the provider's.
+    let network = network(1.5, Some((0.3, 0.0)));
+    let breakdown = WaitBreakdown::compute(&BreakdownInput {
+        relay: Some(&relay),
+        ..input(&instants, Some(&network), None)
+    })
+    .expect("a breakdown");
+    sum_is_ttfa(&breakdown);
+    assert_close(breakdown.ms(WaitPart::Relay), 2.0, "browser ↔ relay");
+    // The request written 154.6 ms after t0 on a connection opened for it.
+    assert_close(
+        breakdown.ms(WaitPart::Connection),
+        154.6,
+        "relay's connection",
+    );
+    assert_close(breakdown.ms(WaitPart::Network), 50.3, "relay's round trip");
+    // 650 − 2 − 154.6 − 50.3: the provider's first byte (412.3 − 154.6 − 50.3 = 207.4 after
+    // the request arrived) and its first token 235.7 ms after that.
+    assert_close(
+        breakdown.ms(WaitPart::Server),
+        443.1,
+        "the provider's server",
+    );
+    assert_eq!(breakdown.ms(WaitPart::Preflight), Some(0.0));
+    assert_eq!(
+        breakdown.source(WaitPart::Relay),
+        Some(PartSource::Measured)
+    );
+    assert_eq!(
+        breakdown.source(WaitPart::Connection),
+        Some(PartSource::Measured)
+    );
+    assert_eq!(
+        breakdown.source(WaitPart::Network),
+        Some(PartSource::Estimated)
+    );
+    assert_eq!(
+        breakdown.round_trip.map(|trip| (trip.from, trip.ms)),
+        Some((RoundTripSource::Relay, 50.3))
+    );
+    assert!(!breakdown.connection_reused);
+    let labels: Vec<&str> = breakdown
+        .parts
+        .iter()
+        .map(|part| breakdown.label(part, Lang::En))
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            "browser ↔ relay (loopback)",
+            "relay → provider, new connection, by the relay",
+            "relay → provider, round trip, by the relay",
+            "the provider's server",
+        ]
+    );
+    let note = breakdown.relay_text(Lang::En).expect("a relay note");
+    assert!(note.contains("cold, opened for this run"), "{note}");
+    assert!(breakdown
+        .relay_text(Lang::Zh)
+        .unwrap()
+        .contains("冷，为本次运行新建"));
+    // The verdict: the provider's server, with the relay's words.
+    let verdict = WaitVerdict::of(&breakdown).unwrap();
+    assert_eq!(verdict.cause, WaitCause::Server);
+    assert!(verdict.via_relay);
+    assert!(verdict
+        .headline(Lang::En)
+        .contains("the provider's server before its first token"));
+    assert!(verdict
+        .remedy(Lang::En)
+        .contains("not the network's nor the relay's"));
+}
+
+#[test]
+fn through_the_relay_a_warm_run_keeps_the_providers_own_account() {
+    let relay = RelayAccount {
+        conn: Some(RelayConn::Reused),
+        dns_ms: None,
+        tcp_ms: None,
+        tls_ms: None,
+        rtt_ms: Some(40.0),
+        sent_ms: Some(0.3),
+        headers_ms: Some(340.0),
+        first_byte_ms: Some(341.0),
+        ..relay_cold()
+    };
+    // Loopback 3.0 by the headers, 2.5 by the first byte.
+    let instants = via_relay(&relay, 3.0, 2.5, 345.0);
+    let account = account(Some(100.0), Some(150.0));
+    let breakdown = WaitBreakdown::compute(&BreakdownInput {
+        relay: Some(&relay),
+        ..input(&instants, None, Some(&account))
+    })
+    .expect("a breakdown");
+    sum_is_ttfa(&breakdown);
+    // The relay's own 0.3 ms before writing on a reused connection is its part.
+    assert_close(breakdown.ms(WaitPart::Relay), 2.8, "browser ↔ relay");
+    assert_eq!(breakdown.ms(WaitPart::Connection), Some(0.0));
+    assert_close(breakdown.ms(WaitPart::Network), 40.0, "relay's round trip");
+    assert_close(breakdown.ms(WaitPart::Queue), 100.0, "queue, reported");
+    assert_close(breakdown.ms(WaitPart::Prompt), 150.0, "prompt, reported");
+    assert_close(breakdown.ms(WaitPart::Server), 52.2, "the rest");
+    let server = breakdown
+        .parts
+        .iter()
+        .find(|part| part.part == WaitPart::Server)
+        .unwrap();
+    assert_eq!(breakdown.label(server, Lang::En), "server, the rest");
+    assert!(breakdown
+        .relay_text(Lang::En)
+        .unwrap()
+        .contains("warm, reused"));
+}
+
+#[test]
+fn through_the_relay_a_slow_loopback_is_the_relays_part_and_its_verdict() {
+    // The page's first request to the relay paid its connection and CORS preflight (80 ms
+    // over a busy loopback); the provider answered at once.
+    let relay = RelayAccount {
+        conn: Some(RelayConn::Preopened),
+        rtt_ms: Some(5.0),
+        sent_ms: Some(0.2),
+        headers_ms: Some(20.0),
+        first_byte_ms: Some(20.5),
+        dns_ms: None,
+        tcp_ms: None,
+        tls_ms: None,
+        ..relay_cold()
+    };
+    let instants = via_relay(&relay, 80.0, 80.0, 110.0);
+    let breakdown = WaitBreakdown::compute(&BreakdownInput {
+        relay: Some(&relay),
+        ..input(&instants, None, None)
+    })
+    .unwrap();
+    sum_is_ttfa(&breakdown);
+    assert_close(breakdown.ms(WaitPart::Relay), 80.2, "browser ↔ relay");
+    let verdict = WaitVerdict::of(&breakdown).unwrap();
+    assert_eq!(verdict.cause, WaitCause::Relay);
+    assert_eq!(verdict.cause.code(), "relay");
+    assert!(verdict.remedy(Lang::En).contains("a few ms"));
+    assert!(breakdown
+        .relay_text(Lang::En)
+        .unwrap()
+        .contains("opened by the relay's pool"));
+}
+
+#[test]
+fn through_the_relay_numbers_that_do_not_fit_still_sum_exactly() {
+    // A relay whose clock says more than the page waited (a wrong or hostile account), and
+    // one that gave no times at all: the parts stay within the wait and sum to it.
+    let mut relay = relay_cold();
+    relay.headers_ms = Some(5_000.0);
+    relay.first_byte_ms = Some(5_001.0);
+    relay.sent_ms = Some(4_000.0);
+    let late = Instants {
+        headers_received: Some(1300.0),
+        first_byte: Some(1301.0),
+        ..instants(310.0, Some(305.0))
+    };
+    let breakdown = WaitBreakdown::compute(&BreakdownInput {
+        relay: Some(&relay),
+        ..input(&late, None, None)
+    })
+    .unwrap();
+    sum_is_ttfa(&breakdown);
+    assert_eq!(breakdown.ms(WaitPart::Relay), Some(0.0));
+    assert_close(
+        breakdown.ms(WaitPart::Connection),
+        305.0,
+        "all the wait before reasoning",
+    );
+    assert_close(breakdown.ms(WaitPart::Reasoning), 5.0, "reasoning");
+    // No time to compare with: the browser's own split, the run still marked by its record.
+    let silent = RelayAccount::default();
+    let plain = instants(300.0, None);
+    let breakdown = WaitBreakdown::compute(&BreakdownInput {
+        relay: Some(&silent),
+        ..input(&plain, None, None)
+    })
+    .unwrap();
+    sum_is_ttfa(&breakdown);
+    assert_eq!(breakdown.relay, None);
+}
+
+#[test]
+fn over_runs_through_the_relay_the_summary_speaks_of_the_relay() {
+    let relay = relay_cold();
+    let instants = via_relay(&relay, 2.0, 2.0, 650.0);
+    let breakdown = WaitBreakdown::compute(&BreakdownInput {
+        relay: Some(&relay),
+        ..input(&instants, None, None)
+    })
+    .unwrap();
+    let summary = WaitSummary::of([&breakdown, &breakdown, &breakdown]).unwrap();
+    assert_close(summary.p50(WaitPart::Relay), 2.0, "relay p50");
+    assert!(summary.verdict.unwrap().via_relay);
+}
+
+#[test]
+fn a_record_of_schema_5_reads_without_the_relay() {
+    // A breakdown and a verdict stored before the relay existed read back as before.
+    let stored = r#"{"parts":[{"part":"network","ms":50.0,"source":"estimated"},{"part":"server","ms":250.0,"source":"estimated"}],"ttfa_ms":300.0,"round_trip":{"ms":50.0,"from":"tls_handshake"}}"#;
+    let breakdown: WaitBreakdown = serde_json::from_str(stored).unwrap();
+    assert_eq!(breakdown.relay, None);
+    assert_eq!(breakdown.relay_text(Lang::En), None);
+    let verdict: WaitVerdict = serde_json::from_str(
+        r#"{"cause":"server","ms":250.0,"total_ms":300.0,"network_included":false}"#,
+    )
+    .unwrap();
+    assert!(!verdict.via_relay);
 }

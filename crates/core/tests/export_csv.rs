@@ -57,9 +57,10 @@ fn reasoning_run() -> RunRecord {
 const EXPECTED_HEADER: &str = "run_index,started_at,warm_up,cold,outcome,outcome_detail,diagnosis_cause,\
 experiment,experiment_arm,protocol,endpoint_url,model,dialect,max_tokens,ttft_only,reasoning,transport,\
 reasoning_paint_method,answer_paint_method,answer_paint_bias_ms,answer_paint_error_p95_ms,connection,connection_evidence,http_protocol,\
-wait_browser_ms,wait_connection_ms,wait_preflight_ms,wait_network_ms,wait_gateway_ms,wait_queue_ms,\
+via_relay,relay_version,relay_connection,\
+wait_browser_ms,wait_relay_ms,wait_connection_ms,wait_preflight_ms,wait_network_ms,wait_gateway_ms,wait_queue_ms,\
 wait_prompt_ms,wait_server_ms,wait_reasoning_ms,wait_paint_ms,wait_verdict,server_account,timer_step_ms,\
-http_status,\
+buffered_arrival,http_status,\
 ttft_ms,ttfa_ms,ttfa_visible_ms,ttfr_ms,first_chunk_ms,setup_ms,perceived_ttft_ms,perceived_ttfa_ms,\
 perceived_from,reasoning_ui_delay_ms,answer_ui_delay_ms,reasoning_ms,decode_ms,e2e_ms,itl_ms,\
 output_tokens_counted,token_count_source,output_tps,prompt_tokens,cached_prompt_tokens,output_tokens,\
@@ -74,11 +75,13 @@ first_reasoning,first_answer,first_answer_visible,reasoning_painted,answer_paint
 // DNS 10, TCP 19, TLS 10, over HTTP/2 (Resource Timing's evidence). Its wait: no click
 // (browser empty), the connection 29 (queueing), one round trip 10 (the TLS handshake), the
 // server 400 − 29 − 10 = 361, reasoning 500, the paint 20 (parts it did not have are 0); the
-// verdict reasoning; no server account, no timer grade.
+// verdict reasoning; no server account, no timer grade; not through a relay (browser ↔ relay
+// 0), not buffered.
 const EXPECTED_REASONING_ROW: &str = "1,2026-11-29T16:00:00.000Z,false,true,completed,,,,,\
 open_ai_chat,https://api.openai.com/v1/chat/completions,o4-mini,chat,64,false,true,main_thread,\
 raf_message_channel,raf_message_channel,-0.710,5.200,new,resource_timing,h2,\
-,29.000,0.000,10.000,0.000,0.000,0.000,361.000,500.000,20.000,reasoning,,,200,\
+false,,,\
+,0.000,29.000,0.000,10.000,0.000,0.000,0.000,361.000,500.000,20.000,reasoning,,,false,200,\
 400.000,900.000,900.000,400.000,55.000,50.000,410.000,920.000,\
 request_started,10.000,20.000,500.000,500.000,1000.000,17.241,\
 30,usage,60.000,12,8,30,\
@@ -93,7 +96,7 @@ request_started,10.000,20.000,500.000,500.000,1000.000,17.241,\
 const EXPECTED_OVERLOADED_ROW: &str = "2,2026-11-29T16:01:00.000Z,false,,stream_error,\
 \"overloaded_error: Overloaded, \"\"retry\"\" later\nplease\",overloaded,,,\
 open_ai_chat,https://api.openai.com/v1/chat/completions,\"my \"\"fast\"\", model\nv2\",chat,64,false,false,worker,\
-,,,,,,,,,,,,,,,,,,,,200,\
+,,,,,,,false,,,,,,,,,,,,,,,,,false,200,\
 ,,,,50.000,40.000,,,\
 clicked,,,,,51.000,\
 ,,,,,,,,,,,,,,,,4995.000,5000.000,5040.000,fetch_resolved,5050.000,5050.000,\

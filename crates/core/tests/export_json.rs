@@ -45,7 +45,7 @@ fn header_fields_come_first_with_the_schema_name_and_version() {
         "{{\n  \"schema\": \"{SCHEMA_NAME}\",\n  \"schema_version\": {SCHEMA_VERSION},\n  \"tool_version\": \"0.1.0\",\n  \"exported_at\": \"2026-11-29T16:10:00.000Z\",\n  \"environment\": {{"
     );
     assert!(text.starts_with(&expected_start), "{text}");
-    assert_eq!(SCHEMA_VERSION, 5);
+    assert_eq!(SCHEMA_VERSION, 6);
 }
 
 #[test]
@@ -154,10 +154,10 @@ fn import_rejects_what_is_not_an_export_with_the_reason() {
             },
         ),
         (
-            r#"{"schema": "ttft-meter/export", "schema_version": 6}"#,
+            r#"{"schema": "ttft-meter/export", "schema_version": 7}"#,
             ImportError::NewerVersion {
-                found: 6,
-                supported: 5,
+                found: 7,
+                supported: 6,
             },
         ),
         (

@@ -373,11 +373,30 @@ fn run(key: String) -> impl Strategy<Value = RunRecord> {
                     // A large body and a link estimate on some runs: both go in the exports.
                     request_bytes: https.then_some(20_000),
                     downlink_mbps: https.then_some(10.0),
+                    relay: None,
                 }),
                 server_account,
                 timer: Some(ttft_core::record::TimerGrade {
                     cross_origin_isolated: https,
                     step_ms: earlier_round_trip_ms,
+                }),
+                // Some runs through ttft-relay, some buffered: both go in the exports.
+                relay: https.then(|| ttft_stream::dialect::RelayAccount {
+                    version: Some("0.1.0".to_owned()),
+                    conn: Some(ttft_stream::dialect::RelayConn::New),
+                    proto: Some(ttft_stream::dialect::RelayProto::H2),
+                    tcp_ms: earlier_round_trip_ms,
+                    rtt_ms: earlier_round_trip_ms,
+                    headers_ms: Some(226.0),
+                    first_byte_ms: Some(412.3),
+                    ..Default::default()
+                }),
+                buffered_arrival: arrival_delay_bound_ms.map(|span_ms| {
+                    ttft_core::timeline::BufferedArrival {
+                        text_chunks: 12,
+                        silence_ms: 900.0,
+                        span_ms,
+                    }
                 }),
                 diagnosis: None,
                 experiment: None,

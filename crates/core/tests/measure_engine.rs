@@ -791,3 +791,164 @@ fn the_arrival_delay_bound_is_the_longest_main_thread_gap_until_the_first_answer
         "unknown engine in the context: not flagged"
     );
 }
+
+/// A run through ttft-relay: its headers and Server-Timing, and its first-byte note split
+/// across reads, as the page reads them.
+fn relay_run() -> Measurement {
+    let mut plan = RunPlan::parse(&input(Protocol::OpenAiChat)).unwrap();
+    plan.dialect = Some(Dialect::Chat);
+    let mut run = Measurement::new(&plan, Some(990.0), STARTED_MS, 1);
+    let mut head = ResponseHead::event_stream(200);
+    head.timing_headers = vec![
+        (
+            "server-timing".to_owned(),
+            "queue;dur=40, relay-conn;desc=new, relay-proto;desc=h2, relay-dns;dur=0.4, \
+             relay-tcp;dur=50.3, relay-tls;dur=103.1, relay-rtt;dur=50.3, relay-sent;dur=154.6, \
+             relay-headers;dur=226.0"
+                .to_owned(),
+        ),
+        ("x-ttft-relay".to_owned(), "0.1.0".to_owned()),
+    ];
+    // The headers 2.5 ms after the relay's 226.0 (loopback).
+    run.on_headers(STARTED_MS + 228.5, head);
+    run
+}
+
+#[test]
+fn a_run_through_the_relay_records_its_account_and_is_split_by_it() {
+    let mut run = relay_run();
+    let mut progress = Vec::new();
+    // The note and the provider's first event in one write, read in two pieces that cut the
+    // note; the first byte 2.0 ms after the relay's 412.3.
+    let first = [
+        b": ttft-relay first-by".as_slice(),
+        b"te=412.3\n".as_slice(),
+    ];
+    let _ = run.on_chunk(STARTED_MS + 414.3, first[0], &mut progress);
+    let role = b"data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\"}}]}\n\n";
+    let _ = run.on_chunk(
+        STARTED_MS + 414.4,
+        &[first[1], role.as_slice()].concat(),
+        &mut progress,
+    );
+    let _ = run.on_chunk(STARTED_MS + 650.0, &delta("Hi"), &mut progress);
+    let _ = run.on_chunk(STARTED_MS + 680.0, &delta(" there"), &mut progress);
+    let _ = run.on_chunk(STARTED_MS + 681.0, b"data: [DONE]\n\n", &mut progress);
+    run.on_end(STARTED_MS + 682.0, &mut progress);
+    let record = run.finish(&context());
+    let relay = record.relay.clone().expect("via relay");
+    assert!(record.via_relay());
+    assert_eq!(relay.version.as_deref(), Some("0.1.0"));
+    assert_eq!(relay.first_byte_ms, Some(412.3));
+    assert_eq!(relay.conn, Some(ttft_stream::dialect::RelayConn::New));
+    // Cold and warm describe the relay's connection to the provider.
+    assert_eq!(record.cold, Some(true));
+    assert_eq!(record.connection_evidence, Some(ConnectionEvidence::Relay));
+    // The provider's own Server-Timing (queue 40 ms) is still its account.
+    assert_eq!(record.server_account.as_ref().unwrap().queue_ms, Some(40.0));
+    let breakdown = record.breakdown.clone().expect("a breakdown");
+    let part = |part| breakdown.ms(part).unwrap();
+    use ttft_core::timeline::WaitPart;
+    assert!((part(WaitPart::Relay) - 2.0).abs() < 1e-9);
+    assert!((part(WaitPart::Connection) - 154.6).abs() < 1e-9);
+    assert!((part(WaitPart::Network) - 50.3).abs() < 1e-9);
+    assert!((part(WaitPart::Queue) - 40.0).abs() < 1e-9);
+    let sum: f64 = breakdown.parts.iter().map(|part| part.ms).sum();
+    assert!((sum - 650.0).abs() < 1e-9);
+    assert_eq!(
+        record.buffered_arrival, None,
+        "streamed over 31 ms: not buffered"
+    );
+    // Stored and read back whole.
+    let text = serde_json::to_string(&record).unwrap();
+    assert_eq!(serde_json::from_str::<RunRecord>(&text).unwrap(), record);
+}
+
+#[test]
+fn a_note_without_the_relays_headers_is_the_providers_text_and_ignored() {
+    let mut run = chat_run(false);
+    let mut progress = Vec::new();
+    let _ = run.on_chunk(1300.0, b": ttft-relay first-byte=1.0\n", &mut progress);
+    let _ = run.on_chunk(1301.0, &delta("Hi"), &mut progress);
+    run.on_end(1302.0, &mut progress);
+    let record = run.finish(&context());
+    assert_eq!(record.relay, None);
+    assert_ne!(record.connection_evidence, Some(ConnectionEvidence::Relay));
+}
+
+#[test]
+fn an_upstream_failure_mid_stream_is_the_relays_word() {
+    let mut run = relay_run();
+    let mut progress = Vec::new();
+    let _ = run.on_chunk(
+        STARTED_MS + 414.3,
+        &[b": ttft-relay first-byte=412.3\n".as_slice(), &delta("Hi")].concat(),
+        &mut progress,
+    );
+    let _ = run.on_chunk(
+        STARTED_MS + 900.0,
+        b": ttft-relay upstream-error=upstream-reset\n",
+        &mut progress,
+    );
+    run.on_failure(
+        STARTED_MS + 900.5,
+        &FetchError {
+            name: "TypeError".into(),
+            message: "network error".into(),
+        },
+        None,
+        &mut progress,
+    );
+    let record = run.finish(&context());
+    assert_eq!(
+        record.relay.and_then(|relay| relay.error),
+        Some(ttft_stream::dialect::RelayError::UpstreamReset)
+    );
+}
+
+#[test]
+fn an_answer_released_all_at_once_after_a_silence_is_flagged_buffered() {
+    let mut run = chat_run(false);
+    let mut progress = Vec::new();
+    // nginx with proxy_buffering: twelve events in one read, 900 ms after fetch().
+    let body: Vec<u8> = (0..12)
+        .flat_map(|index| delta(&format!("w{index} ")))
+        .chain(b"data: [DONE]\n\n".iter().copied())
+        .collect();
+    let _ = run.on_chunk(STARTED_MS + 900.0, &body, &mut progress);
+    run.on_end(STARTED_MS + 900.5, &mut progress);
+    let record = run.finish(&context());
+    let buffered = record.buffered_arrival.expect("flagged");
+    assert_eq!(buffered.text_chunks, 12);
+    assert_eq!((buffered.silence_ms, buffered.span_ms), (900.0, 0.0));
+    assert!(buffered
+        .warning(ttft_core::lang::Lang::En)
+        .contains("TTFT here is the buffer's"));
+
+    // The same events 20 ms apart: a model decoding, not a buffer.
+    let mut run = chat_run(false);
+    for index in 0..12 {
+        let at_ms = STARTED_MS + 900.0 + 20.0 * f64::from(index);
+        let _ = run.on_chunk(at_ms, &delta(&format!("w{index} ")), &mut progress);
+    }
+    run.on_end(STARTED_MS + 1200.0, &mut progress);
+    assert_eq!(run.finish(&context()).buffered_arrival, None);
+}
+
+#[test]
+fn a_stalled_page_that_stamps_arrivals_late_is_not_called_buffered() {
+    // Arrivals that wait for the main thread, which stalled 600 ms: what piled up is stamped
+    // at once, which says nothing of a buffer.
+    let mut run = chat_run(false);
+    let mut progress = Vec::new();
+    run.on_main_thread_beat(STARTED_MS);
+    run.on_main_thread_busy(STARTED_MS + 300.0, 600.0);
+    let body: Vec<u8> = (0..12)
+        .flat_map(|index| delta(&format!("w{index} ")))
+        .collect();
+    let _ = run.on_chunk(STARTED_MS + 900.0, &body, &mut progress);
+    run.on_end(STARTED_MS + 901.0, &mut progress);
+    let mut context = context();
+    context.transport = Transport::MainThread;
+    assert_eq!(run.finish(&context).buffered_arrival, None);
+}

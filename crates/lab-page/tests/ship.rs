@@ -337,7 +337,7 @@ async fn the_json_export_imports_back_identically_and_csv_and_svg_are_written() 
     let exported_text = downloads.last(".json");
     let exported: serde_json::Value = serde_json::from_str(&exported_text).unwrap();
     assert_eq!(exported["schema"], "ttft-meter/export");
-    assert_eq!(exported["schema_version"], 5);
+    assert_eq!(exported["schema_version"], 6);
     assert_eq!(exported["runs"].as_array().unwrap().len(), 2);
     view.click("export-csv");
     let csv = downloads.last(".csv");

@@ -62,6 +62,8 @@ fn record_from(run_index: u32, settings: RunSettings, run: &RunTimeline) -> RunR
         server_account: None,
         breakdown: None,
         timer: None,
+        relay: None,
+        buffered_arrival: None,
     }
 }
 
@@ -152,6 +154,7 @@ fn completed() -> RunRecord {
         account: Some(&account),
         request_bytes: None,
         downlink_mbps: None,
+        relay: None,
     });
     record.server_account = Some(account);
     record.timer = Some(TimerGrade {

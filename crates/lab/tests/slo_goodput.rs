@@ -36,6 +36,8 @@ fn record_from(run_index: u32, settings: RunSettings, run: &RunTimeline) -> RunR
         server_account: None,
         breakdown: None,
         timer: None,
+        relay: None,
+        buffered_arrival: None,
     }
 }
 

@@ -25,6 +25,12 @@
 //! without buffering it, so the parser never holds more than 1 MiB of a partial line plus
 //! the event's data (together), plus its event type and last event ID (each a line, so each
 //! under the limit as well). The caller holds the read.
+//!
+//! **Notes.** Comments are never dispatched, but a comment line that starts with
+//! [`NOTE_PREFIX`] (`: ttft-relay first-byte=412.3`, written by ttft-relay: docs/relay.md) is
+//! kept for the reader ([`SseParser::take_notes`]): at most [`MAX_NOTES`] per response, each at
+//! most [`MAX_NOTE_BYTES`] (a longer one is only counted as a comment). They are taken from
+//! whole lines, so any split of the input gives the same notes.
 
 use std::borrow::Cow;
 use std::mem;
@@ -37,6 +43,17 @@ use crate::scan::line_end;
 /// plus the line being read, 1 MiB. An LLM stream sends a few hundred bytes per event; the
 /// limit only stops a stream that is not one (a file, a misconfigured proxy, an attack).
 pub const MAX_EVENT_BYTES: usize = 1 << 20;
+
+/// What starts a comment the parser keeps as a note (after the colon and one optional
+/// space): ttft-relay's own lines (docs/relay.md).
+pub const NOTE_PREFIX: &[u8] = b"ttft-relay ";
+
+/// The most notes kept per response: the relay writes one (`first-byte`), or two when the
+/// upstream fails mid-stream (`upstream-error`).
+pub const MAX_NOTES: usize = 4;
+
+/// The longest note kept, bytes after [`NOTE_PREFIX`].
+pub const MAX_NOTE_BYTES: usize = 128;
 
 /// One dispatched server-sent event.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -188,6 +205,10 @@ pub struct SseParser {
     retry_ms: Option<u64>,
     event_count: usize,
     comment_count: usize,
+    /// Notes not taken yet ([`SseParser::take_notes`]).
+    notes: Vec<String>,
+    /// Notes kept in this response, taken or not: the bound [`MAX_NOTES`] counts them.
+    notes_kept: usize,
     /// Set when the limit was crossed; returned by every read until `finish`.
     failed: Option<LineTooLong>,
 }
@@ -223,6 +244,8 @@ impl SseParser {
             retry_ms: None,
             event_count: 0,
             comment_count: 0,
+            notes: Vec::new(),
+            notes_kept: 0,
             failed: None,
         }
     }
@@ -377,6 +400,14 @@ impl SseParser {
         self.after_cr = false;
         self.bom_checked = false;
         self.failed = None;
+        self.notes_kept = 0;
+    }
+
+    /// The notes read since the last call (comment lines starting with [`NOTE_PREFIX`],
+    /// the prefix removed), in order. Feeding the same bytes split any way and taking the
+    /// notes after each read gives the same notes in all.
+    pub fn take_notes(&mut self) -> Vec<String> {
+        mem::take(&mut self.notes)
     }
 
     /// Number of events dispatched so far.
@@ -410,6 +441,18 @@ impl SseParser {
         self.failed.as_ref()
     }
 
+    /// Keeps a comment (the text after its colon) that is a note, within the bounds.
+    fn keep_note(&mut self, comment: &[u8]) {
+        let comment = comment.strip_prefix(b" ").unwrap_or(comment);
+        let Some(note) = comment.strip_prefix(NOTE_PREFIX) else {
+            return;
+        };
+        if self.notes_kept < MAX_NOTES && note.len() <= MAX_NOTE_BYTES {
+            self.notes_kept += 1;
+            self.notes.push(String::from_utf8_lossy(note).into_owned());
+        }
+    }
+
     /// WHATWG "Interpreting an event stream", one line.
     fn process_line<'l>(&mut self, mut line: &'l [u8]) -> LineAction<'l> {
         if !self.bom_checked {
@@ -424,6 +467,7 @@ impl SseParser {
         if first == b':' {
             // "If the line starts with a U+003A COLON character (:): Ignore the line."
             self.comment_count += 1;
+            self.keep_note(&line[1..]);
             return LineAction::Nothing;
         }
         let (field, value) = match memchr(b':', line) {
@@ -607,6 +651,38 @@ mod tests {
         assert_eq!(datas(&events), ["a\nb"]);
         assert_eq!(parser.comment_count(), 3);
         assert_eq!(parser.event_count(), 1);
+    }
+
+    #[test]
+    fn relay_notes_are_kept_whole_bounded_and_in_order() {
+        let stream = b": ttft-relay first-byte=412.3\r\ndata: a\n\n:ttft-relay upstream-error=upstream-reset\n: keep-alive\n: ttft-relayx no\n";
+        let whole = {
+            let mut parser = SseParser::new();
+            parser.feed(stream).unwrap();
+            parser.take_notes()
+        };
+        assert_eq!(whole, ["first-byte=412.3", "upstream-error=upstream-reset"]);
+        for read_len in 1..stream.len() {
+            let mut parser = SseParser::new();
+            let mut notes = Vec::new();
+            for read in stream.chunks(read_len) {
+                parser.feed(read).unwrap();
+                notes.extend(parser.take_notes());
+            }
+            assert_eq!(notes, whole, "reads of {read_len}");
+            assert_eq!(parser.comment_count(), 4);
+        }
+        // Bounded: a long note is only a comment; at most MAX_NOTES per response.
+        let long = format!(": ttft-relay {}\n", "x".repeat(MAX_NOTE_BYTES + 1));
+        let many = ": ttft-relay n\n".repeat(MAX_NOTES + 3);
+        let mut parser = SseParser::new();
+        parser.feed(format!("{long}{many}").as_bytes()).unwrap();
+        assert_eq!(parser.take_notes().len(), MAX_NOTES);
+        parser.feed(b": ttft-relay late\n").unwrap();
+        assert!(parser.take_notes().is_empty());
+        parser.finish();
+        parser.feed(b": ttft-relay next\n").unwrap();
+        assert_eq!(parser.take_notes(), ["next"]);
     }
 
     #[test]

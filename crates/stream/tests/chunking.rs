@@ -17,6 +17,8 @@ use ttft_stream::sse::{SseEvent, SseParser};
 struct ParseRun {
     events: Vec<SseEvent>,
     comment_count: usize,
+    /// ttft-relay's notes (comments starting with `ttft-relay `), taken after every read.
+    notes: Vec<String>,
     retry_ms: Option<u64>,
     last_event_id: Option<String>,
 }
@@ -41,13 +43,16 @@ fn split_at_points<'a>(bytes: &'a [u8], points: &[Index]) -> Vec<&'a [u8]> {
 fn parse_reads(reads: &[&[u8]]) -> ParseRun {
     let mut parser = SseParser::new();
     let mut events = Vec::new();
+    let mut notes = Vec::new();
     for read in reads {
         parser.feed_into(read, &mut events).unwrap();
+        notes.extend(parser.take_notes());
     }
     parser.finish();
     ParseRun {
         events,
         comment_count: parser.comment_count(),
+        notes,
         retry_ms: parser.retry_ms(),
         last_event_id: parser.last_event_id().map(str::to_owned),
     }
@@ -85,6 +90,7 @@ fn reference_parse(bytes: &[u8]) -> ParseRun {
     let mut run = ParseRun {
         events: Vec::new(),
         comment_count: 0,
+        notes: Vec::new(),
         retry_ms: None,
         last_event_id: None,
     };
@@ -107,8 +113,16 @@ fn reference_parse(bytes: &[u8]) -> ParseRun {
             block_retry = None;
             continue;
         }
-        if line.starts_with(':') {
+        if let Some(comment) = line.strip_prefix(':') {
             run.comment_count += 1;
+            let comment = comment.strip_prefix(' ').unwrap_or(comment);
+            if let Some(note) = comment.strip_prefix("ttft-relay ") {
+                if run.notes.len() < ttft_stream::sse::MAX_NOTES
+                    && note.len() <= ttft_stream::sse::MAX_NOTE_BYTES
+                {
+                    run.notes.push(note.to_owned());
+                }
+            }
             continue;
         }
         let (field, value) = match line.find(':') {
@@ -167,7 +181,14 @@ fn line_strategy() -> impl Strategy<Value = Vec<u8>> {
             } else {
                 field.as_bytes().to_vec()
             }),
-        value.prop_map(|comment| format!(":{comment}").into_bytes()),
+        value
+            .clone()
+            .prop_map(|comment| format!(":{comment}").into_bytes()),
+        // ttft-relay's notes, kept by the parser (bounded in number and length).
+        (any::<bool>(), value, 0..140_usize).prop_map(|(space, note, pad)| {
+            let space = if space { " " } else { "" };
+            format!(":{space}ttft-relay first-byte={note}{}", "x".repeat(pad)).into_bytes()
+        }),
         Just(Vec::new()),
         // Invalid or truncated UTF-8 inside a data line.
         prop_oneof![
@@ -238,5 +259,11 @@ fn reference_parser_pins_known_answers() {
     assert_eq!(
         (run.comment_count, run.retry_ms, run.last_event_id),
         (1, Some(7), None)
+    );
+    let run = reference_parse(b":ttft-relay first-byte=1\n: ttft-relay x\n:  ttft-relay no\n");
+    assert_eq!(run.notes, ["first-byte=1", "x"]);
+    assert_eq!(
+        parse_reads(&[b":ttft-relay first-byte=1\n: ttft-relay x\n:  ttft-relay no\n"]),
+        run
     );
 }

@@ -117,6 +117,30 @@ ttft_core::texts! {
     EVIDENCE_UNKNOWN =
         "unknown, the server hides its timing (no Timing-Allow-Origin) after earlier requests, or the page last heard from it too long ago to know, or its CORS preflight's time was between one round trip and one with a handshake",
         "未知，服务器在之前的请求之后隐藏了时序（没有 Timing-Allow-Origin），或页面上次与它通信已太久，无法判断，或 CORS 预检的用时介于一次往返与一次往返加握手之间";
+    EVIDENCE_RELAY_NEW =
+        "cold, ttft-relay opened a new connection to the provider for this request (DNS, TCP and TLS on the relay's clock; the browser's own connection is a loopback to the relay)",
+        "冷，ttft-relay 为本次请求新建了到服务商的连接（DNS、TCP 和 TLS 由中继计时；浏览器自己的连接只是到中继的本机回环）";
+    EVIDENCE_RELAY_REUSED =
+        "warm, ttft-relay's connection to the provider was open (reused, or opened by its pool before the request)",
+        "热，ttft-relay 到服务商的连接已经打开（复用，或由其连接池在请求前建立）";
+    /// The runs table's connection cell of a run through ttft-relay: `{connection}` is the
+    /// cell's usual text.
+    VIA_RELAY_CELL =
+        "{connection} · via relay",
+        "{connection} · 经中继";
+    /// The selected run's line when it went through ttft-relay. `{version}`: the relay's
+    /// version or "?"; `{proto}`: `h2`, `http/1.1` or "?".
+    RELAY_LINE =
+        "Via ttft-relay {version}, to the provider over {proto}.",
+        "经 ttft-relay {version}，到服务商使用 {proto}。";
+    /// `{kind}`: the relay's error code.
+    RELAY_UPSTREAM_FAILED =
+        "ttft-relay says the provider's side failed: {kind}.",
+        "ttft-relay 表示服务商一侧出错：{kind}。";
+    /// `{kind}`: the relay's error code.
+    RELAY_REFUSED =
+        "ttft-relay answered itself and refused the request: {kind}.",
+        "ttft-relay 自行应答并拒绝了该请求：{kind}。";
     /// Under the selected run's network line when its headers came with the first body bytes.
     HEADERS_WITH_BODY_NOTE =
         "The response headers reached the browser only with the first bytes of the answer ({headers_ms} after the request): the wait before them is the server's work together with anything that held the headers on the way (nginx before 1.23 does over HTTP/2), not the server's silence alone.",

@@ -159,7 +159,20 @@ const LEADING: &[CsvColumn] = &[
         .and_then(|n| n.protocol)
         .map(|protocol| protocol.code().to_owned())
         .unwrap_or_default()),
+    column!("via_relay", |r| r.via_relay().to_string()),
+    column!("relay_version", |r| r
+        .relay
+        .as_ref()
+        .and_then(|relay| relay.version.clone())
+        .unwrap_or_default()),
+    column!("relay_connection", |r| r
+        .relay
+        .as_ref()
+        .and_then(|relay| relay.conn)
+        .map(|conn| conn.code().to_owned())
+        .unwrap_or_default()),
     column!("wait_browser_ms", |r| wait_ms(r, WaitPart::Browser)),
+    column!("wait_relay_ms", |r| wait_ms(r, WaitPart::Relay)),
     column!("wait_connection_ms", |r| wait_ms(r, WaitPart::Connection)),
     column!("wait_preflight_ms", |r| wait_ms(r, WaitPart::Preflight)),
     column!("wait_network_ms", |r| wait_ms(r, WaitPart::Network)),
@@ -190,6 +203,10 @@ const LEADING: &[CsvColumn] = &[
     column!("timer_step_ms", |r| decimal(
         r.timer.and_then(|timer| timer.step_ms)
     )),
+    column!("buffered_arrival", |r| r
+        .buffered_arrival
+        .is_some()
+        .to_string()),
 ];
 
 /// A part of the run's wait, ms (empty without a breakdown).

@@ -23,7 +23,7 @@
 //!
 //! # Versions
 //!
-//! [`SCHEMA_VERSION`] is 5. Every change to the document's shape bumps it; this build reads
+//! [`SCHEMA_VERSION`] is 6. Every change to the document's shape bumps it; this build reads
 //! versions up to its own and refuses newer ones with [`ImportError::NewerVersion`]. Readers
 //! ignore fields they do not know. See docs/export-schema.md, "Versioning".
 
@@ -45,7 +45,7 @@ pub use text::{summary_text, summary_text_with};
 pub const SCHEMA_NAME: &str = "ttft-meter/export";
 
 /// The schema version this build writes, and the newest it reads.
-pub const SCHEMA_VERSION: u32 = 5;
+pub const SCHEMA_VERSION: u32 = 6;
 
 /// Where the measurement was taken, as the page saw it (all passed in by the app).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -59,11 +59,13 @@ use crate::record::{DiagnosisText, RunRecord, TimerGrade, Transport};
 use crate::request::{RequestDescription, SpacePermission};
 use crate::scrub::{KeyScrubber, StreamScrub};
 use crate::timeline::{
-    BreakdownInput, ConnectionKind, ConnectionVerdict, NetworkBreakdown, OriginContact,
-    PaintMethod, PaintTarget, PreflightClock, ResourceTiming, RunOutcome, RunTimeline,
-    WaitBreakdown,
+    BreakdownInput, BufferedArrival, ConnectionEvidence, ConnectionKind, ConnectionVerdict,
+    NetworkBreakdown, OriginContact, PaintMethod, PaintTarget, PreflightClock, ResourceTiming,
+    RunOutcome, RunTimeline, WaitBreakdown,
 };
-use ttft_stream::dialect::{DecodedEvent, ServerAccount, StreamError, StreamReader, Usage};
+use ttft_stream::dialect::{
+    DecodedEvent, RelayAccount, ServerAccount, StreamError, StreamReader, Usage,
+};
 
 /// The most of a non-2xx body kept for the diagnosis; the rest is counted, not stored. A
 /// hostile or broken server can send an endless error page.
@@ -317,6 +319,7 @@ pub struct Measurement {
     answer_scrub: StreamScrub,
     head: Option<ResponseHead>,
     server_account: Option<ServerAccount>,
+    relay: Option<RelayAccount>,
     error_body: Vec<u8>,
     error_body_dropped_bytes: u64,
     decoded: Vec<DecodedEvent>,
@@ -345,6 +348,7 @@ impl Measurement {
             answer_scrub: StreamScrub::default(),
             head: None,
             server_account: None,
+            relay: None,
             error_body: Vec::new(),
             error_body_dropped_bytes: 0,
             decoded: Vec::new(),
@@ -407,6 +411,13 @@ impl Measurement {
     /// Cold or warm, and why: the request's own Resource Timing, its preflight and the
     /// page's earlier contact with the origin.
     fn connection_verdict(&self) -> ConnectionVerdict {
+        // Through ttft-relay, the connection that crosses the network is the relay's.
+        if let Some(conn) = self.relay.as_ref().and_then(|relay| relay.conn) {
+            return ConnectionVerdict {
+                cold: Some(conn.opened()),
+                evidence: ConnectionEvidence::Relay,
+            };
+        }
         let connection = self
             .timeline
             .network
@@ -457,9 +468,10 @@ impl Measurement {
             .iter()
             .map(|(name, value)| (name.as_str(), value.as_str()));
         let streamed = head.content_type.contains("text/event-stream");
-        if let Some(account) = ServerAccount::from_headers(headers, streamed) {
+        if let Some(account) = ServerAccount::from_headers(headers.clone(), streamed) {
             self.take_account(account);
         }
+        self.relay = RelayAccount::from_headers(headers);
         self.head = Some(head);
     }
 
@@ -518,6 +530,12 @@ impl Measurement {
         let mut decoded = std::mem::take(&mut self.decoded);
         decoded.clear();
         let unreadable = self.reader.on_bytes_into(bytes, &mut decoded).err();
+        for note in self.reader.take_notes() {
+            // Only a relay's answer carries its notes; elsewhere they are the provider's text.
+            if let Some(relay) = &mut self.relay {
+                relay.on_note(&note);
+            }
+        }
         if self.reader.malformed_event_count() > malformed_before {
             self.timeline
                 .on_malformed_chunk(now_ms, "a chunk was not valid JSON");
@@ -746,7 +764,9 @@ impl Measurement {
             account: server_account.as_ref(),
             request_bytes: u64::try_from(self.plan.request().body_text().len()).ok(),
             downlink_mbps: context.downlink_mbps,
+            relay: self.relay.as_ref(),
         });
+        let buffered_arrival = self.buffered_arrival(arrivals_wait_for_main_thread);
         let timeline = self.timeline;
         let mut record = RunRecord {
             run_index: 0,
@@ -772,11 +792,41 @@ impl Measurement {
             server_account,
             breakdown,
             timer: context.timer,
+            relay: self.relay,
+            buffered_arrival,
         };
         if let Some(scrubber) = scrubber {
             record.scrub_key(&scrubber);
         }
         record
+    }
+
+    /// Whether the answer arrived all at once after a long silence ([`BufferedArrival`]).
+    /// Not judged when the arrival stamps waited for a main thread that stalled: a stalled
+    /// page stamps what piled up meanwhile all at once.
+    fn buffered_arrival(
+        &self,
+        arrivals_wait_for_main_thread: Option<bool>,
+    ) -> Option<BufferedArrival> {
+        let stamps_held = arrivals_wait_for_main_thread == Some(true)
+            && self
+                .main_thread
+                .stall_ms()
+                .is_some_and(|stall_ms| stall_ms > crate::availability::ARRIVAL_DELAY_THRESHOLD_MS);
+        if stamps_held {
+            return None;
+        }
+        let instants = &self.timeline.instants;
+        let first_text_ms = match (instants.first_reasoning, instants.first_answer) {
+            (Some(reasoning), Some(answer)) => reasoning.min(answer),
+            (reasoning, answer) => reasoning.or(answer)?,
+        };
+        BufferedArrival::detect(
+            instants.request_started,
+            first_text_ms,
+            instants.last_token?,
+            self.timeline.text_event_count,
+        )
     }
 
     fn failure_context(

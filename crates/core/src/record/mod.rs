@@ -16,10 +16,10 @@ use crate::protocol::Protocol;
 use crate::request::RequestDescription;
 use crate::stats::StatsError;
 use crate::timeline::{
-    ConnectionEvidence, Instants, NetworkBreakdown, RunMetrics, RunOutcome, RunsSummary,
-    WaitBreakdown,
+    BufferedArrival, ConnectionEvidence, Instants, NetworkBreakdown, RunMetrics, RunOutcome,
+    RunsSummary, WaitBreakdown,
 };
-use ttft_stream::dialect::{Dialect, ServerAccount, Usage};
+use ttft_stream::dialect::{Dialect, RelayAccount, ServerAccount, Usage};
 
 /// Which code measured the arrival times.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -212,6 +212,14 @@ pub struct RunRecord {
     /// Since schema 5.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timer: Option<TimerGrade>,
+    /// What ttft-relay said of the request, when the run went through it (docs/relay.md):
+    /// the run was made "via relay". Since schema 6.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relay: Option<RelayAccount>,
+    /// The answer arrived all at once after a long silence: something between the page and
+    /// the model buffered it ([`BufferedArrival`]). Since schema 6.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffered_arrival: Option<BufferedArrival>,
 }
 
 /// How fine the page's clock was: cross-origin isolated pages get 5 µs steps from
@@ -234,6 +242,11 @@ impl TimerGrade {
 }
 
 impl RunRecord {
+    /// Whether the run went through ttft-relay.
+    pub fn via_relay(&self) -> bool {
+        self.relay.is_some()
+    }
+
     /// Whether the run measured what it set out to ([`RunOutcome::is_ok`]).
     pub fn is_ok(&self) -> bool {
         self.outcome.is_ok()

@@ -35,7 +35,14 @@ impl RunRecord {
             server_account: _,
             breakdown: _,
             timer: _,
+            buffered_arrival: _,
+            // Numbers and codes, and the relay's version: a short token, scrubbed all the same
+            // (a provider's header of the same name would pass through the relay).
+            relay,
         } = self;
+        if let Some(version) = relay.as_mut().and_then(|relay| relay.version.as_mut()) {
+            scrubber.scrub_in_place(version);
+        }
         scrubber.scrub_in_place(started_at);
         scrub_settings(scrubber, settings);
         if let Some(Usage { raw, .. }) = usage {

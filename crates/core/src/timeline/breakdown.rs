@@ -5,10 +5,15 @@
 //! `perceived_ttfa_ms`. Each part says how it is known: measured by the browser, reported by
 //! the server, or estimated (DESIGN.md §2, "Where the wait went").
 //!
+//! A run through ttft-relay (docs/relay.md) is split by what the relay saw upstream: the
+//! browser ↔ relay part (the page's time to the relay's answer less the relay's own time to
+//! it), the relay's connection to the provider when it opened one, its round trip to the
+//! provider, and the provider's server (DESIGN.md §2, "Through ttft-relay").
+//!
 //! Pure: every time is an argument (ms, page clock).
 
 use serde::{Deserialize, Serialize};
-use ttft_stream::dialect::ServerAccount;
+use ttft_stream::dialect::{RelayAccount, RelayConn, ServerAccount};
 
 use super::network::{ConnectionKind, NetworkBreakdown};
 use super::run::Instants;
@@ -25,6 +30,10 @@ pub const SERVER_CLAIM_SLACK_MS: f64 = 2.0;
 pub enum WaitPart {
     /// The Send click until `fetch()` was called (the page's own work): outside `ttfa_ms`.
     Browser,
+    /// Through ttft-relay: the browser, this machine's loopback and the relay's own work
+    /// (the page's connection and preflight to the relay included), measured against the
+    /// relay's clock.
+    Relay,
     /// `fetch()` until the request left: opening a connection (DNS, TCP, TLS) when the run
     /// opened one, and the browser's own queueing.
     Connection,
@@ -49,8 +58,9 @@ pub enum WaitPart {
 
 impl WaitPart {
     /// Every part, in the order of the wait.
-    pub const ALL: [WaitPart; 10] = [
+    pub const ALL: [WaitPart; 11] = [
         WaitPart::Browser,
+        WaitPart::Relay,
         WaitPart::Connection,
         WaitPart::Preflight,
         WaitPart::Network,
@@ -67,6 +77,7 @@ impl WaitPart {
     pub fn code(self) -> &'static str {
         match self {
             WaitPart::Browser => "browser",
+            WaitPart::Relay => "relay",
             WaitPart::Connection => "connection",
             WaitPart::Preflight => "preflight",
             WaitPart::Network => "network",
@@ -89,6 +100,7 @@ impl WaitPart {
     pub fn label(self, lang: Lang) -> &'static str {
         match self {
             WaitPart::Browser => t::WAIT_PART_BROWSER,
+            WaitPart::Relay => t::WAIT_PART_RELAY,
             WaitPart::Connection => t::WAIT_PART_CONNECTION,
             WaitPart::Preflight => t::WAIT_PART_PREFLIGHT,
             WaitPart::Network => t::WAIT_PART_NETWORK,
@@ -163,6 +175,8 @@ pub enum RoundTripSource {
     /// Keyless requests the page timed between runs ([`super::PingSamples`]): what is left
     /// where the browser hides every handshake (no `Timing-Allow-Origin`).
     Pings,
+    /// ttft-relay's round trip to the provider (`relay-rtt`: its TCP connect).
+    Relay,
 }
 
 /// A network round trip to the endpoint, estimated.
@@ -237,6 +251,16 @@ pub struct BreakdownInput<'a> {
     /// The browser's estimate of its link, Mbit/s (`navigator.connection.downlink`: a
     /// downlink), when it gives one.
     pub downlink_mbps: Option<f64>,
+    /// What ttft-relay said, when the run went through it.
+    pub relay: Option<&'a RelayAccount>,
+}
+
+/// What a run through ttft-relay adds to its breakdown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RelayLeg {
+    /// The relay's connection to the provider, which cold and warm describe on such a run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conn: Option<RelayConn>,
 }
 
 /// One run's wait, part by part.
@@ -268,6 +292,10 @@ pub struct WaitBreakdown {
     /// The browser's estimate of its link, Mbit/s (a downlink), when it gave one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub downlink_mbps: Option<f64>,
+    /// Split through ttft-relay: the parts are browser ↔ relay, the relay's connection and
+    /// round trip to the provider, and the provider's. Since schema 6.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relay: Option<RelayLeg>,
 }
 
 /// A request body from this size on, bytes, gets a word on its upload when the server does
@@ -350,6 +378,49 @@ impl Parts {
         );
         self.take(WaitPart::Preflight, preflight_ms, PartSource::Measured);
     }
+
+    /// Before the provider had the request, through ttft-relay: browser ↔ relay, then the
+    /// relay's connection to the provider when it opened one for this request (its time to
+    /// the request written: DNS, TCP, TLS and its own work, or the handshakes it shared).
+    /// The relay's own work before a reused connection is its part of browser ↔ relay.
+    fn before_provider(&mut self, relay: &RelayAccount, loopback_ms: f64) {
+        let handshakes_ms = relay.handshakes_ms();
+        let before_send_ms = relay.sent_ms.or(handshakes_ms).unwrap_or(0.0);
+        if relay.conn.is_some_and(RelayConn::opened) {
+            self.take(WaitPart::Relay, loopback_ms, PartSource::Measured);
+            let setup_ms = before_send_ms.max(handshakes_ms.unwrap_or(0.0));
+            self.take(WaitPart::Connection, setup_ms, PartSource::Measured);
+        } else {
+            self.take(
+                WaitPart::Relay,
+                loopback_ms + before_send_ms,
+                PartSource::Measured,
+            );
+        }
+    }
+}
+
+/// Browser ↔ relay, ms: the page's time to the relay's response headers less the relay's
+/// time to them (`relay-headers`), or to the first body byte less the relay's
+/// (`first-byte`), whichever is less. Both are the page's request to the relay and the
+/// answer's way back (loopback, the browser's own work, the page's connection and preflight
+/// to the relay); each can only be inflated (Firefox resolves `fetch()` with the first body
+/// bytes; a read waits for the worker), so the lesser is the closer. `None` when the relay
+/// gave neither.
+fn relay_loopback_ms(relay: &RelayAccount, instants: &Instants) -> Option<f64> {
+    let start = instants.request_started;
+    let since = |at: Option<f64>, relay_ms: Option<f64>| {
+        at.zip(relay_ms)
+            .map(|(at, relay_ms)| (at - start - relay_ms).max(0.0))
+    };
+    [
+        since(instants.headers_received, relay.headers_ms),
+        since(instants.first_byte, relay.first_byte_ms),
+    ]
+    .into_iter()
+    .flatten()
+    .filter(|ms| ms.is_finite())
+    .min_by(f64::total_cmp)
 }
 
 impl WaitBreakdown {
@@ -371,38 +442,27 @@ impl WaitBreakdown {
             parts: Vec::new(),
             left_ms: first_token - start,
         };
-        // The round trip: the least of what this run and the page saw (a handshake carries
-        // crypto and scheduling on top of the trip; the least is the closest to the trip).
-        let visible = input.network.filter(|network| network.timing_visible);
-        let preflight_trip = visible
-            .filter(|network| {
-                input.first_preflight
-                    && network.connection == ConnectionKind::Reused
-                    && input.cold != Some(true)
-            })
-            .and_then(|network| network.queueing_ms)
-            .map(|ms| RoundTrip {
-                ms,
-                from: RoundTripSource::Preflight,
-                pings: None,
-            });
-        let earlier_trip = input.earlier_round_trip_ms.map(|ms| RoundTrip {
-            ms,
-            from: RoundTripSource::Earlier,
-            pings: None,
-        });
-        let round_trip = [
-            visible.and_then(RoundTrip::of_handshake),
-            earlier_trip,
-            preflight_trip,
-            input.ping_round_trip,
-        ]
-        .into_iter()
-        .flatten()
-        .filter(|trip| trip.ms.is_finite() && trip.ms >= 0.0)
-        .min_by(|a, b| a.ms.total_cmp(&b.ms));
-        parts.before_request(input, round_trip);
-
+        let through_relay = input
+            .relay
+            .and_then(|relay| relay_loopback_ms(relay, instants).map(|ms| (relay, ms)));
+        let round_trip = match through_relay {
+            Some((relay, loopback_ms)) => {
+                parts.before_provider(relay, loopback_ms);
+                relay
+                    .rtt_ms
+                    .filter(|ms| ms.is_finite() && *ms >= 0.0)
+                    .map(|ms| RoundTrip {
+                        ms,
+                        from: RoundTripSource::Relay,
+                        pings: None,
+                    })
+            }
+            None => {
+                let round_trip = browser_round_trip(input);
+                parts.before_request(input, round_trip);
+                round_trip
+            }
+        };
         // The server's account, checked against the wait left (network included: the
         // round trip is only an estimate, the server's clock is the server's).
         let (reported, server_claim_rejected) = reported_parts(input.account, parts.left_ms);
@@ -440,13 +500,15 @@ impl WaitBreakdown {
                 .map(|painted| (painted.at_ms - first_answer).max(0.0)),
             round_trip,
             server_claim_rejected,
-            connection_reused: input.network.is_some_and(|network| {
-                network.timing_visible && network.connection == ConnectionKind::Reused
-            }),
+            connection_reused: through_relay.is_none()
+                && input.network.is_some_and(|network| {
+                    network.timing_visible && network.connection == ConnectionKind::Reused
+                }),
             request_bytes: input.request_bytes,
             downlink_mbps: input
                 .downlink_mbps
                 .filter(|mbps| mbps.is_finite() && *mbps > 0.0 && *mbps < 1e6),
+            relay: through_relay.map(|(relay, _)| RelayLeg { conn: relay.conn }),
         })
     }
 
@@ -521,7 +583,17 @@ impl WaitBreakdown {
     /// server reported part of its time, "network, gateway and server" when no round trip
     /// was known.
     pub fn label(&self, time: &PartTime, lang: Lang) -> &'static str {
+        let relay = self.relay.is_some();
         match time.part {
+            WaitPart::Connection if relay => t::WAIT_PART_RELAY_CONNECTION.get(lang),
+            WaitPart::Network if relay && time.source == PartSource::Estimated => {
+                t::WAIT_PART_RELAY_NETWORK.get(lang)
+            }
+            WaitPart::Server
+                if relay && self.round_trip.is_some() && !self.has_server_account() =>
+            {
+                t::WAIT_PART_PROVIDER_SERVER.get(lang)
+            }
             WaitPart::Server if time.source == PartSource::ServerReported => {
                 t::WAIT_PART_SERVER_REPORTED.get(lang)
             }
@@ -552,6 +624,7 @@ impl WaitBreakdown {
                     RoundTripSource::Preflight => {
                         t::WAIT_ROUND_TRIP_FROM_PREFLIGHT.get(lang).into()
                     }
+                    RoundTripSource::Relay => t::WAIT_ROUND_TRIP_FROM_RELAY.get(lang).into(),
                     RoundTripSource::Pings => t::WAIT_ROUND_TRIP_FROM_PINGS.fill(
                         lang,
                         &[("count", &trip.pings.unwrap_or_default().to_string())],
@@ -562,6 +635,19 @@ impl WaitBreakdown {
             }
             None => t::WAIT_ROUND_TRIP_UNKNOWN.get(lang).to_owned(),
         }
+    }
+
+    /// Through ttft-relay: what its parts are and what cold and warm describe, in `lang`.
+    pub fn relay_text(&self, lang: Lang) -> Option<String> {
+        let leg = self.relay?;
+        let conn = match leg.conn {
+            Some(RelayConn::New) => t::WAIT_RELAY_CONN_NEW,
+            Some(RelayConn::NewShared) => t::WAIT_RELAY_CONN_NEW_SHARED,
+            Some(RelayConn::Preopened) => t::WAIT_RELAY_CONN_PREOPENED,
+            Some(RelayConn::Reused) => t::WAIT_RELAY_CONN_REUSED,
+            None => t::WAIT_RELAY_CONN_UNKNOWN,
+        };
+        Some(t::WAIT_RELAY_NOTE.fill(lang, &[("conn", &conn.get(lang))]))
     }
 
     /// What a server that claimed more than the browser waited is told, in `lang`.
@@ -583,6 +669,40 @@ impl WaitBreakdown {
             .iter()
             .any(|part| part.source == PartSource::ServerReported)
     }
+}
+
+/// The round trip to the endpoint, as the browser and the page saw it: the least of this
+/// run's handshake, an earlier one, its preflight on an open connection and the pings (a
+/// handshake carries crypto and scheduling on top of the trip; the least is the closest).
+fn browser_round_trip(input: &BreakdownInput<'_>) -> Option<RoundTrip> {
+    let visible = input.network.filter(|network| network.timing_visible);
+    let preflight_trip = visible
+        .filter(|network| {
+            input.first_preflight
+                && network.connection == ConnectionKind::Reused
+                && input.cold != Some(true)
+        })
+        .and_then(|network| network.queueing_ms)
+        .map(|ms| RoundTrip {
+            ms,
+            from: RoundTripSource::Preflight,
+            pings: None,
+        });
+    let earlier_trip = input.earlier_round_trip_ms.map(|ms| RoundTrip {
+        ms,
+        from: RoundTripSource::Earlier,
+        pings: None,
+    });
+    [
+        visible.and_then(RoundTrip::of_handshake),
+        earlier_trip,
+        preflight_trip,
+        input.ping_round_trip,
+    ]
+    .into_iter()
+    .flatten()
+    .filter(|trip| trip.ms.is_finite() && trip.ms >= 0.0)
+    .min_by(|a, b| a.ms.total_cmp(&b.ms))
 }
 
 /// The handshakes a new connection costs: TCP's round trip, and TLS 1.3's on https.

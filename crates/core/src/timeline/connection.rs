@@ -248,6 +248,10 @@ pub enum ConnectionEvidence {
     /// Not knowable: timing hidden after earlier traffic, or a preflight on a reused
     /// connection long after the page last heard from the origin.
     Unknown,
+    /// The run went through ttft-relay, which said whether it opened its connection to the
+    /// provider for the request (`relay-conn`): cold and warm describe that connection, the
+    /// one that crosses the network (the browser's own is a loopback to the relay).
+    Relay,
 }
 
 impl ConnectionEvidence {
@@ -260,6 +264,7 @@ impl ConnectionEvidence {
             ConnectionEvidence::PreflightClock => "preflight_clock",
             ConnectionEvidence::FirstContact => "first_contact",
             ConnectionEvidence::Unknown => "unknown",
+            ConnectionEvidence::Relay => "relay",
         }
     }
 }

@@ -24,6 +24,7 @@
 //! ```
 
 mod breakdown;
+mod buffer;
 mod connection;
 mod network;
 mod paint;
@@ -33,8 +34,11 @@ mod summary;
 mod verdict;
 
 pub use breakdown::{
-    BreakdownInput, PartSource, PartTime, RoundTrip, RoundTripSource, ServerClaim, WaitBreakdown,
-    WaitPart, SERVER_CLAIM_SLACK_MS,
+    BreakdownInput, PartSource, PartTime, RelayLeg, RoundTrip, RoundTripSource, ServerClaim,
+    WaitBreakdown, WaitPart, SERVER_CLAIM_SLACK_MS,
+};
+pub use buffer::{
+    BufferedArrival, BUFFER_MAX_MS_PER_CHUNK, BUFFER_MIN_SILENCE_MS, BUFFER_MIN_TEXT_CHUNKS,
 };
 pub use connection::{
     ConnectionEvidence, ConnectionVerdict, OriginContact, OriginContacts, PreflightClock,

@@ -12,6 +12,8 @@ use crate::texts as t;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum WaitCause {
+    /// Through ttft-relay: the browser, the loopback and the relay's own work.
+    Relay,
     /// Opening a connection and the CORS preflight: the first contact's costs.
     ColdStart,
     /// The network round trip.
@@ -32,7 +34,8 @@ pub enum WaitCause {
 
 impl WaitCause {
     /// Every cause.
-    pub const ALL: [WaitCause; 8] = [
+    pub const ALL: [WaitCause; 9] = [
+        WaitCause::Relay,
         WaitCause::ColdStart,
         WaitCause::Network,
         WaitCause::Gateway,
@@ -46,6 +49,7 @@ impl WaitCause {
     /// The parts this cause covers.
     pub fn parts(self) -> &'static [WaitPart] {
         match self {
+            WaitCause::Relay => &[WaitPart::Relay],
             WaitCause::ColdStart => &[WaitPart::Connection, WaitPart::Preflight],
             WaitCause::Network => &[WaitPart::Network],
             WaitCause::Gateway => &[WaitPart::Gateway],
@@ -60,6 +64,7 @@ impl WaitCause {
     /// The serialized code, for `data-*` attributes and tests.
     pub fn code(self) -> &'static str {
         match self {
+            WaitCause::Relay => "relay",
             WaitCause::ColdStart => "cold_start",
             WaitCause::Network => "network",
             WaitCause::Gateway => "gateway",
@@ -74,6 +79,7 @@ impl WaitCause {
     /// What to do about it, in `lang`.
     pub fn remedy(self, lang: Lang) -> &'static str {
         match self {
+            WaitCause::Relay => t::VERDICT_REMEDY_RELAY,
             WaitCause::ColdStart => t::VERDICT_REMEDY_COLD_START,
             WaitCause::Network => t::VERDICT_REMEDY_NETWORK,
             WaitCause::Gateway => t::VERDICT_REMEDY_GATEWAY,
@@ -90,6 +96,7 @@ impl WaitCause {
     /// network too (no round trip was known).
     pub fn name(self, lang: Lang, network_included: bool) -> &'static str {
         match self {
+            WaitCause::Relay => t::VERDICT_CAUSE_RELAY,
             WaitCause::ColdStart => t::VERDICT_CAUSE_COLD_START,
             WaitCause::Network => t::VERDICT_CAUSE_NETWORK,
             WaitCause::Gateway => t::VERDICT_CAUSE_GATEWAY,
@@ -122,6 +129,10 @@ pub struct WaitVerdict {
     /// Whether the network part is mostly the request's upload, as the server reported it.
     #[serde(default)]
     pub mostly_upload: bool,
+    /// Whether the wait was split through ttft-relay: the connection, the network and the
+    /// server are the relay's to the provider and the provider's own.
+    #[serde(default)]
+    pub via_relay: bool,
 }
 
 impl WaitVerdict {
@@ -133,6 +144,7 @@ impl WaitVerdict {
         Some(WaitVerdict {
             server_reported: breakdown.has_server_account(),
             mostly_upload: verdict.cause == WaitCause::Network && 2.0 * upload_ms > verdict.ms,
+            via_relay: breakdown.relay.is_some(),
             ..verdict
         })
     }
@@ -161,6 +173,7 @@ impl WaitVerdict {
             network_included,
             server_reported: false,
             mostly_upload: false,
+            via_relay: false,
         })
     }
 
@@ -175,8 +188,14 @@ impl WaitVerdict {
 
     /// The sentence: what took the most time, how much, and of what.
     pub fn headline(&self, lang: Lang) -> String {
+        let relay = self.via_relay;
         let cause = match self.cause {
             WaitCause::Network if self.mostly_upload => t::VERDICT_CAUSE_UPLOAD.get(lang),
+            WaitCause::ColdStart if relay => t::VERDICT_CAUSE_RELAY_COLD_START.get(lang),
+            WaitCause::Network if relay => t::VERDICT_CAUSE_RELAY_NETWORK.get(lang),
+            WaitCause::Server if relay && !self.server_reported && !self.network_included => {
+                t::VERDICT_CAUSE_RELAY_SERVER.get(lang)
+            }
             WaitCause::Server if self.server_reported && self.network_included => {
                 t::VERDICT_CAUSE_SERVER_REST_AND_NETWORK.get(lang)
             }
@@ -196,8 +215,12 @@ impl WaitVerdict {
 
     /// What to do about it.
     pub fn remedy(&self, lang: Lang) -> &'static str {
+        let relay = self.via_relay;
         match self.cause {
             WaitCause::Network if self.mostly_upload => t::VERDICT_REMEDY_UPLOAD.get(lang),
+            WaitCause::ColdStart if relay => t::VERDICT_REMEDY_RELAY_COLD_START.get(lang),
+            WaitCause::Network if relay => t::VERDICT_REMEDY_RELAY_NETWORK.get(lang),
+            WaitCause::Server if relay => t::VERDICT_REMEDY_RELAY_SERVER.get(lang),
             cause => cause.remedy(lang),
         }
     }
@@ -248,7 +271,16 @@ impl WaitSummary {
                 .find(|(known, _)| *known == part)
                 .map(|(_, ms)| *ms)
         };
-        let verdict = WaitVerdict::from_times(lookup, network_included);
+        // Split through ttft-relay in most runs: the relay's words.
+        let through_relay = breakdowns
+            .iter()
+            .filter(|breakdown| breakdown.relay.is_some())
+            .count();
+        let verdict =
+            WaitVerdict::from_times(lookup, network_included).map(|verdict| WaitVerdict {
+                via_relay: 2 * through_relay > breakdowns.len(),
+                ..verdict
+            });
         Some(WaitSummary {
             runs: breakdowns.len(),
             p50_ms,

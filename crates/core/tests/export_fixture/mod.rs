@@ -222,9 +222,12 @@ pub fn record_from_timeline(
                 account: None,
                 request_bytes: None,
                 downlink_mbps: None,
+                relay: None,
             },
         ),
         timer: None,
+        relay: None,
+        buffered_arrival: None,
     }
 }
 

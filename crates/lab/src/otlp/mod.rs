@@ -32,7 +32,8 @@
 //! #     instants: timeline.instants.clone(), usage: None, network: None,
 //! #     outcome: timeline.outcome.clone(), diagnosis_cause: None, diagnosis: None,
 //! #     experiment: None, arrival_delay_bound_ms: None, arrivals_wait_for_main_thread: None, main_thread_stall_ms: None,
-//! #     server_account: None, breakdown: None, timer: None };
+//! #     server_account: None, breakdown: None, timer: None, relay: None,
+//! #     buffered_arrival: None };
 //! let resource = ResourceFacts {
 //!     service_name: String::new(),
 //!     service_version: "0.1.0".into(),

@@ -249,8 +249,9 @@ const fn wait_part(name: &'static str, description: &'static str) -> MetricSpec 
 }
 
 /// Every part's histogram, in the order of `WaitPart::ALL`.
-pub const WAIT_PARTS: [MetricSpec; 10] = [
+pub const WAIT_PARTS: [MetricSpec; 11] = [
     wait_part("ttft_meter.client.wait.browser", "The page's own time from the Send click to fetch()."),
+    wait_part("ttft_meter.client.wait.relay", "Through ttft-relay: the browser, the loopback to the relay and the relay's own work."),
     wait_part("ttft_meter.client.wait.connection", "Opening the connection (DNS, TCP, TLS) and the browser's queueing before the request left."),
     wait_part("ttft_meter.client.wait.preflight", "The CORS preflight the request waited for."),
     wait_part("ttft_meter.client.wait.network", "One network round trip to the endpoint (estimated from a handshake)."),
@@ -345,6 +346,7 @@ macro_rules! metric_list {
             WAIT_PARTS[7],
             WAIT_PARTS[8],
             WAIT_PARTS[9],
+            WAIT_PARTS[10],
             RUNS,
         ]
     };
@@ -485,7 +487,23 @@ pub mod attr {
     /// Ours, span: the diagnosed cause (`key_refused`, …) of a failed run.
     pub const DIAGNOSIS_CAUSE: &str = "ttft_meter.diagnosis.cause";
     /// Ours, span: a new connection (`true`), a reused one (`false`); absent when unknown.
+    /// Through ttft-relay, the relay's connection to the provider.
     pub const CONNECTION_COLD: &str = "ttft_meter.connection.cold";
+    /// Ours, our metrics' data points and span: `true` when the run went through
+    /// ttft-relay; absent otherwise.
+    pub const VIA_RELAY: &str = "ttft_meter.via_relay";
+    /// Ours, span: the version ttft-relay gave (`X-TTFT-Relay`).
+    pub const RELAY_VERSION: &str = "ttft_meter.relay.version";
+    /// Ours, span: the relay's connection to the provider (`new`, `new_shared`,
+    /// `preopened`, `reused`).
+    pub const RELAY_CONNECTION: &str = "ttft_meter.relay.connection";
+    /// Ours, span: the relay's protocol to the provider (`h2`, `http/1.1`).
+    pub const RELAY_PROTOCOL: &str = "ttft_meter.relay.protocol";
+    /// Ours, span: which side the relay said failed (`upstream_reset`, …).
+    pub const RELAY_ERROR: &str = "ttft_meter.relay.error";
+    /// Ours, span: `true` when the answer arrived all at once after a long silence (a
+    /// buffer between the page and the model); absent otherwise.
+    pub const BUFFERED_ARRIVAL: &str = "ttft_meter.buffered_arrival";
     /// Ours, span: a warm-up run (left out of statistics and metrics).
     pub const WARM_UP: &str = "ttft_meter.run.warm_up";
     /// Ours, span: `worker` or `main_thread`.

@@ -326,6 +326,7 @@ pub(crate) fn observations(
 
     let mut ours = base;
     ours.opt_str(attr::NETWORK_EFFECTIVE_TYPE, effective_type);
+    ours.opt_bool(attr::VIA_RELAY, record.via_relay().then_some(true));
     push(TIME_TO_FIRST_TOKEN, &ours, metrics.ttft_ms.map(seconds));
     push(
         TIME_TO_FIRST_ANSWER_TOKEN,

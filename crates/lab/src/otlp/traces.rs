@@ -92,6 +92,38 @@ fn input_messages_value(messages: &[(String, String)]) -> (Value, bool) {
     (json!({ "arrayValue": { "values": values } }), truncated)
 }
 
+/// A run through ttft-relay: `ttft_meter.via_relay` and what the relay said; a buffered
+/// answer: `ttft_meter.buffered_arrival`. Nothing for a direct run that streamed.
+fn relay_attributes(attributes: &mut Attributes, record: &RunRecord) {
+    let relay = record.relay.as_ref();
+    attributes
+        .opt_bool(attr::VIA_RELAY, relay.map(|_| true))
+        .opt_str(
+            attr::RELAY_VERSION,
+            relay.and_then(|relay| relay.version.as_deref()),
+        )
+        .opt_str(
+            attr::RELAY_CONNECTION,
+            relay.and_then(|relay| relay.conn).map(|conn| conn.code()),
+        )
+        .opt_str(
+            attr::RELAY_PROTOCOL,
+            relay
+                .and_then(|relay| relay.proto)
+                .map(|proto| proto.code()),
+        )
+        .opt_str(
+            attr::RELAY_ERROR,
+            relay
+                .and_then(|relay| relay.error)
+                .map(|error| error.code()),
+        )
+        .opt_bool(
+            attr::BUFFERED_ARRIVAL,
+            record.buffered_arrival.map(|_| true),
+        );
+}
+
 /// The span's attributes.
 fn span_attributes(record: &RunRecord, options: &ExportOptions) -> Attributes {
     let metrics = &record.metrics;
@@ -182,6 +214,7 @@ fn span_attributes(record: &RunRecord, options: &ExportOptions) -> Attributes {
         .double(attr::E2E_MS, metrics.e2e_ms)
         .double(attr::ITL_MS, metrics.itl_ms)
         .double(attr::OUTPUT_TPS, metrics.output_tps);
+    relay_attributes(&mut attributes, record);
     if options.include_prompt {
         let messages = record
             .settings

@@ -789,6 +789,8 @@ mod tests {
             server_account: None,
             breakdown: None,
             timer: None,
+            relay: None,
+            buffered_arrival: None,
         }
     }
 

@@ -14,14 +14,21 @@ use libfuzzer_sys::fuzz_target;
 use ttft_stream::dialect::Dialect;
 use ttft_stream::sse::{SseEvent, SseParser};
 
-/// Events, comments, retry, last event ID, and whether the limit stopped the parser.
-fn parse(limit: usize, reads: &[&[u8]]) -> (Vec<SseEvent>, usize, Option<u64>, Option<String>, bool) {
+/// What one parse saw: events, comments, ttft-relay notes, retry, last event ID, and whether
+/// the limit stopped the parser.
+type Parsed = (Vec<SseEvent>, usize, Vec<String>, Option<u64>, Option<String>, bool);
+
+/// Events, comments, notes, retry, last event ID, and whether the limit stopped the parser.
+fn parse(limit: usize, reads: &[&[u8]]) -> Parsed {
     let mut parser = SseParser::with_max_event_bytes(limit);
     let mut events = Vec::new();
+    let mut notes = Vec::new();
     let mut too_long = false;
     for read in reads {
         let result = parser.feed_into(read, &mut events);
+        notes.extend(parser.take_notes());
         assert!(parser.buffered_bytes() <= limit, "the parser holds more than its limit");
+        assert!(notes.len() <= ttft_stream::sse::MAX_NOTES, "more notes than the bound");
         if result.is_err() {
             too_long = true;
             break;
@@ -29,7 +36,7 @@ fn parse(limit: usize, reads: &[&[u8]]) -> (Vec<SseEvent>, usize, Option<u64>, O
     }
     parser.finish();
     let last_event_id = parser.last_event_id().map(str::to_owned);
-    (events, parser.comment_count(), parser.retry_ms(), last_event_id, too_long)
+    (events, parser.comment_count(), notes, parser.retry_ms(), last_event_id, too_long)
 }
 
 fuzz_target!(|data: &[u8]| {

@@ -26,7 +26,9 @@ pub const MAX_HEADER_BYTES: usize = 4096;
 /// The response headers that carry an account, lower case: what a transport reads and hands
 /// to [`ServerAccount::from_headers`]. A browser reads them only when the server lists them
 /// in `Access-Control-Expose-Headers` (or the page is on the same origin).
-pub const ACCOUNT_HEADERS: [&str; 10] = [
+/// ttft-relay's headers (`x-ttft-relay`, `x-ttft-relay-error`: docs/relay.md) come with them,
+/// since the relay's own account is a `Server-Timing` header too ([`super::RelayAccount`]).
+pub const ACCOUNT_HEADERS: [&str; 12] = [
     "server-timing",
     "openai-processing-ms",
     "x-litellm-overhead-duration-ms",
@@ -37,6 +39,8 @@ pub const ACCOUNT_HEADERS: [&str; 10] = [
     "fireworks-server-processing-time",
     "fireworks-prompt-tokens",
     "fireworks-cached-prompt-tokens",
+    "x-ttft-relay",
+    "x-ttft-relay-error",
 ];
 
 /// Who gave (part of) an account.
@@ -135,7 +139,7 @@ pub struct ServerAccount {
 }
 
 /// A bounded time: finite, non-negative, below [`MAX_ACCOUNT_MS`].
-fn bounded_ms(value: f64) -> Option<f64> {
+pub(super) fn bounded_ms(value: f64) -> Option<f64> {
     (value.is_finite() && (0.0..MAX_ACCOUNT_MS).contains(&value)).then_some(value)
 }
 
@@ -159,7 +163,7 @@ fn number_or_text_ms_at(object: &Value, key: &str, scale: f64) -> Option<f64> {
 /// carries anyway) rather than `str::parse::<f64>`, whose tables cost the first load about
 /// 30 KB of wasm. JSON's number syntax is what servers write (`12`, `12.5`, `1.2e3`); `NaN`,
 /// `inf`, `+5` and `12ms` are refused.
-fn header_number(text: &str) -> Option<f64> {
+pub(super) fn header_number(text: &str) -> Option<f64> {
     let text = text.trim();
     if text.is_empty() || text.len() > 32 {
         return None;

@@ -19,6 +19,7 @@ mod decoder;
 mod json;
 mod names;
 mod reader;
+mod relay;
 mod responses;
 mod think;
 mod wire;
@@ -31,3 +32,6 @@ pub use decoded::{DecodedEvent, StreamError, Usage};
 pub use decoder::Decoder;
 pub use names::{Dialect, UnknownDialect};
 pub use reader::{Outcome, StreamReader, StreamSummary};
+pub use relay::{
+    RelayAccount, RelayConn, RelayError, RelayProto, RELAY_ERROR_HEADER, RELAY_HEADER,
+};

@@ -259,6 +259,12 @@ impl StreamReader {
         fed
     }
 
+    /// The notes read since the last call: comment lines starting with `ttft-relay `
+    /// (bounded; see [`SseParser::take_notes`]).
+    pub fn take_notes(&mut self) -> Vec<String> {
+        self.parser.take_notes()
+    }
+
     /// Bytes the parser holds for the event being read: at most
     /// [`crate::sse::MAX_EVENT_BYTES`] (the caller holds the current read).
     pub fn buffered_bytes(&self) -> usize {

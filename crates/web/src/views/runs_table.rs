@@ -86,6 +86,8 @@ fn evidence_text(record: &RunRecord) -> Option<Text> {
         ConnectionEvidence::PreflightClock => t::EVIDENCE_PREFLIGHT_CLOCK_WARM,
         ConnectionEvidence::FirstContact => t::EVIDENCE_FIRST_CONTACT,
         ConnectionEvidence::Unknown => t::EVIDENCE_UNKNOWN,
+        ConnectionEvidence::Relay if record.cold == Some(true) => t::EVIDENCE_RELAY_NEW,
+        ConnectionEvidence::Relay => t::EVIDENCE_RELAY_REUSED,
     })
 }
 
