@@ -65,6 +65,9 @@ impl Upstream {
             url: url.to_owned(),
             reason: reason.to_owned(),
         };
+        if !url.contains("://") {
+            return Err(refuse("no scheme (https://...)"));
+        }
         let uri: http::Uri = url.parse().map_err(|_| refuse("not a URL"))?;
         let scheme = match uri.scheme_str() {
             Some("https") => Scheme::Https,
