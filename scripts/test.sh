@@ -40,7 +40,7 @@ pages_pid=$!
 set +m
 
 step "clippy: native crates"
-nice -n 15 cargo clippy --quiet -p ttft-stream -p ttft-core -p ttft-lab -p ttft-sim -p ttft-tokens --all-targets -- -D warnings
+nice -n 15 cargo clippy --quiet -p ttft-stream -p ttft-core -p ttft-lab -p ttft-sim -p ttft-tokens -p ttft-relay --all-targets -- -D warnings
 step "clippy: the pages on wasm32 (ttft-web, ttft-widget, ttft-lab-page)"
 nice -n 15 cargo clippy --quiet -p ttft-web -p ttft-widget -p ttft-lab-page --target wasm32-unknown-unknown --all-targets -- -D warnings
 step "clippy: ttft-core as the widget builds it (zh-on-demand: the Chinese column loaded from zh.json)"
@@ -63,8 +63,8 @@ for file in dist/widget-*_bg.wasm dist/widget-*.js dist/fetch-worker.js dist/sty
   printf 'shipped: %-45s %8s B raw %8s B gzip\n' "$file" "$(wc -c <"$file")" "$(gzip -9c "$file" | wc -c)"
 done
 
-step "cargo test: the native crates (ttft-stream, ttft-core, ttft-lab, ttft-sim, ttft-tokens)"
-cargo test -p ttft-stream -p ttft-core -p ttft-lab -p ttft-sim -p ttft-tokens
+step "cargo test: the native crates (ttft-stream, ttft-core, ttft-lab, ttft-sim, ttft-tokens, ttft-relay)"
+cargo test -p ttft-stream -p ttft-core -p ttft-lab -p ttft-sim -p ttft-tokens -p ttft-relay
 step "ttft-core's texts as the widget builds them (zh-on-demand: the Chinese column loaded from zh.json)"
 cargo test --quiet -p ttft-core --features zh-on-demand --lib text
 

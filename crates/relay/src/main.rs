@@ -74,15 +74,6 @@ async fn main() -> ExitCode {
         }
     };
     let port = bound.address.port();
-    let mut stdout = std::io::stdout();
-    // Scripts wait for the first line to learn the port; the second is the user's to paste.
-    let _ = writeln!(stdout, "ttft-relay listening on http://127.0.0.1:{port}");
-    let _ = writeln!(
-        stdout,
-        "base URL for the page: http://127.0.0.1:{port}{}",
-        upstream.base_path
-    );
-    let _ = stdout.flush();
     let origins: Vec<String> = config
         .allowed_origins
         .iter()
@@ -91,30 +82,37 @@ async fn main() -> ExitCode {
             config::OriginPattern::AnyPort(prefix) => format!("{prefix}:*"),
         })
         .collect();
-    let mut stderr = std::io::stderr();
-    let _ = writeln!(
-        stderr,
-        "ttft-relay: forwarding to {}{} only; pages allowed: {}",
+    let mut notes = format!(
+        "ttft-relay: forwarding to {}{} only; pages allowed: {}\n",
         upstream.origin(),
         upstream.base_path,
         origins.join(" ")
     );
     if let Some(trust) = &bound.trust {
-        let _ = writeln!(
-            stderr,
-            "ttft-relay: trusting {} certificates of {} and {} of --ca-file",
+        notes.push_str(&format!(
+            "ttft-relay: trusting {} certificates of {} and {} of --ca-file\n",
             trust.system_certificates,
             config.ca_bundle.display(),
             trust.extra_certificates
-        );
+        ));
         if let Some(problem) = &trust.system_problem {
-            let _ = writeln!(
-                stderr,
-                "ttft-relay: warning: nothing from {}: {problem}",
+            notes.push_str(&format!(
+                "ttft-relay: warning: nothing from {}: {problem}\n",
                 config.ca_bundle.display()
-            );
+            ));
         }
     }
+    // Each output in one write, stderr's first: a script that reads stdout's lines and
+    // stops the relay then has all of it.
+    let _ = std::io::stderr().write_all(notes.as_bytes());
+    // Scripts wait for the first line to learn the port; the second is the user's to paste.
+    let lines = format!(
+        "ttft-relay listening on http://127.0.0.1:{port}\nbase URL for the page: http://127.0.0.1:{port}{}\n",
+        upstream.base_path
+    );
+    let mut stdout = std::io::stdout();
+    let _ = stdout.write_all(lines.as_bytes());
+    let _ = stdout.flush();
     ttft_relay::serve(bound.relay, bound.listener).await;
     ExitCode::SUCCESS
 }

@@ -417,22 +417,19 @@ impl Relay {
         }
         // The path only: a query may carry a key (?key=...), and headers are never logged.
         let path = path_and_query.split('?').next().unwrap_or_default();
-        let _ = writeln!(
-            std::io::stderr(),
-            "ttft-relay: {method} {path} -> {} ({})",
+        let line = format!(
+            "ttft-relay: {method} {path} -> {} ({})\n",
             status.as_u16(),
             report.server_timing()
         );
+        // One write per line: lines of concurrent requests do not interleave.
+        let _ = std::io::stderr().write_all(line.as_bytes());
     }
 
     fn log_error(&self, error: &RelayError) {
         if self.log {
-            let _ = writeln!(
-                std::io::stderr(),
-                "ttft-relay: {}: {}",
-                error.kind.name(),
-                error.message
-            );
+            let line = format!("ttft-relay: {}: {}\n", error.kind.name(), error.message);
+            let _ = std::io::stderr().write_all(line.as_bytes());
         }
     }
 }
