@@ -388,3 +388,169 @@ async fn a_long_prompt_whose_upload_the_server_does_not_report_is_said_to_be_ins
         "a short prompt's upload"
     );
 }
+
+/// ttft-relay's headers for docs/relay.md's example: a new h2 connection to the provider,
+/// the request written 154.6 ms after the relay had it, the provider's headers at 226.0 ms.
+const RELAY_SERVER_TIMING: &str = "relay-conn;desc=new, relay-proto;desc=h2, relay-dns;dur=0.4, \
+    relay-tcp;dur=50.3, relay-tls;dur=103.1, relay-rtt;dur=50.3, relay-sent;dur=154.6, \
+    relay-headers;dur=226.0";
+
+/// A run through ttft-relay: its headers 2.5 ms after the relay's 226.0 (the loopback), its
+/// first-byte note with the provider's role chunk 2.0 ms after the relay's 412.3, the first
+/// answer token at 650 ms, two more 30 ms apart.
+fn via_relay_script() -> Script {
+    let role = ttft_web::testing::support::chat_event(
+        serde_json::json!({"role": "assistant", "content": ""}),
+    );
+    let first = format!(": ttft-relay first-byte=412.3\n{role}");
+    let hello = ttft_web::testing::support::chat_event(serde_json::json!({"content": "Hello"}));
+    let world = ttft_web::testing::support::chat_event(serde_json::json!({"content": " world"}));
+    Script::event_stream(
+        228.5,
+        &[
+            // The note and the role chunk split mid-note, as a read can cut them.
+            (414.3, &first[..20]),
+            (414.4, &first[20..]),
+            (650.0, &hello),
+            (680.0, &world),
+            (681.0, "data: [DONE]\n\n"),
+        ],
+        682.0,
+    )
+    .with_head(|head| {
+        head.timing_headers = vec![
+            ("server-timing".into(), RELAY_SERVER_TIMING.into()),
+            ("x-ttft-relay".into(), "0.1.0".into()),
+        ];
+    })
+}
+
+/// Within the page's clock step and the scripted carrier's stamping, ms.
+const SHOWN_WITHIN_MS: f64 = 0.5;
+
+#[wasm_bindgen_test]
+async fn a_run_through_the_relay_is_split_by_what_the_relay_saw_and_says_so() {
+    // A nginx in front, buffering: twelve chunks in one read after 900 ms of silence.
+    let buffered_body: String = (0..12)
+        .map(|index| {
+            ttft_web::testing::support::chat_event(
+                serde_json::json!({"content": format!("w{index} ")}),
+            )
+        })
+        .collect::<String>()
+        + "data: [DONE]\n\n";
+    let carrier = ScriptedCarrier::new([
+        via_relay_script(),
+        Script::event_stream(5.0, &[(900.0, &buffered_body)], 901.0),
+    ]);
+    let view = widget(&carrier);
+    send(&view, 1).await;
+    let wait = view.find("wait").expect("a wait shown");
+    assert_eq!(wait.get_attribute("data-relay").as_deref(), Some("true"));
+    let ttfa_ms: f64 = wait.get_attribute("data-ttfa-ms").unwrap().parse().unwrap();
+    assert!((ttfa_ms - 650.0).abs() < SHOWN_WITHIN_MS, "ttfa {ttfa_ms}");
+    // Each part where the relay's account and the script put it.
+    for (code, expected_ms, expected_source) in [
+        ("relay", 2.0, "measured"),
+        ("connection", 154.6, "measured"),
+        ("network", 50.3, "estimated"),
+        ("server", 443.1, "estimated"),
+    ] {
+        let (shown_ms, source) = part(&view, code).unwrap_or_else(|| panic!("no {code} part"));
+        assert!(
+            (shown_ms - expected_ms).abs() < SHOWN_WITHIN_MS,
+            "{code}: {shown_ms} ms shown, {expected_ms} scripted"
+        );
+        assert_eq!(source, expected_source, "{code}");
+    }
+    assert!(part(&view, "preflight").is_none());
+    let parts = view.text("wait-parts");
+    for label in [
+        "browser ↔ relay (loopback)",
+        "relay → provider, new connection, by the relay",
+        "relay → provider, round trip, by the relay",
+        "the provider's server",
+    ] {
+        assert!(parts.contains(label), "{label} in {parts}");
+    }
+    let relay_note = view.text("wait-relay");
+    assert!(relay_note.starts_with("Via ttft-relay"), "{relay_note}");
+    assert!(
+        relay_note.contains("cold, opened for this run"),
+        "{relay_note}"
+    );
+    assert!(view
+        .text("wait-round-trip")
+        .contains("ttft-relay's TCP connect"));
+    assert_eq!(
+        view.attribute("wait", "data-verdict").as_deref(),
+        Some("server")
+    );
+    assert!(view
+        .text("wait-verdict")
+        .contains("the provider's server before its first token"));
+    // "via relay" in the runs table, its connection the relay's, and the run's details.
+    let row = view.find_all("run-row").remove(0);
+    assert_eq!(row.get_attribute("data-relay").as_deref(), Some("true"));
+    assert_eq!(row.get_attribute("data-cold").as_deref(), Some("true"));
+    assert_eq!(
+        row.get_attribute("data-connection-evidence").as_deref(),
+        Some("relay")
+    );
+    assert_eq!(view.text("via-relay"), "via relay");
+    row.click();
+    until(
+        "the run's details",
+        || {
+            view.find("relay-line")
+                .map(|_| ())
+                .ok_or_else(|| "no relay line".to_owned())
+        },
+        10_000.0,
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        view.text("relay-line"),
+        "Via ttft-relay 0.1.0, to the provider over h2."
+    );
+    assert!(view
+        .text("connection-line")
+        .contains("ttft-relay opened a new connection to the provider"));
+    assert!(
+        view.find("buffered-arrival").is_none(),
+        "streamed: not buffered"
+    );
+
+    // A direct run through a buffering proxy: flagged, not via relay.
+    send(&view, 2).await;
+    let warning = view.text("buffered-arrival");
+    assert!(
+        warning.starts_with(
+            "The answer arrived all at once: 12 text chunks within 0.0 ms after 900 ms"
+        ),
+        "{warning}"
+    );
+    assert!(
+        warning.contains("TTFT here is the buffer's, not the model's"),
+        "{warning}"
+    );
+    assert_eq!(
+        view.attribute("wait", "data-relay").as_deref(),
+        Some("false")
+    );
+    let rows = view.find_all("run-row");
+    assert_eq!(
+        rows[1].get_attribute("data-relay").as_deref(),
+        Some("false")
+    );
+    assert_eq!(
+        rows[1].get_attribute("data-buffered").as_deref(),
+        Some("true")
+    );
+    // Stored with the runs: the relay's account and the flag.
+    let stored = ttft_web::testing::support::stored_runs();
+    assert_eq!(stored[0]["relay"]["version"], "0.1.0");
+    assert_eq!(stored[0]["relay"]["first_byte_ms"], 412.3);
+    assert_eq!(stored[1]["buffered_arrival"]["text_chunks"], 12);
+}

@@ -549,9 +549,11 @@ async fn finish_record(
         answers_without_cors,
         downlink_mbps: downlink_mbps(),
     });
-    // A ping estimate is kept with the pings, not as a handshake the page saw.
+    // A ping estimate is kept with the pings, not as a handshake the page saw; ttft-relay's
+    // round trip is the relay's to the provider, not the page's to the relay.
     if let Some(trip) = record.breakdown.as_ref().and_then(|b| b.round_trip) {
-        if trip.from != ttft_core::timeline::RoundTripSource::Pings {
+        use ttft_core::timeline::RoundTripSource;
+        if !matches!(trip.from, RoundTripSource::Pings | RoundTripSource::Relay) {
             transport::contacts::remember_round_trip(url, trip.ms);
         }
     }

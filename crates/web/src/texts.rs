@@ -123,11 +123,10 @@ ttft_core::texts! {
     EVIDENCE_RELAY_REUSED =
         "warm, ttft-relay's connection to the provider was open (reused, or opened by its pool before the request)",
         "热，ttft-relay 到服务商的连接已经打开（复用，或由其连接池在请求前建立）";
-    /// The runs table's connection cell of a run through ttft-relay: `{connection}` is the
-    /// cell's usual text.
-    VIA_RELAY_CELL =
-        "{connection} · via relay",
-        "{connection} · 经中继";
+    /// Beside a run that went through ttft-relay (the runs table, the history).
+    VIA_RELAY =
+        "via relay",
+        "经中继";
     /// The selected run's line when it went through ttft-relay. `{version}`: the relay's
     /// version or "?"; `{proto}`: `h2`, `http/1.1` or "?".
     RELAY_LINE =

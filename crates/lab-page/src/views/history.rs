@@ -219,6 +219,11 @@ pub fn HistoryList() -> impl IntoView {
                 <span class="history-when">{when}</span>
                 <span class="history-model">{record.settings.model.clone()}</span>
                 <span class="history-ttfa">{format!("ttfa_ms {}", format_ms(record.metrics.ttfa_ms))}</span>
+                {record.via_relay().then(|| view! {
+                    <span class="via-relay" data-testid="history-via-relay">
+                        {move || i18n.t(ttft_web::texts::VIA_RELAY)}
+                    </span>
+                })}
                 <span class=if ok { "history-outcome ok" } else { "history-outcome failed" }>
                     {move || i18n.t(if ok { t::OUTCOME_OK } else { t::OUTCOME_FAILED })}
                 </span>

@@ -83,6 +83,8 @@ pub struct LiveRun {
     pub(crate) stall_ms: RwSignal<Option<f64>>,
     /// The last finished run's wait, part by part (runs that got an answer token).
     pub breakdown: RwSignal<Option<ttft_core::timeline::WaitBreakdown>>,
+    /// The last finished run's answer arrived all at once after a long silence (a buffer).
+    pub(crate) buffered: RwSignal<Option<ttft_core::timeline::BufferedArrival>>,
     /// Counts runs shown: an update deferred past a frame applies only to its own run.
     pub(crate) shown_run: StoredValue<u32, LocalStorage>,
     /// The first answer text is on its way to the screen: the elapsed counter waits.
@@ -117,6 +119,7 @@ impl LiveRun {
             arrival_delay: RwSignal::new(None),
             stall_ms: RwSignal::new(None),
             breakdown: RwSignal::new(None),
+            buffered: RwSignal::new(None),
             shown_run: StoredValue::new_local(0),
             first_paint_pending: StoredValue::new_local(false),
             reasoning_seen: RwSignal::new(false),
@@ -161,6 +164,7 @@ impl LiveRun {
         self.arrival_delay.set(None);
         self.stall_ms.set(None);
         self.breakdown.set(None);
+        self.buffered.set(None);
         self.reasoning.clear();
         self.answer.clear();
         self.ttfa_ms.set(None);
@@ -274,6 +278,7 @@ impl LiveRun {
             .set(record.main_thread_stall_ms.filter(|_| record.stalled()));
         let failed = !record.is_ok();
         self.breakdown.set(record.breakdown.clone());
+        self.buffered.set(record.buffered_arrival);
         self.failed.set(failed.then(|| record.clone()));
         self.status.set(if failed {
             RunStatus::Failed

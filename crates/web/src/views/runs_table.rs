@@ -10,7 +10,7 @@ use ttft_core::text::Text;
 use ttft_core::timeline::{ConnectionEvidence, HttpProtocol, RunOutcome};
 
 use super::controls::ShowAllToggle;
-use super::live::{format_ms, DiagnosisBox};
+use super::live::{format_ms, BufferedNote, DiagnosisBox};
 use crate::i18n::use_i18n;
 use crate::state::{RunMarks, RunsView};
 use crate::texts as t;
@@ -153,6 +153,7 @@ fn run_row(record: RunRecord, selected: RwSignal<Option<u32>>, bound_main: bool)
         _ => None,
     };
     let connection = connection_label(&record);
+    let via_relay = record.via_relay();
     let cold = record.cold.map(|cold| cold.to_string());
     let evidence = record.connection_evidence.map(ConnectionEvidence::code);
     let protocol = http_protocol(&record).map(HttpProtocol::code);
@@ -220,6 +221,8 @@ fn run_row(record: RunRecord, selected: RwSignal<Option<u32>>, bound_main: bool)
             data-cold=cold
             data-connection-evidence=evidence
             data-http-protocol=protocol
+            data-relay=via_relay.to_string()
+            data-buffered=record.buffered_arrival.is_some().to_string()
             title=delay_title
             class:failed=failed
             class:arrival-delayed=delayed
@@ -235,7 +238,12 @@ fn run_row(record: RunRecord, selected: RwSignal<Option<u32>>, bound_main: bool)
             }
         >
             <td>{number}{run_mark(number)}</td>
-            <td>{move || i18n.t(connection)}</td>
+            <td>
+                {move || i18n.t(connection)}
+                {via_relay.then(|| view! {
+                    <span class="via-relay" data-testid="via-relay">{move || i18n.t(t::VIA_RELAY)}</span>
+                })}
+            </td>
             <td data-testid="run-outcome">{move || match http_status {
                 Some(status) => i18n.fill(outcome, &[("status", &status)]),
                 None => i18n.t(outcome).to_owned(),
@@ -419,6 +427,32 @@ fn connection_line(record: &RunRecord) -> Option<impl IntoView> {
     })
 }
 
+/// "Via ttft-relay 0.1.0, to the provider over h2.", and what the relay said failed; nothing
+/// for a direct run.
+fn relay_line(record: &RunRecord) -> Option<impl IntoView> {
+    let i18n = use_i18n();
+    let relay = record.relay.clone()?;
+    let version = relay.version.clone().unwrap_or_else(|| "?".into());
+    let version_attr = version.clone();
+    let proto = relay.proto.map_or("?", |proto| proto.code());
+    let error = relay.error.map(|error| {
+        let text = if error.upstream() {
+            t::RELAY_UPSTREAM_FAILED
+        } else {
+            t::RELAY_REFUSED
+        };
+        (text, error.code())
+    });
+    Some(view! {
+        <p class="meta" data-testid="relay-line" data-relay-version=version_attr
+            data-relay-connection=relay.conn.map(|conn| conn.code())
+            data-relay-error=error.map(|(_, code)| code)>
+            {move || i18n.fill(t::RELAY_LINE, &[("version", &version), ("proto", &proto)])}
+            {move || error.map(|(text, code)| format!(" {}", i18n.fill(text, &[("kind", &code)])))}
+        </p>
+    })
+}
+
 /// The selected run without its waterfall (the widget's: no chart code in its wasm): its
 /// diagnosis and network breakdown.
 #[component]
@@ -475,6 +509,10 @@ pub fn run_detail<C: IntoView + 'static>(record: RunRecord, chart: Option<C>) ->
         .clone()
         .map(|breakdown| view! { <crate::views::wait::WaitView breakdown=breakdown /> });
     let connection_line = connection_line(&record);
+    let relay_line = relay_line(&record);
+    let buffered = record
+        .buffered_arrival
+        .map(|buffered| view! { <BufferedNote buffered=buffered /> });
     let headers_line = record.instants.headers_came_with_body().then(|| {
         let headers_ms = format_ms(
             record
@@ -493,6 +531,8 @@ pub fn run_detail<C: IntoView + 'static>(record: RunRecord, chart: Option<C>) ->
             <h3>{move || i18n.fill(t::RUN_DETAIL_HEADING, &[("number", &number)])}</h3>
             <p class="meta">{format!("POST {url}")}</p>
             {failed.map(|record| view! { <DiagnosisBox record=record /> })}
+            {relay_line}
+            {buffered}
             {wait}
             {connection_line}
             {network_line}

@@ -80,6 +80,8 @@ pub fn wait_view(breakdown: &WaitBreakdown, lang: Lang) -> impl IntoView {
     let claim = breakdown.claim_text(lang);
     let claimed = claim.is_some().to_string();
     let upload = breakdown.upload_note(lang);
+    let relay = breakdown.relay_text(lang);
+    let via_relay = relay.is_some().to_string();
     view! {
         <div
             class="wait"
@@ -87,6 +89,7 @@ pub fn wait_view(breakdown: &WaitBreakdown, lang: Lang) -> impl IntoView {
             data-ttfa-ms=format!("{:.3}", breakdown.ttfa_ms)
             data-verdict=verdict.map(|verdict| verdict.cause.code()).unwrap_or_default()
             data-server-claim-rejected=claimed
+            data-relay=via_relay
         >
             <div class="wait-heading">{core_texts::WAIT_HEADING.get(lang)}</div>
             <div class="wait-bar" aria-hidden="true">{bar}</div>
@@ -97,6 +100,7 @@ pub fn wait_view(breakdown: &WaitBreakdown, lang: Lang) -> impl IntoView {
             </p>
             <ul class="wait-parts" data-testid="wait-parts">{rows}</ul>
             <p class="meta" data-testid="wait-round-trip">{breakdown.round_trip_text(lang)}</p>
+            {relay.map(|text| view! { <p class="meta" data-testid="wait-relay">{text}</p> })}
             {upload.map(|text| view! { <p class="meta" data-testid="wait-upload">{text}</p> })}
             {claim.map(|text| view! {
                 <p class="meta flagged" data-testid="wait-claim-rejected">{text}</p>

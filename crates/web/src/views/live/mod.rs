@@ -12,4 +12,4 @@ mod readouts;
 
 pub use diagnosis_box::DiagnosisBox;
 pub use panes::LivePanes;
-pub use readouts::{format_ms, Readouts, RunNotes};
+pub use readouts::{format_ms, BufferedNote, Readouts, RunNotes};

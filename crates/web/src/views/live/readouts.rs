@@ -109,6 +109,27 @@ pub fn Readouts(
     }
 }
 
+/// The warning on a run whose answer arrived all at once after a long silence: something
+/// between the page and the model buffered it.
+#[component]
+pub fn BufferedNote(
+    /// What was seen.
+    buffered: ttft_core::timeline::BufferedArrival,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    view! {
+        <p
+            class="meta arrival-delay flagged"
+            data-testid="buffered-arrival"
+            data-chunks=buffered.text_chunks
+            data-span-ms=format!("{:.3}", buffered.span_ms)
+            data-silence-ms=format!("{:.3}", buffered.silence_ms)
+        >
+            {move || buffered.warning(i18n.lang.get())}
+        </p>
+    }
+}
+
 /// What a finished run's arrivals and main thread add to its readouts: the possible
 /// arrival delay (where the worker's arrivals wait for the main thread) and the main
 /// thread's stall, each only when there is something to say. Shown below the panes, so that
@@ -146,5 +167,6 @@ pub fn RunNotes(
                 </p>
             }
         })}
+        {move || live.buffered.get().map(|buffered| view! { <BufferedNote buffered=buffered /> })}
     }
 }
