@@ -291,11 +291,22 @@ impl Relay {
             }
         };
         let headers_at = Instant::now();
-        if conn.is_none() {
-            conn = captured
-                .connection_metadata()
-                .as_ref()
-                .and_then(|connected| conn_of(connected, handed_at));
+        // The connection that carried the request: another than the first one handed out
+        // when the pool retried a request a stale connection never sent.
+        let last = captured
+            .connection_metadata()
+            .as_ref()
+            .and_then(conn_tag);
+        let retried = match (&conn, &last) {
+            (Some((first, _)), Some(last)) => !Arc::ptr_eq(first, last),
+            (None, Some(_)) => true,
+            _ => false,
+        };
+        if retried {
+            conn = last.map(|meta| {
+                let verdict = ConnVerdict::of(meta.ready_at > handed_at, meta.take_use());
+                (meta, verdict)
+            });
         }
         let sent_at = body_ended_at.get().copied().or(checked_out_at);
         let mut report = report_of(conn.as_ref(), t0, sent_at);
@@ -440,11 +451,16 @@ fn conn_of(
     connected: &hyper_util::client::legacy::connect::Connected,
     handed_at: Instant,
 ) -> Option<(Arc<ConnMeta>, ConnVerdict)> {
-    let mut extensions = http::Extensions::new();
-    connected.get_extras(&mut extensions);
-    let meta = Arc::clone(&extensions.get::<ConnTag>()?.0);
+    let meta = conn_tag(connected)?;
     let verdict = ConnVerdict::of(meta.ready_at > handed_at, meta.take_use());
     Some((meta, verdict))
+}
+
+/// The set-up times our connector attached to a connection.
+fn conn_tag(connected: &hyper_util::client::legacy::connect::Connected) -> Option<Arc<ConnMeta>> {
+    let mut extensions = http::Extensions::new();
+    connected.get_extras(&mut extensions);
+    Some(Arc::clone(&extensions.get::<ConnTag>()?.0))
 }
 
 /// The report of a request whose upstream connection is `conn` (when one was used).
