@@ -955,3 +955,68 @@ fn a_ttft_only_run_has_no_operation_duration_but_its_first_tokens() {
     assert!(names.contains(&"ttft_meter.client.time_to_first_answer_token"));
     assert!(names.contains(&"gen_ai.client.inference.time_to_first_chunk"));
 }
+
+/// The completed run, as if through ttft-relay with a buffered answer.
+fn via_relay() -> RunRecord {
+    let mut record = completed();
+    record.relay = Some(ttft_stream::dialect::RelayAccount {
+        version: Some("0.1.0".to_owned()),
+        conn: Some(ttft_stream::dialect::RelayConn::Reused),
+        proto: Some(ttft_stream::dialect::RelayProto::H2),
+        rtt_ms: Some(20.0),
+        ..Default::default()
+    });
+    record.buffered_arrival = Some(ttft_core::timeline::BufferedArrival {
+        text_chunks: 4,
+        silence_ms: 311.0,
+        span_ms: 0.0,
+    });
+    record
+}
+
+#[test]
+fn a_run_through_the_relay_says_so_on_its_span_and_our_metrics_only() {
+    let text = traces_request(
+        &[(via_relay(), ids(0xa1))],
+        &resource(),
+        &clock(),
+        &ExportOptions::default(),
+    )
+    .unwrap()
+    .unwrap();
+    let body: Value = serde_json::from_str(&text).unwrap();
+    let attrs = attributes(&span(&body, 0)["attributes"]);
+    assert_eq!(attrs["ttft_meter.via_relay"], json!({"boolValue": true}));
+    assert_eq!(
+        attrs["ttft_meter.relay.version"],
+        json!({"stringValue": "0.1.0"})
+    );
+    assert_eq!(
+        attrs["ttft_meter.relay.connection"],
+        json!({"stringValue": "reused"})
+    );
+    assert_eq!(
+        attrs["ttft_meter.relay.protocol"],
+        json!({"stringValue": "h2"})
+    );
+    assert!(!attrs.contains_key("ttft_meter.relay.error"));
+    assert_eq!(
+        attrs["ttft_meter.buffered_arrival"],
+        json!({"boolValue": true})
+    );
+    // A direct run carries none of them.
+    let direct = attributes(&span(&traces_body(&ExportOptions::default()), 0)["attributes"]);
+    assert!(direct
+        .keys()
+        .all(|key| !key.contains("relay") && key != "ttft_meter.buffered_arrival"));
+    // Metrics: ours carry ttft_meter.via_relay, the conventions' keep their attribute set.
+    let text = metrics_request(&[via_relay()], &resource(), window(), &options())
+        .unwrap()
+        .unwrap();
+    let body: Value = serde_json::from_str(&text).unwrap();
+    let ours = attributes(&points(&body, "ttft_meter.client.time_to_first_token")[0]["attributes"]);
+    assert_eq!(ours["ttft_meter.via_relay"], json!({"boolValue": true}));
+    let theirs =
+        attributes(&points(&body, "gen_ai.client.inference.time_to_first_chunk")[0]["attributes"]);
+    assert!(!theirs.contains_key("ttft_meter.via_relay"));
+}

@@ -181,6 +181,8 @@ pub fn run_message(record: &RunRecord) -> Value {
                 .map(|verdict| verdict.cause.code()),
             "timer": record.timer,
             "main_thread_stall_ms": record.main_thread_stall_ms,
+            "via_relay": record.via_relay(),
+            "buffered_arrival": record.buffered_arrival.is_some(),
         }
     })
 }
