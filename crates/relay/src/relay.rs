@@ -293,10 +293,7 @@ impl Relay {
         let headers_at = Instant::now();
         // The connection that carried the request: another than the first one handed out
         // when the pool retried a request a stale connection never sent.
-        let last = captured
-            .connection_metadata()
-            .as_ref()
-            .and_then(conn_tag);
+        let last = captured.connection_metadata().as_ref().and_then(conn_tag);
         let retried = match (&conn, &last) {
             (Some((first, _)), Some(last)) => !Arc::ptr_eq(first, last),
             (None, Some(_)) => true,

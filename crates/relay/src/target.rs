@@ -22,10 +22,10 @@ pub enum TargetRefusal {
     /// A byte no URI may hold (space, control, non-ASCII) or a fragment (`#`).
     #[error("the request target holds a byte a URI may not (a space, a control character, non-ASCII or #)")]
     InvalidByte,
-    /// A `%` not followed by two hex digits, or an escape that only exists to hide a
-    /// separator, a dot or another escape (`%2f`, `%5c`, `%2e`, `%25`, `%00`, overlong
-    /// `%c0`/`%c1`).
-    #[error("the path holds an escape that hides a separator, a dot, an escape or a NUL (%2f, %5c, %2e, %25, %00, %c0, %c1) or a malformed one")]
+    /// A `%` not followed by two hex digits, an escape that only exists to hide a
+    /// separator, a dot, a parameter or another escape (`%2f`, `%5c`, `%2e`, `%3b`, `%25`,
+    /// `%00`), or escapes that decode to invalid UTF-8 (overlong forms of those, `%c0%ae`).
+    #[error("the path holds an escape that hides a separator, a dot, a parameter, an escape or a NUL (%2f, %5c, %2e, %3b, %25, %00), escapes of invalid UTF-8 (%c0%ae), or a malformed one")]
     DisguisedByte,
     /// A backslash, which some servers read as `/`.
     #[error("the path holds a backslash")]
@@ -49,8 +49,8 @@ pub const MAX_TARGET_BYTES: usize = 8 * 1024;
 /// slash (`""` for an upstream at its root, `"/compatible-mode/v1"`), itself a clean path.
 ///
 /// Accepted: origin-form targets whose path is `base_path`, or starts with `base_path/`,
-/// with no dot segment, no empty segment but a trailing `/`, no backslash, and no escape of
-/// `/`, `\`, `.`, `%`, NUL or an overlong UTF-8 lead byte; the query (after the first `?`) is only
+/// with no dot segment, no empty segment but a trailing `/`, no backslash, no escape of
+/// `/`, `\`, `.`, `;`, `%` or NUL, and escapes that decode to valid UTF-8; the query (after the first `?`) is only
 /// checked for bytes a URI may hold. The target is forwarded unchanged: what was checked is
 /// what is sent.
 pub fn upstream_path_and_query(target: &str, base_path: &str) -> Result<String, TargetRefusal> {
@@ -110,14 +110,45 @@ fn check_escapes(path: &[u8]) -> Result<(), TargetRefusal> {
             },
             _ => return Err(TargetRefusal::DisguisedByte),
         };
-        // '/', '\', '.', NUL, '%' (a double-decoding server would read `%252e` as '.'),
-        // and the lead bytes that only start overlong encodings of them.
-        if matches!(escaped, b'/' | b'\\' | b'.' | b'%' | 0 | 0xC0 | 0xC1) {
+        // '/', '\', '.', NUL, '%' (a double-decoding server would read `%252e` as '.') and
+        // ';' (a server that decodes before it drops path parameters reads `.%3bx` as '.').
+        if matches!(escaped, b'/' | b'\\' | b'.' | b'%' | b';' | 0) {
             return Err(TargetRefusal::DisguisedByte);
         }
         index = at + 3;
     }
+    // Escapes of invalid UTF-8: never a real name, and the overlong forms of '.' and '/'
+    // (`%c0%ae`, `%e0%80%ae`) that lenient decoders read as those.
+    if std::str::from_utf8(&decoded_once(path)).is_err() {
+        return Err(TargetRefusal::DisguisedByte);
+    }
     Ok(())
+}
+
+/// `path` with each well-formed `%XX` decoded once.
+fn decoded_once(path: &[u8]) -> Vec<u8> {
+    let mut decoded = Vec::with_capacity(path.len());
+    let mut index = 0;
+    while index < path.len() {
+        let escape = (path[index] == b'%')
+            .then(|| {
+                let high = hex_value(*path.get(index + 1)?)?;
+                let low = hex_value(*path.get(index + 2)?)?;
+                Some(high * 16 + low)
+            })
+            .flatten();
+        match escape {
+            Some(value) => {
+                decoded.push(value);
+                index += 3;
+            }
+            None => {
+                decoded.push(path[index]);
+                index += 1;
+            }
+        }
+    }
+    decoded
 }
 
 fn hex_value(byte: u8) -> Option<u8> {
@@ -174,28 +205,7 @@ pub fn violated_property(target: &str, base_path: &str) -> Option<&'static str> 
 fn loosely_decoded(path: &str) -> String {
     let mut current = path.as_bytes().to_vec();
     for _ in 0..4 {
-        let mut decoded = Vec::with_capacity(current.len());
-        let mut index = 0;
-        while index < current.len() {
-            let byte = current[index];
-            let escape = (byte == b'%')
-                .then(|| {
-                    let high = hex_value(*current.get(index + 1)?)?;
-                    let low = hex_value(*current.get(index + 2)?)?;
-                    Some(high * 16 + low)
-                })
-                .flatten();
-            match escape {
-                Some(value) => {
-                    decoded.push(value);
-                    index += 3;
-                }
-                None => {
-                    decoded.push(byte);
-                    index += 1;
-                }
-            }
-        }
+        let decoded = decoded_once(&current);
         if decoded == current {
             break;
         }
@@ -219,6 +229,7 @@ mod tests {
             "/compatible-mode/v1/chat/completions",
             "/compatible-mode/v1/models?limit=10&after=a%20b",
             "/compatible-mode/v1/models/qwen-max%3Alatest",
+            "/compatible-mode/v1/models/%E9%80%9A%E4%B9%89",
             "/compatible-mode/v1/files/..abc",
             "/compatible-mode/v1/a.b/c...",
             "/compatible-mode/v1/models?q=../../etc",
@@ -258,6 +269,10 @@ mod tests {
             ("/compatible-mode/v1/a%5c..%5cb", DisguisedByte),
             ("/compatible-mode/v1/%c0%ae%c0%ae/admin", DisguisedByte),
             ("/compatible-mode/v1/a%00", DisguisedByte),
+            // Found by the fuzzer: `.%3b` is `.` to a server that decodes, then drops `;x`.
+            ("/compatible-mode/v1/.%3Bfb/x", DisguisedByte),
+            ("/compatible-mode/v1/%e0%80%ae%e0%80%ae/x", DisguisedByte),
+            ("/compatible-mode/v1/%ff", DisguisedByte),
             ("/compatible-mode/v1/a%zz", DisguisedByte),
             ("/compatible-mode/v1/a%2", DisguisedByte),
             ("/compatible-mode/v1\\..\\admin", Backslash),
@@ -311,6 +326,7 @@ mod tests {
                     Just("%2e".to_string()), Just("%2E".to_string()), Just("%2f".to_string()),
                     Just("%25".to_string()), Just("%5c".to_string()), Just("\\".to_string()),
                     Just(";".to_string()), Just("?".to_string()), Just("%c0%ae".to_string()),
+                    Just("%3b".to_string()), Just("%e0%80%ae".to_string()),
                     "[a-z0-9]{1,4}",
                 ],
                 0..12,
