@@ -49,7 +49,8 @@ async fn new_then_reused(alpn: Alpn, protocol: &str) {
     let sim = start_sim(Some(alpn), ONE_WAY_MS).await;
     let relay = start_relay(&sim).await;
 
-    let (cold, first_byte, first_token) = run(&relay, MODEL).await;
+    let (cold, cold_first_byte, first_token) = run(&relay, MODEL).await;
+    let first_byte = cold_first_byte;
     assert_eq!(first_token, FIRST_TOKEN_MS);
     assert_eq!(desc(&cold, "relay-conn"), "new", "{cold:?}");
     assert_eq!(desc(&cold, "relay-proto"), protocol);
@@ -125,7 +126,8 @@ async fn new_then_reused(alpn: Alpn, protocol: &str) {
         ]
     );
     println!(
-        "{protocol}: new {}, reused {}",
+        "{protocol} behind a {ROUND_TRIP_MS} ms round trip, first token at {FIRST_TOKEN_MS} ms: \
+         new {} first-byte={cold_first_byte}, reused {} first-byte={first_byte}",
         server_timing_text(&cold),
         server_timing_text(&warm)
     );
