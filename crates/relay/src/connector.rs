@@ -76,13 +76,31 @@ pub struct ConnMeta {
     pub tcp: Duration,
     /// TLS handshake (`None` over plain HTTP).
     pub tls: Option<Duration>,
+    /// Whether TLS 1.3 was negotiated (its handshake is one round trip).
+    pub tls13: bool,
     /// Whether ALPN chose HTTP/2.
     pub h2: bool,
     /// Requests that have used it (see [`ConnMeta::take_use`]).
     uses: AtomicU32,
 }
 
+/// A TCP connect shorter than this did not cross a network: the kernel of this machine (or
+/// a local TUN-mode proxy that answers the handshake itself, as many VPN and proxy tools do,
+/// or ttft-sim's delay line, which the kernel's handshake skips) answered it.
+pub const LOCAL_CONNECT: Duration = Duration::from_millis(1);
+
 impl ConnMeta {
+    /// The round trip to the upstream, as this connection's set-up measured it: its TCP
+    /// connect (one round trip), unless that was answered locally ([`LOCAL_CONNECT`]) while
+    /// a TLS 1.3 handshake (one round trip, plus both sides' crypto: a millisecond or two)
+    /// took longer; then the handshake, which crossed the network whatever answered the SYN.
+    pub fn round_trip(&self) -> Duration {
+        match self.tls {
+            Some(tls) if self.tls13 && self.tcp < LOCAL_CONNECT && tls > self.tcp => tls,
+            _ => self.tcp,
+        }
+    }
+
     /// Counts one more request on this connection; returns whether it was the first.
     pub fn take_use(&self) -> bool {
         self.uses.fetch_add(1, Ordering::SeqCst) == 0
@@ -143,7 +161,7 @@ impl TimedConnector {
         let _ = tcp.set_nodelay(true);
         let connected = Instant::now();
         let id = self.next_id.fetch_add(1, Ordering::SeqCst);
-        let (io, tls, h2) = match (&self.tls, upstream.scheme) {
+        let (io, tls, h2, tls13) = match (&self.tls, upstream.scheme) {
             (Some(connector), Scheme::Https) => {
                 let server_name =
                     rustls::pki_types::ServerName::try_from(upstream.host_to_resolve())
@@ -158,10 +176,13 @@ impl TimedConnector {
                         reason: error.to_string(),
                     }
                 })?;
-                let h2 = stream.get_ref().1.alpn_protocol() == Some(b"h2");
-                (Io::Tls(Box::new(stream)), Some(connected.elapsed()), h2)
+                let session = stream.get_ref().1;
+                let h2 = session.alpn_protocol() == Some(b"h2");
+                let tls13 = session.protocol_version() == Some(rustls::ProtocolVersion::TLSv1_3);
+                let tls = Some(connected.elapsed());
+                (Io::Tls(Box::new(stream)), tls, h2, tls13)
             }
-            _ => (Io::Plain(tcp), None, false),
+            _ => (Io::Plain(tcp), None, false, false),
         };
         let meta = ConnMeta {
             id,
@@ -169,6 +190,7 @@ impl TimedConnector {
             dns: resolved - connect_started,
             tcp: connected - resolved,
             tls,
+            tls13,
             h2,
             uses: AtomicU32::new(0),
         };
@@ -286,5 +308,36 @@ impl AsyncWrite for UpstreamIo {
             Io::Plain(stream) => Pin::new(stream).poll_shutdown(cx),
             Io::Tls(stream) => Pin::new(stream.as_mut()).poll_shutdown(cx),
         }
+    }
+}
+
+#[cfg(test)]
+mod round_trip_tests {
+    use super::*;
+
+    fn meta(tcp_ms: f64, tls_ms: Option<f64>, tls13: bool) -> ConnMeta {
+        ConnMeta {
+            id: 1,
+            ready_at: Instant::now(),
+            dns: Duration::ZERO,
+            tcp: Duration::from_secs_f64(tcp_ms / 1000.0),
+            tls: tls_ms.map(|ms| Duration::from_secs_f64(ms / 1000.0)),
+            tls13,
+            h2: true,
+            uses: AtomicU32::new(0),
+        }
+    }
+
+    #[test]
+    fn the_round_trip_is_the_connect_unless_it_was_answered_locally() {
+        let ms = |meta: ConnMeta| meta.round_trip().as_secs_f64() * 1000.0;
+        // Across a network: the TCP connect, even beside a longer TLS handshake.
+        assert_eq!(ms(meta(48.0, Some(51.0), true)), 48.0);
+        // Answered locally (a TUN proxy, the sim's delay line): TLS 1.3's one round trip.
+        assert_eq!(ms(meta(0.1, Some(50.5), true)), 50.5);
+        // TLS 1.2's handshake is two round trips: not a round trip's measure.
+        assert_eq!(ms(meta(0.1, Some(101.0), false)), 0.1);
+        // Plain HTTP: the connect is all there is.
+        assert_eq!(ms(meta(0.1, None, false)), 0.1);
     }
 }

@@ -482,7 +482,7 @@ fn report_of(
             tcp: meta.tcp,
             tls: meta.tls,
         });
-        report.rtt = Some(meta.tcp);
+        report.rtt = Some(meta.round_trip());
     }
     report
 }
