@@ -325,6 +325,12 @@ impl Relay {
             }
         };
         report.headers = Some(headers_at - t0);
+        // The request's own trip (written → headers back) bounds the connection's round trip
+        // from above too: the least of them all is the closest (`ConnMeta::round_trip`).
+        if let (Some((meta, _)), Some(sent_at)) = (conn.as_ref(), sent_at) {
+            meta.saw_trip(headers_at.saturating_duration_since(sent_at));
+            report.rtt = Some(meta.round_trip());
+        }
         report.protocol = Some(match response.version() {
             http::Version::HTTP_2 => UpstreamProtocol::H2,
             _ => UpstreamProtocol::Http11,
@@ -389,7 +395,7 @@ impl Relay {
             }
             Some(error @ ConnectError::Tls { .. }) => RelayError::new(
                 ErrorKind::UpstreamTls,
-                format!("{error} (a private CA or a test certificate: pass --ca-file FILE)"),
+                format!("{error} ({})", tls_advice(error)),
             ),
             Some(error) => RelayError::new(ErrorKind::UpstreamConnect, error.to_string()),
             None if error.is_connect() => RelayError::new(
@@ -506,4 +512,17 @@ fn error_response(
     );
     headers::add_relay_headers(headers, allowed_origin, &report.server_timing());
     response
+}
+
+/// What to do about a failed TLS handshake upstream, from rustls's reason.
+fn tls_advice(error: &ConnectError) -> &'static str {
+    let reason = error.to_string();
+    if reason.contains("CaUsedAsEndEntity") {
+        // `openssl req -x509` without `-addext basicConstraints=critical,CA:FALSE` makes one.
+        "the server's certificate is a CA certificate (basicConstraints CA:TRUE) used as its \
+         own: webpki refuses that even with --ca-file; make the server a leaf certificate \
+         (openssl: -addext basicConstraints=critical,CA:FALSE) signed by the CA you pass"
+    } else {
+        "a private CA or a test certificate: pass --ca-file FILE"
+    }
 }
