@@ -481,7 +481,7 @@ async fn a_run_through_the_relay_is_split_by_what_the_relay_saw_and_says_so() {
     );
     assert!(view
         .text("wait-round-trip")
-        .contains("ttft-relay's TCP connect"));
+        .contains("ttft-relay's quickest exchange with the provider"));
     assert_eq!(
         view.attribute("wait", "data-verdict").as_deref(),
         Some("server")

@@ -779,8 +779,8 @@ crate::texts! {
         "the provider's server",
         "服务商的服务器";
     WAIT_ROUND_TRIP_FROM_RELAY =
-        "ttft-relay's TCP connect to the provider (the round trip between this machine and the provider)",
-        "ttft-relay 到服务商的 TCP 连接（本机与服务商之间的往返）";
+        "ttft-relay's quickest exchange with the provider (its TLS handshake or a request's trip to the response headers: the round trip between this machine and the provider)",
+        "ttft-relay 与服务商之间最快的一次交互（其 TLS 握手或某个请求到响应头的往返：本机与服务商之间的往返）";
     /// `{conn}`: one of the `WAIT_RELAY_CONN_…` texts.
     WAIT_RELAY_NOTE =
         "Via ttft-relay: browser ↔ relay is the page's request to the relay on this machine and the answer's way back, measured by the browser against the relay's clock; the rest is what the relay saw of the provider. Cold and warm describe the relay's connection to the provider: {conn}.",

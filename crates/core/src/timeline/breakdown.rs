@@ -175,7 +175,9 @@ pub enum RoundTripSource {
     /// Keyless requests the page timed between runs ([`super::PingSamples`]): what is left
     /// where the browser hides every handshake (no `Timing-Allow-Origin`).
     Pings,
-    /// ttft-relay's round trip to the provider (`relay-rtt`: its TCP connect).
+    /// ttft-relay's round trip to the provider (`relay-rtt`: the least of its connection's
+    /// exchanges that cross the network, its TLS handshake and each request's trip to the
+    /// response headers; before any, its TCP connect).
     Relay,
 }
 

@@ -173,7 +173,9 @@ pub struct RelayAccount {
     /// TLS handshake of that connection (`relay-tls`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tls_ms: Option<f64>,
-    /// The round trip to the provider, from the connection's TCP connect (`relay-rtt`).
+    /// The round trip to the provider (`relay-rtt`): the least of the connection's exchanges
+    /// that cross the network (its TLS 1.3 handshake, each request's trip from written to
+    /// response headers); before any, its TCP connect.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rtt_ms: Option<f64>,
     /// t0 → the request's last byte handed to the upstream connection (`relay-sent`).

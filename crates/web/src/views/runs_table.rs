@@ -432,23 +432,19 @@ fn connection_line(record: &RunRecord) -> Option<impl IntoView> {
 fn relay_line(record: &RunRecord) -> Option<impl IntoView> {
     let i18n = use_i18n();
     let relay = record.relay.clone()?;
-    let version = relay.version.clone().unwrap_or_else(|| "?".into());
-    let version_attr = version.clone();
+    let version = relay.version.unwrap_or_else(|| "?".into());
     let proto = relay.proto.map_or("?", |proto| proto.code());
-    let error = relay.error.map(|error| {
-        let text = if error.upstream() {
-            t::RELAY_UPSTREAM_FAILED
-        } else {
-            t::RELAY_REFUSED
-        };
-        (text, error.code())
-    });
     Some(view! {
-        <p class="meta" data-testid="relay-line" data-relay-version=version_attr
-            data-relay-connection=relay.conn.map(|conn| conn.code())
-            data-relay-error=error.map(|(_, code)| code)>
-            {move || i18n.fill(t::RELAY_LINE, &[("version", &version), ("proto", &proto)])}
-            {move || error.map(|(text, code)| format!(" {}", i18n.fill(text, &[("kind", &code)])))}
+        <p class="meta" data-testid="relay-line">
+            {move || {
+                let mut line = i18n.fill(t::RELAY_LINE, &[("version", &version), ("proto", &proto)]);
+                if let Some(error) = relay.error {
+                    let text = if error.upstream() { t::RELAY_UPSTREAM_FAILED } else { t::RELAY_REFUSED };
+                    line.push(' ');
+                    line.push_str(&i18n.fill(text, &[("kind", &error.code())]));
+                }
+                line
+            }}
         </p>
     })
 }

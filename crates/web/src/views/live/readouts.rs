@@ -118,13 +118,7 @@ pub fn BufferedNote(
 ) -> impl IntoView {
     let i18n = use_i18n();
     view! {
-        <p
-            class="meta arrival-delay flagged"
-            data-testid="buffered-arrival"
-            data-chunks=buffered.text_chunks
-            data-span-ms=format!("{:.3}", buffered.span_ms)
-            data-silence-ms=format!("{:.3}", buffered.silence_ms)
-        >
+        <p class="meta arrival-delay flagged" data-testid="buffered-arrival">
             {move || buffered.warning(i18n.lang.get())}
         </p>
     }
