@@ -779,12 +779,12 @@ crate::texts! {
         "the provider's server",
         "服务商的服务器";
     WAIT_ROUND_TRIP_FROM_RELAY =
-        "ttft-relay's quickest exchange with the provider (its TLS handshake or a request's trip to the response headers: the round trip between this machine and the provider)",
-        "ttft-relay 与服务商之间最快的一次交互（其 TLS 握手或某个请求到响应头的往返：本机与服务商之间的往返）";
+        "ttft-relay's quickest exchange with the provider (a TLS handshake, or a request's trip to its response headers)",
+        "ttft-relay 与服务商之间最快的一次交互（一次 TLS 握手，或某个请求到其响应头的往返）";
     /// `{conn}`: one of the `WAIT_RELAY_CONN_…` texts.
     WAIT_RELAY_NOTE =
-        "Via ttft-relay: browser ↔ relay is the page's request to the relay on this machine and the answer's way back, measured by the browser against the relay's clock; the rest is what the relay saw of the provider. Cold and warm describe the relay's connection to the provider: {conn}.",
-        "经 ttft-relay：浏览器 ↔ 中继是页面发往本机中继的请求及响应返回的时间，由浏览器对照中继的时钟测得；其余部分是中继看到的服务商一侧。冷启动与热连接指的是中继到服务商的连接：{conn}。";
+        "Via ttft-relay: browser ↔ relay is this machine's loopback, measured against the relay's clock; the rest is what the relay saw of the provider. Cold and warm describe the relay's connection to the provider: {conn}.",
+        "经 ttft-relay：浏览器 ↔ 中继是本机回环，对照中继的时钟测得；其余部分是中继看到的服务商一侧。冷启动与热连接指的是中继到服务商的连接：{conn}。";
     WAIT_RELAY_CONN_NEW =
         "cold, opened for this run",
         "冷，为本次运行新建";
