@@ -54,17 +54,37 @@ process.once('exit', () => {
  */
 export async function startSim(extraArgs = [], { profile = 'debug', dist = true } = {}) {
   const args = ['--port', '0', ...(dist ? ['--dist', DIST] : []), ...extraArgs];
-  const child = spawn(simBinary(profile), args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  return startServer('ttft-sim', simBinary(profile), args, /listening on (https?:\/\/127\.0\.0\.1:\d+)/);
+}
+
+/** The ttft-relay binary: TTFT_RELAY_BIN, else the debug build in target/. */
+export function relayBinary() {
+  return process.env.TTFT_RELAY_BIN || path.join(ROOT, 'target', 'debug', 'ttft-relay');
+}
+
+/**
+ * Starts ttft-relay ({@link relayBinary}) on a free loopback port in front of `upstream`
+ * (a base URL) with `extraArgs` (`--ca-file`, `--allow-origin`). Resolves to { url, stop }
+ * once it prints its listening line.
+ */
+export async function startRelay(upstream, extraArgs = []) {
+  const args = ['--upstream', upstream, '--port', '0', ...extraArgs];
+  return startServer('ttft-relay', relayBinary(), args, /ttft-relay listening on (http:\/\/127\.0\.0\.1:\d+)/);
+}
+
+/** Starts `binary` with `args` and resolves to { url, stop } once stdout matches `listening`. */
+async function startServer(name, binary, args, listening) {
+  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   children.add(child);
   child.once('exit', () => children.delete(child));
   let buffered = '';
   const url = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('ttft-sim did not start within 15 s')), 15_000);
-    child.once('error', (error) => reject(new Error(`cannot start ttft-sim (${simBinary(profile)}): ${error.message}`)));
-    child.once('exit', (code) => reject(new Error(`ttft-sim exited early with ${code}`)));
+    const timer = setTimeout(() => reject(new Error(`${name} did not start within 15 s`)), 15_000);
+    child.once('error', (error) => reject(new Error(`cannot start ${name} (${binary}): ${error.message}`)));
+    child.once('exit', (code) => reject(new Error(`${name} exited early with ${code}`)));
     child.stdout.on('data', (data) => {
       buffered += data.toString();
-      const match = buffered.match(/listening on (https?:\/\/127\.0\.0\.1:\d+)/);
+      const match = buffered.match(listening);
       if (match) {
         clearTimeout(timer);
         resolve(match[1]);

@@ -72,7 +72,8 @@ step "OTLP bodies through the strict receiver (official protobuf definitions, CO
 "$OTLP_PYTHON" tests/otlp/receiver_test.py
 
 step "wasm-bindgen-test in headless Chromium: ttft-web (glue against a live ttft-sim, components), the widget's and the lab's components (scripted transports)"
-cargo build --quiet -p ttft-sim
+# ttft-sim for the browser tests and the end-to-end suite, ttft-relay for the latter (e2e/relay.test.mjs).
+cargo build --quiet -p ttft-sim -p ttft-relay
 sim_log=$(mktemp)
 target/debug/ttft-sim --port 0 >"$sim_log" &
 sim_pid=$!

@@ -691,6 +691,39 @@ fn through_the_relay_a_cold_run_is_split_by_what_the_relay_saw() {
         .contains("not the network's nor the relay's"));
 }
 
+/// A request that joined a handshake another request began (the page's models list, a
+/// moment before): the relay reports the connection's whole set-up (DNS, TCP, TLS: 153.8 ms)
+/// but wrote this request 9.9 ms after it came; only those 9.9 ms were on its path, and the
+/// provider's server keeps the rest (an e2e run through ttft-relay found 56 ms moved).
+#[test]
+fn through_the_relay_a_joined_handshake_costs_only_the_wait_for_its_end() {
+    let relay = RelayAccount {
+        sent_ms: Some(9.9),
+        headers_ms: Some(60.2),
+        first_byte_ms: Some(530.2),
+        ..relay_cold()
+    };
+    let instants = via_relay(&relay, 3.0, 3.0, 533.2);
+    let breakdown = WaitBreakdown::compute(&BreakdownInput {
+        relay: Some(&relay),
+        ..input(&instants, None, None)
+    })
+    .expect("a breakdown");
+    sum_is_ttfa(&breakdown);
+    assert_close(
+        breakdown.ms(WaitPart::Connection),
+        9.9,
+        "the wait for the handshake's end",
+    );
+    assert_close(breakdown.ms(WaitPart::Network), 50.3, "relay's round trip");
+    // 533.2 − 3 − 9.9 − 50.3.
+    assert_close(
+        breakdown.ms(WaitPart::Server),
+        470.0,
+        "the provider's server",
+    );
+}
+
 #[test]
 fn through_the_relay_a_warm_run_keeps_the_providers_own_account() {
     let relay = RelayAccount {

@@ -1185,10 +1185,15 @@ fn the_probe_tells_a_cors_refusal_from_an_unreachable_host() {
     assert_eq!(note.standing, ttft_core::diagnosis::CorsStanding::Refuses);
     for lang in [Lang::En, Lang::Zh] {
         let message = refused.message(lang);
-        assert!(message.contains(&note.checked) && message.contains(&note.source), "{message}");
+        assert!(
+            message.contains(&note.checked) && message.contains(&note.source),
+            "{message}"
+        );
         assert!(!refused.fix(lang).is_empty());
     }
-    assert!(refused.message(Lang::En).contains("Alibaba DashScope / Bailian is reported to refuse calls from web pages"));
+    assert!(refused
+        .message(Lang::En)
+        .contains("Alibaba DashScope / Bailian is reported to refuse calls from web pages"));
     assert!(refused.fix(Lang::En).contains("relay"));
 
     // Not answered: unreachable first, no CORS reason, no relay (it would not get there either).
@@ -1214,15 +1219,24 @@ fn the_probe_tells_a_cors_refusal_from_an_unreachable_host() {
 
     // A local server that answered refuses this origin by its own settings: its origins
     // setting named first, the relay after, and nothing says it is not running.
-    let local = diagnose(&probed("http://localhost:11434/v1/chat/completions", Some(true)))
-        .expect("a failure");
+    let local = diagnose(&probed(
+        "http://localhost:11434/v1/chat/completions",
+        Some(true),
+    ))
+    .expect("a failure");
     assert_eq!(
         hints_of(&local),
         vec![NetworkHint::LocalServerOrigins, NetworkHint::CorsRefused]
     );
-    assert_eq!(local.relay_upstream.as_deref(), Some("http://localhost:11434/v1"));
-    let local_down = diagnose(&probed("http://localhost:11434/v1/chat/completions", Some(false)))
-        .expect("a failure");
+    assert_eq!(
+        local.relay_upstream.as_deref(),
+        Some("http://localhost:11434/v1")
+    );
+    let local_down = diagnose(&probed(
+        "http://localhost:11434/v1/chat/completions",
+        Some(false),
+    ))
+    .expect("a failure");
     assert_eq!(
         hints_of(&local_down),
         vec![NetworkHint::LocalServerNotRunning, NetworkHint::ProxyOrVpn]
@@ -1239,13 +1253,19 @@ fn the_probe_tells_a_cors_refusal_from_an_unreachable_host() {
     let anthropic = diagnose(&anthropic).expect("a failure");
     assert_eq!(
         hints_of(&anthropic),
-        vec![NetworkHint::AnthropicBrowserAccessDisabled, NetworkHint::CorsRefused]
+        vec![
+            NetworkHint::AnthropicBrowserAccessDisabled,
+            NetworkHint::CorsRefused
+        ]
     );
     assert_eq!(anthropic.relay_upstream, None);
 
     // A base URL with characters a shell reads is quoted as one word.
-    let odd = diagnose(&probed("https://gw.example.com/o'k/v1/chat/completions", Some(true)))
-        .expect("a failure");
+    let odd = diagnose(&probed(
+        "https://gw.example.com/o'k/v1/chat/completions",
+        Some(true),
+    ))
+    .expect("a failure");
     assert_eq!(
         odd.relay_command().as_deref(),
         Some("scripts/relay.sh --upstream 'https://gw.example.com/o'\\''k/v1'")

@@ -305,7 +305,15 @@ impl Relay {
                 (meta, verdict)
             });
         }
-        let sent_at = body_ended_at.get().copied().or(checked_out_at);
+        let mut sent_at = body_ended_at.get().copied().or(checked_out_at);
+        // A request is written on the connection that carried it after that one's set-up
+        // ended, at the earliest. An earlier stamp is of a first attempt on a connection the
+        // upstream had closed (an HTTP/2 GOAWAY, a keep-alive that timed out), whose body was
+        // polled there before the pool sent the request again on a new one; the retry can
+        // happen before this task first sees the checkout, so `retried` alone cannot tell.
+        if let Some((meta, _)) = conn.as_ref() {
+            sent_at = Some(sent_at.map_or(meta.ready_at, |at| at.max(meta.ready_at)));
+        }
         let mut report = report_of(conn.as_ref(), t0, sent_at);
         let response = match result {
             Some(Ok(response)) => response,

@@ -23,7 +23,9 @@ mod text;
 
 pub use cause::{Cause, Diagnosis, NetworkHint};
 pub use context::FailureContext;
-pub use provider_cors::{provider_cors, CorsStanding, ProviderCors, ProviderCorsNote, PROVIDER_CORS};
+pub use provider_cors::{
+    provider_cors, CorsStanding, ProviderCors, ProviderCorsNote, PROVIDER_CORS,
+};
 pub use provider_text::{read_context_overflow, MAX_QUOTED_CHARS};
 pub use retry_after::parse_retry_after;
 pub use rules::diagnose;

@@ -109,9 +109,8 @@ fn relay_advice(
     let (host, _) = host_and_scheme(&context.endpoint_url);
     let row = provider_cors(&host);
     let note = row.map(ProviderCorsNote::from);
-    let reported_refusing = row.is_some_and(|row| {
-        matches!(row.standing, CorsStanding::Refuses | CorsStanding::Mixed)
-    });
+    let reported_refusing =
+        row.is_some_and(|row| matches!(row.standing, CorsStanding::Refuses | CorsStanding::Mixed));
     let refused = hints.contains(&NetworkHint::CorsRefused)
         || (context.answers_without_cors.is_none() && reported_refusing);
     let relay = (refused && host != "api.anthropic.com")
@@ -122,7 +121,10 @@ fn relay_advice(
 /// The base URL the page was given: the endpoint without its protocol's route, query and
 /// fragment.
 fn base_url_of(endpoint_url: &str, protocol: Protocol) -> String {
-    let url = endpoint_url.split(['?', '#']).next().unwrap_or(endpoint_url);
+    let url = endpoint_url
+        .split(['?', '#'])
+        .next()
+        .unwrap_or(endpoint_url);
     let url = url.trim_end_matches('/');
     url.strip_suffix(protocol.route())
         .map(|base| base.trim_end_matches('/'))
