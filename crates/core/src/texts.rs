@@ -236,6 +236,48 @@ crate::texts! {
     HINT_CORS_NOT_ALLOWED =
         "The server may not allow calls from other web pages (no CORS headers). The browser console shows a CORS message if so; enable CORS on the server or use a proxy.",
         "服务器可能不允许其他网页调用（没有 CORS 头）。如果是这样，浏览器控制台会显示 CORS 提示；请在服务器上开启 CORS 或使用代理。";
+    CAUSE_RELAY_FORBIDDEN_TARGET =
+        "TTFT Meter's relay refused the request: it forwards only to the provider it was started for, under that provider's path.",
+        "TTFT Meter 的中继拒绝了请求：它只转发到启动时指定的服务商，且只限该服务商的路径之下。";
+    CAUSE_RELAY_FORBIDDEN_ORIGIN =
+        "TTFT Meter's relay refused this page: its origin is not one the relay allows.",
+        "TTFT Meter 的中继拒绝了本页面：本页面的来源不在中继允许的列表中。";
+    CAUSE_RELAY_TOO_LARGE =
+        "TTFT Meter's relay refused the request: it is larger than the relay accepts.",
+        "TTFT Meter 的中继拒绝了请求：请求超出了中继接受的大小。";
+    CAUSE_RELAY_UPSTREAM_DNS =
+        "The relay works, but it could not resolve the provider's host name (the provider's side of the relay failed, not this page's).",
+        "中继工作正常，但它无法解析服务商的主机名（失败的是中继到服务商这一侧，不是本页面到中继）。";
+    CAUSE_RELAY_UPSTREAM_CONNECT =
+        "The relay works, but it could not connect to the provider (the provider's side of the relay failed, not this page's).",
+        "中继工作正常，但它无法连接到服务商（失败的是中继到服务商这一侧，不是本页面到中继）。";
+    CAUSE_RELAY_UPSTREAM_TLS =
+        "The relay works, but its TLS handshake with the provider failed: it does not trust the provider's certificate.",
+        "中继工作正常，但它与服务商的 TLS 握手失败：它不信任服务商的证书。";
+    CAUSE_RELAY_UPSTREAM_TIMEOUT =
+        "The relay works, but the provider sent no answer within the relay's time limit.",
+        "中继工作正常，但服务商在中继的时限内没有应答。";
+    CAUSE_RELAY_UPSTREAM_RESET =
+        "The relay works, but the provider closed the connection before answering.",
+        "中继工作正常，但服务商在应答前关闭了连接。";
+    FIX_RELAY_FORBIDDEN_TARGET =
+        "Use the base URL the relay printed when it started, unchanged; to measure another provider, start another relay for it.",
+        "请原样使用中继启动时打印的基础 URL；要测量其他服务商，请为它另启动一个中继。";
+    FIX_RELAY_FORBIDDEN_ORIGIN =
+        "Restart the relay with --allow-origin and this page's origin (the relay allows http://127.0.0.1 and http://localhost pages by default).",
+        "请带上 --allow-origin 和本页面的来源重新启动中继（中继默认只允许 http://127.0.0.1 和 http://localhost 的页面）。";
+    FIX_RELAY_UPSTREAM_DNS =
+        "Check the --upstream URL's host name, and that this machine resolves it (a VPN or proxy tool may have to be on).",
+        "请检查 --upstream URL 中的主机名，并确认本机能解析它（可能需要开启 VPN 或代理工具）。";
+    FIX_RELAY_UPSTREAM_CONNECT =
+        "Check that this machine reaches the provider (try curl with the --upstream URL): a firewall, a proxy the relay does not use, or a wrong port.",
+        "请确认本机能访问该服务商（用 curl 试一下 --upstream 的 URL）：可能是防火墙、中继没有使用的代理，或端口错误。";
+    FIX_RELAY_UPSTREAM_TLS =
+        "For a private CA or a test certificate, restart the relay with --ca-file and that CA's certificate; behind a company proxy that inspects TLS, pass its CA the same way.",
+        "如果服务商使用私有 CA 或测试证书，请带上 --ca-file 和该 CA 的证书重新启动中继；如果公司代理会检查 TLS，也用同样方式传入它的 CA。";
+    FIX_RELAY_UPSTREAM_TIMEOUT =
+        "Retry; if it repeats, the provider is slow or unreachable from here (the relay's --upstream-timeout-ms sets the limit).",
+        "请重试；如果反复出现，说明服务商很慢或从这里无法访问（中继的 --upstream-timeout-ms 设置该时限）。";
     HINT_CORS_REFUSED =
         "The server is up (it answered the page's check, a request without the key and without CORS), but it refused this page: no CORS headers on its answer or on its preflight. The key and the model were not checked yet.",
         "服务器在线（它回应了本页面的检查请求：一个不带密钥、不要求 CORS 的请求），但拒绝了本页面：它的响应或预检响应中没有 CORS 头。密钥和模型尚未被检查。";

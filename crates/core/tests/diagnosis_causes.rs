@@ -1271,3 +1271,105 @@ fn the_probe_tells_a_cors_refusal_from_an_unreachable_host() {
         Some("scripts/relay.sh --upstream 'https://gw.example.com/o'\\''k/v1'")
     );
 }
+
+/// ttft-relay answering for itself (docs/relay.md): its kind names which side failed and
+/// what to do, in both languages; a provider's own 502 stays a server error.
+#[test]
+fn the_relay_says_which_side_failed() {
+    let relay = |status: u16, kind: &str| {
+        http(
+            Protocol::OpenAiChat,
+            "http://127.0.0.1:8788/compatible-mode/v1/chat/completions",
+            status,
+            &format!(
+                r#"{{"error":{{"message":"ttft-relay: the TLS handshake with x failed","type":"{kind}"}}}}"#
+            ),
+        )
+    };
+    let cases = [
+        (
+            502,
+            "upstream-tls",
+            "does not trust the provider's certificate",
+            "--ca-file",
+        ),
+        (
+            502,
+            "upstream-dns",
+            "could not resolve the provider's host name",
+            "host name",
+        ),
+        (
+            502,
+            "upstream-connect",
+            "could not connect to the provider",
+            "curl",
+        ),
+        (
+            504,
+            "upstream-timeout",
+            "no answer within the relay's time limit",
+            "--upstream-timeout-ms",
+        ),
+        (
+            502,
+            "upstream-reset",
+            "closed the connection before answering",
+            "Retry",
+        ),
+        (
+            403,
+            "forbidden-origin",
+            "refused this page",
+            "--allow-origin",
+        ),
+        (
+            400,
+            "forbidden-target",
+            "forwards only to the provider it was started for",
+            "printed",
+        ),
+    ];
+    for (status, kind, message, fix) in cases {
+        let diagnosis = diagnose(&relay(status, kind)).expect("a failure");
+        assert_eq!(
+            diagnosis.cause,
+            Cause::Relay {
+                error: kind.to_owned()
+            }
+        );
+        assert_eq!(diagnosis.cause.code(), "relay");
+        assert!(
+            diagnosis.message(Lang::En).contains(message),
+            "{kind}: {}",
+            diagnosis.message(Lang::En)
+        );
+        assert!(
+            diagnosis.fix(Lang::En).contains(fix),
+            "{kind}: {}",
+            diagnosis.fix(Lang::En)
+        );
+        assert!(!diagnosis.message(Lang::Zh).is_empty() && !diagnosis.fix(Lang::Zh).is_empty());
+    }
+    // Not the relay's words, or not one of its kinds: the status decides as before.
+    let provider = http(
+        Protocol::OpenAiChat,
+        OPENAI,
+        502,
+        r#"{"error":{"message":"bad gateway","type":"upstream-tls"}}"#,
+    );
+    assert_eq!(
+        diagnose(&provider).unwrap().cause,
+        Cause::ServerError { status: 502 }
+    );
+    let unknown = http(
+        Protocol::OpenAiChat,
+        OPENAI,
+        502,
+        r#"{"error":{"message":"ttft-relay: something","type":"server_error"}}"#,
+    );
+    assert_eq!(
+        diagnose(&unknown).unwrap().cause,
+        Cause::ServerError { status: 502 }
+    );
+}

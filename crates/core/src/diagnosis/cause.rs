@@ -155,6 +155,14 @@ pub enum Cause {
     EmptyStream,
     /// Closed without the terminal marker.
     EndedWithoutTerminal,
+    /// TTFT Meter's relay answered for itself (docs/relay.md): it refused the request, or it
+    /// could not get the provider's answer; `error` is its error kind (`upstream-tls`, …).
+    Relay {
+        /// The relay's error kind: `forbidden-target`, `forbidden-origin`, `too-large`,
+        /// `upstream-dns`, `upstream-connect`, `upstream-tls`, `upstream-timeout`,
+        /// `upstream-reset`.
+        error: String,
+    },
 }
 
 impl Cause {
@@ -194,6 +202,7 @@ impl Cause {
             Cause::EmptyStream => "empty_stream",
             Cause::EndedWithoutTerminal => "ended_without_terminal",
             Cause::Redirected => "redirected",
+            Cause::Relay { .. } => "relay",
         }
     }
 }

@@ -132,6 +132,18 @@ fn base_url_of(endpoint_url: &str, protocol: Protocol) -> String {
         .to_owned()
 }
 
+/// The error kinds ttft-relay answers with (docs/relay.md, "When the relay itself answers").
+const RELAY_KINDS: [&str; 8] = [
+    "forbidden-target",
+    "forbidden-origin",
+    "too-large",
+    "upstream-dns",
+    "upstream-connect",
+    "upstream-tls",
+    "upstream-timeout",
+    "upstream-reset",
+];
+
 /// Whether the error says the model is unknown.
 fn mentions_unknown_model(error: &ProviderError) -> bool {
     let code = error.code.as_deref().unwrap_or("");
@@ -189,7 +201,17 @@ fn diagnose_status(context: &FailureContext, status: u16) -> (Cause, ProviderErr
     let mut overflow = matches!(status, 400 | 413 | 422)
         .then(|| context_overflow(&error, body))
         .flatten();
+    // TTFT Meter's relay speaking for itself: it says so, with one of its kinds.
+    let relay_kind = error
+        .message
+        .as_deref()
+        .filter(|message| message.starts_with("ttft-relay:"))
+        .and(error.kind.as_deref())
+        .filter(|kind| RELAY_KINDS.contains(kind));
     let cause = match status {
+        _ if relay_kind.is_some() => Cause::Relay {
+            error: relay_kind.unwrap_or_default().to_owned(),
+        },
         401 | 403 if refuses_browsers => Cause::BrowserAccessRefused,
         401 => diagnose_401(context, &error, body),
         // Some Anthropic front ends answer a missing x-api-key with 400 invalid_request_error.

@@ -44,6 +44,32 @@ impl NetworkHint {
     }
 }
 
+/// What happened and what to do when ttft-relay answered for itself, by its kind.
+fn relay_texts(kind: &str) -> (crate::text::Text, crate::text::Text) {
+    match kind {
+        "forbidden-target" => (
+            t::CAUSE_RELAY_FORBIDDEN_TARGET,
+            t::FIX_RELAY_FORBIDDEN_TARGET,
+        ),
+        "forbidden-origin" => (
+            t::CAUSE_RELAY_FORBIDDEN_ORIGIN,
+            t::FIX_RELAY_FORBIDDEN_ORIGIN,
+        ),
+        "too-large" => (t::CAUSE_RELAY_TOO_LARGE, t::FIX_PAYLOAD_TOO_LARGE),
+        "upstream-dns" => (t::CAUSE_RELAY_UPSTREAM_DNS, t::FIX_RELAY_UPSTREAM_DNS),
+        "upstream-tls" => (t::CAUSE_RELAY_UPSTREAM_TLS, t::FIX_RELAY_UPSTREAM_TLS),
+        "upstream-timeout" => (
+            t::CAUSE_RELAY_UPSTREAM_TIMEOUT,
+            t::FIX_RELAY_UPSTREAM_TIMEOUT,
+        ),
+        "upstream-reset" => (t::CAUSE_RELAY_UPSTREAM_RESET, t::FIX_SERVER_ERROR),
+        _ => (
+            t::CAUSE_RELAY_UPSTREAM_CONNECT,
+            t::FIX_RELAY_UPSTREAM_CONNECT,
+        ),
+    }
+}
+
 /// Whole seconds, as the messages give them.
 fn seconds(s: f64) -> String {
     format!("{s:.0}")
@@ -153,6 +179,7 @@ impl Cause {
             }
             Cause::EmptyStream => t::CAUSE_EMPTY_STREAM,
             Cause::EndedWithoutTerminal => t::CAUSE_ENDED_WITHOUT_TERMINAL,
+            Cause::Relay { error } => relay_texts(error).0,
         };
         text.get(lang).to_owned()
     }
@@ -203,6 +230,7 @@ impl Cause {
             Cause::MalformedChunk { .. } => t::FIX_MALFORMED_CHUNK,
             Cause::EmptyStream => t::FIX_EMPTY_STREAM,
             Cause::EndedWithoutTerminal => t::FIX_ENDED_WITHOUT_TERMINAL,
+            Cause::Relay { error } => relay_texts(error).1,
         };
         text.get(lang).to_owned()
     }
