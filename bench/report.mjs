@@ -1,4 +1,5 @@
 // Renders bench/out/report.json as Markdown.
+import { renderRelay } from './relay.mjs';
 
 const f = (value, digits = 2) => (value === null || value === undefined || Number.isNaN(value) ? '—' : Number(value).toFixed(digits));
 const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
@@ -133,6 +134,9 @@ export function renderMarkdown(report) {
     }
     out.push('', `The widget's runs: HTTP ${[...new Set(Object.values(n.clients).flatMap((e) => e.widget_http_protocol))].join(', ')}; connection ${Object.entries(n.clients).map(([kind, e]) => `${kind}: ${e.widget_connection.join('/')}`).join('; ')}.`, '');
   } else if (s.network) out.push('## 2c. Beyond loopback', '', '```', s.network.error, '```', '');
+
+  if (s.relay && !s.relay.error) out.push(...renderRelay(s.relay));
+  else if (s.relay) out.push('## 2d. Through ttft-relay', '', '```', s.relay.error, '```', '');
 
   if (s.parser && !s.parser.error) {
     const q = s.parser;

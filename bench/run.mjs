@@ -2,8 +2,8 @@
 // scale, each against peers measured in the same run. Writes bench/out/report.json and
 // bench/out/report.md. Run through scripts/bench.sh (it builds what this needs).
 //
-// Usage: node bench/run.mjs [section ...]   sections: size start fidelity paint engines network parser long
-//        flood scale (the default: all of these) and llama (only when named: a real
+// Usage: node bench/run.mjs [section ...]   sections: size start fidelity paint engines network relay parser
+//        long flood scale (the default: all of these) and llama (only when named: a real
 //        llama-cpp-python server, bench/llama/section.mjs).
 //        BENCH_ENGINES="chromium firefox webkit" (the engines section)
 //        BENCH_RUNS=40 (runs per fidelity/paint level), BENCH_ROUNDS=4 (fidelity and paint:
@@ -23,13 +23,14 @@ import { llama } from './llama/section.mjs';
 import { engines } from './engines.mjs';
 import { network } from './network.mjs';
 import { flood } from './flood.mjs';
+import { relay } from './relay.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS || 40);
 // Fidelity and paint: the widget and its same-page peers take turns in this many rounds.
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 4);
 // Parser section: rounds per read size, each timing one parse per side.
 const PARSER_ROUNDS = Number(process.env.BENCH_PARSER_ROUNDS || 40);
-const ALL = ['size', 'start', 'fidelity', 'paint', 'engines', 'network', 'parser', 'long', 'flood', 'scale'];
+const ALL = ['size', 'start', 'fidelity', 'paint', 'engines', 'network', 'relay', 'parser', 'long', 'flood', 'scale'];
 // Run only when named: it builds llama-cpp-python from source the first time.
 const OPTIONAL = ['llama'];
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : ALL;
@@ -747,6 +748,7 @@ async function main() {
     size, start, fidelity, paint, parser, long: longStream, scale, llama,
     engines: (_browser, pageSim, apiSim) => engines(pageSim, apiSim, { runs: RUNS, log }),
     network: () => network({ runs: Math.min(RUNS, 20), log }),
+    relay: (_browser, pageSim) => relay(pageSim, { runs: RUNS, rounds: ROUNDS, log }),
     flood: (_browser, pageSim) => flood(browser, pageSim, { log }),
   };
   try {

@@ -3,7 +3,8 @@
 # the openai Python SDK and curl, paint delay, size and start, parser cost against
 # eventsource-parser, a 100,000-token stream and 1,000 runs. Writes bench/out/report.md and
 # bench/out/report.json. Usage: scripts/bench.sh [section ...]
-#   sections: size start fidelity paint engines network parser long scale (default: all of these); BENCH_RUNS=20
+#   sections: size start fidelity paint engines network relay parser long flood scale (default: all of
+#   these); BENCH_RUNS=40
 #   llama: only when named: a real llama-cpp-python server (bench/llama/; its first run builds
 #   llama-cpp-python from source, about 6 to 7 minutes on 2 cores), then llama.cpp's C++ server
 #   (xllamacpp's prebuilt wheel); LLAMA_ROUNDS=5, LLAMA_SIZES=250,1000,2000,4000,
@@ -27,12 +28,13 @@ if ! bench/.venv/bin/python -c 'import openai' 2>/dev/null; then
   bench/.venv/bin/pip install --quiet --disable-pip-version-check openai
 fi
 
-say "building the widget (trunk build --release) and ttft-sim (release)"
+say "building the widget (trunk build --release), ttft-sim and ttft-relay (release)"
 build_pages
 cargo build --quiet --release -p ttft-sim
+cargo build --quiet --release -p ttft-relay
 
 sections=("$@")
-[ ${#sections[@]} -gt 0 ] || sections=(size start fidelity paint engines network parser long scale)
+[ ${#sections[@]} -gt 0 ] || sections=(size start fidelity paint engines network relay parser long flood scale)
 wants() { local section; for section in "${sections[@]}"; do [ "$section" = "$1" ] && return 0; done; return 1; }
 
 if wants llama; then
