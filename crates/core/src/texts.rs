@@ -260,6 +260,9 @@ crate::texts! {
     CAUSE_RELAY_UPSTREAM_RESET =
         "The relay works, but the provider closed the connection before answering.",
         "中继工作正常，但服务商在应答前关闭了连接。";
+    FIX_RELAY_LOCAL =
+        "Better: let the server allow this page's origin (the reason above). Or run TTFT Meter's relay on your machine, which answers the browser's CORS check for it, then set the base URL to the one it prints (http://127.0.0.1:…):",
+        "更好的办法：让服务允许本页面的来源（见上面的原因）。也可以在本机运行 TTFT Meter 的中继，由它替服务回应浏览器的 CORS 检查，然后把基础 URL 改为它打印出的地址（http://127.0.0.1:…）：";
     FIX_RELAY_FORBIDDEN_TARGET =
         "Use the base URL the relay printed when it started, unchanged; to measure another provider, start another relay for it.",
         "请原样使用中继启动时打印的基础 URL；要测量其他服务商，请为它另启动一个中继。";

@@ -1232,6 +1232,11 @@ fn the_probe_tells_a_cors_refusal_from_an_unreachable_host() {
         local.relay_upstream.as_deref(),
         Some("http://localhost:11434/v1")
     );
+    // Its own setting is the better fix: the relay comes second.
+    assert!(local
+        .fix(Lang::En)
+        .starts_with("Better: let the server allow this page's origin"));
+    assert!(refused.fix(Lang::En).starts_with("Run TTFT Meter's relay"));
     let local_down = diagnose(&probed(
         "http://localhost:11434/v1/chat/completions",
         Some(false),

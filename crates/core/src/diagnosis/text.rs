@@ -298,7 +298,11 @@ impl Diagnosis {
 
     /// What to do about it: with a relay to start, how.
     pub fn fix(&self, lang: Lang) -> String {
+        let local_origins = matches!(&self.cause, Cause::ConnectionFailed { hints }
+            if hints.contains(&NetworkHint::LocalServerOrigins));
         match self.relay_upstream {
+            // A local server's own setting is the better fix; the relay comes second.
+            Some(_) if local_origins => t::FIX_RELAY_LOCAL.get(lang).to_owned(),
             Some(_) => t::FIX_RELAY.get(lang).to_owned(),
             None => self.cause.fix(lang),
         }
