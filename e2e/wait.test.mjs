@@ -201,6 +201,7 @@ forEachEngine((engine) => {
     }
     // Which runs opened a connection, as the server saw it (WebKit opens one for every POST).
     const truth = connectionTruth(log);
+    const residuals = [];
     for (let number = 1; number <= 5; number++) {
       const record = await widget.storedRun(number);
       const account = number <= 3;
@@ -246,8 +247,20 @@ forEachEngine((engine) => {
         // Firefox over fresh-clone runs (fc11, fc14, fc15).
         near(shown.server, scripted + 10, 25, `${what}: server, beside an estimated preflight`);
       } else {
-        near(shown.server, scripted, 15, `${what}: server`);
+        // Each run: the script, less what a ping's estimate can exceed the trip by, and late by
+        // no more than one run's scheduling (the first token's own stamp: Firefox's came 15.7
+        // ms late in one of five runs of fc26, run 4 of the same page 0.6 ms late).
+        const residual = shown.server - scripted;
+        assert.ok(residual >= -15 && residual < LATE_MS.oneRun + recordedStallMs(record), `${what}: server ${shown.server} ms, the script ${scripted} ms (-15, +${LATE_MS.oneRun})`);
+        residuals.push(residual);
       }
+    }
+    // Over the page's warm runs, the server part is the script within 15 ms (the median of
+    // the runs' differences: one late stamp does not decide).
+    if (residuals.length > 0) {
+      const sorted = [...residuals].sort((a, b) => a - b);
+      const median = sorted[Math.floor((sorted.length - 1) / 2)];
+      assert.ok(Math.abs(median) <= 15, `${engine}: the server part's median difference from the script ${median} ms over ${residuals.length} warm runs (${residuals.map((ms) => ms.toFixed(1)).join(', ')})`);
     }
     // The page says where the round trip came from.
     const line = await widget.locator('[data-testid=wait-round-trip]').first().textContent();
