@@ -15,7 +15,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-const NATIVE = ['ttft-stream', 'ttft-core', 'ttft-lab', 'ttft-tokens', 'ttft-sim'];
+const NATIVE = ['ttft-stream', 'ttft-core', 'ttft-lab', 'ttft-tokens', 'ttft-sim', 'ttft-relay'];
 const WEB = ['ttft-web', 'ttft-widget', 'ttft-lab-page'];
 const FILTERS = ['--no-externs', '--no-sysroot', '--no-fns', '--no-types', '--no-traits', '--no-owns'];
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The quick checks, for the edit-and-check loop (a few minutes on a warm build): rustfmt;
-# clippy with -D warnings for the native crates and for the pages on wasm32; `cargo test` of
-# the native crates (ttft-stream, ttft-core, ttft-lab, ttft-sim, ttft-tokens); the pages'
+# `cargo test` of the native crates (ttft-stream, ttft-core, ttft-lab, ttft-sim, ttft-tokens,
+# ttft-relay) and of the pages on wasm32, each build linted by clippy with -D warnings as it
+# compiles (setup.sh's lint_while_building, as scripts/test.sh does); the pages'
 # browser tests (wasm-bindgen-test in headless Chromium: ttft-web's glue and the three
 # packages' component tests) against a live ttft-sim, started as scripts/test.sh starts it.
 #
@@ -10,7 +11,7 @@
 # release build (trunk build --release, with the shipped sizes) and the end-to-end tests in
 # Chromium, Firefox and WebKit.
 #
-# CHECK_FAST_WASM=0 leaves out the pages' wasm32 steps (their clippy and browser tests), for
+# CHECK_FAST_WASM=0 leaves out the pages' wasm32 steps (their linted builds and browser tests), for
 # when only native crates changed or the pages are being rebuilt elsewhere.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,23 +26,17 @@ started=$(date +%s)
 step "rustfmt"
 cargo fmt --all --check
 
-step "clippy: native crates"
-cargo clippy --quiet -p ttft-stream -p ttft-core -p ttft-lab -p ttft-sim -p ttft-tokens --all-targets -- -D warnings
-if [ "${CHECK_FAST_WASM:-1}" = 0 ]; then
-  step "clippy: the pages on wasm32: left out (CHECK_FAST_WASM=0)"
-else
-  step "clippy: the pages on wasm32 (ttft-web, ttft-widget, ttft-lab-page)"
-  cargo clippy --quiet -p ttft-web -p ttft-widget -p ttft-lab-page --target wasm32-unknown-unknown --all-targets -- -D warnings
-fi
+step "the lint gate is live (clippy-driver refuses a known lint); the builds below lint our crates"
+lint_while_building
 
-step "cargo test: the native crates (ttft-stream, ttft-core, ttft-lab, ttft-sim, ttft-tokens)"
-cargo test --quiet -p ttft-stream -p ttft-core -p ttft-lab -p ttft-sim -p ttft-tokens
+step "cargo test, linted: the native crates (ttft-stream, ttft-core, ttft-lab, ttft-sim, ttft-tokens, ttft-relay)"
+cargo test --quiet -p ttft-stream -p ttft-core -p ttft-lab -p ttft-sim -p ttft-tokens -p ttft-relay
 
 if [ "${CHECK_FAST_WASM:-1}" = 0 ]; then
   step "wasm-bindgen-test: left out (CHECK_FAST_WASM=0)"
 else
   pages=(-p ttft-web -p ttft-lab-page)
-  step "wasm-bindgen-test: ttft-web, ttft-lab-page and ttft-widget in headless Chromium, against a live ttft-sim"
+  step "wasm-bindgen-test, linted builds: ttft-web, ttft-lab-page and ttft-widget in headless Chromium, against a live ttft-sim"
   cargo build --quiet -p ttft-sim
   sim_log=$(mktemp)
   "${CARGO_TARGET_DIR:-target}/debug/ttft-sim" --port 0 >"$sim_log" &

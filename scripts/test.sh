@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # README command 2: installs what is missing, then runs every check and test:
-# formatting, clippy (native and wasm32), the native crates' tests, the OTLP bodies through
+# formatting, clippy (native and wasm32, as the test builds compile), the native crates' tests, the OTLP bodies through
 # the strict receiver (tests/otlp/), the app's browser
 # tests (wasm-bindgen-test in headless Chromium), the release build, and the end-to-end
 # tests against ttft-sim on 127.0.0.1 in three engines, one after the other: Debian's
@@ -27,23 +27,31 @@ trap cleanup EXIT
 step "rustfmt"
 cargo fmt --all --check
 
-# The release build of both pages runs beside the static checks (clippy): its final
-# optimisation of each page holds one core for minutes, and clippy has the other. The build
-# is the longer of the two, so clippy runs at a lower priority (nice): it takes what the
-# build leaves. Its own target directory (setup.sh's build_pages) keeps the build from
+# The release build of both pages runs beside the test builds, which lint as they compile
+# (setup.sh's lint_while_building: clippy as the compiler of our crates, -D warnings): its
+# final optimisation of each page holds one core for minutes, and the test builds have the
+# other. The release build is the longer, so the test builds run at a lower priority (nice):
+# they take what it leaves. Its own target directory (setup.sh's build_pages) keeps it from
 # waiting on cargo's lock. Nothing timed runs beside it: the tests start after it ends.
-step "trunk build --release, in the background until the static checks end"
+step "trunk build --release, in the background until the test builds end"
 pages_log=$(mktemp)
 set -m
 build_pages >"$pages_log" 2>&1 &
 pages_pid=$!
 set +m
 
-step "clippy: native crates"
-nice -n 15 cargo clippy --quiet -p ttft-stream -p ttft-core -p ttft-lab -p ttft-sim -p ttft-tokens -p ttft-relay --all-targets -- -D warnings
-step "clippy: the pages on wasm32 (ttft-web, ttft-widget, ttft-lab-page)"
-nice -n 15 cargo clippy --quiet -p ttft-web -p ttft-widget -p ttft-lab-page --target wasm32-unknown-unknown --all-targets -- -D warnings
-step "clippy: ttft-core as the widget builds it (zh-on-demand: the Chinese column loaded from zh.json)"
+step "the lint gate is live (clippy-driver refuses a known lint), then every cargo command below lints our crates as it builds them"
+lint_while_building
+
+step "test builds, linted (clippy -D warnings): the native crates"
+nice -n 15 cargo test --quiet -p ttft-stream -p ttft-core -p ttft-lab -p ttft-sim -p ttft-tokens -p ttft-relay --no-run
+# The pages' browser tests: one test binary per page package (tests/browser.rs). ttft-web's
+# and the lab's share one build; the widget's apart: it builds ttft-core with `zh-on-demand`
+# (Chinese loaded from zh.json), the others with the Chinese column compiled in.
+step "test builds, linted: the pages on wasm32 (ttft-web and ttft-lab-page, then ttft-widget)"
+nice -n 15 cargo test --quiet -p ttft-web -p ttft-lab-page --target wasm32-unknown-unknown --no-run
+nice -n 15 cargo test --quiet -p ttft-widget --target wasm32-unknown-unknown --no-run
+step "clippy: ttft-core as the widget builds it (zh-on-demand: the Chinese column loaded from zh.json), every target"
 nice -n 15 cargo clippy --quiet -p ttft-core --features zh-on-demand --all-targets -- -D warnings
 node scripts/zh-catalogue.mjs --check
 
@@ -81,17 +89,12 @@ for _ in $(seq 1 100); do grep -q 'listening on' "$sim_log" && break; sleep 0.1;
 TTFT_SIM_URL=$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$sim_log" | head -n1)
 [ -n "$TTFT_SIM_URL" ] || { echo "ttft-sim did not start" >&2; cat "$sim_log" >&2; exit 1; }
 export TTFT_SIM_URL
-# One browser test binary per page package (tests/browser.rs). ttft-web's and the lab's
-# (experiments played by a scripted carrier, the lab's questions to the server, context
-# windows and token counts, answered by the sim above) share one build; the widget's apart:
-# it builds ttft-core with `zh-on-demand` (Chinese loaded from zh.json), the others with the
-# Chinese column compiled in. Both are built first, then run at once, each in its own
-# headless Chromium: their runs are scripted (instants from the script, not the clock), and
-# running them side by side takes the longer one's time, not the sum.
-cargo test -p ttft-web -p ttft-lab-page --target wasm32-unknown-unknown --no-run
-cargo test -p ttft-widget --target wasm32-unknown-unknown --no-run
-# The import-circle check runs beside them: it reads sources (cargo-modules' module graphs,
-# after clippy has checked every package), and the browser tests leave a core free.
+# Both browser test binaries (built above) run at once, each in its own headless Chromium:
+# their runs are scripted (instants from the script, not the clock), and running them side
+# by side takes the longer one's time, not the sum.
+# The import-circle check runs beside them: it reads sources (cargo-modules' module graphs;
+# the proc macros and build scripts it needs are those the test builds made), and the
+# browser tests leave a core free.
 cycles_log=$(mktemp)
 {
   node scripts/check-cycles.mjs
