@@ -51,6 +51,8 @@ nice -n 15 cargo test --quiet -p ttft-stream -p ttft-core -p ttft-lab -p ttft-si
 step "test builds, linted: the pages on wasm32 (ttft-web and ttft-lab-page, then ttft-widget)"
 nice -n 15 cargo test --quiet -p ttft-web -p ttft-lab-page --target wasm32-unknown-unknown --no-run
 nice -n 15 cargo test --quiet -p ttft-widget --target wasm32-unknown-unknown --no-run
+step "the servers the browser tests time (ttft-sim, ttft-relay), compiled by rustc alone (setup.sh's build_servers)"
+(renice -n 15 "$BASHPID" >/dev/null && build_servers)
 step "clippy: ttft-core as the widget builds it (zh-on-demand: the Chinese column loaded from zh.json), every target"
 nice -n 15 cargo clippy --quiet -p ttft-core --features zh-on-demand --all-targets -- -D warnings
 node scripts/zh-catalogue.mjs --check
@@ -80,8 +82,10 @@ step "OTLP bodies through the strict receiver (official protobuf definitions, CO
 "$OTLP_PYTHON" tests/otlp/receiver_test.py
 
 step "wasm-bindgen-test in headless Chromium: ttft-web (glue against a live ttft-sim, components), the widget's and the lab's components (scripted transports)"
-# ttft-sim for the browser tests and the end-to-end suite, ttft-relay for the latter (e2e/relay.test.mjs).
-cargo build --quiet -p ttft-sim -p ttft-relay
+# ttft-sim for the browser tests and the end-to-end suite, ttft-relay for the latter
+# (e2e/relay.test.mjs): rustc's builds (above), put back at target/debug/ (the native tests'
+# build, through clippy, put its own there).
+build_servers
 sim_log=$(mktemp)
 target/debug/ttft-sim --port 0 >"$sim_log" &
 sim_pid=$!

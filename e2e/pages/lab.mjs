@@ -47,10 +47,36 @@ export class LabPage extends WidgetPage {
     await this.byTestId('exp-run').click();
   }
 
-  /** Waits until the experiment has ended as `state` (done / stopped / refused). */
+  /**
+   * Waits until the experiment has ended as `state` (done / stopped / refused). If it ends
+   * otherwise, or not within `timeout`, the error says where it stood: its state, runs done of
+   * planned, its status line and the states of the runs of its table (a run that never
+   * finished, or the experiment never leaving "preparing", reads differently from a slow one).
+   */
   async waitForExperimentEnd(state = 'done', timeout = 60_000) {
-    // A refused experiment made no run: its progress bar is attached but not shown.
-    await this.locator(`[data-testid="exp-progress"][data-state="${state}"]`).waitFor({ state: 'attached', timeout });
+    const deadline = Date.now() + timeout;
+    const ended = ['done', 'stopped', 'refused'];
+    for (;;) {
+      const where = await this.evaluate(() => {
+        const progress = document.querySelector('[data-testid="exp-progress"]');
+        const rows = [...document.querySelectorAll('[data-testid="exp-table"] tbody tr')];
+        return {
+          state: progress?.dataset.state ?? '(no progress element)',
+          done: progress?.dataset.done,
+          planned: progress?.dataset.planned,
+          status: progress?.textContent?.trim(),
+          rows: rows.map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent.trim()).join(' | ')),
+          inputError: document.querySelector('[data-testid="exp-input-error"]')?.textContent?.trim(),
+          notes: document.querySelector('[data-testid="exp-notes"]')?.textContent?.trim(),
+        };
+      }).catch((error) => ({ state: `(page not readable: ${error.message})` }));
+      if (where.state === state) return;
+      if (ended.includes(where.state) || Date.now() >= deadline) {
+        const why = ended.includes(where.state) ? `ended as ${where.state}` : `not ended within ${timeout} ms`;
+        assert.fail(`experiment expected to end as ${state}, ${why}: ${JSON.stringify(where, null, 1)}`);
+      }
+      await this.page.waitForTimeout(100);
+    }
   }
 
   /** A data-* attribute of the experiment's report, as a number; it must be set. */

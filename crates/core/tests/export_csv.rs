@@ -1,8 +1,7 @@
 //! The CSV export against a hand-written expected file, RFC 4180 quoting, and the peer names.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "export_fixture/mod.rs"]
-mod fixture;
+use crate::export_fixture as fixture;
 
 use ttft_core::export::{csv_columns, runs_csv, CsvHeader};
 use ttft_core::metric::find;

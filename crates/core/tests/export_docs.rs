@@ -2,8 +2,7 @@
 //! lists the CSV header, the summary and the peer names exactly as the code has them.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "export_fixture/mod.rs"]
-mod fixture;
+use crate::export_fixture as fixture;
 
 use ttft_core::export::{
     csv_columns, runs_csv, summary_text, CsvHeader, ExperimentResult, ExportDocument,

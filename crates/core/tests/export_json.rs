@@ -1,8 +1,7 @@
 //! The JSON export: round trip, import errors with field paths, and the key kept out.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "export_fixture/mod.rs"]
-mod fixture;
+use crate::export_fixture as fixture;
 
 use serde_json::{json, Value};
 use ttft_core::export::{

@@ -2,8 +2,7 @@
 //! reads back with one field per column, and the key never leaves.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "export_fixture/mod.rs"]
-mod fixture;
+use crate::export_fixture as fixture;
 
 use proptest::prelude::*;
 use serde_json::{json, Value};

@@ -1,8 +1,7 @@
 //! The plain-text summary, against text written by hand from the fixture's known timings.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "export_fixture/mod.rs"]
-mod fixture;
+use crate::export_fixture as fixture;
 
 use ttft_core::export::{summary_text, summary_text_with};
 use ttft_core::lang::Lang;

@@ -4,8 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "experiment_sim_model.rs"]
-mod sim_model;
+use crate::experiment_sim_model as sim_model;
 
 use sim_model::{sim_count, sim_tokenize, SimCache, SIM_SLOW_PREFILL};
 use ttft_core::lang::Lang;

@@ -3,8 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "experiment_sim_model.rs"]
-mod sim_model;
+use crate::experiment_sim_model as sim_model;
 
 use sim_model::{sim_count, SimProfile, SIM_DEFAULT};
 use ttft_lab::experiment::concurrency::{

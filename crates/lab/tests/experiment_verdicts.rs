@@ -6,8 +6,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-#[path = "experiment_sim_model.rs"]
-mod sim_model;
+use crate::experiment_sim_model as sim_model;
 
 use sim_model::has_cjk;
 use ttft_core::lang::Lang;

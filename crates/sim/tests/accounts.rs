@@ -5,7 +5,7 @@
 // Test crate: helpers outside #[test] functions fail loudly by design.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use ttft_sim::ServerConfig;

@@ -12,7 +12,7 @@
 // Test crate: helpers outside #[test] functions fail loudly by design.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use ttft_core::export::{runs_csv, CsvHeader, Environment, ExportDocument};

@@ -4,7 +4,7 @@
 // Test crate: helpers outside #[test] functions fail loudly by design.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::Value;

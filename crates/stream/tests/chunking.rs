@@ -4,7 +4,7 @@
 //! naive whole-input reference parser written from the WHATWG text.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use common::{load_fixtures, EXTRA_DIR, SHARED_DIR};
 use proptest::prelude::*;

@@ -1,7 +1,7 @@
 //! `ttft-parse` end to end: the built binary on the transcripts, compared with the oracles.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::process::{Command, Output, Stdio};

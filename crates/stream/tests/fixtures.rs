@@ -3,7 +3,7 @@
 //! from the documentation).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
+use crate::common;
 
 use common::{feeding_ways, load_fixtures, run_reads, Fixture, EXTRA_DIR, SHARED_DIR};
 use ttft_stream::dialect::{Dialect, Outcome};
