@@ -9,8 +9,8 @@
 mod breakdown;
 mod diagnosis_causes;
 mod export_csv;
-mod export_fixture;
 mod export_docs;
+mod export_fixture;
 mod export_json;
 mod export_props;
 mod export_text;

@@ -6,8 +6,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
 mod binary;
+mod common;
 mod faults;
 mod passthrough;
 mod phases;

@@ -6,9 +6,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
 mod accounts;
 mod cli;
+mod common;
 mod hostile;
 mod keysafety;
 mod network;

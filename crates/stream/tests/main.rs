@@ -6,10 +6,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
 mod accounts;
 mod chunking;
 mod cli;
+mod common;
 mod dialects;
 mod fetch_worker;
 mod fixtures;
