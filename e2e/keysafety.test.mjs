@@ -199,13 +199,14 @@ forEachEngine((engine) => {
     const seen = [];
     for (const [fault, cause, options = {}] of FAULTS) {
       const hostName = options.host ?? '127.0.0.1';
+      const started = Date.now();
       const result = await widget.measure({
         model: `sim-fast@fault=${fault},prefill_ms=10,itl_ms=2,answer_tokens=8${options.suffix ?? ''}`,
         baseUrl: `${simA.url.replace('127.0.0.1', hostName)}/v1`,
         timeoutS: options.timeoutS ?? 20,
         consent: options.consent ?? null,
       });
-      seen.push(`${fault}: ${result.outcome} ${result.cause ?? ''}`);
+      seen.push(`${fault}: ${result.outcome} ${result.cause ?? ''} (${Date.now() - started} ms)`);
       assert.equal(result.cause, cause, `${fault} → ${cause} (outcome ${result.outcome}; before: ${seen.slice(0, -1).join('; ')})`);
       if (options.shows) {
         const answer = await widget.byTestId('answer').textContent();

@@ -274,10 +274,26 @@ class WebKitBackend {
       // Clear on a field in an off-screen frame fails with "Element is not focusable".
       await this.session.executeScript("arguments[0].scrollIntoView({ block: 'center' })", element);
       await element.click();
-      // Element Clear empties the field (and fires change); typing fires input per key.
+      // Element Clear empties the field (and fires change). A text field then gets its whole
+      // value at once and one input event, as Playwright's fill does in Chromium (insertText)
+      // and e2e/driver/firefox.mjs does: typing it key by key cost about 150 ms for a long
+      // model name, in every run's form. Other fields are typed.
       await element.clear();
       if (value !== '') {
-        await element.sendKeys(value);
+        const filledAtOnce = await this.session.executeScript(
+          `const [element, text] = arguments;
+           const field = element instanceof HTMLTextAreaElement
+             || (element instanceof HTMLInputElement && !['checkbox', 'radio', 'file', 'range', 'color'].includes(element.type));
+           if (!field) return false;
+           element.focus();
+           const setter = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(element), 'value').set;
+           setter.call(element, text);
+           element.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertText', data: text }));
+           return true;`,
+          element,
+          value,
+        );
+        if (!filledAtOnce) await element.sendKeys(value);
       } else {
         await this.session.executeScript(
           'arguments[0].dispatchEvent(new InputEvent("input", { bubbles: true, inputType: "deleteContentBackward" }))',
