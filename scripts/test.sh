@@ -53,8 +53,10 @@ nice -n 15 cargo test --quiet -p ttft-web -p ttft-lab-page --target wasm32-unkno
 nice -n 15 cargo test --quiet -p ttft-widget --target wasm32-unknown-unknown --no-run
 step "the servers the browser tests time (ttft-sim, ttft-relay), compiled by rustc alone (setup.sh's build_servers)"
 (renice -n 15 "$BASHPID" >/dev/null && build_servers)
-step "clippy: ttft-core as the widget builds it (zh-on-demand: the Chinese column loaded from zh.json), every target"
-nice -n 15 cargo clippy --quiet -p ttft-core --features zh-on-demand --all-targets -- -D warnings
+# ttft-core as the widget builds it (zh-on-demand) is linted twice on the way: in the
+# widget's wasm32 test build above, and natively in its texts' test build below (its unit
+# tests). Its integration tests read no feature (no cfg of it), so a third, all-targets
+# clippy of it would only lint the same code again (17 s of a fresh clone's run).
 node scripts/zh-catalogue.mjs --check
 
 step "waiting for the release build of the pages"

@@ -77,7 +77,7 @@ const TOOL_CALLS_ONLY: &str = "groq_x_groq_only_2024.sse";
 /// When the transcript's events arrive (ms after the request left): all at once, so the
 /// first answer token is at this instant (and the server's account, in the last events,
 /// right after).
-const ARRIVAL_MS: f64 = 500.0;
+const ARRIVAL_MS: f64 = 250.0;
 
 fn widget(carrier: &ScriptedCarrier) -> Mounted {
     clear_storage();

@@ -68,6 +68,9 @@ pub fn loopback_only() {
     let _ = js_sys::Function::new_no_args(LOOPBACK_ONLY_JS).call0(&wasm_bindgen::JsValue::NULL);
 }
 
+/// The wait for Element Timing in the component tests' pages, ms (see [`mount`]).
+pub const COMPONENT_ELEMENT_TIMING_WAIT_MS: f64 = 50.0;
+
 /// Mounts `view` in a fresh `<div>` at the end of `<body>` (with [`loopback_only`]).
 pub fn mount<F, N>(view: F) -> Mounted
 where
@@ -75,6 +78,10 @@ where
     N: IntoView + 'static,
 {
     loopback_only();
+    // No Element Timing entry reaches a page mounted here (wasm-bindgen-test-runner's
+    // Chromium): a run's paint is the next frame's after 50 ms, not after the page's 1 s
+    // wait, which was most of each scripted run's time (tests/wait.rs: 14.8 s -> 4.9 s).
+    crate::run::set_element_timing_wait_ms(COMPONENT_ELEMENT_TIMING_WAIT_MS);
     let document = document();
     #[allow(clippy::expect_used)]
     let root: web_sys::HtmlElement = document
