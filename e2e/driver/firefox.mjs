@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import puppeteer from 'puppeteer-core';
+import { fillAtOnce } from './query.mjs';
 
 export const FIREFOX_BINARY = '/usr/lib/firefox-esr/firefox-esr';
 
@@ -157,16 +158,7 @@ class FirefoxBackend {
     // A text field gets its whole value at once and one input event, as Playwright's fill
     // does in Chromium (insertText): puppeteer's Locator.fill types it key by key, one BiDi
     // round trip each, about 1.5 s for a long model name in every run's form.
-    const filledAtOnce = await handle.evaluate((element, text) => {
-      const field = element instanceof HTMLTextAreaElement
-        || (element instanceof HTMLInputElement && !['checkbox', 'radio', 'file', 'range', 'color'].includes(element.type));
-      if (!field) return false;
-      element.focus();
-      const setter = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(element), 'value').set;
-      setter.call(element, text);
-      element.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertText', data: text }));
-      return true;
-    }, value);
+    const filledAtOnce = await handle.evaluate(fillAtOnce, value);
     if (!filledAtOnce) await handle.asLocator().fill(value);
   }
 

@@ -61,3 +61,20 @@ export const STATE_SOURCE = `((steps) => {
 export function callExpression(fnSource, arg) {
   return `(${fnSource})(${arg === undefined ? '' : JSON.stringify(arg)})`;
 }
+
+/**
+ * Gives a text field its whole value at once and one `insertText` input event, as
+ * Playwright's fill does in Chromium; resolves to false (nothing done) for any other element.
+ * Runs in the page (firefox.mjs and webkit.mjs pass it there): typing key by key cost one
+ * protocol round trip per character.
+ */
+export function fillAtOnce(element, text) {
+  const field = element instanceof HTMLTextAreaElement
+    || (element instanceof HTMLInputElement && !['checkbox', 'radio', 'file', 'range', 'color'].includes(element.type));
+  if (!field) return false;
+  element.focus();
+  const setter = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(element), 'value').set;
+  setter.call(element, text);
+  element.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertText', data: text }));
+  return true;
+}

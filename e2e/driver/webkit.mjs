@@ -10,6 +10,7 @@ import { Builder, Key } from 'selenium-webdriver';
 import { recordLostPage } from './crashes.mjs';
 import { startRecordingProxy } from './proxy.mjs';
 import { ensureDisplay } from './xvfb.mjs';
+import { fillAtOnce } from './query.mjs';
 
 export const WEBKIT_DRIVER = '/usr/bin/WebKitWebDriver';
 /** MiniBrowser as Debian's libwebkit2gtk-4.1-0 installs it (`dpkg -L libwebkit2gtk-4.1-0`). */
@@ -280,19 +281,7 @@ class WebKitBackend {
       // model name, in every run's form. Other fields are typed.
       await element.clear();
       if (value !== '') {
-        const filledAtOnce = await this.session.executeScript(
-          `const [element, text] = arguments;
-           const field = element instanceof HTMLTextAreaElement
-             || (element instanceof HTMLInputElement && !['checkbox', 'radio', 'file', 'range', 'color'].includes(element.type));
-           if (!field) return false;
-           element.focus();
-           const setter = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(element), 'value').set;
-           setter.call(element, text);
-           element.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertText', data: text }));
-           return true;`,
-          element,
-          value,
-        );
+        const filledAtOnce = await this.session.executeScript(`return (${fillAtOnce})(arguments[0], arguments[1]);`, element, value);
         if (!filledAtOnce) await element.sendKeys(value);
       } else {
         await this.session.executeScript(
